@@ -1,0 +1,37 @@
+"""seprank: separation-rank analysis of (linearised) self-attention networks.
+
+Measure the separation rank of a network exactly (grid tensors, rank over GF(p)),
+compare it with the bounds of "The Depth-to-Width Interplay in Self-Attention"
+(Levine et al., 2020) and with our own block bound.
+
+>>> import seprank
+>>> net = seprank.nets.LinearSelfAttention(depth=1, width=2, heads=1, seq_len=2)
+>>> seprank.measure(net).rank
+3
+"""
+
+from . import domains, errors, nets
+from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic
+from .errors import ConfigError, DomainError, SamplingError, SeprankError
+from .measure import Measurement, measure
+from .nets import LinearSelfAttention, SoftmaxSelfAttention
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_PRIME",
+    "ConfigError",
+    "DomainError",
+    "Float64",
+    "LinearSelfAttention",
+    "Measurement",
+    "ModP",
+    "SamplingError",
+    "SeprankError",
+    "SoftmaxSelfAttention",
+    "Symbolic",
+    "domains",
+    "errors",
+    "measure",
+    "nets",
+]

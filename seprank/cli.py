@@ -1,0 +1,119 @@
+"""The ``seprank`` command: a thin layer over the Python API.
+
+Errors from the package become one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import MeasurementInterrupted, SeprankError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        print(f"seprank: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(t) for t in text.split(",") if t.strip() != ""]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
+
+
+def _add_net_args(p, need=True):
+    p.add_argument("--depth", type=int, required=need, help="number of layers L >= 1")
+    p.add_argument("--width", type=int, required=need, help="width d_x")
+    p.add_argument("--heads", type=int, default=1, help="heads H dividing the width")
+    p.add_argument("--seq-len", type=int, required=need, help="sequence length N >= 2")
+    p.add_argument("--residual", action="store_true", help="add the skip connection")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    m = sub.add_parser("measure", help="measure the separation rank of one network")
+    _add_net_args(m)
+    m.add_argument("--method", default="modular", help="modular | float | symbolic")
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--partition", type=_int_list, default=None, help="A-side positions, e.g. 0,1")
+    m.add_argument("--query-position", type=int, default=0)
+    m.add_argument("--output-coord", type=int, default=0)
+    m.add_argument("--max-samples", type=int, default=None)
+    m.add_argument("--sampler", default="random", help="random | templates")
+    m.add_argument("--prime", type=int, default=None, help="modulus for --method modular")
+    m.add_argument("--json", action="store_true", help="print one JSON object")
+    m.add_argument("--quiet", action="store_true", help="no progress lines")
+
+    from . import _cli_more
+
+    _cli_more.add_parsers(sub)
+    return ap
+
+
+def _cmd_measure(args) -> int:
+    from .measure import measure
+    from .nets import LinearSelfAttention
+
+    net = LinearSelfAttention(
+        depth=args.depth, width=args.width, heads=args.heads, seq_len=args.seq_len,
+        residual=args.residual, query_position=args.query_position,
+        output_coord=args.output_coord,
+    )  # fmt: skip
+    try:
+        m = measure(
+            net, args.partition, method=args.method, seed=args.seed,
+            max_samples=args.max_samples, sampler=args.sampler, prime=args.prime,
+            progress=None if args.quiet or args.json else True,
+        )  # fmt: skip
+    except MeasurementInterrupted as exc:
+        if exc.partial is not None:
+            _print_measurement(exc.partial, args.json)
+        print("seprank: interrupted", file=sys.stderr)
+        return 130
+    _print_measurement(m, args.json)
+    return 0
+
+
+def _print_measurement(m, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(m.to_dict()))
+        return
+    state = "saturated" if m.saturated else "NOT saturated (a lower bound only)"
+    if m.budget_hit:
+        state += "; budget hit: raise --max-samples"
+    print(f"separation rank (measured, {m.method}): {m.rank}  [{state}]")
+    print(f"  certified: {m.certified}")
+    extra = f", prime {m.prime}" if m.prime else ""
+    extra += f", tolerance {m.tolerance:.3g}" if m.tolerance is not None else ""
+    print(f"  samples {m.samples[0]}x{m.samples[1]}, seed {m.seed}{extra}")
+    print(f"  time {m.seconds:.2f}s (grid {m.eval_seconds:.2f}s, rank {m.rank_seconds:.2f}s)")
+    print(f"  partition A={list(m.partition)}, config {m.config}")
+
+
+COMMANDS = {"measure": _cmd_measure}
+
+
+def main(argv=None) -> int:
+    from . import _cli_more
+
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    handlers = dict(COMMANDS, **_cli_more.COMMANDS)
+    try:
+        return int(handlers[args.command](args) or 0)
+    except SeprankError as exc:
+        print(f"seprank: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("seprank: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

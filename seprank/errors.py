@@ -1,0 +1,41 @@
+"""The package's exception hierarchy: one base class, a subclass per kind of misuse.
+
+Every message names the argument, what was expected and what came, in one line,
+e.g. ``heads=3 must divide width=8``.
+"""
+
+from __future__ import annotations
+
+
+class SeprankError(Exception):
+    """Base class of every error seprank raises on purpose."""
+
+
+class ConfigError(SeprankError, ValueError):
+    """An architecture or run configuration is invalid (bad sizes, partitions...)."""
+
+
+class DomainError(SeprankError, ValueError):
+    """A number system is misused (non-prime modulus, float-only net in ModP...)."""
+
+
+class SamplingError(SeprankError, ValueError):
+    """A grid or sample request cannot be honoured (too big for memory, budget...)."""
+
+
+class TooBigError(SamplingError):
+    """A case is too large for the requested engine; the message gives the estimate."""
+
+
+class MeasurementInterrupted(SeprankError):
+    """Raised on Ctrl-C during an adaptive measurement; carries the last finished step.
+
+    Attributes
+    ----------
+    partial : Measurement or None
+        The last completed (unsaturated) measurement, so nothing computed is lost.
+    """
+
+    def __init__(self, message: str, partial=None):
+        super().__init__(message)
+        self.partial = partial

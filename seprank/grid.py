@@ -1,0 +1,112 @@
+"""Grid tensors: sample A-side and B-side inputs and assemble the matricised grid.
+
+Two samplers produce the row points (inputs of the A positions) and column points
+(inputs of the B positions):
+
+- ``random``: independent random points for each row and each column;
+- ``templates``: the classic grid tensor of Cohen, Sharir and Shashua: ``M`` template
+  vectors, every assignment of templates to the positions. Row r is an assignment to
+  the A positions, column c one to the B positions, so the matrix is the (A, B)
+  matricisation of the order-N tensor; the tensor itself is never materialised.
+
+``evaluate_grid`` then fills F[r, c] = f(row r on A, column c on B) in vectorised,
+memory-bounded batches (plan once, evaluate many).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .errors import ConfigError, SamplingError
+
+#: Network evaluations per vectorised batch (bounds the memory of the generic path).
+DEFAULT_CHUNK = 1 << 14
+
+
+def check_partition(partition, seq_len: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Validate a partition (the A side) and return (A, B) as sorted tuples."""
+    try:
+        A = [int(a) for a in partition]
+    except (TypeError, ValueError):
+        raise ConfigError(f"partition={partition!r} must be a list of positions") from None
+    if not A:
+        raise ConfigError("partition=[] is empty: the A side needs at least one position")
+    if len(set(A)) != len(A):
+        raise ConfigError(f"partition={A} repeats a position")
+    bad = [a for a in A if not 0 <= a < seq_len]
+    if bad:
+        raise ConfigError(f"partition={A} has positions out of range 0..{seq_len - 1}: {bad}")
+    B = [n for n in range(seq_len) if n not in A]
+    if not B:
+        raise ConfigError(f"partition={A} takes every position: the B side would be empty")
+    return tuple(sorted(A)), tuple(B)
+
+
+def default_partition(seq_len: int) -> tuple[int, ...]:
+    """The first N//2 positions (contains the default query position 0)."""
+    return tuple(range(seq_len // 2))
+
+
+def random_points(domain, rng, count: int, positions: int, width: int) -> np.ndarray:
+    """``count`` independent random inputs for ``positions`` positions: (count, positions, width)."""
+    return domain.random(rng, (count, positions, width))
+
+
+def template_points(templates: np.ndarray, positions: int) -> np.ndarray:
+    """Every assignment of the M templates (M, width) to ``positions`` positions."""
+    M = templates.shape[0]
+    idx = np.array(list(itertools.product(range(M), repeat=positions)), dtype=np.int64)
+    return templates[idx]  # (M**positions, positions, width)
+
+
+def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_CHUNK):
+    """F[r, c] = f(A_pts[r] at positions A, B_pts[c] at positions B), generic path.
+
+    Rows are processed in blocks so that at most about ``chunk`` network inputs exist
+    at once. Works in every domain.
+    """
+    P, Q = A_pts.shape[0], B_pts.shape[0]
+    N, d = net.seq_len, net.width
+    dtype = A_pts.dtype
+    rows_per_block = max(1, chunk // max(Q, 1))
+    F = np.empty((P, Q), dtype=dtype)
+    for r0 in range(0, P, rows_per_block):
+        r1 = min(P, r0 + rows_per_block)
+        nr = r1 - r0
+        X = np.empty((nr * Q, N, d), dtype=dtype)
+        X[:, list(A)] = np.repeat(A_pts[r0:r1], Q, axis=0)
+        X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
+        F[r0:r1] = np.asarray(net.apply(params, X, domain)).reshape(nr, Q)
+    return F
+
+
+def check_matrix_fits(rows: int, cols: int, itemsize: int = 8, limit_bytes: int | None = None):
+    """Refuse a grid matrix that would not fit in memory (a quarter of RAM by default)."""
+    if limit_bytes is None:
+        limit_bytes = _available_memory() // 4
+    need = rows * cols * itemsize
+    if need > limit_bytes:
+        raise SamplingError(
+            f"max_samples: a {rows}x{cols} grid needs {need / 2**30:.1f} GiB, "
+            f"over the {limit_bytes / 2**30:.1f} GiB allowed"
+        )
+
+
+def _available_memory() -> int:
+    try:
+        pages = __import__("os").sysconf("SC_PHYS_PAGES")
+        size = __import__("os").sysconf("SC_PAGE_SIZE")
+        return int(pages * size)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 8 * 2**30
+
+
+def templates_needed(samples: int, positions: int) -> int:
+    """Smallest M with M**positions >= samples."""
+    m = max(1, int(math.floor(samples ** (1.0 / positions))))
+    while m**positions < samples:
+        m += 1
+    return m

@@ -1,0 +1,6 @@
+"""Architectures: frozen configs with ``init(rng, domain)`` and ``apply(params, X, domain)``."""
+
+from .attention import LinearSelfAttention, SoftmaxSelfAttention
+from .base import Architecture, config_of
+
+__all__ = ["Architecture", "LinearSelfAttention", "SoftmaxSelfAttention", "config_of"]

@@ -1,0 +1,127 @@
+"""The paper's linearised multi-head self-attention, and a softmax variant (float only).
+
+Layer l maps y^{l,i} to (SCIENCE.md section 1)::
+
+    y^{l+1,i} = [y^{l,i}] + sum_h W^{O,l,h} sum_j <W^{Q,l,h} y^{l,i}, W^{K,l,h} y^{l,j}> W^{V,l,h} y^{l,j}
+
+The studied function is coordinate ``output_coord`` of y^{L,query_position}.
+
+>>> import numpy as np
+>>> from seprank.domains import ModP
+>>> net = LinearSelfAttention(depth=1, width=2, heads=1, seq_len=2)
+>>> params = net.init(np.random.default_rng(0), ModP(7))
+>>> net.apply(params, np.ones((3, 2, 2), dtype=np.int64), ModP(7)).shape
+(3,)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError, DomainError
+
+
+def _check_int(name: str, value, lo: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ConfigError(f"{name}={value!r} must be an integer")
+    if value < lo:
+        raise ConfigError(f"{name}={value} must be >= {lo}")
+
+
+@dataclass(frozen=True)
+class LinearSelfAttention:
+    """Depth-L, width-d_x, H-head linearised self-attention on N positions.
+
+    Parameters
+    ----------
+    depth, width, heads, seq_len : int
+        L >= 1, d_x >= 1, H dividing d_x (head size d_a = d_x / H), N >= 2.
+    residual : bool
+        Add the skip connection y^{l,i} to every layer's output.
+    query_position, output_coord : int
+        The measured function is y^{L, query_position}_{output_coord}.
+    """
+
+    depth: int
+    width: int
+    heads: int = 1
+    seq_len: int = 2
+    residual: bool = False
+    query_position: int = 0
+    output_coord: int = 0
+
+    def __post_init__(self):
+        _check_int("depth", self.depth, 1)
+        _check_int("width", self.width, 1)
+        _check_int("heads", self.heads, 1)
+        _check_int("seq_len", self.seq_len, 2)
+        if self.width % self.heads:
+            raise ConfigError(f"heads={self.heads} must divide width={self.width}")
+        _check_int("query_position", self.query_position, 0)
+        if self.query_position >= self.seq_len:
+            raise ConfigError(
+                f"query_position={self.query_position} must be < seq_len={self.seq_len}"
+            )
+        _check_int("output_coord", self.output_coord, 0)
+        if self.output_coord >= self.width:
+            raise ConfigError(f"output_coord={self.output_coord} must be < width={self.width}")
+
+    @property
+    def head_dim(self) -> int:
+        return self.width // self.heads
+
+    @property
+    def degree(self) -> int:
+        """Polynomial degree of the output in the inputs: 3**depth."""
+        return 3**self.depth
+
+    def init(self, rng: np.random.Generator, domain) -> dict:
+        """Draw W^Q, W^K, W^V (L, H, d_a, d_x) and W^O (L, H, d_x, d_a) in ``domain``."""
+        L, H, a, d = self.depth, self.heads, self.head_dim, self.width
+        return {
+            "Wq": domain.random(rng, (L, H, a, d)),
+            "Wk": domain.random(rng, (L, H, a, d)),
+            "Wv": domain.random(rng, (L, H, a, d)),
+            "Wo": domain.random(rng, (L, H, d, a)),
+        }
+
+    def _scores(self, q, k, domain):
+        return domain.einsum("bia,bja->bij", q, k)
+
+    def apply(self, params: dict, X, domain):
+        """Outputs f(X) of shape (B,) for inputs X of shape (B, seq_len, width)."""
+        Y = X
+        i = self.query_position
+        for layer in range(self.depth):
+            last = layer == self.depth - 1
+            # The last layer is only read at the query position.
+            Yq = Y[:, i : i + 1] if last else Y
+            out = None
+            for h in range(self.heads):
+                q = domain.einsum("bnc,ac->bna", Yq, params["Wq"][layer, h])
+                k = domain.einsum("bnc,ac->bna", Y, params["Wk"][layer, h])
+                v = domain.einsum("bnc,ac->bna", Y, params["Wv"][layer, h])
+                s = self._scores(q, k, domain)
+                z = domain.einsum("bij,bja->bia", s, v)
+                o = domain.einsum("bia,ca->bic", z, params["Wo"][layer, h])
+                out = o if out is None else domain.add(out, o)
+            Y = domain.add(Yq, out) if self.residual else out
+        return Y[:, 0, self.output_coord]
+
+
+@dataclass(frozen=True)
+class SoftmaxSelfAttention(LinearSelfAttention):
+    """The same network with softmax(<q, k> / sqrt(d_a)) attention; Float64 only.
+
+    Not a polynomial, so only the float rank engine applies.
+    """
+
+    def _scores(self, q, k, domain):
+        if domain.name != "float64":
+            raise DomainError(f"domain={domain.name}: SoftmaxSelfAttention needs float64")
+        s = np.einsum("bia,bja->bij", q, k) / np.sqrt(self.head_dim)
+        s = s - s.max(axis=-1, keepdims=True)
+        e = np.exp(s)
+        return e / e.sum(axis=-1, keepdims=True)

@@ -1,0 +1,92 @@
+"""Rank engines: exact over GF(p) (python-flint), float SVD, exact coefficient matrix.
+
+>>> import numpy as np
+>>> rank_modp(np.array([[1, 2], [2, 4]]), 7)
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import TooBigError
+
+
+def rank_modp(F: np.ndarray, p: int) -> int:
+    """Exact rank of the integer matrix ``F`` reduced mod the prime ``p`` (nmod_mat)."""
+    import flint
+
+    F = np.asarray(F)
+    if F.size == 0:
+        return 0
+    R, C = F.shape
+    flat = (np.asarray(F, dtype=np.int64) % p).ravel().tolist()
+    return int(flint.nmod_mat(R, C, flat, int(p)).rank())
+
+
+@dataclass(frozen=True)
+class FloatRank:
+    """Float SVD rank: ``rank`` = number of singular values above ``tolerance``."""
+
+    rank: int
+    tolerance: float
+    spectrum: np.ndarray
+
+
+def rank_float(F: np.ndarray, tol: float | None = None) -> FloatRank:
+    """SVD rank with an explicit tolerance.
+
+    The default tolerance is numpy's: ``s_max * max(rows, cols) * eps``. The full
+    singular-value spectrum is returned so that failures can be seen.
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.size == 0:
+        return FloatRank(0, 0.0, np.zeros(0))
+    if not np.all(np.isfinite(F)):
+        return FloatRank(-1, float("nan"), np.full(min(F.shape), np.nan))
+    s = np.linalg.svd(F, compute_uv=False)
+    if tol is None:
+        tol = float(s[0] * max(F.shape) * np.finfo(np.float64).eps) if s.size else 0.0
+    return FloatRank(int(np.sum(s > tol)), float(tol), s)
+
+
+def coefficient_matrix(poly, a_vars: set[int]) -> tuple[dict, dict, list]:
+    """Sparse coefficient matrix of ``poly`` (a sympy PolyElement).
+
+    Rows: monomials in the generators with index in ``a_vars``; columns: monomials in
+    the others. Returns (row index, column index, [(r, c, coeff), ...]).
+    """
+    rows: dict = {}
+    cols: dict = {}
+    entries = []
+    for monom, coeff in poly.terms():
+        ma = tuple(e if i in a_vars else 0 for i, e in enumerate(monom))
+        mb = tuple(e if i not in a_vars else 0 for i, e in enumerate(monom))
+        r = rows.setdefault(ma, len(rows))
+        c = cols.setdefault(mb, len(cols))
+        entries.append((r, c, int(coeff)))
+    return rows, cols, entries
+
+
+#: Largest coefficient matrix (rows * cols) the symbolic engine accepts.
+SYMBOLIC_MAX_CELLS = 4_000_000
+
+
+def rank_coefficients(poly, a_vars: set[int]) -> tuple[int, tuple[int, int]]:
+    """Exact rank over Q of the coefficient matrix (= the separation rank of ``poly``)."""
+    import flint
+
+    rows, cols, entries = coefficient_matrix(poly, a_vars)
+    R, C = len(rows), len(cols)
+    if R == 0 or C == 0:
+        return 0, (R, C)
+    if R * C > SYMBOLIC_MAX_CELLS:
+        raise TooBigError(
+            f"method=symbolic: coefficient matrix {R}x{C} exceeds {SYMBOLIC_MAX_CELLS} cells"
+        )
+    M = flint.fmpz_mat(R, C)
+    for r, c, v in entries:
+        M[r, c] = v
+    return int(M.rank()), (R, C)

@@ -1,0 +1,69 @@
+import numpy as np
+import pytest
+
+from seprank.domains import Float64, ModP, Symbolic, symbolic_inputs
+from seprank.errors import ConfigError, DomainError
+from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.nets._attention_kernel import grid_modp
+
+
+@pytest.mark.parametrize(
+    "kwargs, arg",
+    [
+        (dict(depth=0, width=2, seq_len=2), "depth"),
+        (dict(depth=1, width=3, heads=2, seq_len=2), "heads=2 must divide width=3"),
+        (dict(depth=1, width=2, seq_len=1), "seq_len"),
+        (dict(depth=1, width=2, seq_len=2, query_position=2), "query_position"),
+        (dict(depth=1, width=2, seq_len=2, output_coord=5), "output_coord"),
+        (dict(depth=1.5, width=2, seq_len=2), "depth"),
+    ],
+)
+def test_bad_configs(kwargs, arg):
+    with pytest.raises(ConfigError, match=arg):
+        LinearSelfAttention(**kwargs)
+
+
+def test_same_function_in_every_domain():
+    """One code path: integer weights give the same values in all three domains."""
+    net = LinearSelfAttention(depth=2, width=4, heads=2, seq_len=3, residual=True)
+    rng = np.random.default_rng(0)
+    w = {k: rng.integers(-3, 4, size=v.shape) for k, v in net.init(rng, Float64()).items()}
+    X = rng.integers(-2, 3, size=(5, 3, 4))
+    exact = net.apply({k: Symbolic().from_ints(v) for k, v in w.items()}, X.astype(object), Symbolic())
+    fl = net.apply({k: Float64().from_ints(v) for k, v in w.items()}, X.astype(float), Float64())
+    F = ModP(101)
+    md = net.apply({k: F.from_ints(v) for k, v in w.items()}, F.from_ints(X), F)
+    assert [int(e) for e in exact] == [int(round(v)) for v in fl]
+    assert [int(e) % 101 for e in exact] == md.tolist()
+
+
+def test_polynomial_degree_is_3_to_the_L():
+    net = LinearSelfAttention(depth=2, width=2, heads=1, seq_len=2)
+    R, X = symbolic_inputs(2, 2)
+    poly = net.apply(net.init(np.random.default_rng(1), Symbolic()), X, Symbolic())[0]
+    assert R(poly).degree() == 9 or max(sum(m) for m in R(poly).monoms()) == 9
+
+
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("shape", [(3, 4, 2, 4), (2, 2, 1, 3), (1, 6, 3, 5)])
+def test_compiled_kernel_matches_generic_path(residual, shape):
+    L, d, H, N = shape
+    net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=residual,
+                              query_position=N - 1, output_coord=d - 1)
+    F = ModP()
+    rng = np.random.default_rng(5)
+    params = net.init(rng, F)
+    A, B = (0, 2), tuple(i for i in range(N) if i not in (0, 2))
+    Ap = F.random(rng, (7, 2, d))
+    Bp = F.random(rng, (5, len(B), d))
+    from seprank.grid import evaluate_grid
+    assert np.array_equal(grid_modp(net, params, Ap, Bp, A, B, F.p),
+                          evaluate_grid(net, params, F, Ap, Bp, A, B, chunk=8))
+
+
+def test_softmax_is_float_only():
+    net = SoftmaxSelfAttention(depth=1, width=2, heads=1, seq_len=2)
+    with pytest.raises(DomainError, match="float64"):
+        net.apply(net.init(np.random.default_rng(0), ModP()), np.zeros((1, 2, 2), np.int64), ModP())
+    out = net.apply(net.init(np.random.default_rng(0), Float64()), np.ones((2, 2, 2)), Float64())
+    assert out.shape == (2,) and np.all(np.isfinite(out))
