@@ -1,9 +1,194 @@
-"""Sub-commands beyond ``measure`` (bounds, guide, verify, figures, experiment)."""
+"""Sub-commands beyond ``measure``: bounds, guide, verify, figures, experiment."""
 
 from __future__ import annotations
 
-COMMANDS: dict = {}
+import json
+import sys
+from pathlib import Path
+
+from .errors import ConfigError
 
 
 def add_parsers(sub) -> None:
-    """Register the other sub-commands on the ``seprank`` parser."""
+    from .cli import _add_net_args, _int_list
+
+    b = sub.add_parser("bounds", help="proven upper bound and regimes for one network")
+    _add_net_args(b)
+    b.add_argument("--partition", type=_int_list, default=None)
+    b.add_argument("--query-position", type=int, default=0)
+    b.add_argument("--json", action="store_true")
+
+    g = sub.add_parser("guide", help="the paper's depth-width fit: optimum or verdict")
+    g.add_argument("--params", type=float, default=None, help="non-embedding parameter budget")
+    g.add_argument("--depth", type=float, default=None)
+    g.add_argument("--width", type=float, default=None)
+    g.add_argument("--json", action="store_true")
+
+    v = sub.add_parser("verify", help="the main job: measured ranks vs proven bounds")
+    v.add_argument("--quick", action="store_true", help="small grid, about a minute")
+    v.add_argument("--out", default="seprank-results")
+    v.add_argument("--seed", type=int, default=0)
+
+    f = sub.add_parser("figures", help="regenerate the theorem figures")
+    f.add_argument("--out", default="paper_figures")
+    f.add_argument("--quick", action="store_true")
+
+    e = sub.add_parser("experiment", help="torch depth-vs-width experiment")
+    e.add_argument("--preset", default="cpu", help="smoke | cpu | gpu")
+    e.add_argument("--out", default=None)
+    e.add_argument("--device", default="cpu", help="cpu | cuda")
+    e.add_argument("--threads", type=int, default=None)
+
+
+def _cmd_bounds(args) -> int:
+    import math
+
+    from .nets import LinearSelfAttention
+    from .theory.bounds import matrix_degree, output_degree, upper_bound
+    from .theory.regimes import (
+        doubled_transition_depth,
+        formula_growth_ratio,
+        growth_regime,
+        paper_regime,
+        paper_transition_depth,
+    )
+
+    net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
+                              seq_len=args.seq_len, residual=args.residual,
+                              query_position=args.query_position)  # fmt: skip
+    ub = upper_bound(net, args.partition)
+    ratio = formula_growth_ratio(net.depth, net.width) if net.heads == 1 else None
+    out = {
+        "upper": ub["upper"], "log10_upper": ub["log10_upper"], "which": ub["which"],
+        "why": ub["why"], "block": ub["block"], "monomial": ub["monomial"],
+        "kind": "proved", "output_degree": output_degree(net.depth),
+        "matrix_degree_D": matrix_degree(net.depth),
+        "regime_paper": paper_regime(net.depth, net.width),
+        "regime_measured": growth_regime(ratio) if ratio is not None else
+        "unknown for H>1 without measurements (run seprank verify)",
+        "growth_ratio_formula": ratio,
+        "transition_depth_paper": paper_transition_depth(net.width),
+        "transition_depth_2log3": doubled_transition_depth(net.width),
+        "config": {"depth": net.depth, "width": net.width, "heads": net.heads,
+                   "seq_len": net.seq_len, "residual": net.residual},
+    }  # fmt: skip
+    if ratio is not None:
+        out["regime_measured_basis"] = (
+            "growth of the H=1 block formula, which measurement found exact in every case "
+            "tried (a conjecture, see verify)"
+        )
+    if args.json:
+        print(json.dumps(out, default=str))
+        return 0
+    print(f"proven upper bound: {out['upper']}  (log10 {out['log10_upper']:.3f}; {out['which']})")
+    print(f"  why: {out['why']}")
+    print(f"  degree 3^L = {out['output_degree']}, D = {out['matrix_degree_D']}")
+    print(f"  regime (paper rule L < log3 d = {out['transition_depth_paper']:.2f}): "
+          f"{out['regime_paper']}")  # fmt: skip
+    rg = out["regime_measured"]
+    print(f"  regime (growth of log sep from L to L+1): {rg}"
+          + (f" (ratio {ratio:.3f})" if ratio is not None and math.isfinite(ratio) else ""))
+    return 0
+
+
+def _cmd_guide(args) -> int:
+    from .theory import guidelines as gl
+
+    if args.params is not None:
+        if args.depth is not None or args.width is not None:
+            raise ConfigError("params: give either --params or --depth and --width, not both")
+        opt = gl.fit_optimal_shape(args.params)
+        out = dict(opt)
+        if abs(args.params - 175e9) / 175e9 < 0.02:
+            out["gpt3"] = gl.gpt3_report()
+        if abs(args.params - 1e12) / 1e12 < 0.02:
+            out["trillion"] = gl.trillion_report()
+        if args.json:
+            print(json.dumps(out))
+            return 0
+        print(f"paper's fit at {args.params:.3g} non-embedding params (computed from the fit):")
+        print(f"  depth {opt['depth']:.1f}, width {opt['width']:.0f}")
+        if "trillion" in out:
+            t = out["trillion"]
+            print(f"  quoted: width 30K (paper), depth 92 (authors): fit differs by "
+                  f"{t['width_difference_pct']:+.1f}% in width, {t['depth_difference']:+.1f} layers")  # fmt: skip
+        if "gpt3" in out:
+            g = out["gpt3"]
+            print(f"  GPT-3 (96 layers, width 12288): {g['verdict']}; the fit would use "
+                  f"{g['fit_depth_at_params']:.1f} layers of width {g['fit_width_at_params']:.0f}")  # fmt: skip
+        return 0
+    if args.depth is None or args.width is None:
+        raise ConfigError("depth: give --params, or both --depth and --width")
+    v = gl.verdict(args.depth, args.width)
+    if args.json:
+        print(json.dumps(v))
+        return 0
+    print(f"depth {args.depth:g}, width {args.width:g} ({v['params']:.3g} params): {v['verdict']}")
+    print(f"  fit optimum at these params: depth {v['fit_depth_at_params']:.1f}, width "
+          f"{v['fit_width_at_params']:.0f}")  # fmt: skip
+    print(f"  fit width for depth {args.depth:g}: {v['fit_width_for_depth']:.0f}; fit depth "
+          f"for width {args.width:g}: {v['fit_depth_for_width']:.1f}")  # fmt: skip
+    return 0
+
+
+def _cmd_verify(args) -> int:
+    from . import verify
+
+    rows, summary = verify.run("quick" if args.quick else "default", args.out, args.seed)
+    verify.print_table(rows)
+    for line in verify.summary_lines(summary):
+        print(line)
+    print(f"wrote {Path(args.out) / 'results.csv'} and {Path(args.out) / 'results.md'}")
+    bad = [r for r in rows if r["verdict"] == "VIOLATION"]
+    for r in bad:
+        print(f"VIOLATION: measured {r['measured']} > proven {r['upper']}: a bug is far "
+              f"likelier than a refutation (the bound is proved). Reproduce: "
+              f"{verify.reproduce_command(r)}", file=sys.stderr)  # fmt: skip
+    if bad:
+        return 1
+    return 130 if summary["interrupted"] else 0
+
+
+def _cmd_figures(args) -> int:
+    from . import plots
+
+    plots.make_all(Path(args.out), quick=args.quick)
+    return 0
+
+
+def _find_experiments() -> Path | None:
+    import seprank
+
+    for base in (Path.cwd(), Path(seprank.__file__).resolve().parents[1]):
+        if (base / "experiments" / "depth_width" / "run.py").exists():
+            return base
+    return None
+
+
+def _cmd_experiment(args) -> int:
+    base = _find_experiments()
+    if base is None:
+        raise ConfigError("experiment: experiments/depth_width not found; run from a checkout")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ConfigError("experiment: torch is not installed (pip install torch==2.13.0)")
+    from .cli import _Parser  # noqa: F401
+
+    sys.path.insert(0, str(base))
+    from experiments.depth_width import run as exp
+
+    if args.preset not in exp.PRESETS:
+        raise ConfigError(f"preset={args.preset!r} must be one of {', '.join(exp.PRESETS)}")
+    if args.device not in ("cpu", "cuda"):
+        raise ConfigError(f"device={args.device!r} must be cpu or cuda")
+    return exp.run_cli(args.preset, args.out, args.device, args.threads)
+
+
+COMMANDS = {
+    "bounds": _cmd_bounds,
+    "guide": _cmd_guide,
+    "verify": _cmd_verify,
+    "figures": _cmd_figures,
+    "experiment": _cmd_experiment,
+}

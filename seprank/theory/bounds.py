@@ -1,0 +1,233 @@
+"""Exact upper bounds on the separation rank of the linearised attention network.
+
+All bounds are proven (see proofs/) and returned as exact Python ints; ``log10``
+companions handle sizes too large to write down.
+
+Notation (SCIENCE.md section 4): width d, m = d(d+1)/2, D = (3**L - 1)/2. The query
+side Q of the partition holds the query position and n_q positions; the other side
+holds n_o positions. With S_Q, S_O the Gram sums of each side,
+
+    sep <= sum_{k=0..D} min(b_k, a_{D-k})                  (no residual)
+    sep <= sum_{k=0..D} min(b_k, a_0 + ... + a_{D-k})      (residual: degree <= D)
+
+b_k = dim of degree-k polynomials in S_O, a_j = dim of span{x^i_c g(S_Q): deg g = j}.
+By the first fundamental theorem for O(n) (Cauchy decomposition of Sym(C^d (x) C^n)):
+
+    b_k = sum over mu |- k with at most min(d, n_o) parts of dim S_{2 mu}(C^d)
+    a_j = sum over lambda |- 2j+1 with exactly one odd part and at most min(d, n_q)
+          parts of dim S_lambda(C^d)
+
+which reduce to C(m+k-1, k) and d C(m+j-1, j) when n >= d (proofs/bounded_rank_dims.md;
+tests check them against exact ranks of evaluation matrices).
+
+>>> block_bound(depth=1, width=3, n_query=2, n_other=2)
+4
+>>> block_bound(depth=4, width=2, n_query=2, n_other=2)
+4538
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from ..errors import ConfigError
+
+
+def output_degree(depth: int) -> int:
+    """Degree of the network output in the inputs: 3**L."""
+    return 3**depth
+
+
+def matrix_degree(depth: int) -> int:
+    """D = (3**L - 1) / 2: degree of P_L(S) in the entries of S (structural lemma)."""
+    return (3**depth - 1) // 2
+
+
+def partitions(k: int, max_parts: int, max_part: int | None = None):
+    """Partitions of k (non-increasing tuples) with at most ``max_parts`` parts."""
+    if max_part is None:
+        max_part = k
+    if k == 0:
+        yield ()
+        return
+    if max_parts == 0:
+        return
+    for first in range(min(k, max_part), 0, -1):
+        for rest in partitions(k - first, max_parts - 1, first):
+            yield (first, *rest)
+
+
+def schur_dim(lam: tuple[int, ...], d: int) -> int:
+    """dim S_lambda(C^d) by the hook-content formula (exact integer)."""
+    if len(lam) > d:
+        return 0
+    num, den = 1, 1
+    conj = [sum(1 for p in lam if p > j) for j in range(lam[0])] if lam else []
+    for i, row in enumerate(lam):
+        for j in range(row):
+            num *= d + j - i
+            den *= (row - j - 1) + (conj[j] - i - 1) + 1
+    return num // den
+
+
+@lru_cache(maxsize=None)
+def b_dim(k: int, d: int, n: int) -> int:
+    """dim of degree-k polynomials in S = sum of n generic x x^T (d x d)."""
+    if n >= d:
+        m = d * (d + 1) // 2
+        return math.comb(m + k - 1, k)
+    return sum(schur_dim(tuple(2 * p for p in mu), d) for mu in partitions(k, min(d, n)))
+
+
+@lru_cache(maxsize=None)
+def a_dim(j: int, d: int, n: int) -> int:
+    """dim span{x_c g(S)}: S = x x^T + (n-1) more generic x x^T, deg g = j."""
+    if n >= d:
+        m = d * (d + 1) // 2
+        return d * math.comb(m + j - 1, j)
+    return sum(
+        schur_dim(lam, d)
+        for lam in partitions(2 * j + 1, min(d, n))
+        if sum(p % 2 for p in lam) == 1
+    )
+
+
+def _check(depth, width, n_query, n_other):
+    for name, v, lo in (("depth", depth, 1), ("width", width, 1), ("n_query", n_query, 1),
+                        ("n_other", n_other, 1)):  # fmt: skip
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise ConfigError(f"{name}={v!r} must be an integer >= {lo}")
+
+
+def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bool = False) -> int:
+    """The block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact."""
+    _check(depth, width, n_query, n_other)
+    D = matrix_degree(depth)
+    if n_query >= width and n_other >= width and not residual:
+        return generic_block_bound(depth, width)
+    total = 0
+    cum = 0
+    a_cum = [0] * (D + 1)
+    for j in range(D + 1):
+        cum += a_dim(j, width, n_query)
+        a_cum[j] = cum
+    for k in range(D + 1):
+        a = a_cum[D - k] if residual else a_dim(D - k, width, n_query)
+        total += min(b_dim(k, width, n_other), a)
+    return total
+
+
+def _crossover(D: int, d: int) -> int:
+    """Largest k in [-1, D] with b_k <= a_{D-k} (generic sides), by bisection."""
+    m = d * (d + 1) // 2
+
+    def lb(k):  # log of b_k
+        return math.lgamma(m + k) - math.lgamma(k + 1) - math.lgamma(m)
+
+    def la(j):
+        return math.log(d) + lb(j)
+
+    lo, hi = -1, D  # predicate true at lo (vacuous), find last true
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if lb(mid) <= la(D - mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def generic_block_bound(depth: int, width: int) -> int:
+    """Closed form for generic sides: C(m+K, K) + d C(m+D-K-1, D-K-1), K the crossover.
+
+    Hockey stick: sum_{k<=K} C(m-1+k, k) = C(m+K, K).
+    """
+    D, d = matrix_degree(depth), width
+    m = d * (d + 1) // 2
+    K = _crossover(D, d)
+    # Fix the crossover exactly (lgamma could be off by one at ties).
+    while K >= 0 and math.comb(m + K - 1, K) > d * math.comb(m + D - K - 1, D - K):
+        K -= 1
+    while K + 1 <= D and math.comb(m + K, K + 1) <= d * math.comb(m + D - K - 2, D - K - 1):
+        K += 1
+    left = math.comb(m + K, K) if K >= 0 else 0
+    right = d * math.comb(m + D - K - 1, D - K - 1) if K < D else 0
+    return left + right
+
+
+def generic_block_bound_log10(depth: int, width: int) -> float:
+    """log10 of :func:`generic_block_bound` in floating point, for any size."""
+    D, d = matrix_degree(depth), width
+    m = d * (d + 1) // 2
+    K = _crossover(D, d)
+
+    def lc(n, k):
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
+
+    terms = []
+    if K >= 0:
+        terms.append(lc(m + K, K))
+    if K < D:
+        terms.append(math.log10(d) + lc(m + D - K - 1, D - K - 1))
+    top = max(terms)
+    return top + math.log10(sum(10 ** (t - top) for t in terms))
+
+
+def monomial_bound(depth: int, width: int, n_query: int, n_other: int, residual: bool = False) -> int:
+    """Trivial bound: split by degree t on the query side, count monomials on each side.
+
+    No residual: f is homogeneous of degree 3**L, so sep <= sum_t min(M_Q(t), M_O(3**L - t))
+    with M(t) = C(v + t - 1, t) monomials of degree t in v = d * n variables. With residual
+    the degrees are <= 3**L and each side counts monomials of degree <= its share.
+    """
+    _check(depth, width, n_query, n_other)
+    deg = output_degree(depth)
+    vq, vo = width * n_query, width * n_other
+    if residual:
+        return min(math.comb(vq + deg, deg), math.comb(vo + deg, deg))
+    return sum(
+        min(math.comb(vq + t - 1, t), math.comb(vo + deg - t - 1, deg - t)) for t in range(deg + 1)
+    )
+
+
+def sides(seq_len: int, partition, query_position: int) -> tuple[int, int]:
+    """(n_query, n_other): sizes of the side holding the query and of the other side."""
+    A = set(partition)
+    nA, nB = len(A), seq_len - len(A)
+    return (nA, nB) if query_position in A else (nB, nA)
+
+
+def upper_bound(net, partition=None) -> dict:
+    """Best proven upper bound for a LinearSelfAttention net and partition, with reasons."""
+    from ..grid import check_partition, default_partition
+
+    if partition is None:
+        partition = default_partition(net.seq_len)
+    A, _ = check_partition(partition, net.seq_len)
+    nq, no = sides(net.seq_len, A, net.query_position)
+    blk = block_bound(net.depth, net.width, nq, no, net.residual)
+    mono = monomial_bound(net.depth, net.width, nq, no, net.residual)
+    generic = nq >= net.width and no >= net.width
+    if blk <= mono:
+        which = "block"
+        why = (
+            "block bound sum_k min(b_k, a_{D-k}) from y^L = P_L(S) x^i"
+            + (" (residual form)" if net.residual else "")
+            + ("; generic sides: closed form" if generic else "; bounded-rank side dimensions")
+        )
+    else:
+        which = "monomial"
+        why = "monomial count per side beats the block bound here"
+    upper = min(blk, mono)
+    return {
+        "upper": upper,
+        "log10_upper": math.log10(upper) if upper > 0 else float("-inf"),
+        "block": blk,
+        "monomial": mono,
+        "which": which,
+        "why": why,
+        "n_query_side": nq,
+        "n_other_side": no,
+        "kind": "proved",
+    }
