@@ -194,7 +194,7 @@ class ModP(Domain):
 class Symbolic(Domain):
     """Exact polynomials over the integers (sympy's sparse ``PolyElement``).
 
-    Weights are random integers in [-``weight_range``, ``weight_range``]; inputs are
+    Weights are random non-zero integers in [-``weight_range``, ``weight_range``]; inputs are
     the generators of a polynomial ring (see :func:`symbolic_inputs`).
     """
 
@@ -212,8 +212,9 @@ class Symbolic(Domain):
         return a * b
 
     def random(self, rng, shape):
-        vals = rng.integers(-self.weight_range, self.weight_range + 1, size=shape)
-        return self.from_ints(vals)
+        mags = rng.integers(1, self.weight_range + 1, size=shape)
+        signs = rng.choice(np.array([-1, 1]), size=shape)
+        return self.from_ints(mags * signs)
 
     def from_ints(self, arr):
         arr = np.asarray(arr)

@@ -90,3 +90,25 @@ def rank_coefficients(poly, a_vars: set[int]) -> tuple[int, tuple[int, int]]:
     for r, c, v in entries:
         M[r, c] = v
     return int(M.rank()), (R, C)
+
+
+#: A float rank is trusted only if the spectrum drops by this factor at the rank.
+FLOAT_GAP = 1e6
+
+
+def float_trustworthy(m) -> bool:
+    """Whether a float rank can be believed: saturated and a clear spectral gap.
+
+    Trusted when the sample saturated, s[r-1] / s[r] >= FLOAT_GAP (a cliff of six
+    decades at the reported rank) and s[r-1] is not itself within FLOAT_GAP of the
+    tolerance. With degree 3**L the retained singular values spread over so many
+    decades that the gap disappears; then the float rank is not trusted.
+    """
+    s = getattr(m, "spectrum", None)
+    r = getattr(m, "rank", -1)
+    tol = getattr(m, "tolerance", None)
+    if s is None or tol is None or not getattr(m, "saturated", False) or r <= 0 or r >= len(s):
+        return False
+    if not np.all(np.isfinite(s)):
+        return False
+    return bool(s[r - 1] >= FLOAT_GAP * max(s[r], 1e-300) and s[r - 1] >= FLOAT_GAP * tol)

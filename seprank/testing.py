@@ -1,0 +1,206 @@
+"""Hypothesis strategies and assertions for property-based tests of rank bounds.
+
+For seprank's own suite and for users testing their own architectures:
+
+>>> from seprank.nets import LinearSelfAttention
+>>> assert_rank_within_bounds(LinearSelfAttention(depth=1, width=2, seq_len=4), lower=3, upper=3)
+
+Every assertion failure message holds the config, the seed and a command (or Python
+snippet) that reproduces the case.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from .grid import check_partition, default_partition
+from .measure import measure
+from .nets import LinearSelfAttention
+from .nets.base import config_of
+
+__all__ = [
+    "assert_engines_agree",
+    "assert_partition_invariant",
+    "assert_rank_within_bounds",
+    "configs",
+    "domains",
+    "partitions",
+    "register_profiles",
+    "reproduce",
+    "seeds",
+]
+
+
+# ----------------------------------------------------------------------------- strategies
+def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
+            max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):  # fmt: skip
+    """Strategy of LinearSelfAttention configs whose proven bound is <= ``max_bound``.
+
+    The size budget keeps examples fast. ``heads=1`` or ``residual=False`` pin a field.
+    """
+    from hypothesis import assume
+    from hypothesis import strategies as st
+
+    from .theory.bounds import upper_bound
+
+    @st.composite
+    def _cfg(draw):
+        depth = draw(st.integers(1, max_depth))
+        width = draw(st.integers(1, max_width))
+        divisors = [h for h in range(1, width + 1) if width % h == 0]
+        h = heads if heads is not None else draw(st.sampled_from(divisors))
+        assume(width % h == 0)
+        n = draw(st.integers(min_seq_len, max_seq_len))
+        res = residual if residual is not None else draw(st.booleans())
+        q = draw(st.integers(0, n - 1))
+        net = LinearSelfAttention(depth=depth, width=width, heads=h, seq_len=n, residual=res,
+                                  query_position=q)  # fmt: skip
+        assume(upper_bound(net, _side_with(net, q))["upper"] <= max_bound)
+        return net
+
+    return _cfg()
+
+
+def _side_with(net, q):
+    p = list(default_partition(net.seq_len))
+    if q in p:
+        return p
+    return [q] + p[1:] if len(p) > 1 else [q]
+
+
+def partitions(seq_len: int, *, balanced: bool | None = None, contains=None):
+    """Strategy of A sides of [seq_len]: balanced (|A| = N // 2) or any, and optionally
+    containing (``contains=i``) or avoiding (``contains=-i-1``) a position."""
+    from hypothesis import strategies as st
+
+    sizes = [seq_len // 2] if balanced else list(range(1, seq_len))
+
+    @st.composite
+    def _p(draw):
+        k = draw(st.sampled_from(sizes))
+        A = draw(st.lists(st.integers(0, seq_len - 1), min_size=k, max_size=k, unique=True))
+        if contains is not None and contains >= 0 and contains not in A:
+            A[0] = contains if contains not in A else A[0]
+        if contains is not None and contains < 0:
+            avoid = -contains - 1
+            if avoid in A:
+                A[A.index(avoid)] = next(i for i in range(seq_len) if i not in A)
+        return tuple(sorted(set(A)))
+
+    return _p()
+
+
+def domains():
+    """Strategy over the three domains (ModP with the default and a small prime)."""
+    from hypothesis import strategies as st
+
+    from .domains import Float64, ModP, Symbolic
+
+    return st.sampled_from([Float64(), ModP(), ModP(101), Symbolic()])
+
+
+def seeds():
+    from hypothesis import strategies as st
+
+    return st.integers(0, 2**31 - 1)
+
+
+def register_profiles() -> str:
+    """Register hypothesis profiles 'fast' (default) and 'thorough' and load one.
+
+    ``SEPRANK_THOROUGH=1`` selects 'thorough'. Failing examples are stored in the
+    hypothesis example database (.hypothesis/) and replayed first on the next run.
+    """
+    from hypothesis import HealthCheck, settings
+
+    common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                        HealthCheck.filter_too_much])  # fmt: skip
+    settings.register_profile("fast", max_examples=8, **common)
+    settings.register_profile("thorough", max_examples=150, **common)
+    name = "thorough" if os.environ.get("SEPRANK_THOROUGH") == "1" else "fast"
+    settings.load_profile(name)
+    return name
+
+
+# ----------------------------------------------------------------------------- assertions
+def reproduce(net, partition=None, seed: int = 0, method: str = "modular") -> str:
+    """A shell command (for LinearSelfAttention) or Python snippet reproducing a case."""
+    part = default_partition(net.seq_len) if partition is None else tuple(partition)
+    if type(net) is LinearSelfAttention:
+        return (
+            f"seprank measure --depth {net.depth} --width {net.width} --heads {net.heads} "
+            f"--seq-len {net.seq_len}{' --residual' if net.residual else ''} "
+            f"--query-position {net.query_position} --output-coord {net.output_coord} "
+            f"--partition {','.join(map(str, part))} --method {method} --seed {seed}"
+        )
+    return f"seprank.measure({net!r}, {list(part)}, method={method!r}, seed={seed})"
+
+
+def _where(net, partition, seed, method) -> str:
+    return (f"config={config_of(net)} partition={partition} seed={seed}; reproduce: "
+            f"{reproduce(net, partition, seed, method)}")  # fmt: skip
+
+
+def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
+                              method: str = "modular", seed: int = 0, **kw):  # fmt: skip
+    """Measure and assert lower <= rank <= upper; returns the Measurement.
+
+    An unsaturated modular measurement is still a certified lower bound, so it can
+    only refute ``upper`` (and it proves ``lower`` when rank >= lower); if it cannot
+    confirm ``lower`` the assertion says so instead of passing silently.
+    """
+    if partition is not None:
+        check_partition(partition, net.seq_len)
+    m = measure(net, partition, method=method, seed=seed, **kw)
+    where = _where(net, partition, seed, method)
+    if upper is not None and m.rank > upper:
+        raise AssertionError(f"rank {m.rank} > upper bound {upper} (VIOLATED); {where}")
+    if lower is not None and m.rank < lower:
+        state = "saturated" if m.saturated else "NOT saturated: raise max_samples"
+        raise AssertionError(f"rank {m.rank} < lower bound {lower} ({state}); {where}")
+    return m
+
+
+def assert_partition_invariant(net, partitions_, *, method: str = "modular", seed: int = 0):
+    """All given partitions give the same saturated rank."""
+    ranks = {}
+    for p in partitions_:
+        m = measure(net, p, method=method, seed=seed)
+        if not m.saturated:
+            raise AssertionError(f"partition {tuple(p)} not saturated; {_where(net, p, seed, method)}")
+        ranks[tuple(p)] = m.rank
+    if len(set(ranks.values())) > 1:
+        first = next(iter(ranks))
+        raise AssertionError(
+            f"ranks differ across partitions {ranks}; {_where(net, first, seed, method)}"
+        )
+    return ranks
+
+
+def assert_engines_agree(net, partition=None, *, seed: int = 0, float_check: str = "trusted"):
+    """Modular and symbolic ranks agree exactly on one integer network; the float rank
+    agrees too when its spectrum is trustworthy (``float_check='trusted'``), always
+    (``'always'``) or is not checked (``'never'``)."""
+    from .domains import Symbolic
+    from .rank import float_trustworthy
+
+    weights = net.init(__import__("numpy").random.default_rng(seed), Symbolic())
+    sym = measure(net, partition, method="symbolic", weights=weights)
+    mod = measure(net, partition, method="modular", weights=weights, seed=seed)
+    where = _where(net, partition, seed, "symbolic")
+    if not mod.saturated or mod.rank != sym.rank:
+        raise AssertionError(f"modular {mod.rank} != symbolic {sym.rank}; {where}")
+    if float_check != "never":
+        flo = measure(net, partition, method="float", weights=weights, seed=seed)
+        trusted = float_trustworthy(flo)
+        if (float_check == "always" or trusted) and flo.rank != sym.rank:
+            raise AssertionError(
+                f"float {flo.rank} != exact {sym.rank} (trusted={trusted}, tol "
+                f"{flo.tolerance:.3g}); {where}"
+            )
+    return sym.rank
+
+
+def log10_or_nan(x: float) -> float:
+    return math.log10(x) if x > 0 else float("nan")

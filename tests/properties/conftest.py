@@ -1,0 +1,3 @@
+from seprank.testing import register_profiles
+
+PROFILE = register_profiles()
