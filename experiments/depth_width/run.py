@@ -107,7 +107,7 @@ def train_one(run: dict, preset: Preset, data, device: str, bar=None) -> dict:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         if bar is not None:
             bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
             bar.update(1)

@@ -118,12 +118,36 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
     return total
 
 
+def _lgamma_ratio(a: int, delta: int) -> float:
+    """lgamma(a) - lgamma(a - delta) for integers a > delta >= 0, stable for huge a.
+
+    Direct lgamma differences lose everything once lgamma(a) ~ 1e17 (depths ~ 30 and
+    beyond); Stirling's series written with log1p keeps full relative precision.
+    """
+    b = a - delta
+    if a < 10**12:
+        return math.lgamma(a) - math.lgamma(b)
+    if b < 10**6:
+        return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
+            math.lgamma(b)  # fmt: skip
+    return (b - 0.5) * math.log1p(delta / b) + delta * math.log(a) - delta + \
+        1 / (12 * a) - 1 / (12 * b)  # fmt: skip
+
+
+def log_comb(n: int, r: int) -> float:
+    """Natural log of C(n, r), stable for huge n (integers, 0 <= r <= n)."""
+    if r < 0 or r > n:
+        return -math.inf
+    r = min(r, n - r)
+    return _lgamma_ratio(n + 1, r) - math.lgamma(r + 1)
+
+
 def _crossover(D: int, d: int) -> int:
     """Largest k in [-1, D] with b_k <= a_{D-k} (generic sides), by bisection."""
     m = d * (d + 1) // 2
 
-    def lb(k):  # log of b_k
-        return math.lgamma(m + k) - math.lgamma(k + 1) - math.lgamma(m)
+    def lb(k):  # log of b_k = C(m+k-1, k)
+        return log_comb(m + k - 1, k)
 
     def la(j):
         return math.log(d) + lb(j)
@@ -163,7 +187,7 @@ def generic_block_bound_log10(depth: int, width: int) -> float:
     K = _crossover(D, d)
 
     def lc(n, k):
-        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
+        return log_comb(n, k) / math.log(10)
 
     terms = []
     if K >= 0:

@@ -80,14 +80,34 @@ def formula_transition_depth(width: int, max_depth: int = 40) -> float | None:
     return transition_from_ratios(ratios)
 
 
-def expressivity_optimal_depth(budget: float, max_depth: int = 200) -> int:
-    """Depth maximising log sep (H = 1 formula) at 12 L d^2 = budget, d = round(sqrt(.))."""
-    best, best_val = 1, -math.inf
+def width_at_budget(budget: float, depth: int) -> int:
+    """Integer width spending ``budget`` = 12 L d**2 (at least 1)."""
+    return max(1, int(round(math.sqrt(budget / (12 * depth)))))
+
+
+def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
+    """Deepest L still depth-efficient at its own width d = sqrt(budget / 12 L).
+
+    At a fixed budget the H = 1 formula's log sep keeps rising with depth but only
+    marginally once L passes the width's transition (it tends to budget * ln 3 / 24), so
+    an argmax would be "infinitely deep". The meaningful optimum, in the paper's sense,
+    is the largest depth not past the transition: L <= transition_depth(d(L)).
+    """
+    best = 1
     for L in range(1, max_depth + 1):
-        d = int(round(math.sqrt(budget / (12 * L))))
-        if d < 1:
+        t = formula_transition_depth(width_at_budget(budget, L))
+        if t is not None and L <= t:
+            best = L
+        elif L > best + 3:
             break
-        v = generic_block_bound_log10(L, d)
-        if v > best_val:
-            best, best_val = L, v
     return best
+
+
+def paper_optimal_depth(budget: float) -> float:
+    """The paper's rule at a budget: L = log_3 d with 12 L d**2 = budget (real L)."""
+    from scipy.optimize import brentq
+
+    def g(L):
+        return L - paper_transition_depth(math.sqrt(budget / (12 * L)))
+
+    return brentq(g, 1e-6, 1e4) if g(1e-6) < 0 else 0.0

@@ -1,0 +1,305 @@
+"""The theorem figures. ``make_all(out, quick)`` writes each as PNG + PDF + CSV.
+
+Measured points come from :func:`seprank.measure` (exact modular ranks); lines from the
+proven formulas in :mod:`seprank.theory`. Every figure says which is which.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+import time
+from pathlib import Path
+
+from ._style import COLORS, apply_style, save
+from .measure import measure
+from .nets import LinearSelfAttention
+from .theory.bounds import generic_block_bound_log10, matrix_degree
+from .theory.guidelines import fit_optimal_shape
+from .theory.regimes import (
+    doubled_transition_depth,
+    expressivity_optimal_depth,
+    formula_growth_ratio,
+    formula_transition_depth,
+    growth_ratios,
+    paper_optimal_depth,
+    paper_transition_depth,
+    transition_from_ratios,
+    width_at_budget,
+)
+
+
+def _csv(path: Path, header: list[str], rows: list) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def _m(depth, width, heads, seq_len, **kw):
+    return measure(LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len),
+                   **kw)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- figure 1
+def fig_rank_vs_depth(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    budget = 400 if quick else 3200
+    rows, fig = [], plt.figure(figsize=(7, 4.6))
+    ax = fig.gca()
+    for i, d in enumerate(range(2, 7)):
+        c = COLORS[i]
+        Ls = list(range(1, 7))
+        form = [generic_block_bound_log10(L, d) for L in Ls]
+        ax.plot(Ls, form, "-", color=c, label=f"d_x={d}: block formula (proved bound)")
+        # Paper-style asymptotic shapes, anchored at L = 1: Theta(3^L log d) and Theta(d^2 L).
+        eff = [form[0] * 3 ** (L - 1) for L in Ls]
+        ax.plot(Ls, eff, ":", color=c, lw=1, alpha=0.7)
+        for L in Ls:
+            if 10 ** form[L - 1] > budget:
+                break
+            m = _m(L, d, 1, 2 * d)
+            rows.append([d, L, m.rank, m.saturated, round(form[L - 1], 6)])
+            ax.plot(L, math.log10(m.rank), "o", color=c, mec="black", ms=6)
+    ax.plot([], [], "ok", mec="black", label="measured exact rank (H=1, N=2d_x)")
+    ax.plot([], [], ":k", label="paper's efficient-regime shape 3^L (anchored at L=1)")
+    ax.set_ylim(0, 40)
+    ax.set_xlabel("depth L (layers)")
+    ax.set_ylabel("log10 separation rank")
+    ax.set_title("Separation rank vs depth: measured (points) and formula (lines)")
+    ax.legend(fontsize=7, ncol=2, loc="upper left")
+    save(fig, out, "fig1_rank_vs_depth")
+    _csv(out / "fig1_rank_vs_depth.csv", ["width", "depth", "measured_rank", "saturated",
+                                          "log10_formula"], rows)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- figure 2
+def fig_regimes(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    widths = [2, 10, 100, 1000, 10000]
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    rows = []
+    for i, d in enumerate(widths):
+        Ls = list(range(1, 22))
+        r = [formula_growth_ratio(L, d) for L in Ls]
+        rows += [[d, L, x] for L, x in zip(Ls, r)]
+        ax.plot(Ls, r, "-o", ms=3, color=COLORS[i], label=f"d_x={d}")
+        ax.axvline(paper_transition_depth(d), color=COLORS[i], ls="--", lw=1)
+        ax.axvline(doubled_transition_depth(d), color=COLORS[i], ls=":", lw=1.5)
+    ax.axhline(3, color="gray", lw=0.8)
+    ax.axhline(2, color="gray", lw=0.8, ls="-.")
+    ax.plot([], [], "k--", lw=1, label="paper: L = log3 d_x")
+    ax.plot([], [], "k:", lw=1.5, label="L = 2 log3 d_x")
+    ax.plot([], [], "-.", color="gray", label="threshold 2 (our regime rule)")
+    ax.set_xlabel("depth L (layers)")
+    ax.set_ylabel("growth ratio log sep(L+1) / log sep(L)")
+    ax.set_title("Regimes from the H=1 block formula: ratio 3 = depth-efficient")
+    ax.legend(fontsize=7, loc="upper right")
+    save(fig, out, "fig2_regimes")
+    _csv(out / "fig2_regimes.csv", ["width", "depth", "growth_ratio_formula"], rows)
+
+
+# --------------------------------------------------------------------------- figure 3
+def fig_transition(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    ws = sorted({int(round(10 ** (k / 4))) for k in range(1, 17)} | {2, 3})
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    ax.plot(ws, [paper_transition_depth(w) for w in ws], "--", color=COLORS[0],
+            label="paper: log3 d_x")
+    ax.plot(ws, [doubled_transition_depth(w) for w in ws], ":", color=COLORS[1],
+            label="2 log3 d_x")
+    ft = [formula_transition_depth(w) for w in ws]
+    ax.plot(ws, ft, "-", color=COLORS[2], label="H=1 block formula (ratio crosses 2)")
+    rows = [["formula", w, 1, t] for w, t in zip(ws, ft)]
+    cases = [(2, 1), (2, 2), (3, 1), (3, 3)] if quick else [(2, 1), (2, 2), (3, 1), (3, 3),
+                                                             (4, 2), (4, 4)]  # fmt: skip
+    for w, H in cases:
+        logs = {}
+        for L in range(1, 5):
+            N = 2 * w
+            from .theory.bounds import block_bound
+
+            if block_bound(L, w, w, w) > (600 if quick else 3200):
+                break
+            m = _m(L, w, H, N)
+            logs[L] = math.log(m.rank)
+        t = transition_from_ratios(growth_ratios(logs))
+        rows.append(["measured", w, H, t])
+        if t is not None:
+            ax.plot(w, t, "o" if H == 1 else "s", color=COLORS[3 if H == 1 else 4], mec="black")
+    ax.plot([], [], "o", color=COLORS[3], mec="black", label="measured, H=1")
+    ax.plot([], [], "s", color=COLORS[4], mec="black", label="measured, H>1")
+    ax.set_xscale("log")
+    ax.set_xlabel("width d_x")
+    ax.set_ylabel("transition depth L (layers)")
+    ax.set_title("Where depth stops paying: transition depth vs width")
+    ax.legend(fontsize=8)
+    save(fig, out, "fig3_transition_depth")
+    _csv(out / "fig3_transition_depth.csv", ["source", "width", "heads", "transition_depth"],
+         rows)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- figure 4
+def fig_heads(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    cases = [(2, 4, 4), (2, 6, 4), (3, 2, 4)] + ([] if quick else [(2, 6, 6), (2, 8, 4)])
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    rows = []
+    for i, (L, d, N) in enumerate(cases):
+        Hs = [h for h in range(1, d + 1) if d % h == 0]
+        ranks = [_m(L, d, H, N).rank for H in Hs]
+        rows += [[L, d, N, H, r] for H, r in zip(Hs, ranks)]
+        ax.plot(Hs, ranks, "-o", color=COLORS[i], label=f"L={L}, d_x={d}, N={N}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("number of heads H (head size d_x / H)")
+    ax.set_ylabel("measured separation rank (exact, saturated)")
+    ax.set_title("More heads at fixed width: the rank does not grow")
+    ax.legend(fontsize=8)
+    save(fig, out, "fig4_heads")
+    _csv(out / "fig4_heads.csv", ["depth", "width", "seq_len", "heads", "measured_rank"], rows)
+
+
+# --------------------------------------------------------------------------- figure 5
+def fig_float_vs_exact(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    d, N = 2, 2
+    Ls = [1, 2, 3] if quick else [1, 2, 3, 4]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.4))
+    rows, exact, flo = [], [], []
+    for i, L in enumerate(Ls):
+        e = _m(L, d, 1, N)
+        f = _m(L, d, 1, N, method="float", max_samples=max(e.samples))
+        exact.append(e.rank)
+        flo.append(f.rank)
+        rows.append([L, 3**L, e.rank, f.rank, f.tolerance])
+        s = f.spectrum / f.spectrum[0]
+        a2.semilogy(range(1, len(s) + 1), s, color=COLORS[i], label=f"L={L} (exact rank {e.rank})")
+        a2.axvline(e.rank, color=COLORS[i], ls=":", lw=1)
+    a2.axhline(f.tolerance / f.spectrum[0], color="gray", ls="--", lw=1,
+               label="float tolerance (last run)")
+    degs = [3**L for L in Ls]
+    a1.plot(degs, exact, "-o", color=COLORS[0], label="exact (GF(p), certified)")
+    a1.plot(degs, flo, "-s", color=COLORS[1], label="float64 SVD rank")
+    a1.set_xscale("log", base=3)
+    a1.set_yscale("log")
+    a1.set_xlabel("polynomial degree 3^L")
+    a1.set_ylabel("rank")
+    a1.set_title(f"Exact vs float rank (d_x={d}, N={N}, H=1)")
+    a1.legend(fontsize=8)
+    a2.set_xlabel("singular value index")
+    a2.set_ylabel("s_i / s_1 (float64 grid)")
+    a2.set_title("Spectra: the gap vanishes as the degree grows")
+    a2.legend(fontsize=7)
+    save(fig, out, "fig5_exact_vs_float")
+    _csv(out / "fig5_exact_vs_float.csv", ["depth", "degree", "exact_rank", "float_rank",
+                                           "float_tolerance"], rows)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- figure 6
+def fig_equal_params(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    budgets = [1e6, 1e8, 1e10, 1e12]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    rows = []
+    for i, P in enumerate(budgets):
+        Ls = list(range(1, 61))
+        v = [generic_block_bound_log10(L, width_at_budget(P, L)) for L in Ls]
+        top = max(v)
+        a1.plot(Ls, [x / top for x in v], color=COLORS[i], label=f"{P:.0e} params")
+        opt = expressivity_optimal_depth(P)
+        a1.axvline(opt, color=COLORS[i], ls=":", lw=1)
+        rows += [["curve", P, L, x] for L, x in zip(Ls, v)]
+    a1.set_xlabel("depth L (width spends the budget: 12 L d_x^2)")
+    a1.set_ylabel("log sep / max over L shown (H=1 formula)")
+    a1.set_title("Fixed budget: log sep vs depth (dotted: last efficient depth)")
+    a1.legend(fontsize=8)
+    Ps = [10 ** (k / 2) for k in range(10, 27)]
+    fit_d = [fit_optimal_shape(P)["depth"] for P in Ps]
+    ours = [expressivity_optimal_depth(P) for P in Ps]
+    paper = [paper_optimal_depth(P) for P in Ps]
+    rows += [["optimum", P, f, o, p] for P, f, o, p in zip(Ps, fit_d, ours, paper)]
+    a2.plot(Ps, fit_d, "-", color=COLORS[0], label="paper's empirical fit d=exp(5.039+0.0555L)")
+    a2.plot(Ps, ours, "-o", ms=3, color=COLORS[1], label="theory: last depth-efficient L (H=1 formula)")
+    a2.plot(Ps, paper, "--", color=COLORS[2], label="paper's rule L = log3 d_x")
+    for name, P, L in (("GPT-3 175B (96 layers)", 175e9, 96), ("1T (authors: 92)", 1e12, 92)):
+        a2.plot(P, L, "*", ms=12, color=COLORS[3], mec="black")
+        a2.annotate(name, (P, L), textcoords="offset points", xytext=(-120, 4), fontsize=8)
+    a2.set_xscale("log")
+    a2.set_xlabel("non-embedding parameters (12 L d_x^2)")
+    a2.set_ylabel("optimal depth L (layers)")
+    a2.set_title("Optimal depth per budget: theory vs the paper's fit")
+    a2.legend(fontsize=7, loc="upper left")
+    save(fig, out, "fig6_equal_params")
+    _csv(out / "fig6_equal_params.csv", ["kind", "params", "depth_or_fit", "value_or_ours",
+                                         "paper_rule"], rows)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- figure 7
+def fig_experiment(out: Path, quick: bool):
+    import matplotlib.pyplot as plt
+
+    here = Path(__file__).resolve().parents[1] / "experiments/depth_width/results/results.csv"
+    cands = [Path("experiments/depth_width/results/results.csv"), here]
+    src = next((p for p in cands if p.exists()), None)
+    if src is None:
+        msg = ("figure 7 skipped: no experiment output; make it with "
+               "`seprank experiment --preset cpu --out experiments/depth_width/results`")
+        print(msg, file=sys.stderr)
+        (out / "fig7_experiment.MISSING.txt").write_text(msg + "\n")
+        return
+    with src.open() as f:
+        rows = list(csv.DictReader(f))
+    by: dict = {}
+    for r in rows:
+        by.setdefault(int(r["budget"]), {}).setdefault(int(r["depth"]), []).append(
+            float(r["val_loss"]))
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    out_rows = []
+    for i, (b, dd) in enumerate(sorted(by.items())):
+        Ls = sorted(dd)
+        mean = [sum(dd[L]) / len(dd[L]) for L in Ls]
+        sd = [(sum((x - m) ** 2 for x in dd[L]) / (len(dd[L]) - 1)) ** 0.5 if len(dd[L]) > 1
+              else 0.0 for L, m in zip(Ls, mean)]  # fmt: skip
+        ax.errorbar(Ls, mean, yerr=sd, marker="o", capsize=3, color=COLORS[i],
+                    label=f"{b:,} non-emb. params")
+        out_rows += [[b, L, m, s] for L, m, s in zip(Ls, mean, sd)]
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("depth L (layers; width spends the budget)")
+    ax.set_ylabel("validation loss (nats/byte)")
+    ax.set_title(f"Torch experiment: loss vs depth at fixed budgets ({src.parent.name})")
+    ax.legend(fontsize=8)
+    save(fig, out, "fig7_experiment")
+    _csv(out / "fig7_experiment.csv", ["budget", "depth", "val_loss_mean", "val_loss_std"],
+         out_rows)  # fmt: skip
+
+
+FIGURES = [fig_rank_vs_depth, fig_regimes, fig_transition, fig_heads, fig_float_vs_exact,
+           fig_equal_params, fig_experiment]  # fmt: skip
+
+
+def make_all(out: Path, quick: bool = False) -> list[str]:
+    """Write every figure to ``out`` (PNG, PDF, CSV) and a README with captions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    apply_style()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    done = []
+    for f in FIGURES:
+        t = time.perf_counter()
+        f(out, quick)
+        print(f"{f.__name__}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
+        done.append(f.__name__)
+    from ._captions import write_readme
+
+    write_readme(out, quick)
+    return done

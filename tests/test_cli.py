@@ -1,0 +1,77 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from seprank.cli import main
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "seprank.cli", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_measure_json_contract():
+    r = run("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for key in ("rank", "saturated", "certified", "method", "samples", "seconds", "config"):
+        assert key in d
+    assert d["rank"] == 18 and d["saturated"] and d["config"]["depth"] == 2
+
+
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["measure", "--depth", "1", "--width", "3", "--heads", "2", "--seq-len", "2"],
+         "heads=2 must divide width=3"),
+        (["measure", "--depth", "1", "--width", "2", "--seq-len", "1"], "seq_len=1"),
+        (["measure", "--depth", "0", "--width", "2", "--seq-len", "2"], "depth=0"),
+        (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--partition", "0,0"],
+         "partition"),
+        (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--prime", "15"], "prime=15"),
+        (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--max-samples", "999999"],
+         "max_samples"),
+        (["measure", "--depth", "x"], "depth"),
+        (["guide", "--params", "-5"], "params"),
+        (["bounds", "--depth", "1", "--width", "2", "--seq-len", "4", "--partition", "9"],
+         "partition"),
+        (["experiment", "--preset", "huge"], "preset"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args, text):
+    r = run(*args)
+    assert r.returncode == 2
+    lines = [x for x in r.stderr.strip().splitlines() if x]
+    assert len(lines) == 1 and text in lines[0] and "Traceback" not in r.stderr
+
+
+def test_bounds_json_keys():
+    r = run("bounds", "--depth", "2", "--width", "3", "--seq-len", "6", "--json")
+    d = json.loads(r.stdout)
+    for key in ("upper", "log10_upper", "regime_paper", "regime_measured",
+                "transition_depth_paper", "which", "why"):
+        assert key in d
+    assert d["upper"] == 49
+
+
+def test_guide_json(capsys):
+    assert main(["guide", "--params", "175e9", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert 75 < d["depth"] < 85 and 12000 < d["width"] < 15000 and d["params"] == 175e9
+    assert d["gpt3"]["verdict"] == "too deep"
+
+
+def test_guide_verdict_text(capsys):
+    assert main(["guide", "--depth", "96", "--width", "12288"]) == 0
+    assert "too deep" in capsys.readouterr().out
+
+
+def test_verify_quick_writes_tables(tmp_path, capsys):
+    rc = main(["verify", "--quick", "--out", str(tmp_path)])
+    assert rc == 0
+    csv_text = (tmp_path / "results.csv").read_text()
+    md = (tmp_path / "results.md").read_text()
+    assert "VIOLATION" not in csv_text and "tight" in csv_text
+    assert "0 violations" in md
