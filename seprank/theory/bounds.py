@@ -17,7 +17,7 @@ By the first fundamental theorem for O(n) (Cauchy decomposition of Sym(C^d (x) C
     a_j = sum over lambda |- 2j+1 with exactly one odd part and at most min(d, n_q)
           parts of dim S_lambda(C^d)
 
-which reduce to C(m+k-1, k) and d C(m+j-1, j) when n >= d (proofs/bounded_rank_dims.md;
+which reduce to C(m+k-1, k) and d C(m+j-1, j) when n >= d (proofs/bounded_rank_dims.py;
 tests check them against exact ranks of evaluation matrices).
 
 >>> block_bound(depth=1, width=3, n_query=2, n_other=2)

@@ -1,0 +1,24 @@
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+PROOFS = Path(__file__).resolve().parents[1] / "proofs"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, PROOFS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("L, d, H, res", [(1, 2, 1, False), (2, 3, 1, True), (3, 2, 2, False),
+                                          (2, 4, 2, True)])
+def test_structural_lemma(L, d, H, res):
+    assert load("structural_lemma").check(L, d, H, 4, res)
+
+
+@pytest.mark.parametrize("name", ["block_bound", "bounded_rank_dims"])
+def test_claim_checks(name):
+    assert load(name).check()
