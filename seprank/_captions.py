@@ -15,7 +15,8 @@ CAPTIONS = {
     "the paper's log3 d_x, 2 log3 d_x, the H = 1 formula, and measured points (H = 1 circles, "
     "H > 1 squares) where exact measurement reaches.",
     "fig4_heads": "Measured separation rank against the number of heads at fixed depth and "
-    "width: the rank never grows with H.",
+    "width: the rank never grows with H. The d_x=6 curves for N=4 and N=6 coincide (same "
+    "measured ranks), so only one is visible.",
     "fig5_exact_vs_float": "Left: exact rank (GF(p)) and float64 SVD rank as the degree 3^L "
     "grows (d_x = 2, N = 2). Right: normalised singular values; dotted verticals mark the "
     "exact rank. The float rank fails once the spectrum has no gap at the true rank.",
