@@ -3,7 +3,7 @@
 For seprank's own suite and for users testing their own architectures:
 
 >>> from seprank.nets import LinearSelfAttention
->>> assert_rank_within_bounds(LinearSelfAttention(depth=1, width=2, seq_len=4), lower=3, upper=3)
+>>> m = assert_rank_within_bounds(LinearSelfAttention(depth=1, width=2, seq_len=4), lower=3, upper=3)
 
 Every assertion failure message holds the config, the seed and a command (or Python
 snippet) that reproduces the case.
