@@ -5,7 +5,7 @@ non-embedding parameters 12 L d_x**2. Every number here is computed from the fit
 (kind "fit"), beside the figures the paper or its authors quoted (kind "quoted").
 
 >>> round(fit_width(96))
-31800
+31793
 """
 
 from __future__ import annotations
