@@ -21,26 +21,11 @@ Status: b_k proved; a_j proved modulo the cited branching rule, and checked.
 
 
 def check() -> bool:
-    import numpy as np
+    from seprank.theory.bounds import a_dim, b_dim
+    from seprank.theory.dimcheck import evaluation_dim
 
-    from seprank.rank import rank_modp
-    from seprank.theory.bounds import a_dim
-
-    p, rng = 67108859, np.random.default_rng(0)
-    d, n, j = 3, 2, 2
-    iu = [(a, b) for a in range(d) for b in range(a, d)]
-    import itertools
-    import math
-
-    mons = list(itertools.combinations_with_replacement(range(len(iu)), j))
-    cols = [(c, m) for c in range(d) for m in mons]
-    rows = []
-    for _ in range(len(cols) + 5):
-        X = rng.integers(0, p, size=(d, n)).astype(object)
-        S = X.dot(X.T)
-        ent = [int(S[a, b]) % p for a, b in iu]
-        rows.append([int(X[c, 0]) * math.prod(ent[t] for t in m) % p for c, m in cols])
-    return rank_modp(np.array(rows, dtype=np.int64), p) == a_dim(j, d, n)
+    return evaluation_dim(2, 3, 2, "a") == a_dim(2, 3, 2) and \
+        evaluation_dim(3, 3, 2, "b") == b_dim(3, 3, 2)  # fmt: skip
 
 
 if __name__ == "__main__":

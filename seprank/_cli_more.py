@@ -172,9 +172,7 @@ def _cmd_experiment(args) -> int:
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise ConfigError("experiment: torch is not installed (pip install torch==2.13.0)")
-    from .cli import _Parser  # noqa: F401
-
+        raise ConfigError("experiment: torch is not installed (pip install torch==2.13.0)") from None
     sys.path.insert(0, str(base))
     from experiments.depth_width import run as exp
 

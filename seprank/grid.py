@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 
 import numpy as np
 
@@ -97,9 +98,7 @@ def check_matrix_fits(rows: int, cols: int, itemsize: int = 8, limit_bytes: int 
 
 def _available_memory() -> int:
     try:
-        pages = __import__("os").sysconf("SC_PHYS_PAGES")
-        size = __import__("os").sysconf("SC_PAGE_SIZE")
-        return int(pages * size)
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):  # pragma: no cover
         return 8 * 2**30
 

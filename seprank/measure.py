@@ -97,7 +97,7 @@ def _say(progress, msg: str) -> None:
         progress(msg)
 
 
-def _measure_symbolic(net, partition, A, B, seed, weights):
+def _measure_symbolic(net, A, seed, weights):
     est = _symbolic_monomials(net)
     if est > SYMBOLIC_MAX_MONOMIALS:
         raise TooBigError(
@@ -187,7 +187,7 @@ def measure(
     t_start = time.perf_counter()
 
     if method == "symbolic":
-        rank, shape, te, tr = _measure_symbolic(net, partition, A, B, seed, weights)
+        rank, shape, te, tr = _measure_symbolic(net, A, seed, weights)
         return Measurement(
             rank=rank, saturated=True, certified=CERTIFIED["symbolic"], method=method,
             prime=None, samples=shape, seconds=time.perf_counter() - t_start, seed=int(seed),

@@ -15,7 +15,7 @@ from pathlib import Path
 from ._style import COLORS, apply_style, save
 from .measure import measure
 from .nets import LinearSelfAttention
-from .theory.bounds import generic_block_bound_log10, matrix_degree
+from .theory.bounds import block_bound, generic_block_bound_log10
 from .theory.guidelines import fit_optimal_shape
 from .theory.regimes import (
     doubled_transition_depth,
@@ -121,8 +121,6 @@ def fig_transition(out: Path, quick: bool):
         logs = {}
         for L in range(1, 5):
             N = 2 * w
-            from .theory.bounds import block_bound
-
             if block_bound(L, w, w, w) > (600 if quick else 3200):
                 break
             m = _m(L, w, H, N)

@@ -11,7 +11,6 @@ snippet) that reproduces the case.
 
 from __future__ import annotations
 
-import math
 import os
 
 from .grid import check_partition, default_partition
@@ -182,10 +181,12 @@ def assert_engines_agree(net, partition=None, *, seed: int = 0, float_check: str
     """Modular and symbolic ranks agree exactly on one integer network; the float rank
     agrees too when its spectrum is trustworthy (``float_check='trusted'``), always
     (``'always'``) or is not checked (``'never'``)."""
+    import numpy as np
+
     from .domains import Symbolic
     from .rank import float_trustworthy
 
-    weights = net.init(__import__("numpy").random.default_rng(seed), Symbolic())
+    weights = net.init(np.random.default_rng(seed), Symbolic())
     sym = measure(net, partition, method="symbolic", weights=weights)
     mod = measure(net, partition, method="modular", weights=weights, seed=seed)
     where = _where(net, partition, seed, "symbolic")
@@ -200,7 +201,3 @@ def assert_engines_agree(net, partition=None, *, seed: int = 0, float_check: str
                 f"{flo.tolerance:.3g}); {where}"
             )
     return sym.rank
-
-
-def log10_or_nan(x: float) -> float:
-    return math.log10(x) if x > 0 else float("nan")

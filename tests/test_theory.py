@@ -1,10 +1,7 @@
-import itertools
 import math
 
-import numpy as np
 import pytest
 
-from seprank.rank import rank_modp
 from seprank.theory import guidelines as gl
 from seprank.theory.bounds import (
     a_dim,
@@ -16,6 +13,7 @@ from seprank.theory.bounds import (
     matrix_degree,
     monomial_bound,
 )
+from seprank.theory.dimcheck import evaluation_dim
 from seprank.theory.regimes import (
     formula_transition_depth,
     growth_regime,
@@ -23,47 +21,18 @@ from seprank.theory.regimes import (
     transition_from_ratios,
 )
 
-P = 67108859
-
-
-def _monomials(nvars, deg):
-    return [c for c in itertools.combinations_with_replacement(range(nvars), deg)]
-
-
-def _eval_dim(fn_values):
-    return rank_modp(np.array(fn_values, dtype=np.int64), P)
-
 
 @pytest.mark.parametrize("d, n, k", [(2, 1, 2), (3, 1, 2), (3, 2, 2), (3, 2, 3), (4, 2, 2),
                                      (4, 3, 2), (2, 2, 3), (3, 3, 2)])
 def test_b_dim_matches_exact_rank_of_evaluations(d, n, k):
     """b_k(n): dim of degree-k polynomials in S = X X^T, X (d x n): rank of evaluations."""
-    rng = np.random.default_rng(0)
-    iu = [(i, j) for i in range(d) for j in range(i, d)]
-    mons = _monomials(len(iu), k)
-    rows = []
-    for _ in range(len(mons) + 5):
-        X = rng.integers(0, P, size=(d, n)).astype(object)
-        S = X.dot(X.T)
-        ent = [int(S[i, j]) % P for i, j in iu]
-        rows.append([math.prod(ent[t] for t in mon) % P for mon in mons])
-    assert _eval_dim(rows) == b_dim(k, d, n)
+    assert evaluation_dim(k, d, n, "b", seed=0) == b_dim(k, d, n)
 
 
 @pytest.mark.parametrize("d, n, j", [(2, 1, 1), (2, 1, 2), (3, 1, 1), (3, 2, 1), (3, 2, 2),
                                      (4, 2, 1), (4, 3, 1), (2, 2, 2)])
 def test_a_dim_matches_exact_rank_of_evaluations(d, n, j):
-    rng = np.random.default_rng(1)
-    iu = [(i, k) for i in range(d) for k in range(i, d)]
-    mons = _monomials(len(iu), j)
-    cols = [(c, mon) for c in range(d) for mon in mons]
-    rows = []
-    for _ in range(len(cols) + 5):
-        X = rng.integers(0, P, size=(d, n)).astype(object)
-        S = X.dot(X.T)
-        ent = [int(S[a, b]) % P for a, b in iu]
-        rows.append([int(X[c, 0]) * math.prod(ent[t] for t in mon) % P for c, mon in cols])
-    assert _eval_dim(rows) == a_dim(j, d, n)
+    assert evaluation_dim(j, d, n, "a", seed=1) == a_dim(j, d, n)
 
 
 def test_generic_closed_form_equals_sum_and_known_values():

@@ -99,7 +99,7 @@ def train_one(run: dict, preset: Preset, data, device: str, bar=None) -> dict:
     losses = []
     t0 = time.perf_counter()
     model.train()
-    for step in range(steps):
+    for _ in range(steps):
         x, y = next(gen)
         loss = model(x.to(device), y.to(device))
         opt.zero_grad(set_to_none=True)

@@ -29,7 +29,7 @@ tests check them against exact ranks of evaluation matrices).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from ..errors import ConfigError
 
@@ -71,7 +71,7 @@ def schur_dim(lam: tuple[int, ...], d: int) -> int:
     return num // den
 
 
-@lru_cache(maxsize=None)
+@cache
 def b_dim(k: int, d: int, n: int) -> int:
     """dim of degree-k polynomials in S = sum of n generic x x^T (d x d)."""
     if n >= d:
@@ -80,7 +80,7 @@ def b_dim(k: int, d: int, n: int) -> int:
     return sum(schur_dim(tuple(2 * p for p in mu), d) for mu in partitions(k, min(d, n)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def a_dim(j: int, d: int, n: int) -> int:
     """dim span{x_c g(S)}: S = x x^T + (n-1) more generic x x^T, deg g = j."""
     if n >= d:
