@@ -2,12 +2,14 @@
 equivalent of the same size (pre-norm, GELU, 4x MLP, causal mask), measured in one run.
 
 Run: ``python -m experiments.depth_width.benchmark_throughput [--depth 4 --width 128]``.
-Prints tokens/s for both and the ratio ours / reference (>= 1 means ours is not slower).
+Prints median tokens/s over interleaved rounds for both and the ratio ours / reference
+(>= 1 means ours is not slower), with the range of per-round ratios as the noise level.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import torch
@@ -59,21 +61,25 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--ctx", type=int, default=128)
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     a = ap.parse_args(argv)
     torch.manual_seed(0)
     ours = GPT(a.depth, a.width, a.heads, a.ctx)
     ref = Reference(a.depth, a.width, a.heads, a.ctx)
     n_ours = sum(p.numel() for p in ours.parameters())
     n_ref = sum(p.numel() for p in ref.parameters())
-    r1 = tokens_per_s(ref, a.batch, a.ctx, a.steps)
-    o1 = tokens_per_s(ours, a.batch, a.ctx, a.steps)
-    r2 = tokens_per_s(ref, a.batch, a.ctx, a.steps)  # interleaved to share machine noise
-    o2 = tokens_per_s(ours, a.batch, a.ctx, a.steps)
-    o, r = max(o1, o2), max(r1, r2)
+    rs, os_ = [], []
+    for _ in range(a.rounds):  # interleaved, so both share the machine's noise
+        rs.append(tokens_per_s(ref, a.batch, a.ctx, a.steps))
+        os_.append(tokens_per_s(ours, a.batch, a.ctx, a.steps))
+    o, r = statistics.median(os_), statistics.median(rs)
+    ratios = sorted(x / y for x, y in zip(os_, rs))
+    print(f"config depth {a.depth} width {a.width} heads {a.heads} batch {a.batch} ctx {a.ctx}, "
+          f"{a.rounds} rounds of {a.steps} steps, torch threads {torch.get_num_threads()}")
     print(f"params ours {n_ours:,}  reference {n_ref:,}")
-    print(f"ours      {o:,.0f} tokens/s")
-    print(f"reference {r:,.0f} tokens/s (nn.TransformerEncoderLayer)")
-    print(f"ratio ours/reference {o / r:.2f}")
+    print(f"ours      {o:,.0f} tokens/s (median)")
+    print(f"reference {r:,.0f} tokens/s (median; nn.TransformerEncoderLayer)")
+    print(f"ratio ours/reference {o / r:.3f} (per-round ratios {ratios[0]:.3f} .. {ratios[-1]:.3f})")
 
 
 if __name__ == "__main__":
