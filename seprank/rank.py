@@ -14,13 +14,24 @@ import numpy as np
 from .errors import TooBigError
 
 
-def rank_modp(F: np.ndarray, p: int) -> int:
-    """Exact rank of the integer matrix ``F`` reduced mod the prime ``p`` (nmod_mat)."""
-    import flint
+def rank_modp(F: np.ndarray, p: int, engine: str = "auto") -> int:
+    """Exact rank of the integer matrix ``F`` reduced mod the prime ``p``.
+
+    ``engine``: ``"blas"`` (blocked elimination on float64 BLAS, :mod:`seprank.modlu`,
+    primes below 2**26), ``"flint"`` (python-flint's nmod_mat, any word-size prime), or
+    ``"auto"`` (blas where it applies, else flint). Both are exact; they agree.
+    """
+    from . import modlu
 
     F = np.asarray(F)
+    if engine not in ("auto", "blas", "flint"):
+        raise ValueError(f"engine={engine!r} must be auto, blas or flint")
     if F.size == 0:
         return 0
+    if engine == "blas" or (engine == "auto" and p < modlu.MAX_PRIME and modlu.available()):
+        return modlu.rank_blocked(F, p)
+    import flint
+
     R, C = F.shape
     flat = (np.asarray(F, dtype=np.int64) % p).ravel().tolist()
     return int(flint.nmod_mat(R, C, flat, int(p)).rank())

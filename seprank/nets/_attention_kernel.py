@@ -6,7 +6,8 @@ fuses each network evaluation into registers instead of materialising intermedia
 Overflow: every operand is reduced to [0, p), so a product is < (p-1)**2, and each
 accumulator adds at most ``max(width, seq_len)`` such products before one reduction.
 ``grid_modp`` refuses (returns None, so the caller falls back to the generic path) unless
-``max(width, seq_len) * (p-1)**2 <= 2**63 - 1``: no int64 overflow.
+``max(width, seq_len) * (p-1)**2 <= 2**63 - 1`` (no int64 overflow) and
+``max(width, seq_len) * p < 2**50`` (the division-free reduction ``_rem`` is exact).
 """
 
 from __future__ import annotations
@@ -19,70 +20,114 @@ except Exception:  # pragma: no cover
     _nb = None
 
 
-def _kernel_body(A, Bc, pos_a, pos_b, Wq, Wk, Wv, Wo, p, qpos, coord, residual, out):
+#: Columns evaluated together; every inner loop runs over the tile, so it vectorises.
+TILE = 64
+
+
+def _rem(x, p, pinv):
+    """x mod p for 0 <= x < 2**63 without an integer division (branch-free, vectorisable).
+
+    y = x * (1/p) in float64 is within (x/p) * 2**-51 of x/p, below 1/2 because
+    ``grid_modp`` requires max(width, seq_len) * p < 2**50 (x/p < that bound); so
+    q = trunc(y) is floor(x/p) - 1, floor(x/p) or floor(x/p) + 1, and x - q*p (exact:
+    int64 wraps and the true value fits) lies in [-p, 2p): one correction each way.
+    """
+    r = x - np.int64(np.float64(x) * pinv) * p
+    r = r + p if r < 0 else r
+    return r - p if r >= p else r
+
+
+def _kernel_body(A, Bc, pos_a, pos_b, Wq, Wk, Wv, Wo, p, pinv, qpos, coord, residual, out):
     P, Q = out.shape
     L, H, da, d = Wq.shape
     N = pos_a.shape[0] + pos_b.shape[0]
+    T = TILE
     for r in _prange(P):
-        Y = np.empty((N, d), dtype=np.int64)
-        Yn = np.empty((N, d), dtype=np.int64)
-        q = np.empty((N, da), dtype=np.int64)
-        k = np.empty((N, da), dtype=np.int64)
-        v = np.empty((N, da), dtype=np.int64)
-        z = np.empty(da, dtype=np.int64)
-        for c in range(Q):
-            for t in range(pos_a.shape[0]):
-                for e in range(d):
-                    Y[pos_a[t], e] = A[r, t, e]
-            for t in range(pos_b.shape[0]):
-                for e in range(d):
-                    Y[pos_b[t], e] = Bc[c, t, e]
+        Y = np.empty((N, d, T), dtype=np.int64)
+        Yn = np.empty((N, d, T), dtype=np.int64)
+        q = np.empty((N, da, T), dtype=np.int64)
+        k = np.empty((N, da, T), dtype=np.int64)
+        v = np.empty((N, da, T), dtype=np.int64)
+        z = np.empty((da, T), dtype=np.int64)
+        s = np.empty(T, dtype=np.int64)
+        for c0 in range(0, Q, T):
+            for t in range(T):
+                c = min(c0 + t, Q - 1)  # the last tile repeats its last column
+                for i in range(pos_a.shape[0]):
+                    for e in range(d):
+                        Y[pos_a[i], e, t] = A[r, i, e]
+                for i in range(pos_b.shape[0]):
+                    for e in range(d):
+                        Y[pos_b[i], e, t] = Bc[c, i, e]
             for layer in range(L):
                 last = layer == L - 1
                 for n in range(N):
                     for e in range(d):
-                        Yn[n, e] = Y[n, e] if residual else 0
+                        for t in range(T):
+                            Yn[n, e, t] = Y[n, e, t] if residual else 0
                 for h in range(H):
                     for n in range(N):
                         for a in range(da):
-                            sq = 0
-                            sk = 0
-                            sv = 0
+                            for t in range(T):
+                                q[n, a, t] = 0
+                                k[n, a, t] = 0
+                                v[n, a, t] = 0
                             for e in range(d):
-                                y = Y[n, e]
-                                sq += Wq[layer, h, a, e] * y
-                                sk += Wk[layer, h, a, e] * y
-                                sv += Wv[layer, h, a, e] * y
-                            q[n, a] = sq % p
-                            k[n, a] = sk % p
-                            v[n, a] = sv % p
+                                wq = Wq[layer, h, a, e]
+                                wk = Wk[layer, h, a, e]
+                                wv = Wv[layer, h, a, e]
+                                for t in range(T):
+                                    y = Y[n, e, t]
+                                    q[n, a, t] += wq * y
+                                    k[n, a, t] += wk * y
+                                    v[n, a, t] += wv * y
+                            for t in range(T):
+                                q[n, a, t] = _rem(q[n, a, t], p, pinv)
+                                k[n, a, t] = _rem(k[n, a, t], p, pinv)
+                                v[n, a, t] = _rem(v[n, a, t], p, pinv)
                     for i in range(N):
                         if last and i != qpos:
-                            continue
+                            continue  # the last layer only feeds the query position
                         for a in range(da):
-                            z[a] = 0
+                            for t in range(T):
+                                z[a, t] = 0
                         for j in range(N):
-                            s = 0
+                            for t in range(T):
+                                s[t] = 0
                             for a in range(da):
-                                s += q[i, a] * k[j, a]
-                            s = s % p
+                                for t in range(T):
+                                    s[t] += q[i, a, t] * k[j, a, t]
+                            for t in range(T):
+                                s[t] = _rem(s[t], p, pinv)
                             for a in range(da):
-                                z[a] += s * v[j, a]
+                                for t in range(T):
+                                    z[a, t] += s[t] * v[j, a, t]
                         for a in range(da):
-                            z[a] = z[a] % p
+                            for t in range(T):
+                                z[a, t] = _rem(z[a, t], p, pinv)
                         for e in range(d):
-                            o = 0
+                            if last and e != coord:
+                                continue
+                            for t in range(T):
+                                s[t] = 0
                             for a in range(da):
-                                o += Wo[layer, h, e, a] * z[a]
-                            Yn[i, e] = (Yn[i, e] + o % p) % p
+                                w = Wo[layer, h, e, a]
+                                for t in range(T):
+                                    s[t] += w * z[a, t]
+                            for t in range(T):
+                                o = Yn[i, e, t] + _rem(s[t], p, pinv)
+                                Yn[i, e, t] = o - p if o >= p else o
                 for n in range(N):
                     for e in range(d):
-                        Y[n, e] = Yn[n, e]
-            out[r, c] = Y[qpos, coord]
+                        for t in range(T):
+                            Y[n, e, t] = Yn[n, e, t]
+            for t in range(min(T, Q - c0)):
+                out[r, c0 + t] = Y[qpos, coord, t]
 
 
 if _nb is not None:
     _prange = _nb.prange
+    _rem = _nb.njit(inline="always", cache=True)(_rem)
     _kernel = _nb.njit(parallel=True, cache=True)(_kernel_body)
 else:  # pragma: no cover
     _prange = range
@@ -95,7 +140,8 @@ def available() -> bool:
 
 def grid_modp(net, params, A, B, pos_a, pos_b, p: int) -> np.ndarray:
     """F[r, c] = f(A[r] on pos_a, B[c] on pos_b) mod p, or None if p is too large."""
-    if max(net.width, net.seq_len) * (p - 1) ** 2 > 2**63 - 1:
+    m = max(net.width, net.seq_len)
+    if m * (p - 1) ** 2 > 2**63 - 1 or m * p >= 2**50:
         return None
     out = np.empty((A.shape[0], B.shape[0]), dtype=np.int64)
     _kernel(
@@ -108,6 +154,7 @@ def grid_modp(net, params, A, B, pos_a, pos_b, p: int) -> np.ndarray:
         np.ascontiguousarray(params["Wv"], dtype=np.int64),
         np.ascontiguousarray(params["Wo"], dtype=np.int64),
         np.int64(p),
+        np.float64(1.0 / p),
         np.int64(net.query_position),
         np.int64(net.output_coord),
         bool(net.residual),
