@@ -2,9 +2,11 @@
 
 Run: ``python experiments/benchmark_rank.py [--quick]``. For each configuration it prints
 time and rank for (a) seprank.measure (modular, adaptive, grid and rank times apart),
-(b) the naive float baseline a user would write (numpy grid of the same size as seprank's
-final sample + np.linalg.matrix_rank), (c) sympy symbolic expansion where it is small
-enough, and the ratios. A float rank that differs from the exact one is flagged WRONG.
+(b) the same measurement with python-flint's nmod_mat as the rank engine (the previous
+engine; flint/blas is the ratio of rank times), (c) the naive float baseline a user would
+write (numpy grid of the same size as seprank's final sample + np.linalg.matrix_rank),
+(d) sympy symbolic expansion where it is small enough, and the ratios. A float rank that
+differs from the exact one is flagged WRONG. Output: a Markdown table.
 """
 
 from __future__ import annotations
@@ -56,18 +58,27 @@ def naive_float(L, d, H, N, n, seed=0):
     return int(np.linalg.matrix_rank(F))
 
 
+COLUMNS = ["config (L,d,H,N)", "exact rank", "saturated", "samples", "grid s", "rank s",
+           "total s", "target", "flint-rank total s", "flint/blas", "float rank", "float s",
+           "float/seprank", "sympy rank", "sympy s", "sympy/seprank"]  # fmt: skip
+TARGETS = {(3, 3, 1, 8): 30.0, (4, 2, 1, 4): 30.0}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
-    measure(LinearSelfAttention(depth=1, width=2, seq_len=2))  # compile the kernel once
-    head = (f"{'config (L,d,H,N)':<18}{'exact':>7}{'sat':>5}{'samples':>11}{'grid s':>8}"
-            f"{'rank s':>8}{'total s':>9}{'float':>7}{'float s':>9}{'sympy':>7}{'sympy s':>9}"
-            f"{'float/seprank':>15}{'sympy/seprank':>15}")  # fmt: skip
-    print(head)
+    measure(LinearSelfAttention(depth=1, width=2, seq_len=2))  # compile the kernels once
+    measure(LinearSelfAttention(depth=1, width=2, seq_len=2), rank_engine="flint")
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS))
     for L, d, H, N in QUICK if args.quick else CONFIGS:
         net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
-        m = measure(net)
+        m = measure(net)  # default: BLAS rank engine
+        mf = measure(net, rank_engine="flint")  # same grid, flint's nmod_mat for the rank
+        if mf.rank != m.rank:
+            print(f"ENGINES DISAGREE on {(L, d, H, N)}: blas {m.rank}, flint {mf.rank}")
+            return 1
         t = time.perf_counter()
         fr = naive_float(L, d, H, N, max(m.samples))
         tf = time.perf_counter() - t
@@ -75,14 +86,19 @@ def main(argv=None) -> int:
             t = time.perf_counter()
             sr = measure(net, method="symbolic").rank
             ts = time.perf_counter() - t
-            sym = (str(sr), f"{ts:.2f}", f"{ts / m.seconds:.2f}")
+            sym = [str(sr), f"{ts:.2f}", f"{ts / m.seconds:.1f}"]
         except TooBigError:
-            sym = ("-", "too big", "-")
-        flag = "" if fr == m.rank else " WRONG"
-        print(f"{str((L, d, H, N)):<18}{m.rank:>7}{str(m.saturated)[0]:>5}"
-              f"{'%dx%d' % m.samples:>11}{m.eval_seconds:>8.2f}{m.rank_seconds:>8.2f}"
-              f"{m.seconds:>9.2f}{str(fr) + flag:>7}{tf:>9.2f}{sym[0]:>7}{sym[1]:>9}"
-              f"{tf / m.seconds:>15.2f}{sym[2]:>15}", flush=True)  # fmt: skip
+            sym = ["-", "too big", "-"]
+        target = TARGETS.get((L, d, H, N))
+        verdict = "-" if target is None else (
+            f"< {target:.0f} s: {'met' if m.saturated and m.seconds < target else 'MISSED'}")
+        row = [str((L, d, H, N)), str(m.rank), "yes" if m.saturated else "NO",
+               "%dx%d" % m.samples, f"{m.eval_seconds:.2f}", f"{m.rank_seconds:.2f}",
+               f"{m.seconds:.2f}", verdict, f"{mf.seconds:.2f}",
+               f"{mf.rank_seconds / max(m.rank_seconds, 1e-9):.1f}",
+               str(fr) + ("" if fr == m.rank else " WRONG"), f"{tf:.2f}",
+               f"{tf / m.seconds:.1f}", *sym]  # fmt: skip
+        print("| " + " | ".join(row) + " |", flush=True)
     return 0
 
 

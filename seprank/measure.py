@@ -33,6 +33,7 @@ from .rank import rank_coefficients, rank_float, rank_modp
 
 METHODS = ("modular", "float", "symbolic")
 SAMPLERS = ("random", "templates")
+RANK_ENGINES = ("auto", "blas", "flint")
 DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500}
 #: Symbolic expansion is refused above this many possible monomials.
 SYMBOLIC_MAX_MONOMIALS = 250_000
@@ -149,6 +150,7 @@ def measure(
     weights: dict | None = None,
     chunk: int = _grid.DEFAULT_CHUNK,
     use_kernel: bool = True,
+    rank_engine: str = "auto",
     progress=None,
 ) -> Measurement:
     """Measure the separation rank of ``net`` for the partition (A side) ``partition``.
@@ -165,6 +167,8 @@ def measure(
     tol : SVD tolerance for ``float`` (default numpy's rule, reported).
     weights : optional integer weight arrays (same keys as ``net.init``), to measure
         one specific integer network in several engines.
+    rank_engine : GF(p) rank engine for ``modular``: ``"auto"``, ``"blas"`` or ``"flint"``
+        (see :func:`seprank.rank.rank_modp`; all exact, they agree).
     progress : True to print a line per adaptive step on stderr, or a callable.
 
     Examples
@@ -176,6 +180,8 @@ def measure(
     """
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
+    if rank_engine not in RANK_ENGINES:
+        raise ConfigError(f"rank_engine={rank_engine!r} must be one of {', '.join(RANK_ENGINES)}")
     if sampler not in SAMPLERS:
         raise ConfigError(f"sampler={sampler!r} must be one of {', '.join(SAMPLERS)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -259,7 +265,7 @@ def measure(
             tr = time.perf_counter()
             tolerance = spectrum = None
             if method == "modular":
-                rank = rank_modp(F, domain.p)
+                rank = rank_modp(F, domain.p, engine=rank_engine)
             else:
                 fr = rank_float(F, tol)
                 rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
