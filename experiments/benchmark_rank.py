@@ -93,7 +93,7 @@ def main(argv=None) -> int:
         verdict = "-" if target is None else (
             f"< {target:.0f} s: {'met' if m.saturated and m.seconds < target else 'MISSED'}")
         row = [str((L, d, H, N)), str(m.rank), "yes" if m.saturated else "NO",
-               "%dx%d" % m.samples, f"{m.eval_seconds:.2f}", f"{m.rank_seconds:.2f}",
+               f"{m.samples[0]}x{m.samples[1]}", f"{m.eval_seconds:.2f}", f"{m.rank_seconds:.2f}",
                f"{m.seconds:.2f}", verdict, f"{mf.seconds:.2f}",
                f"{mf.rank_seconds / max(m.rank_seconds, 1e-9):.1f}",
                str(fr) + ("" if fr == m.rank else " WRONG"), f"{tf:.2f}",

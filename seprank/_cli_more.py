@@ -111,11 +111,13 @@ def _cmd_guide(args) -> int:
         if "trillion" in out:
             t = out["trillion"]
             print(f"  quoted: width 30K (paper), depth 92 (authors): fit differs by "
-                  f"{t['width_difference_pct']:+.1f}% in width, {t['depth_difference']:+.1f} layers")  # fmt: skip
+                  f"{t['width_difference_pct']:+.1f}% in width, "
+                  f"{t['depth_difference']:+.1f} layers")  # fmt: skip
         if "gpt3" in out:
             g = out["gpt3"]
             print(f"  GPT-3 (96 layers, width 12288): {g['verdict']}; the fit would use "
-                  f"{g['fit_depth_at_params']:.1f} layers of width {g['fit_width_at_params']:.0f}")  # fmt: skip
+                  f"{g['fit_depth_at_params']:.1f} layers of width "
+                  f"{g['fit_width_at_params']:.0f}")  # fmt: skip
         return 0
     if args.depth is None or args.width is None:
         raise ConfigError("depth: give --params, or both --depth and --width")
@@ -172,7 +174,8 @@ def _cmd_experiment(args) -> int:
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise ConfigError("experiment: torch is not installed (pip install torch==2.13.0)") from None
+        msg = "experiment: torch is not installed (pip install torch==2.13.0)"
+        raise ConfigError(msg) from None
     sys.path.insert(0, str(base))
     from experiments.depth_width import run as exp
 

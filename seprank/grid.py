@@ -52,7 +52,9 @@ def default_partition(seq_len: int) -> tuple[int, ...]:
 
 
 def random_points(domain, rng, count: int, positions: int, width: int) -> np.ndarray:
-    """``count`` independent random inputs for ``positions`` positions: (count, positions, width)."""
+    """``count`` independent random inputs on ``positions`` positions.
+
+    Shape (count, positions, width)."""
     return domain.random(rng, (count, positions, width))
 
 

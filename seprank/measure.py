@@ -2,7 +2,8 @@
 
 Three methods:
 
-- ``modular`` (default): grid matrix over GF(p), exact rank with python-flint. The
+- ``modular`` (default): grid matrix over GF(p), exact rank (BLAS elimination in
+  :mod:`seprank.modlu`, or python-flint; see ``rank_engine``). The
   rank is a *certified lower bound* on the separation rank of the integer-weight network
   whose weights are the sampled residues (and so of the network with generic weights).
   When the rank is strictly below the sample size the sample saturated and the number

@@ -225,7 +225,8 @@ def fig_equal_params(out: Path, quick: bool):
     paper = [paper_optimal_depth(P) for P in Ps]
     rows += [["optimum", P, f, o, p] for P, f, o, p in zip(Ps, fit_d, ours, paper)]
     a2.plot(Ps, fit_d, "-", color=COLORS[0], label="paper's empirical fit d=exp(5.039+0.0555L)")
-    a2.plot(Ps, ours, "-o", ms=3, color=COLORS[1], label="theory: last depth-efficient L (H=1 formula)")
+    a2.plot(Ps, ours, "-o", ms=3, color=COLORS[1],
+            label="theory: last depth-efficient L (H=1 formula)")  # fmt: skip
     a2.plot(Ps, paper, "--", color=COLORS[2], label="paper's rule L = log3 d_x")
     for name, P, L in (("GPT-3 175B (96 layers)", 175e9, 96), ("1T (authors: 92)", 1e12, 92)):
         a2.plot(P, L, "*", ms=12, color=COLORS[3], mec="black")

@@ -3,7 +3,8 @@
 For seprank's own suite and for users testing their own architectures:
 
 >>> from seprank.nets import LinearSelfAttention
->>> m = assert_rank_within_bounds(LinearSelfAttention(depth=1, width=2, seq_len=4), lower=3, upper=3)
+>>> net = LinearSelfAttention(depth=1, width=2, seq_len=4)
+>>> m = assert_rank_within_bounds(net, lower=3, upper=3)
 
 Every assertion failure message holds the config, the seed and a command (or Python
 snippet) that reproduces the case.
@@ -167,7 +168,8 @@ def assert_partition_invariant(net, partitions_, *, method: str = "modular", see
     for p in partitions_:
         m = measure(net, p, method=method, seed=seed)
         if not m.saturated:
-            raise AssertionError(f"partition {tuple(p)} not saturated; {_where(net, p, seed, method)}")
+            where = _where(net, p, seed, method)
+            raise AssertionError(f"partition {tuple(p)} not saturated; {where}")
         ranks[tuple(p)] = m.rank
     if len(set(ranks.values())) > 1:
         first = next(iter(ranks))

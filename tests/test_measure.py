@@ -24,7 +24,9 @@ def _ints(net, seed):
     return net.init(np.random.default_rng(seed), Symbolic())
 
 
-@pytest.mark.parametrize("cfg", TINY, ids=lambda c: "L{}d{}H{}N{}{}".format(*c[:4], "r" if c[4] else ""))
+@pytest.mark.parametrize(
+    "cfg", TINY, ids=lambda c: "L{}d{}H{}N{}{}".format(*c[:4], "r" if c[4] else "")
+)
 def test_three_engines_agree_on_tiny_nets(cfg):
     L, d, H, N, res = cfg
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=res)

@@ -29,7 +29,8 @@ def test_same_function_in_every_domain():
     rng = np.random.default_rng(0)
     w = {k: rng.integers(-3, 4, size=v.shape) for k, v in net.init(rng, Float64()).items()}
     X = rng.integers(-2, 3, size=(5, 3, 4))
-    exact = net.apply({k: Symbolic().from_ints(v) for k, v in w.items()}, X.astype(object), Symbolic())
+    sym_w = {k: Symbolic().from_ints(v) for k, v in w.items()}
+    exact = net.apply(sym_w, X.astype(object), Symbolic())
     fl = net.apply({k: Float64().from_ints(v) for k, v in w.items()}, X.astype(float), Float64())
     F = ModP(101)
     md = net.apply({k: F.from_ints(v) for k, v in w.items()}, F.from_ints(X), F)

@@ -36,7 +36,8 @@ class Reference(nn.Module):
         x = self.tok(idx) + self.pos(torch.arange(T))
         x = self.enc(x, mask=self.mask[:T, :T], is_causal=True)
         logits = self.head(self.ln_f(x))
-        return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        flat = logits.reshape(-1, logits.shape[-1])
+        return nn.functional.cross_entropy(flat, targets.reshape(-1))
 
 
 def tokens_per_s(model, batch, ctx, steps, warmup=3):
@@ -79,7 +80,8 @@ def main(argv=None):
     print(f"params ours {n_ours:,}  reference {n_ref:,}")
     print(f"ours      {o:,.0f} tokens/s (median)")
     print(f"reference {r:,.0f} tokens/s (median; nn.TransformerEncoderLayer)")
-    print(f"ratio ours/reference {o / r:.3f} (per-round ratios {ratios[0]:.3f} .. {ratios[-1]:.3f})")
+    print(f"ratio ours/reference {o / r:.3f} "
+          f"(per-round ratios {ratios[0]:.3f} .. {ratios[-1]:.3f})")
 
 
 if __name__ == "__main__":

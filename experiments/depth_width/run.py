@@ -93,7 +93,10 @@ def train_one(run: dict, preset: Preset, data, device: str, bar=None) -> dict:
                             betas=(0.9, 0.95))
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps))
+        opt,
+        lambda s: min(1.0, (s + 1) / warm)
+        * 0.5
+        * (1 + math.cos(math.pi * min(s, steps) / steps)),
     )
     gen = batches(train, preset.batch, preset.ctx, np.random.default_rng(run["seed"]))
     losses = []

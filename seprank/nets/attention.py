@@ -2,7 +2,8 @@
 
 Layer l maps y^{l,i} to (SCIENCE.md section 1)::
 
-    y^{l+1,i} = [y^{l,i}] + sum_h W^{O,l,h} sum_j <W^{Q,l,h} y^{l,i}, W^{K,l,h} y^{l,j}> W^{V,l,h} y^{l,j}
+    y^{l+1,i} = [y^{l,i}]
+              + sum_h W^{O,l,h} sum_j <W^{Q,l,h} y^{l,i}, W^{K,l,h} y^{l,j}> W^{V,l,h} y^{l,j}
 
 The studied function is coordinate ``output_coord`` of y^{L,query_position}.
 

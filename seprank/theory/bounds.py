@@ -198,7 +198,9 @@ def generic_block_bound_log10(depth: int, width: int) -> float:
     return top + math.log10(sum(10 ** (t - top) for t in terms))
 
 
-def monomial_bound(depth: int, width: int, n_query: int, n_other: int, residual: bool = False) -> int:
+def monomial_bound(
+    depth: int, width: int, n_query: int, n_other: int, residual: bool = False
+) -> int:
     """Trivial bound: split by degree t on the query side, count monomials on each side.
 
     No residual: f is homogeneous of degree 3**L, so sep <= sum_t min(M_Q(t), M_O(3**L - t))
