@@ -87,7 +87,11 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
 
 
 def check_matrix_fits(rows: int, cols: int, itemsize: int = 8, limit_bytes: int | None = None):
-    """Refuse a grid matrix that would not fit in memory (a quarter of RAM by default)."""
+    """Refuse a grid matrix that would not fit in memory (a quarter of RAM by default).
+
+    A quarter, because the measurement holds about two matrix-sized arrays at once (the
+    grid and the rank engine's float64 working copy) plus bounded temporaries.
+    """
     if limit_bytes is None:
         limit_bytes = _available_memory() // 4
     need = rows * cols * itemsize

@@ -29,6 +29,8 @@ MAX_PRIME = 1 << 26
 BLOCK = 256
 #: Columns per inner strip, eliminated by the scalar routine.
 INNER = 32
+#: Columns per trailing-update product (bounds the temporaries' memory).
+CHUNK = 4096
 #: Matrices up to this size are inverted by Gauss-Jordan, larger ones by blocks.
 LEAF = 64
 _SPLIT = float(1 << 13)
@@ -242,7 +244,9 @@ def pivots(A: np.ndarray, p: int, block: int = BLOCK):
         if rn < n and j1 < m:
             Sinv = inverse_mod(np.ascontiguousarray(A[r:rn, j0 + pc]), p)
             L = matmul_mod(A[rn:, j0 + pc], Sinv, p)
-            _subtract(A[rn:, j1:], *_split_products(L, A[r:rn, j1:]), pf, pinv)
+            for c0 in range(j1, m, CHUNK):  # bounded temporaries: two n x CHUNK products
+                c1 = min(m, c0 + CHUNK)
+                _subtract(A[rn:, c0:c1], *_split_products(L, A[r:rn, c0:c1]), pf, pinv)
         found_rows.append(order[r:rn].copy())
         found_cols.append(j0 + pc)
         r = rn

@@ -37,7 +37,9 @@ def test_blas_rank_equals_flint(n, m, k, block, p, seed, dup):
     assert modlu.rank_blocked(F, p, block=block) == rank_modp(F, p, engine="flint")
 
 
-def test_blas_rank_larger_than_one_block_and_rectangular():
+@pytest.mark.parametrize("chunk", [modlu.CHUNK, 100])
+def test_blas_rank_larger_than_one_block_and_rectangular(chunk, monkeypatch):
+    monkeypatch.setattr(modlu, "CHUNK", chunk)  # 100: the trailing update in many pieces
     rng = np.random.default_rng(1)
     p = DEFAULT_PRIME
     for n, m, k in [(700, 450, 300), (450, 700, 449), (600, 600, 600)]:
