@@ -49,6 +49,8 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--max-samples", type=int, default=None)
     m.add_argument("--sampler", default="random", help="random | templates")
     m.add_argument("--prime", type=int, default=None, help="modulus for --method modular")
+    m.add_argument("--rank-engine", default="auto",
+                   help="auto | blas | flint: exact GF(p) rank engine (they agree)")  # fmt: skip
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.add_argument("--quiet", action="store_true", help="no progress lines")
 
@@ -71,7 +73,7 @@ def _cmd_measure(args) -> int:
         m = measure(
             net, args.partition, method=args.method, seed=args.seed,
             max_samples=args.max_samples, sampler=args.sampler, prime=args.prime,
-            progress=None if args.quiet or args.json else True,
+            rank_engine=args.rank_engine, progress=None if args.quiet or args.json else True,
         )  # fmt: skip
     except MeasurementInterrupted as exc:
         if exc.partial is not None:

@@ -32,6 +32,8 @@ def test_measure_json_contract():
          "partition"),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--prime", "15"],
          "prime=15"),
+        (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--rank-engine", "gpu"],
+         "rank_engine="),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--max-samples", "999999"],
          "max_samples"),
         (["measure", "--depth", "x"], "depth"),
