@@ -56,6 +56,15 @@ def test_same_seed_same_result_and_seeds_agree():
     assert {measure(net, seed=s).rank for s in range(3)} == {a.rank}
 
 
+@pytest.mark.parametrize("cfg", [(3, 2, 1, 4, False), (2, 4, 2, 6, False), (2, 2, 1, 4, True)])
+def test_rank_engines_agree_at_every_adaptive_step(cfg):
+    """BLAS and flint engines on the same grids: identical rank history (exact both)."""
+    L, d, H, N, res = cfg
+    net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=res)
+    a, b = measure(net, rank_engine="blas"), measure(net, rank_engine="flint")
+    assert a.saturated and a.history == b.history
+
+
 @pytest.mark.parametrize("partition", [(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)])
 def test_balanced_partitions_same_rank(partition):
     net = LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4)
