@@ -213,6 +213,12 @@ def measure(
     _grid.check_matrix_fits(max_samples, max_samples)
 
     domain = ModP(DEFAULT_PRIME if prime is None else prime) if method == "modular" else Float64()
+    from .modlu import MAX_PRIME as BLAS_MAX_PRIME  # imported here: it loads numba
+
+    if method == "modular" and rank_engine == "blas" and domain.p >= BLAS_MAX_PRIME:
+        raise ConfigError(
+            f"rank_engine='blas' needs prime < 2**26 (got prime={domain.p}); use auto or flint"
+        )
     params = _params(net, domain, seed, weights)
     pts_rng = np.random.default_rng([int(seed), 1])
     fast = _use_kernel(net, domain, use_kernel)

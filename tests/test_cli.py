@@ -34,6 +34,8 @@ def test_measure_json_contract():
          "prime=15"),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--rank-engine", "gpu"],
          "rank_engine="),
+        (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--rank-engine", "blas",
+          "--prime", "2147483647"], "rank_engine='blas' needs prime"),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--max-samples", "999999"],
          "max_samples"),
         (["measure", "--depth", "x"], "depth"),
