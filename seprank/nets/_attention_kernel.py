@@ -2,7 +2,8 @@
 
 An accelerator only: it computes exactly what ``LinearSelfAttention.apply`` computes in
 ``ModP`` (the generic path stays the reference and the tests check they agree), but it
-fuses each network evaluation into registers instead of materialising intermediates.
+evaluates a tile of TILE grid columns at once in small per-thread buffers (the tile is the
+innermost, vectorised loop) instead of materialising batched intermediates.
 Overflow: every operand is reduced to [0, p), so a product is < (p-1)**2, and each
 accumulator adds at most ``max(width, seq_len)`` such products before one reduction.
 ``grid_modp`` refuses (returns None, so the caller falls back to the generic path) unless
