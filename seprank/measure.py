@@ -30,11 +30,10 @@ from . import grid as _grid
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from .errors import ConfigError, MeasurementInterrupted, TooBigError
 from .nets.base import config_of
-from .rank import rank_coefficients, rank_float, rank_modp
+from .rank import check_rank_engine, rank_coefficients, rank_float, rank_modp
 
 METHODS = ("modular", "float", "symbolic")
 SAMPLERS = ("random", "templates")
-RANK_ENGINES = ("auto", "blas", "flint")
 DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500}
 #: Symbolic expansion is refused above this many possible monomials.
 SYMBOLIC_MAX_MONOMIALS = 250_000
@@ -181,8 +180,8 @@ def measure(
     """
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
-    if rank_engine not in RANK_ENGINES:
-        raise ConfigError(f"rank_engine={rank_engine!r} must be one of {', '.join(RANK_ENGINES)}")
+    modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
+    check_rank_engine(rank_engine, modulus, name="rank_engine")
     if sampler not in SAMPLERS:
         raise ConfigError(f"sampler={sampler!r} must be one of {', '.join(SAMPLERS)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -212,13 +211,7 @@ def measure(
         raise ConfigError(f"growth={growth} must be > 1")
     _grid.check_matrix_fits(max_samples, max_samples)
 
-    domain = ModP(DEFAULT_PRIME if prime is None else prime) if method == "modular" else Float64()
-    from .modlu import MAX_PRIME as BLAS_MAX_PRIME  # imported here: it loads numba
-
-    if method == "modular" and rank_engine == "blas" and domain.p >= BLAS_MAX_PRIME:
-        raise ConfigError(
-            f"rank_engine='blas' needs prime < 2**26 (got prime={domain.p}); use auto or flint"
-        )
+    domain = ModP(modulus) if method == "modular" else Float64()
     params = _params(net, domain, seed, weights)
     pts_rng = np.random.default_rng([int(seed), 1])
     fast = _use_kernel(net, domain, use_kernel)

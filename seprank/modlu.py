@@ -144,23 +144,29 @@ def _move_rows_body(A, order, r, rel, j0):
             where[o] = src
 
 
+def _join(h, lo, p, pinv):
+    """(h * 2**13 + lo) mod p for the two halves of a split product (exact below 2**52)."""
+    return _mod(_mod(h, p, pinv) * _SPLIT + lo, p, pinv)
+
+
 def _combine_body(H, Lo, p, pinv):
-    """H <- (H * 2**13 + Lo) mod p, elementwise, in place (H, Lo exact below 2**52)."""
+    """H <- (H * 2**13 + Lo) mod p, elementwise, in place."""
     for i in range(H.shape[0]):
         for j in range(H.shape[1]):
-            H[i, j] = _mod(_mod(H[i, j], p, pinv) * 8192.0 + Lo[i, j], p, pinv)
+            H[i, j] = _join(H[i, j], Lo[i, j], p, pinv)
 
 
 def _subtract_body(C, H, Lo, p, pinv):
     """C <- (C - (H * 2**13 + Lo)) mod p, elementwise, in place (fused update)."""
     for i in range(C.shape[0]):
         for j in range(C.shape[1]):
-            x = C[i, j] - _mod(_mod(H[i, j], p, pinv) * 8192.0 + Lo[i, j], p, pinv)
+            x = C[i, j] - _join(H[i, j], Lo[i, j], p, pinv)
             C[i, j] = x + p if x < 0 else x
 
 
 if _nb is not None:
     _mod = _nb.njit(inline="always", cache=True)(_mod)
+    _join = _nb.njit(inline="always", cache=True)(_join)
     _inv = _nb.njit(cache=True)(_inv)
     _panel = _nb.njit(cache=True)(_panel_pivots_body)
     _gj_inverse = _nb.njit(cache=True)(_gj_inverse_body)

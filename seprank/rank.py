@@ -11,7 +11,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import TooBigError
+from .errors import ConfigError, TooBigError
+
+#: GF(p) rank engines accepted by :func:`rank_modp`.
+RANK_ENGINES = ("auto", "blas", "flint")
+
+
+def check_rank_engine(engine: str, p: int | None, name: str = "engine") -> None:
+    """Raise ConfigError unless ``engine`` is known and (for ``blas``) the prime fits it.
+
+    ``name`` is the argument's name in the caller's error message; ``p=None`` (no
+    modulus involved) or a non-integer (rejected later, by ModP) skips the prime check.
+    """
+    from . import modlu
+
+    if engine not in RANK_ENGINES:
+        raise ConfigError(f"{name}={engine!r} must be one of {', '.join(RANK_ENGINES)}")
+    if engine == "blas" and isinstance(p, (int, np.integer)) and p >= modlu.MAX_PRIME:
+        raise ConfigError(f"{name}='blas' needs prime < 2**26 (got prime={p}); use auto or flint")
 
 
 def rank_modp(F: np.ndarray, p: int, engine: str = "auto") -> int:
@@ -23,9 +40,8 @@ def rank_modp(F: np.ndarray, p: int, engine: str = "auto") -> int:
     """
     from . import modlu
 
+    check_rank_engine(engine, p)
     F = np.asarray(F)
-    if engine not in ("auto", "blas", "flint"):
-        raise ValueError(f"engine={engine!r} must be auto, blas or flint")
     if F.size == 0:
         return 0
     if engine == "blas" or (engine == "auto" and p < modlu.MAX_PRIME and modlu.available()):
