@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ._style import COLORS, apply_style, save
 from .measure import measure
-from .nets import LinearSelfAttention
+from .nets import LinearSelfAttention, head_counts
 from .theory.bounds import block_bound, generic_block_bound_log10
 from .theory.guidelines import fit_optimal_shape
 from .theory.regimes import (
@@ -149,7 +149,7 @@ def fig_heads(out: Path, quick: bool):
     fig, ax = plt.subplots(figsize=(7, 4.6))
     rows = []
     for i, (L, d, N) in enumerate(cases):
-        Hs = [h for h in range(1, d + 1) if d % h == 0]
+        Hs = head_counts(d)
         ranks = [_m(L, d, H, N).rank for H in Hs]
         rows += [[L, d, N, H, r] for H, r in zip(Hs, ranks)]
         ax.plot(Hs, ranks, "-o", color=COLORS[i], label=f"L={L}, d_x={d}, N={N}")

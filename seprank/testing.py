@@ -16,7 +16,7 @@ import os
 
 from .grid import check_partition, default_partition
 from .measure import measure
-from .nets import LinearSelfAttention
+from .nets import LinearSelfAttention, head_counts
 from .nets.base import config_of
 
 __all__ = [
@@ -48,8 +48,7 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
     def _cfg(draw):
         depth = draw(st.integers(1, max_depth))
         width = draw(st.integers(1, max_width))
-        divisors = [h for h in range(1, width + 1) if width % h == 0]
-        h = heads if heads is not None else draw(st.sampled_from(divisors))
+        h = heads if heads is not None else draw(st.sampled_from(head_counts(width)))
         assume(width % h == 0)
         n = draw(st.integers(min_seq_len, max_seq_len))
         res = residual if residual is not None else draw(st.booleans())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .grid import default_partition
 from .measure import measure
-from .nets import LinearSelfAttention
+from .nets import LinearSelfAttention, head_counts
 from .theory.bounds import upper_bound
 from .theory.regimes import growth_ratios, growth_regime, paper_regime
 
@@ -41,7 +41,7 @@ def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
     nets, skipped = [], 0
     for L in depths:
         for d in widths:
-            for H in [h for h in range(1, d + 1) if d % h == 0]:
+            for H in head_counts(d):
                 for N in lens:
                     for res in residuals:
                         if res and L > 2:

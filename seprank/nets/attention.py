@@ -31,6 +31,11 @@ def _check_int(name: str, value, lo: int) -> None:
         raise ConfigError(f"{name}={value} must be >= {lo}")
 
 
+def head_counts(width: int) -> list[int]:
+    """Every valid number of heads for ``width``: its divisors, ascending."""
+    return [h for h in range(1, width + 1) if width % h == 0]
+
+
 @dataclass(frozen=True)
 class LinearSelfAttention:
     """Depth-L, width-d_x, H-head linearised self-attention on N positions.

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from seprank import measure
 from seprank.errors import SeprankError
 from seprank.grid import evaluate_grid
-from seprank.nets import LinearSelfAttention
+from seprank.nets import LinearSelfAttention, head_counts
 from seprank.testing import (
     assert_engines_agree,
     assert_partition_invariant,
@@ -95,7 +95,7 @@ def test_rank_monotone_in_depth_and_width_for_one_head(width, depth, N):
 def test_rank_does_not_increase_with_heads_conjecture(width, depth, N):
     """Conjecture: at fixed width, more heads never raise the rank (H | H')."""
     ranks = {}
-    for H in [h for h in range(1, width + 1) if width % h == 0]:
+    for H in head_counts(width):
         ranks[H] = measure(LinearSelfAttention(depth=depth, width=width, heads=H, seq_len=N)).rank
     for h1, h2 in itertools.combinations(sorted(ranks), 2):
         if h2 % h1 == 0:
