@@ -86,6 +86,33 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
     return F
 
 
+def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK):
+    """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
+
+    Uses the compiled GF(p) kernel beside the architecture when one applies (only
+    ``LinearSelfAttention`` has one), else :func:`evaluate_grid` (every domain).
+    """
+    from .domains import ModP
+    from .nets import _attention_kernel
+    from .nets.attention import LinearSelfAttention
+
+    fast = (
+        use_kernel
+        and isinstance(domain, ModP)
+        and type(net) is LinearSelfAttention
+        and _attention_kernel.available()
+    )
+
+    def evaluate(A_pts, B_pts):
+        if fast:
+            F = _attention_kernel.grid_modp(net, params, A_pts, B_pts, A, B, domain.p)
+            if F is not None:
+                return F
+        return evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk=chunk)
+
+    return evaluate
+
+
 def check_matrix_fits(rows: int, cols: int, itemsize: int = 8, limit_bytes: int | None = None):
     """Refuse a grid matrix that would not fit in memory (a quarter of RAM by default).
 

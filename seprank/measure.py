@@ -13,74 +13,39 @@ Three methods:
 - ``symbolic``: exact expansion with sympy and the exact rank over Q of the coefficient
   matrix: the exact separation rank of that integer-weight network (tiny cases only).
 
-The sample grows geometrically until it saturates or ``max_samples`` is hit; the result
-says which. Nothing here consults the theory module.
+Two strategies for ``modular`` (:mod:`seprank.strategies`): ``direct`` (one grid matrix)
+and ``graded`` (one matrix per A-side degree of a homogeneous f, summed: exact ranks far
+beyond one matrix); ``auto`` picks graded when f is homogeneous. The sample grows
+geometrically until it saturates or ``max_samples`` is hit; the result says which.
+Nothing here consults the theory module.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import time
-from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from . import grid as _grid
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
-from .errors import ConfigError, MeasurementInterrupted, TooBigError
+from .errors import ConfigError, TooBigError
+from .measurement import CERTIFIED, Measurement
 from .nets.base import config_of
-from .rank import check_rank_engine, rank_coefficients, rank_float, rank_modp
+from .rank import check_rank_engine, rank_coefficients
+from .strategies import STRATEGIES, Plan, choose, direct, graded
+
+__all__ = ["METHODS", "SAMPLERS", "STRATEGIES", "Measurement", "measure"]
 
 METHODS = ("modular", "float", "symbolic")
 SAMPLERS = ("random", "templates")
-DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500}
+#: Default budget on the sample size (rows = columns): per matrix, so per block if graded.
+DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
+#: Default sample growth per adaptive step. Graded grids cost m * n**2 evaluations for m
+#: degrees, and its blocks are small to rank, so it grows more finely (less overshoot).
+DEFAULT_GROWTH = {"direct": 1.5, "graded": 1.25}
 #: Symbolic expansion is refused above this many possible monomials.
 SYMBOLIC_MAX_MONOMIALS = 250_000
-
-CERTIFIED = {
-    "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
-    "symbolic": "exact (rank over Q of the coefficient matrix of an integer-weight network)",
-    "float": "none (floating-point estimate)",
-}
-
-
-@dataclass
-class Measurement:
-    """One measured separation rank and everything needed to reproduce it."""
-
-    rank: int
-    saturated: bool
-    certified: str
-    method: str
-    prime: int | None
-    samples: tuple[int, int]
-    seconds: float
-    seed: int
-    config: dict
-    partition: tuple[int, ...]
-    sampler: str = "random"
-    eval_seconds: float = 0.0
-    rank_seconds: float = 0.0
-    budget_hit: bool = False
-    tolerance: float | None = None
-    history: list = field(default_factory=list)
-    spectrum: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def kind(self) -> str:
-        """'measured' always: this number comes from a computation, not a formula."""
-        return "measured"
-
-    def to_dict(self, spectrum: bool = False) -> dict:
-        d = asdict(self)
-        d["samples"] = list(self.samples)
-        d["partition"] = list(self.partition)
-        d["kind"] = self.kind
-        d["spectrum"] = (
-            None if (self.spectrum is None or not spectrum) else [float(s) for s in self.spectrum]
-        )
-        return d
 
 
 def _symbolic_monomials(net) -> int:
@@ -89,13 +54,6 @@ def _symbolic_monomials(net) -> int:
     if deg is None:
         return 0
     return math.comb(nvars + deg, deg)
-
-
-def _say(progress, msg: str) -> None:
-    if progress is True:
-        print(msg, file=sys.stderr, flush=True)
-    elif callable(progress):
-        progress(msg)
 
 
 def _measure_symbolic(net, A, seed, weights):
@@ -123,18 +81,6 @@ def _params(net, domain, seed, weights):
     return net.init(np.random.default_rng(seed), domain)
 
 
-def _use_kernel(net, domain, use_kernel):
-    from .nets import _attention_kernel
-    from .nets.attention import LinearSelfAttention
-
-    return (
-        use_kernel
-        and isinstance(domain, ModP)
-        and type(net) is LinearSelfAttention
-        and _attention_kernel.available()
-    )
-
-
 def measure(
     net,
     partition=None,
@@ -146,11 +92,12 @@ def measure(
     prime: int | None = None,
     tol: float | None = None,
     start: int = 16,
-    growth: float = 1.5,
+    growth: float | None = None,
     weights: dict | None = None,
     chunk: int = _grid.DEFAULT_CHUNK,
     use_kernel: bool = True,
     rank_engine: str = "auto",
+    strategy: str = "auto",
     progress=None,
 ) -> Measurement:
     """Measure the separation rank of ``net`` for the partition (A side) ``partition``.
@@ -161,7 +108,9 @@ def measure(
     partition : positions of the A side; default the first ``seq_len // 2``.
     method : ``"modular"``, ``"float"`` or ``"symbolic"``.
     seed : weights and sample points are drawn from it; same seed, same answer.
-    max_samples : budget on rows and columns of the grid matrix.
+    max_samples : budget on rows and columns of the grid matrix (default 6000 direct,
+        16000 graded, 2500 float).
+    growth : sample growth factor per adaptive step (default 1.5 direct, 1.25 graded).
     sampler : ``"random"`` (independent points) or ``"templates"`` (classic grid tensor).
     prime : modulus for ``modular`` (default the largest prime below 2**26).
     tol : SVD tolerance for ``float`` (default numpy's rule, reported).
@@ -169,6 +118,8 @@ def measure(
         one specific integer network in several engines.
     rank_engine : GF(p) rank engine for ``modular``: ``"auto"``, ``"blas"`` or ``"flint"``
         (see :func:`seprank.rank.rank_modp`; all exact, they agree).
+    strategy : ``"auto"``, ``"direct"`` or ``"graded"`` (modular only; see
+        :mod:`seprank.strategies`). ``max_samples`` then bounds each block's sample.
     progress : True to print a line per adaptive step on stderr, or a callable.
 
     Examples
@@ -182,6 +133,8 @@ def measure(
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
     modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
     check_rank_engine(rank_engine, modulus, name="rank_engine")
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"strategy={strategy!r} must be one of {', '.join(STRATEGIES)}")
     if sampler not in SAMPLERS:
         raise ConfigError(f"sampler={sampler!r} must be one of {', '.join(SAMPLERS)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -193,103 +146,42 @@ def measure(
     t_start = time.perf_counter()
 
     if method == "symbolic":
+        if strategy == "graded":
+            raise ConfigError("strategy='graded' needs method='modular' (got method='symbolic')")
         rank, shape, te, tr = _measure_symbolic(net, A, seed, weights)
         return Measurement(
             rank=rank, saturated=True, certified=CERTIFIED["symbolic"], method=method,
             prime=None, samples=shape, seconds=time.perf_counter() - t_start, seed=int(seed),
             config=config, partition=A, sampler="coefficients", eval_seconds=te,
             rank_seconds=tr, history=[(shape[0], shape[1], rank)],
+            strategy="coefficients", strategy_reason="method='symbolic'",
         )  # fmt: skip
 
-    if max_samples is None:
-        max_samples = DEFAULT_MAX_SAMPLES[method]
-    if isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer)):
+    if max_samples is not None and (
+        isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer))
+    ):
         raise ConfigError(f"max_samples={max_samples!r} must be an integer")
-    if max_samples < 2:
+    if max_samples is not None and max_samples < 2:
         raise ConfigError(f"max_samples={max_samples} must be >= 2")
-    if growth <= 1:
+    if growth is not None and not growth > 1:
         raise ConfigError(f"growth={growth} must be > 1")
-    _grid.check_matrix_fits(max_samples, max_samples)
 
     domain = ModP(modulus) if method == "modular" else Float64()
     params = _params(net, domain, seed, weights)
-    pts_rng = np.random.default_rng([int(seed), 1])
-    fast = _use_kernel(net, domain, use_kernel)
-
-    def evaluate(Ap, Bp):
-        if fast:
-            from .nets._attention_kernel import grid_modp
-
-            F = grid_modp(net, params, Ap, Bp, A, B, domain.p)
-            if F is not None:
-                return F
-        return _grid.evaluate_grid(net, params, domain, Ap, Bp, A, B, chunk=chunk)
-
-    n = min(max(2, start), max_samples)
-    Ap = Bp = F = None
-    templates = None
-    t_eval = t_rank = 0.0
-    history: list = []
-    last = None
-    while True:
-        try:
-            te = time.perf_counter()
-            if sampler == "random":
-                # Reuse every point already evaluated; evaluate only the new cells.
-                old_r = 0 if Ap is None else Ap.shape[0]
-                new_A = _grid.random_points(domain, pts_rng, n - old_r, len(A), net.width)
-                new_B = _grid.random_points(domain, pts_rng, n - old_r, len(B), net.width)
-                if F is None:
-                    Ap, Bp, F = new_A, new_B, evaluate(new_A, new_B)
-                else:
-                    right = evaluate(Ap, new_B)
-                    Bp = np.concatenate([Bp, new_B])
-                    Ap = np.concatenate([Ap, new_A])
-                    bottom = evaluate(new_A, Bp)
-                    F = np.concatenate([np.concatenate([F, right], axis=1), bottom])
-            else:
-                M = max(_grid.templates_needed(n, len(A)), _grid.templates_needed(n, len(B)))
-                if templates is not None:
-                    M = max(M, templates.shape[0] + 1)
-                if templates is None or templates.shape[0] < M:
-                    extra = _grid.random_points(
-                        domain, pts_rng, M - (0 if templates is None else templates.shape[0]),
-                        1, net.width,
-                    )[:, 0]  # fmt: skip
-                    templates = extra if templates is None else np.concatenate([templates, extra])
-                Ap = _grid.template_points(templates, len(A))
-                Bp = _grid.template_points(templates, len(B))
-                _grid.check_matrix_fits(Ap.shape[0], Bp.shape[0])
-                F = evaluate(Ap, Bp)
-            t_eval += time.perf_counter() - te
-            tr = time.perf_counter()
-            tolerance = spectrum = None
-            if method == "modular":
-                rank = rank_modp(F, domain.p, engine=rank_engine)
-            else:
-                fr = rank_float(F, tol)
-                rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
-            t_rank += time.perf_counter() - tr
-        except KeyboardInterrupt:
-            raise MeasurementInterrupted(
-                "measurement interrupted; the last finished step is kept", partial=last
-            ) from None
-        rows, cols = F.shape
-        saturated = 0 <= rank < min(rows, cols)
-        if sampler == "templates":
-            # A template grid is not a generic sample: also require a rank plateau.
-            saturated = saturated and bool(history) and history[-1][2] == rank
-        history.append((rows, cols, rank))
-        _say(progress, f"  samples {rows}x{cols}: rank {rank}{' (saturated)' if saturated else ''}")
-        budget_hit = not saturated and max(rows, cols) >= max_samples
-        last = Measurement(
-            rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[method],
-            method=method, prime=domain.p if method == "modular" else None,
-            samples=(int(rows), int(cols)), seconds=time.perf_counter() - t_start,
-            seed=int(seed), config=config, partition=A, sampler=sampler,
-            eval_seconds=t_eval, rank_seconds=t_rank, budget_hit=budget_hit,
-            tolerance=tolerance, history=list(history), spectrum=spectrum,
-        )  # fmt: skip
-        if saturated or budget_hit or rank < 0:
-            return last
-        n = min(max_samples, max(n + 1, int(math.ceil(n * growth))))
+    plan = Plan(
+        net=net, params=params, domain=domain, A=A, B=B,
+        evaluate=_grid.make_evaluator(net, params, domain, A, B, use_kernel=use_kernel,
+                                      chunk=chunk),
+        method=method, sampler=sampler, seed=int(seed), config=config,
+        max_samples=0, start=start, growth=0.0, rank_engine=rank_engine,
+        tol=tol, progress=progress, pts_rng=np.random.default_rng([int(seed), 1]),
+        t_start=t_start,
+    )  # fmt: skip
+    name, reason, homog = choose(strategy, plan, np.random.default_rng([int(seed), 2]))
+    key = "graded" if name == "graded" else method
+    plan.max_samples = int(DEFAULT_MAX_SAMPLES[key] if max_samples is None else max_samples)
+    plan.growth = DEFAULT_GROWTH[name] if growth is None else float(growth)
+    _grid.check_matrix_fits(plan.max_samples, plan.max_samples)  # one matrix (or block)
+    if name == "graded":
+        return graded.run(plan, homog.degree, homog, reason)
+    return direct.run(plan, reason)

@@ -80,8 +80,13 @@ class LinearSelfAttention:
 
     @property
     def degree(self) -> int:
-        """Polynomial degree of the output in the inputs: 3**depth."""
+        """Total degree of the output in the inputs: 3**depth (the top degree if residual)."""
         return 3**self.depth
+
+    @property
+    def homogeneous(self) -> bool:
+        """Without the skip connection every layer is homogeneous cubic: f is homogeneous."""
+        return not self.residual
 
     def init(self, rng: np.random.Generator, domain) -> dict:
         """Draw W^Q, W^K, W^V (L, H, d_a, d_x) and W^O (L, H, d_x, d_a) in ``domain``."""
@@ -123,6 +128,15 @@ class SoftmaxSelfAttention(LinearSelfAttention):
 
     Not a polynomial, so only the float rank engine applies.
     """
+
+    @property
+    def degree(self) -> None:
+        """None: softmax attention is not a polynomial."""
+        return None
+
+    @property
+    def homogeneous(self) -> bool:
+        return False
 
     def _scores(self, q, k, domain):
         if domain.name != "float64":

@@ -29,7 +29,12 @@ def test_lower_bound_above_rank_is_reported():
 
 @dataclass(frozen=True)
 class PositionBiased(LinearSelfAttention):
-    """Broken on purpose: adds (x^1 . x^3)^3, which ties positions 1 and 3 together."""
+    """Broken on purpose: adds (x^1 . x^3)^3, which ties positions 1 and 3 together.
+
+    Degrees 3 and 6 mix: it must not inherit the parent's "homogeneous" declaration
+    (seprank checks declarations and would refuse it)."""
+
+    homogeneous = False
 
     def apply(self, params, X, domain):
         y = super().apply(params, X, domain)

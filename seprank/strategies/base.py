@@ -1,0 +1,107 @@
+"""What every measurement strategy receives (a plan) and shares (points, ranks, results).
+
+A strategy is a function ``run(plan) -> Measurement``; the plan holds everything decided
+once (network, weights, domain, sides, the grid evaluator, budgets), so the strategy is
+the adaptive loop only.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import grid as _grid
+
+
+@dataclass
+class Plan:
+    """Everything a strategy needs, decided before any grid is evaluated."""
+
+    net: Any
+    params: Any
+    domain: Any
+    A: tuple[int, ...]
+    B: tuple[int, ...]
+    evaluate: Callable
+    method: str
+    sampler: str
+    seed: int
+    config: dict
+    max_samples: int
+    start: int
+    growth: float
+    rank_engine: str
+    tol: float | None
+    progress: Any
+    pts_rng: np.random.Generator
+    incremental: bool = True
+    t_start: float = field(default_factory=time.perf_counter)
+
+    def say(self, msg: str) -> None:
+        if self.progress is True:
+            print(msg, file=sys.stderr, flush=True)
+        elif callable(self.progress):
+            self.progress(msg)
+
+    def next_size(self, n: int) -> int:
+        return min(self.max_samples, max(n + 1, int(math.ceil(n * self.growth))))
+
+    def new_points(self, count: int, side: tuple[int, ...]) -> np.ndarray:
+        return _grid.random_points(self.domain, self.pts_rng, count, len(side), self.net.width)
+
+
+def rank_residues(M: np.ndarray, p: int, engine: str) -> int:
+    """Exact GF(p) rank of a matrix of residues (float64 or int64); ``M`` is not modified."""
+    from .. import modlu
+    from ..rank import rank_modp
+
+    if engine != "flint" and p < modlu.MAX_PRIME and modlu.available():
+        return len(modlu.pivots(np.array(M, dtype=np.float64), p)[0])
+    return rank_modp(np.asarray(M, dtype=np.int64), p, engine=engine)
+
+
+class GrowingRank:
+    """Exact GF(p) rank of a grid matrix that grows by new columns (for the rows so far)
+    and new rows (for all columns), as the adaptive loop produces them.
+
+    ``incremental=True`` extends one elimination (:class:`seprank.incremental.
+    IncrementalRank`, BLAS engine, p < 2**26); otherwise the whole matrix is kept and
+    re-ranked from scratch at each step (any engine). Both are exact and agree.
+    """
+
+    def __init__(self, p: int, engine: str, incremental: bool):
+        from .. import modlu
+        from ..incremental import IncrementalRank
+
+        usable = engine != "flint" and p < modlu.MAX_PRIME and modlu.available()
+        self.p, self.engine = p, engine
+        self.inc = IncrementalRank(p) if (incremental and usable) else None
+        self.M = np.zeros((0, 0))
+        self.rank = 0
+
+    @property
+    def incremental(self) -> bool:
+        return self.inc is not None
+
+    def add(self, right: np.ndarray, bottom: np.ndarray) -> int:
+        """Append ``right`` (old rows x new columns) and ``bottom`` (new rows x all columns)."""
+        if self.inc is not None:
+            self.rank = self.inc.extend(right, bottom)
+            return self.rank
+        old_r, old_c = self.M.shape
+        M = np.empty((old_r + bottom.shape[0], old_c + right.shape[1]))
+        M[:old_r, :old_c] = self.M
+        M[:old_r, old_c:] = right
+        M[old_r:] = bottom
+        self.M = M
+        self.rank = rank_residues(M, self.p, self.engine)
+        return self.rank
+
+    def drop(self) -> None:
+        """Free the matrix (a saturated block is never extended again)."""
+        self.inc, self.M = None, None

@@ -1,0 +1,104 @@
+"""Direct strategy: one grid matrix F[r, c] = f(row r on A, column c on B), ranked whole.
+
+The general method: it needs nothing of f (residual networks, float, any sampler). The
+sample grows geometrically, reusing every evaluated cell, until the rank is strictly
+below the sample size (saturated) or the budget is hit.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import grid as _grid
+from ..errors import MeasurementInterrupted
+from ..measurement import CERTIFIED, Measurement
+from ..rank import rank_float
+from .base import GrowingRank, Plan, rank_residues
+
+
+def _grow_random(plan: Plan, n: int, Ap, Bp):
+    """New random points up to n per side and the new cells only: (Ap, Bp, right, bottom),
+    right = old rows x new columns, bottom = new rows x all columns."""
+    old = 0 if Ap is None else Ap.shape[0]
+    new_A, new_B = plan.new_points(n - old, plan.A), plan.new_points(n - old, plan.B)
+    if Ap is None:
+        return new_A, new_B, np.zeros((0, n), dtype=new_A.dtype), plan.evaluate(new_A, new_B)
+    right = plan.evaluate(Ap, new_B)
+    Bp = np.concatenate([Bp, new_B])
+    Ap = np.concatenate([Ap, new_A])
+    return Ap, Bp, right, plan.evaluate(new_A, Bp)
+
+
+def _grow_templates(plan: Plan, n: int, templates):
+    """The template grid with enough templates for n rows and columns (re-evaluated)."""
+    A, B = plan.A, plan.B
+    M = max(_grid.templates_needed(n, len(A)), _grid.templates_needed(n, len(B)))
+    have = 0 if templates is None else templates.shape[0]
+    M = max(M, have + 1) if templates is not None else M
+    extra = plan.new_points(M - have, (0,))[:, 0]
+    templates = extra if templates is None else np.concatenate([templates, extra])
+    Ap = _grid.template_points(templates, len(A))
+    Bp = _grid.template_points(templates, len(B))
+    _grid.check_matrix_fits(Ap.shape[0], Bp.shape[0])
+    return templates, plan.evaluate(Ap, Bp)
+
+
+def run(plan: Plan, reason: str = "") -> Measurement:
+    """The adaptive loop of the direct strategy."""
+    modular = plan.method == "modular"
+    n = min(max(2, plan.start), plan.max_samples)
+    Ap = Bp = F = templates = None
+    growing = GrowingRank(plan.domain.p, plan.rank_engine, plan.incremental) if (
+        modular and plan.sampler == "random") else None  # fmt: skip
+    t_eval = t_rank = 0.0
+    history: list = []
+    last = None
+    while True:
+        try:
+            te = time.perf_counter()
+            if plan.sampler == "random":
+                Ap, Bp, right, bottom = _grow_random(plan, n, Ap, Bp)
+                if growing is None:  # float: keep the whole matrix
+                    F = bottom if F is None else np.concatenate(
+                        [np.concatenate([F, right], axis=1), bottom])  # fmt: skip
+            else:
+                templates, F = _grow_templates(plan, n, templates)
+            t_eval += time.perf_counter() - te
+            tr = time.perf_counter()
+            tolerance = spectrum = None
+            if growing is not None:
+                rank = growing.add(right, bottom)
+            elif modular:
+                rank = rank_residues(F, plan.domain.p, plan.rank_engine)
+            else:
+                fr = rank_float(F, plan.tol)
+                rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
+            t_rank += time.perf_counter() - tr
+        except KeyboardInterrupt:
+            raise MeasurementInterrupted(
+                "measurement interrupted; the last finished step is kept", partial=last
+            ) from None
+        rows, cols = (n, n) if growing is not None else F.shape
+        saturated = 0 <= rank < min(rows, cols)
+        if plan.sampler == "templates":
+            # A template grid is not a generic sample: also require a rank plateau.
+            saturated = saturated and bool(history) and history[-1][2] == rank
+        history.append((rows, cols, rank))
+        plan.say(f"  samples {rows}x{cols}: rank {rank}{' (saturated)' if saturated else ''}")
+        budget_hit = not saturated and max(rows, cols) >= plan.max_samples
+        last = Measurement(
+            rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[plan.method],
+            method=plan.method, prime=plan.domain.p if modular else None,
+            samples=(int(rows), int(cols)), seconds=time.perf_counter() - plan.t_start,
+            seed=plan.seed, config=plan.config, partition=plan.A, sampler=plan.sampler,
+            eval_seconds=t_eval, rank_seconds=t_rank, budget_hit=budget_hit,
+            tolerance=tolerance, history=list(history), spectrum=spectrum,
+            strategy="direct", strategy_reason=reason,
+            blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
+                     "saturated": bool(saturated)}],
+        )  # fmt: skip
+        if saturated or budget_hit or rank < 0:
+            return last
+        n = plan.next_size(n)
