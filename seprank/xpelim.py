@@ -5,7 +5,7 @@ every step is a whole-array operation of a small backend object (:class:`NumpyBa
 :class:`TorchBackend`), so the one algorithm runs on a GPU through torch when one is
 present. Torch is imported only when a torch backend is made.
 
-Algorithm. Columns are taken in strips (widths ``WIDTHS`` = 256, 32, 1, recursively).
+Algorithm. Columns are taken in strips (widths ``WIDTHS`` = 256, 64, 8, 1, recursively).
 The pivots of a strip are found on a copy of it, which also yields the multipliers
 ``Lneg`` with ``W[rest] + Lneg @ W[pivots] = 0 (mod p)`` on the strip's pivot columns;
 then the pivot rows move to the top and one product updates the live columns. Lneg is
@@ -18,33 +18,42 @@ of width 1 is one pivot: an argmax on the nonzero mask and an elementwise rank-1
 
 Exactness (why every float64 result is the exact integer on every backend)
 --------------------------------------------------------------------------
-Residues are floats in [0, p), p < 2**26. Integers of magnitude below 2**53 are exact
-float64 values, and IEEE 754 add, subtract, multiply (correctly rounded on CPUs and on
-CUDA GPUs; ``--use_fast_math`` touches only float32) and floor return the exact result
-whenever that result is such an integer. So it suffices that the exact value of every
-operation is an integer below 2**53; then the order of operations, a fused multiply-add
-(one rounding of the exact result) or any summation order changes nothing. Each one:
+Residues are floats in [0, p), p < 2**26 (every array entry, L and E included, is
+one: inputs are reduced mod p and every update ends in ``_mod``). Integers of magnitude
+below 2**53 are exact float64 values, and IEEE 754 add, subtract, multiply (correctly
+rounded on CPUs and on CUDA GPUs; ``--use_fast_math`` touches only float32) and floor
+return the exact result whenever that result is such an integer. So it suffices that
+the exact value of every operation is an integer below 2**53; then the order of
+operations, a fused multiply-add (one rounding of an exact integer result) or any
+summation order changes nothing. Each operation:
 
-* ``_mod(x)``, for integers 0 <= x < 2**26 * p (so x < 2**52): pinv = fl(1/p) and
-  y = fl(x * pinv) = (x/p)(1+e1)(1+e2) with |e1|, |e2| <= 2**-53, so
-  |y - x/p| < 2**26 * 2**-52 * (1 + 2**-53) < 1/p (as p <= 2**26 - 5). If x/p is not an
-  integer it lies at least 1/p above floor(x/p) and 1/p below the next integer, so
-  q = floor(y) = floor(x/p); if it is an integer, q is x/p or x/p - 1. Thus q * p <= x
-  is an exact integer and r = x - q * p is in [0, p] (exact, fused or not); one select
-  maps r = p to 0. Every call below has x < 2**26 * p:
-* rank-1 update (width-1 strip), ``X + l * y`` with X, l, y residues:
-  x <= (p-1) + (p-1)**2 < p**2. The multiplier ``(p - w) * inv`` is at most p * (p-1).
+* ``_mod(x)``, for integers 0 <= x < 2**26 * p (so x < 2**52): pinv = fl(1/p) (rounded
+  once, on the host) and y = fl(x * pinv) = (x/p)(1+e1)(1+e2) with |e1|, |e2| <= 2**-53,
+  so |y - x/p| < 2**26 * 2**-52 * (1 + 2**-54) < 1/p (as p <= 2**26 - 5). If x/p is
+  not an integer it lies at least 1/p above floor(x/p) and 1/p below the next integer,
+  so q = floor(y) = floor(x/p); if it is an integer, q is x/p or x/p - 1. Thus q * p <= x
+  is an exact integer and r = x - q * p is in [0, p] (exact, fused into one FMA or not);
+  one select maps r = p to 0. Every call below has 0 <= x < 2**26 * p:
+* rank-1 update (width-1 strip), ``X + l * y`` elementwise with X, l, y residues: the
+  product is at most (p-1)**2 < 2**52 and x <= (p-1) + (p-1)**2 < p**2. The multiplier
+  ``(p - w) * inv`` (w a residue, inv = w_pivot**(p-2) mod p in Python integers) is at
+  most p * (p-1).
 * strip update ``X + L @ Y`` with L residues and k <= 2**12 columns (k <= 256 here):
   Y = 2**13 * Y_hi + Y_lo with Y_hi = floor(Y / 2**13) (division by a power of two and
   floor are exact) and Y_lo = Y - 2**13 * Y_hi, both in [0, 2**13). Every term of
   ``L @ Y_hi`` and ``L @ Y_lo`` is an integer in [0, 2**39) and all terms are >= 0, so
-  every partial sum in any order, blocking, split-K reduction or FMA chain is an integer
-  in [0, k * (p-1) * (2**13-1)] subset [0, 2**51): each matmul is exact. Then
-  x = X + 2**13 * (L @ Y_hi mod p) + L @ Y_lo <= p * (1 + 2**13 + 2**25) < 2**26 * p.
-* torch on CUDA: TF32 (and reduced-precision reductions) concern float32/float16 only;
-  every tensor here is float64 (checked before each product), so cuBLAS runs DGEMM, a
-  sum of products in float64, exact by the bound above. :func:`check_exact` tests the
-  worst case (all entries p-1, k = 2**12) once per backend before it is used.
+  every partial sum, in any order, blocking, split-K reduction or FMA chain, is an
+  integer in [0, k * (p-1) * (2**13-1)], inside [0, 2**51): each matmul is exact, and
+  L @ Y_hi < 2**25 * p is a valid ``_mod`` input. Then x = X + 2**13 * (L @ Y_hi mod p)
+  + L @ Y_lo <= (p-1) * (1 + 2**13 + 2**25) < 2**26 * p, again a sum of nonnegative
+  integers, so exact in any order.
+* matrix products: the argument assumes the backend's float64 matmul forms sums of
+  products (OpenBLAS, MKL and cuBLAS DGEMM do; no Strassen-type scheme). On CUDA,
+  TF32 and reduced-precision reductions concern float32/float16 only (whatever
+  ``torch.backends.cuda.matmul.allow_tf32`` says); every tensor here is float64, which
+  :meth:`TorchBackend.matmul` checks before each product, so cuBLAS runs DGEMM.
+  :func:`check_exact` runs the worst case (all entries p-1, p = 2**26 - 5, k = 2**12)
+  once per backend object before it is used, and refuses a backend that fails it.
 
 Example
 -------
@@ -64,7 +73,7 @@ from .errors import ConfigError
 #: Largest prime (exclusive bound) this engine accepts.
 MAX_PRIME = 1 << 26
 #: Strip widths, outermost first; the last must be 1 (the elementwise pivot step).
-WIDTHS = (256, 32, 1)
+WIDTHS = (256, 64, 8, 1)  # 4 levels: elementwise work ~halved against (256, 32, 1)
 #: Columns per update product (bounds the temporaries' memory).
 CHUNK = 4096
 #: Largest inner dimension of a split product (the exactness bound above).
