@@ -14,36 +14,68 @@ import numpy as np
 from .errors import ConfigError, TooBigError
 
 #: GF(p) rank engines accepted by :func:`rank_modp`.
-RANK_ENGINES = ("auto", "blas", "flint")
+RANK_ENGINES = ("auto", "blas", "flint", "array-numpy", "array-torch")
+#: Devices accepted by :func:`rank_modp`; "cuda" runs the array-torch engine on a GPU.
+DEVICES = ("cpu", "cuda")
+_SMALL_PRIME_ENGINES = ("blas", "array-numpy", "array-torch")  # float64 engines, p < 2**26
 
 
-def check_rank_engine(engine: str, p: int | None, name: str = "engine") -> None:
-    """Raise ConfigError unless ``engine`` is known and (for ``blas``) the prime fits it.
+def check_rank_engine(
+    engine: str, p: int | None, name: str = "engine", device: str = "cpu"
+) -> None:
+    """Raise ConfigError unless ``engine`` and ``device`` are known, fit the prime, and
+    can run here (torch for array-torch; torch with CUDA for ``device="cuda"``).
 
-    ``name`` is the argument's name in the caller's error message; ``p=None`` (no
+    ``name`` is the engine argument's name in the caller's error message; ``p=None`` (no
     modulus involved) or a non-integer (rejected later, by ModP) skips the prime check.
     """
-    from . import modlu
+    import importlib.util
+
+    from . import modlu, xpelim
 
     if engine not in RANK_ENGINES:
         raise ConfigError(f"{name}={engine!r} must be one of {', '.join(RANK_ENGINES)}")
-    if engine == "blas" and isinstance(p, (int, np.integer)) and p >= modlu.MAX_PRIME:
-        raise ConfigError(f"{name}='blas' needs prime < 2**26 (got prime={p}); use auto or flint")
+    if device not in DEVICES:
+        raise ConfigError(f"device={device!r} must be one of {', '.join(DEVICES)}")
+    big = isinstance(p, (int, np.integer)) and p >= modlu.MAX_PRIME
+    if engine in _SMALL_PRIME_ENGINES and big:
+        raise ConfigError(
+            f"{name}={engine!r} needs prime < 2**26 (got prime={p}); use auto or flint"
+        )
+    if device == "cuda":
+        if engine not in ("auto", "array-torch"):
+            raise ConfigError(
+                f"device='cuda' needs {name}='auto' or 'array-torch' (got {engine!r})"
+            )
+        if big:
+            raise ConfigError(f"device='cuda' needs prime < 2**26 (got prime={p})")
+        if why := xpelim.cuda_problem():
+            raise ConfigError(f"device='cuda' is unavailable: {why}")
+    if engine == "array-torch" and importlib.util.find_spec("torch") is None:
+        raise ConfigError(f"{name}='array-torch' needs torch (pip install 'seprank[torch]')")
 
 
-def rank_modp(F: np.ndarray, p: int, engine: str = "auto") -> int:
+def rank_modp(F: np.ndarray, p: int, engine: str = "auto", device: str = "cpu") -> int:
     """Exact rank of the integer matrix ``F`` reduced mod the prime ``p``.
 
-    ``engine``: ``"blas"`` (blocked elimination on float64 BLAS, :mod:`seprank.modlu`,
-    primes below 2**26), ``"flint"`` (python-flint's nmod_mat, any word-size prime), or
-    ``"auto"`` (blas where it applies, else flint). Both are exact; they agree.
+    ``engine``: ``"blas"`` (blocked elimination on float64 BLAS with numba panels,
+    :mod:`seprank.modlu`, primes below 2**26), ``"flint"`` (python-flint's nmod_mat, any
+    word-size prime), ``"array-numpy"`` / ``"array-torch"`` (the same elimination written
+    once over an array backend, :mod:`seprank.xpelim`, primes below 2**26), or ``"auto"``
+    (blas where it applies, else flint). ``device``: ``"cpu"``, or ``"cuda"`` to run
+    array-torch on the GPU (then engine must be auto or array-torch; ConfigError if torch
+    or CUDA is missing). All engines are exact; they agree.
     """
-    from . import modlu
+    from . import modlu, xpelim
 
-    check_rank_engine(engine, p)
+    check_rank_engine(engine, p, device=device)
     F = np.asarray(F)
     if F.size == 0:
         return 0
+    if device == "cuda" or engine == "array-torch":
+        return xpelim.rank(F, p, xpelim.get_backend("torch", device))
+    if engine == "array-numpy":
+        return xpelim.rank(F, p, xpelim.get_backend("numpy"))
     if engine == "blas" or (engine == "auto" and p < modlu.MAX_PRIME and modlu.available()):
         return modlu.rank_blocked(F, p)
     import flint
