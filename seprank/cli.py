@@ -50,7 +50,10 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--sampler", default="random", help="random | templates")
     m.add_argument("--prime", type=int, default=None, help="modulus for --method modular")
     m.add_argument("--rank-engine", default="auto",
-                   help="auto | blas | flint: exact GF(p) rank engine (they agree)")  # fmt: skip
+                   help="auto | blas | flint | array-numpy | array-torch: exact GF(p) rank "
+                        "engine (they agree)")  # fmt: skip
+    m.add_argument("--device", default="cpu",
+                   help="cpu | cuda: cuda ranks with torch on a GPU (opt-in; never required)")
     m.add_argument("--strategy", default="auto",
                    help="auto | direct | graded: graded ranks one matrix per A-side degree "
                         "of a homogeneous f (auto: graded when f is homogeneous)")  # fmt: skip
@@ -76,7 +79,7 @@ def _cmd_measure(args) -> int:
         m = measure(
             net, args.partition, method=args.method, seed=args.seed,
             max_samples=args.max_samples, sampler=args.sampler, prime=args.prime,
-            rank_engine=args.rank_engine, strategy=args.strategy, progress=None if args.quiet or args.json else True,
+            rank_engine=args.rank_engine, strategy=args.strategy, device=args.device, progress=None if args.quiet or args.json else True,
         )  # fmt: skip
     except MeasurementInterrupted as exc:
         if exc.partial is not None:

@@ -98,6 +98,8 @@ def measure(
     use_kernel: bool = True,
     rank_engine: str = "auto",
     strategy: str = "auto",
+    incremental: bool = True,
+    device: str = "cpu",
     progress=None,
 ) -> Measurement:
     """Measure the separation rank of ``net`` for the partition (A side) ``partition``.
@@ -120,6 +122,10 @@ def measure(
         (see :func:`seprank.rank.rank_modp`; all exact, they agree).
     strategy : ``"auto"``, ``"direct"`` or ``"graded"`` (modular only; see
         :mod:`seprank.strategies`). ``max_samples`` then bounds each block's sample.
+    incremental : extend one elimination as the sample grows (BLAS engine on the CPU)
+        instead of re-ranking each step from scratch; exact either way.
+    device : ``"cpu"`` or ``"cuda"`` (the array-torch rank engine on a GPU; opt-in,
+        ConfigError if torch or CUDA is missing).
     progress : True to print a line per adaptive step on stderr, or a callable.
 
     Examples
@@ -132,7 +138,7 @@ def measure(
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
     modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
-    check_rank_engine(rank_engine, modulus, name="rank_engine")
+    check_rank_engine(rank_engine, modulus, name="rank_engine", device=device)
     if strategy not in STRATEGIES:
         raise ConfigError(f"strategy={strategy!r} must be one of {', '.join(STRATEGIES)}")
     if sampler not in SAMPLERS:
@@ -175,7 +181,7 @@ def measure(
         method=method, sampler=sampler, seed=int(seed), config=config,
         max_samples=0, start=start, growth=0.0, rank_engine=rank_engine,
         tol=tol, progress=progress, pts_rng=np.random.default_rng([int(seed), 1]),
-        t_start=t_start,
+        t_start=t_start, incremental=bool(incremental), device=device,
     )  # fmt: skip
     name, reason, homog = choose(strategy, plan, np.random.default_rng([int(seed), 2]))
     key = "graded" if name == "graded" else method

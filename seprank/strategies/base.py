@@ -40,6 +40,7 @@ class Plan:
     progress: Any
     pts_rng: np.random.Generator
     incremental: bool = True
+    device: str = "cpu"
     t_start: float = field(default_factory=time.perf_counter)
 
     def say(self, msg: str) -> None:
@@ -55,14 +56,21 @@ class Plan:
         return _grid.random_points(self.domain, self.pts_rng, count, len(side), self.net.width)
 
 
-def rank_residues(M: np.ndarray, p: int, engine: str) -> int:
+def _blas(p: int, engine: str, device: str) -> bool:
+    from .. import modlu
+
+    return (engine in ("auto", "blas") and device == "cpu" and p < modlu.MAX_PRIME
+            and modlu.available())  # fmt: skip
+
+
+def rank_residues(M: np.ndarray, p: int, engine: str, device: str = "cpu") -> int:
     """Exact GF(p) rank of a matrix of residues (float64 or int64); ``M`` is not modified."""
     from .. import modlu
     from ..rank import rank_modp
 
-    if engine != "flint" and p < modlu.MAX_PRIME and modlu.available():
+    if _blas(p, engine, device):
         return len(modlu.pivots(np.array(M, dtype=np.float64), p)[0])
-    return rank_modp(np.asarray(M, dtype=np.int64), p, engine=engine)
+    return rank_modp(np.asarray(M, dtype=np.int64), p, engine=engine, device=device)
 
 
 class GrowingRank:
@@ -70,17 +78,16 @@ class GrowingRank:
     and new rows (for all columns), as the adaptive loop produces them.
 
     ``incremental=True`` extends one elimination (:class:`seprank.incremental.
-    IncrementalRank`, BLAS engine, p < 2**26); otherwise the whole matrix is kept and
-    re-ranked from scratch at each step (any engine). Both are exact and agree.
+    IncrementalRank`, BLAS engine on the CPU, p < 2**26); otherwise the whole matrix is
+    kept and re-ranked from scratch at each step (any engine or device). Both are exact
+    and agree.
     """
 
-    def __init__(self, p: int, engine: str, incremental: bool):
-        from .. import modlu
+    def __init__(self, p: int, engine: str, incremental: bool, device: str = "cpu"):
         from ..incremental import IncrementalRank
 
-        usable = engine != "flint" and p < modlu.MAX_PRIME and modlu.available()
-        self.p, self.engine = p, engine
-        self.inc = IncrementalRank(p) if (incremental and usable) else None
+        self.p, self.engine, self.device = p, engine, device
+        self.inc = IncrementalRank(p) if (incremental and _blas(p, engine, device)) else None
         self.M = np.zeros((0, 0))
         self.rank = 0
 
@@ -99,7 +106,7 @@ class GrowingRank:
         M[:old_r, old_c:] = right
         M[old_r:] = bottom
         self.M = M
-        self.rank = rank_residues(M, self.p, self.engine)
+        self.rank = rank_residues(M, self.p, self.engine, self.device)
         return self.rank
 
     def drop(self) -> None:

@@ -50,7 +50,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
     modular = plan.method == "modular"
     n = min(max(2, plan.start), plan.max_samples)
     Ap = Bp = F = templates = None
-    growing = GrowingRank(plan.domain.p, plan.rank_engine, plan.incremental) if (
+    growing = GrowingRank(plan.domain.p, plan.rank_engine, plan.incremental, plan.device) if (
         modular and plan.sampler == "random") else None  # fmt: skip
     t_eval = t_rank = 0.0
     history: list = []
@@ -71,7 +71,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             if growing is not None:
                 rank = growing.add(right, bottom)
             elif modular:
-                rank = rank_residues(F, plan.domain.p, plan.rank_engine)
+                rank = rank_residues(F, plan.domain.p, plan.rank_engine, plan.device)
             else:
                 fr = rank_float(F, plan.tol)
                 rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum

@@ -73,7 +73,8 @@ class _Block:
 
     def __init__(self, degree: int, index: int, plan: Plan):
         self.degree, self.index = degree, index
-        self.matrix = GrowingRank(plan.domain.p, plan.rank_engine, plan.incremental)
+        self.matrix = GrowingRank(plan.domain.p, plan.rank_engine, plan.incremental,
+                                  plan.device)
         self.rank, self.n, self.saturated = 0, 0, False
 
     def result(self) -> dict:
