@@ -44,7 +44,7 @@ def _cmd_bounds(args) -> int:
     import math
 
     from .nets import LinearSelfAttention
-    from .theory.bounds import matrix_degree, output_degree, upper_bound
+    from .theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
     from .theory.regimes import (
         doubled_transition_depth,
         formula_growth_ratio,
@@ -80,7 +80,14 @@ def _cmd_bounds(args) -> int:
     if args.json:
         print(json.dumps(out, default=str))
         return 0
-    print(f"proven upper bound: {out['upper']}  (log10 {out['log10_upper']:.3f}; {out['which']})")
+    up = out["upper"]
+    if up is None:
+        shown = f"10^{out['log10_upper']:.3f} (over {MAX_DIGITS} digits: log10 only)"
+    elif len(str(up)) > 40:
+        shown = f"10^{out['log10_upper']:.3f} (an exact {len(str(up))}-digit integer: --json)"
+    else:
+        shown = f"{up}  (log10 {out['log10_upper']:.3f})"
+    print(f"proven upper bound: {shown}; {out['which']} bound")
     print(f"  why: {out['why']}")
     print(f"  degree 3^L = {out['output_degree']}, D = {out['matrix_degree_D']}")
     print(f"  regime (paper rule L < log3 d = {out['transition_depth_paper']:.2f}): "

@@ -48,7 +48,8 @@ def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
                             continue
                         net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N,
                                                   residual=res)
-                        if upper_bound(net)["upper"] > budget:
+                        upper = upper_bound(net)["upper"]
+                        if upper is None or upper > budget:
                             skipped += 1
                             continue
                         nets.append(net)
