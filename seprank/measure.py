@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from . import _firstrun
+from . import estimate as _estimate
 from . import grid as _grid
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from .errors import ConfigError, MeasurementInterrupted, TooBigError
@@ -178,6 +180,7 @@ def measure(
     >>> m.rank, m.saturated
     (4, True)
     """
+    _estimate.check_architecture(net)
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
     modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
@@ -210,6 +213,12 @@ def measure(
     if growth <= 1:
         raise ConfigError(f"growth={growth} must be > 1")
     _grid.check_matrix_fits(max_samples, max_samples)
+    fast_path = method == "modular" and use_kernel
+    cost = _estimate.estimate(net, A, B, method=method, max_samples=int(max_samples),
+                              start=start, fast=fast_path)  # fmt: skip
+    _estimate.check_cost(cost, _grid._available_memory() // 4, say=lambda s: _say(progress, s))
+    if fast_path and not _firstrun.kernels_cached():
+        _say(progress, _firstrun.COMPILING)
 
     domain = ModP(modulus) if method == "modular" else Float64()
     params = _params(net, domain, seed, weights)
