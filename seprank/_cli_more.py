@@ -161,7 +161,8 @@ def _cmd_guide(args) -> int:
                   f"{t['depth_difference']:+.1f} layers")  # fmt: skip
         if "gpt3" in out:
             g = out["gpt3"]
-            print(f"  GPT-3 (96 layers, width 12288): {g['verdict']}; the fit would use "
+            print(f"  GPT-3 (96 layers, width 12288; {g['params']:.3g} non-embedding params by "
+                  f"12 L d^2, not 175e9): {g['verdict']}; at that count the fit would use "
                   f"{g['fit_depth_at_params']:.1f} layers of width "
                   f"{g['fit_width_at_params']:.0f}")  # fmt: skip
         return 0

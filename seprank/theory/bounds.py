@@ -187,6 +187,8 @@ def _lgamma_ratio(a: int, delta: int) -> float:
     b = a - delta
     if a < 10**12:
         return math.lgamma(a) - math.lgamma(b)
+    if b > 10**300 and delta * 10**12 < b:  # beyond floats (depths ~ 630+): (b - 1/2)
+        return delta * math.log(a)  # * log1p(delta / b) = delta to float precision
     if b < 10**6:
         return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
             math.lgamma(b)  # fmt: skip
