@@ -211,6 +211,9 @@ def _cmd_figures(args) -> int:
 
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     print(f"writing figures to {out.resolve()}", file=sys.stderr)
+    from ._firstrun import warm_up
+
+    warm_up(lambda msg: print(msg, file=sys.stderr, flush=True))
     done = plots.make_all(out, quick=args.quick)
     print(f"wrote {len(done)} figures (PNG, PDF, CSV) and README.md to {out}")
     return 0

@@ -251,8 +251,8 @@ def report(rows: list[dict]) -> str:
             e = expressivity_optimal_depth(float(budget))
             fit = f"paper fit optimum depth {f['depth']:.1f} (width {f['width']:.0f})"
             if f["depth"] < 1:
-                fit = (f"paper fit optimum depth {f['depth']:.2g} (below one layer: the fit "
-                       f"calls even a single layer of width {f['width']:.0f} too deep here)")
+                fit = (f"paper fit optimum depth {f['depth']:.2g}, width {f['width']:.0f} (below "
+                       "one layer: by the fit, every whole-layer shape is too deep here)")
             lines.append(
                 f"budget {budget:,}: {fit}; expressivity-optimal depth (H=1 block formula) {e}"
             )

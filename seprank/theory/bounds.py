@@ -3,9 +3,9 @@
 All bounds are proven (see proofs/) and returned as exact Python ints; ``log10``
 companions handle sizes too large to write down.
 
-Notation (SCIENCE.md section 4): width d, m = d(d+1)/2, D = (3**L - 1)/2. The query
-side Q of the partition holds the query position and n_q positions; the other side
-holds n_o positions. With S_Q, S_O the Gram sums of each side,
+Notation (proofs/structural_lemma.py, proofs/block_bound.py): width d, m = d(d+1)/2,
+D = (3**L - 1)/2. The query side Q of the partition holds the query position and n_q
+positions; the other side holds n_o positions. With S_Q, S_O the Gram sums of each side,
 
     sep <= sum_{k=0..D} min(b_k, a_{D-k})                  (no residual)
     sep <= sum_{k=0..D} min(b_k, a_0 + ... + a_{D-k})      (residual: degree <= D)
