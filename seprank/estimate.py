@@ -15,6 +15,7 @@ an order of magnitude, not a promise.
 from __future__ import annotations
 
 import math
+import numbers
 
 from .errors import ConfigError, TooBigError
 
@@ -32,7 +33,7 @@ def check_architecture(net) -> None:
     ok = all(callable(getattr(net, f, None)) for f in ("init", "apply"))
     for f in ("seq_len", "width"):
         v = getattr(net, f, None)
-        ok = ok and isinstance(v, int) and not isinstance(v, bool)
+        ok = ok and isinstance(v, numbers.Integral) and not isinstance(v, bool)
     if not ok:
         raise ConfigError(
             f"net={net!r:.60} is not an architecture: expected an object with integer seq_len "
