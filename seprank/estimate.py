@@ -85,7 +85,7 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
     item = 8
     lg = _log10_expected_rank(net, A)
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
-        min(max_samples, int(1.5 * 10**lg) + 2)  # fmt: skip
+        min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
     rate = KERNEL_OPS_PER_S if fast else GENERIC_OPS_PER_S
     ops = _cell_ops(net)
     n0 = min(max(2, start), max_samples)
