@@ -8,43 +8,82 @@ from pathlib import Path
 
 from .errors import ConfigError
 
+QUICK_FIGURES = "seprank-figures-quick"
+
+VERIFY_EPILOG = """\
+columns: L depth, d width, H heads, N sequence length, res residual connection;
+  measured  exact rank over GF(p) of a sampled grid (certified lower bound; the
+            separation rank w.h.p. when sat = True, i.e. the sample saturated)
+  upper     proven upper bound (exact integer)   tight  measured == upper
+  regime_paper   the paper's rule: depth-efficient iff L < log3 d
+  regime_growth  measured log rank(L+1) / log rank(L): >= 2 depth-efficient
+  part      rank equal on other balanced partitions (yes / NO / - not checked)
+  verdict   tight | below bound | below formula (H=1 conjecture fails) |
+            not saturated | VIOLATION (measured > proven: a bug)
+exit codes: 0 no proven bound violated, 1 a proven bound was violated,
+2 bad input, 130 interrupted (the table holds what finished)."""
+
 
 def add_parsers(sub) -> None:
-    from .cli import _add_net_args, _int_list
+    from .cli import _add_net_args, _int_list, nonneg_int, pos_int
 
     b = sub.add_parser("bounds", help="proven upper bound and regimes for one network")
     _add_net_args(b)
-    b.add_argument("--partition", type=_int_list, default=None)
-    b.add_argument("--query-position", type=int, default=0)
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--partition", type=_int_list, default=None,
+                   help="A-side positions, e.g. 0,1 (default: the first N//2)")  # fmt: skip
+    b.add_argument("--json", action="store_true", help="print one JSON object")
 
     g = sub.add_parser("guide", help="the paper's depth-width fit: optimum or verdict")
     g.add_argument("--params", type=float, default=None, help="non-embedding parameter budget")
-    g.add_argument("--depth", type=float, default=None)
-    g.add_argument("--width", type=float, default=None)
-    g.add_argument("--json", action="store_true")
+    g.add_argument("--depth", type=float, default=None, help="depth of a shape to judge")
+    g.add_argument("--width", type=float, default=None, help="width of a shape to judge")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
 
-    v = sub.add_parser("verify", help="the main job: measured ranks vs proven bounds")
-    v.add_argument("--quick", action="store_true", help="small grid, about a minute")
-    v.add_argument("--out", default="seprank-results")
-    v.add_argument("--seed", type=int, default=0)
+    v = sub.add_parser("verify", help="the main job: measured ranks vs proven bounds",
+                       epilog=VERIFY_EPILOG)  # fmt: skip
+    v.add_argument("--quick", action="store_true", help="small grid, about half a minute")
+    v.add_argument("--out", default="seprank-results",
+                   help="folder for results.csv and results.md (checked before any work)")
+    v.add_argument("--seed", type=nonneg_int, default=0,
+                   help="draws the weights and sample points of every configuration")
+    v.add_argument("--json", action="store_true",
+                   help="print one JSON object (rows, summary, verdict) instead of the table")
 
     f = sub.add_parser("figures", help="regenerate the theorem figures")
-    f.add_argument("--out", default="paper_figures")
-    f.add_argument("--quick", action="store_true")
+    f.add_argument("--out", default=None,
+                   help=f"folder for PNG, PDF, CSV and README (default: paper_figures, or "
+                   f"{QUICK_FIGURES} with --quick, so the committed figures stay untouched)")
+    f.add_argument("--quick", action="store_true", help="fewer measured points, faster")
 
-    e = sub.add_parser("experiment", help="torch depth-vs-width experiment")
+    e = sub.add_parser("experiment", help="torch depth-vs-width experiment (needs a checkout "
+                       "of the repository and torch)")  # fmt: skip
     e.add_argument("--preset", default="cpu", help="smoke | cpu | gpu")
-    e.add_argument("--out", default=None)
+    e.add_argument("--out", default=None,
+                   help="results folder (default: experiments/depth_width/runs/PRESET)")
     e.add_argument("--device", default="cpu", help="cpu | cuda")
-    e.add_argument("--threads", type=int, default=None)
+    e.add_argument("--threads", type=pos_int, default=None,
+                   help="torch CPU threads (default: torch's choice)")
+
+
+def check_out_dir(path, arg: str = "out") -> Path:
+    """Create ``path`` if needed and make sure a file can be written there, before any work."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / ".seprank-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise ConfigError(f"{arg}={str(path)!r} is not a writable folder ({reason})") from None
+    return p
 
 
 def _cmd_bounds(args) -> int:
     import math
 
     from .nets import LinearSelfAttention
-    from .theory.bounds import matrix_degree, output_degree, upper_bound
+    from .theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
     from .theory.regimes import (
         doubled_transition_depth,
         formula_growth_ratio,
@@ -80,7 +119,14 @@ def _cmd_bounds(args) -> int:
     if args.json:
         print(json.dumps(out, default=str))
         return 0
-    print(f"proven upper bound: {out['upper']}  (log10 {out['log10_upper']:.3f}; {out['which']})")
+    up = out["upper"]
+    if up is None:
+        shown = f"10^{out['log10_upper']:.3f} (over {MAX_DIGITS} digits: log10 only)"
+    elif len(str(up)) > 40:
+        shown = f"10^{out['log10_upper']:.3f} (an exact {len(str(up))}-digit integer: --json)"
+    else:
+        shown = f"{up}  (log10 {out['log10_upper']:.3f})"
+    print(f"proven upper bound: {shown}; {out['which']} bound")
     print(f"  why: {out['why']}")
     print(f"  degree 3^L = {out['output_degree']}, D = {out['matrix_degree_D']}")
     print(f"  regime (paper rule L < log3 d = {out['transition_depth_paper']:.2f}): "
@@ -115,7 +161,8 @@ def _cmd_guide(args) -> int:
                   f"{t['depth_difference']:+.1f} layers")  # fmt: skip
         if "gpt3" in out:
             g = out["gpt3"]
-            print(f"  GPT-3 (96 layers, width 12288): {g['verdict']}; the fit would use "
+            print(f"  GPT-3 (96 layers, width 12288; {g['params']:.3g} non-embedding params by "
+                  f"12 L d^2, not 175e9): {g['verdict']}; at that count the fit would use "
                   f"{g['fit_depth_at_params']:.1f} layers of width "
                   f"{g['fit_width_at_params']:.0f}")  # fmt: skip
         return 0
@@ -136,12 +183,20 @@ def _cmd_guide(args) -> int:
 def _cmd_verify(args) -> int:
     from . import verify
 
-    rows, summary = verify.run("quick" if args.quick else "default", args.out, args.seed)
-    verify.print_table(rows)
-    for line in verify.summary_lines(summary):
-        print(line)
-    print(f"wrote {Path(args.out) / 'results.csv'} and {Path(args.out) / 'results.md'}")
+    out = check_out_dir(args.out)
+    rows, summary = verify.run("quick" if args.quick else "default", out, args.seed)
     bad = [r for r in rows if r["verdict"] == "VIOLATION"]
+    verdict = verify.verdict_lines(rows, summary)
+    if args.json:
+        print(json.dumps({"summary": summary, "verdict": verdict, "rows": rows,
+                          "out": str(out)}))  # fmt: skip
+    else:
+        verify.print_table(rows)
+        print("(columns: seprank verify --help; results.md has the legend)")
+        for line in verify.summary_lines(summary):
+            print(line)
+        print(f"wrote {out / 'results.csv'} and {out / 'results.md'}")
+        print("\n".join(verdict))
     for r in bad:
         print(f"VIOLATION: measured {r['measured']} > proven {r['upper']}: a bug is far "
               f"likelier than a refutation (the bound is proved). Reproduce: "
@@ -154,7 +209,13 @@ def _cmd_verify(args) -> int:
 def _cmd_figures(args) -> int:
     from . import plots
 
-    plots.make_all(Path(args.out), quick=args.quick)
+    out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
+    print(f"writing figures to {out.resolve()}", file=sys.stderr)
+    from ._firstrun import warm_up
+
+    warm_up(lambda msg: print(msg, file=sys.stderr, flush=True))
+    done = plots.make_all(out, quick=args.quick)
+    print(f"wrote {len(done)} figures (PNG, PDF, CSV) and README.md to {out}")
     return 0
 
 
@@ -170,7 +231,8 @@ def _find_experiments() -> Path | None:
 def _cmd_experiment(args) -> int:
     base = _find_experiments()
     if base is None:
-        raise ConfigError("experiment: experiments/depth_width not found; run from a checkout")
+        raise ConfigError("experiment: experiments/depth_width not found: the experiment ships "
+                          "with the repository, not the package; run it from a checkout")
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -183,6 +245,7 @@ def _cmd_experiment(args) -> int:
         raise ConfigError(f"preset={args.preset!r} must be one of {', '.join(exp.PRESETS)}")
     if args.device not in ("cpu", "cuda"):
         raise ConfigError(f"device={args.device!r} must be cpu or cuda")
+    check_out_dir(args.out or Path("experiments/depth_width/runs") / args.preset)
     return exp.run_cli(args.preset, args.out, args.device, args.threads)
 
 

@@ -12,10 +12,57 @@ import sys
 from .errors import MeasurementInterrupted, SeprankError
 
 
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults shown in --help (where there is one to show); epilogs keep line breaks."""
+
+    def _get_help_string(self, action):
+        h = action.help or ""
+        d = action.default
+        if d is None or d is False or d == argparse.SUPPRESS or "default" in h:
+            return h
+        return super()._get_help_string(action)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a, **kw):
+        kw.setdefault("formatter_class", _Formatter)
+        super().__init__(*a, **kw)
+
     def error(self, message):  # one line, exit 2
         print(f"seprank: error: {message}", file=sys.stderr)
         raise SystemExit(2)
+
+
+def _bounded_int(lo: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
+        return v
+
+    parse.__name__ = f"integer >= {lo}"
+    return parse
+
+
+nonneg_int, pos_int = _bounded_int(0), _bounded_int(1)
+
+MEASURE_JSON = """\
+--json prints one object with these fields:
+  rank          measured rank (an int)        saturated  true: rank < sample size
+  certified     what the rank guarantees      method     modular | float | symbolic
+  kind          always "measured"             prime      modulus (modular) or null
+  samples       [rows, cols] of the final grid             seed       the seed used
+  seconds, eval_seconds, rank_seconds: total, grid evaluation and rank time
+  config        the network (architecture, depth, width, heads, seq_len, ...)
+  partition     A-side positions               sampler    random | templates
+  budget_hit    true: stopped at --max-samples before saturating
+  tolerance     SVD tolerance (float) or null  history    [rows, cols, rank] per step
+  spectrum      null (singular values are kept only in the Python API)
+exit codes: 0 done, 2 bad input or refused as too big (one line on stderr),
+130 interrupted (the last finished step is printed)."""
 
 
 def _int_list(text: str) -> list[int]:
@@ -33,22 +80,35 @@ def _add_net_args(p, need=True):
     p.add_argument("--heads", type=int, default=1, help="heads H dividing the width")
     p.add_argument("--seq-len", type=int, required=need, help="sequence length N >= 2")
     p.add_argument("--residual", action="store_true", help="add the skip connection")
+    p.add_argument("--query-position", type=int, default=0,
+                   help="position i whose output y^{L,i} is studied")  # fmt: skip
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.")
+    from . import __version__
+
+    ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
+                 epilog="exit codes: 0 done, 1 verify found a proven bound violated, 2 bad "
+                 "input or refused (one line on stderr), 130 interrupted")  # fmt: skip
+    ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    m = sub.add_parser("measure", help="measure the separation rank of one network")
+    m = sub.add_parser("measure", help="measure the separation rank of one network",
+                       epilog=MEASURE_JSON)  # fmt: skip
     _add_net_args(m)
     m.add_argument("--method", default="modular", help="modular | float | symbolic")
-    m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--partition", type=_int_list, default=None, help="A-side positions, e.g. 0,1")
-    m.add_argument("--query-position", type=int, default=0)
-    m.add_argument("--output-coord", type=int, default=0)
-    m.add_argument("--max-samples", type=int, default=None)
+    m.add_argument("--seed", type=nonneg_int, default=0,
+                   help="draws the weights and sample points (same seed, same answer)")
+    m.add_argument("--partition", type=_int_list, default=None,
+                   help="A-side positions, e.g. 0,1 (default: the first N//2)")
+    m.add_argument("--output-coord", type=int, default=0,
+                   help="coordinate p of the output vector y^{L,i} studied")
+    m.add_argument("--max-samples", type=int, default=None,
+                   help="largest grid side (default 6000 modular, 2500 float); the sample "
+                   "grows x1.5 until the rank saturates or this is hit")  # fmt: skip
     m.add_argument("--sampler", default="random", help="random | templates")
-    m.add_argument("--prime", type=int, default=None, help="modulus for --method modular")
+    m.add_argument("--prime", type=int, default=None,
+                   help="modulus for --method modular (default: 67108859, below 2**26)")
     m.add_argument("--rank-engine", default="auto",
                    help="auto | blas | flint | array-numpy | array-torch: exact GF(p) rank "
                         "engine (they agree)")  # fmt: skip
@@ -79,7 +139,8 @@ def _cmd_measure(args) -> int:
         m = measure(
             net, args.partition, method=args.method, seed=args.seed,
             max_samples=args.max_samples, sampler=args.sampler, prime=args.prime,
-            rank_engine=args.rank_engine, strategy=args.strategy, device=args.device, progress=None if args.quiet or args.json else True,
+            rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
+            progress=_progress(args),
         )  # fmt: skip
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
@@ -88,6 +149,15 @@ def _cmd_measure(args) -> int:
         return 130
     _print_measurement(m, args.json)
     return 0
+
+
+def _progress(args):
+    """Progress lines on stderr; with --json only the cost estimate and first-run notes."""
+    if args.quiet:
+        return None
+    if not args.json:
+        return True
+    return lambda msg: msg.startswith(("estimate", "compiling")) and print(msg, file=sys.stderr)
 
 
 def _print_measurement(m, as_json: bool) -> None:

@@ -40,7 +40,8 @@ def check_partition(partition, seq_len: int) -> tuple[tuple[int, ...], tuple[int
     bad = [a for a in A if not 0 <= a < seq_len]
     if bad:
         raise ConfigError(f"partition={A} has positions out of range 0..{seq_len - 1}: {bad}")
-    B = [n for n in range(seq_len) if n not in A]
+    in_a = set(A)
+    B = [n for n in range(seq_len) if n not in in_a]
     if not B:
         raise ConfigError(f"partition={A} takes every position: the B side would be empty")
     return tuple(sorted(A)), tuple(B)

@@ -27,6 +27,8 @@ import time
 
 import numpy as np
 
+from . import _firstrun
+from . import estimate as _estimate
 from . import grid as _grid
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from .errors import ConfigError, TooBigError
@@ -34,6 +36,7 @@ from .measurement import CERTIFIED, Measurement
 from .nets.base import config_of
 from .rank import check_rank_engine, rank_coefficients
 from .strategies import STRATEGIES, Plan, choose, direct, graded
+from .strategies.base import say
 
 __all__ = ["METHODS", "SAMPLERS", "STRATEGIES", "Measurement", "measure"]
 
@@ -135,6 +138,7 @@ def measure(
     >>> m.rank, m.saturated
     (4, True)
     """
+    _estimate.check_architecture(net)
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
     modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
@@ -171,6 +175,12 @@ def measure(
         raise ConfigError(f"max_samples={max_samples} must be >= 2")
     if growth is not None and not growth > 1:
         raise ConfigError(f"growth={growth} must be > 1")
+    fast_path = method == "modular" and use_kernel
+    cost = _estimate.estimate(net, A, B, method=method, max_samples=int(max_samples or DEFAULT_MAX_SAMPLES[method]),
+                              start=start, fast=fast_path)  # fmt: skip
+    _estimate.check_cost(cost, _grid._available_memory() // 4, say=lambda s: say(progress, s))
+    if fast_path and not _firstrun.kernels_cached():
+        say(progress, _firstrun.COMPILING)
 
     domain = ModP(modulus) if method == "modular" else Float64()
     params = _params(net, domain, seed, weights)

@@ -80,23 +80,29 @@ def fig_regimes(out: Path, quick: bool):
     import matplotlib.pyplot as plt
 
     widths = [2, 10, 100, 1000, 10000]
-    fig, ax = plt.subplots(figsize=(7, 4.6))
+    markers = ["o", "s", "^", "D", "v"]
+    fig, ax = plt.subplots(figsize=(7.6, 5))
     rows = []
     for i, d in enumerate(widths):
         Ls = list(range(1, 22))
         r = [formula_growth_ratio(L, d) for L in Ls]
         rows += [[d, L, x] for L, x in zip(Ls, r)]
-        ax.plot(Ls, r, "-o", ms=3, color=COLORS[i], label=f"d_x={d}")
+        ax.plot(Ls, r, "-", marker=markers[i], ms=4, mfc="none", color=COLORS[i],
+                label=f"d_x={d}")  # fmt: skip
         ax.axvline(paper_transition_depth(d), color=COLORS[i], ls="--", lw=1)
         ax.axvline(doubled_transition_depth(d), color=COLORS[i], ls=":", lw=1.5)
     ax.axhline(3, color="gray", lw=0.8)
     ax.axhline(2, color="gray", lw=0.8, ls="-.")
+    note = ("2 log3 d = log3 d^2: the dotted line of\nd_x = 10 (100) is the dashed one of\n"
+            "d_x = 100 (10^4), at L = 4.2 (8.4)")
+    ax.text(15.0, 2.25, note, fontsize=7, bbox={"fc": "white", "ec": "gray", "lw": 0.5})
     ax.plot([], [], "k--", lw=1, label="paper: L = log3 d_x")
     ax.plot([], [], "k:", lw=1.5, label="L = 2 log3 d_x")
-    ax.plot([], [], "-.", color="gray", label="threshold 2 (our regime rule)")
+    ax.plot([], [], "-", color="gray", lw=0.8, label="ratio 3: log sep triples per layer")
+    ax.plot([], [], "-.", color="gray", label="ratio 2: our threshold (>= 2 efficient)")
     ax.set_xlabel("depth L (layers)")
     ax.set_ylabel("growth ratio log sep(L+1) / log sep(L)")
-    ax.set_title("Regimes from the H=1 block formula: ratio 3 = depth-efficient")
+    ax.set_title("Regimes from the H=1 block formula: depth-efficient while the ratio >= 2")
     ax.legend(fontsize=7, loc="upper right")
     save(fig, out, "fig2_regimes")
     _csv(out / "fig2_regimes.csv", ["width", "depth", "growth_ratio_formula"], rows)
@@ -201,44 +207,88 @@ def fig_float_vs_exact(out: Path, quick: bool):
 
 
 # --------------------------------------------------------------------------- figure 6
+def _budget_curve(P: float, L: int) -> float:
+    """log10 sep of the H=1 formula at depth L with the width spending the budget P."""
+    return generic_block_bound_log10(L, width_at_budget(P, L))
+
+
+def budget_asymptote(P: float) -> float:
+    """log10 sep as L -> infinity at a fixed budget: m log10(3^L) with m = d^2/2 = P/(24L)."""
+    return P * math.log10(3) / 24
+
+
+def depth_reaching(P: float, frac: float, hi: int = 4000) -> int:
+    """Smallest depth whose log10 sep reaches ``frac`` of the budget's asymptote."""
+    target = frac * budget_asymptote(P)
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _budget_curve(P, mid) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def fig_equal_params(out: Path, quick: bool):
     import matplotlib.pyplot as plt
 
-    budgets = [1e6, 1e8, 1e10, 1e12]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    budgets = [1e8, 1e10, 1e12, 1e14]  # widths >= 50 everywhere: integer rounding stays small
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(15, 4.8))
     rows = []
+    Ls = sorted({int(round(10 ** (k / 20))) for k in range(0, 71)})  # 1 .. 3162, log-spaced
     for i, P in enumerate(budgets):
-        Ls = list(range(1, 61))
-        v = [generic_block_bound_log10(L, width_at_budget(P, L)) for L in Ls]
-        top = max(v)
-        a1.plot(Ls, [x / top for x in v], color=COLORS[i], label=f"{P:.0e} params")
-        opt = expressivity_optimal_depth(P)
-        a1.axvline(opt, color=COLORS[i], ls=":", lw=1)
-        rows += [["curve", P, L, x] for L, x in zip(Ls, v)]
+        A = budget_asymptote(P)
+        v = [_budget_curve(P, L) for L in Ls]
+        a1.plot(Ls, [x / A for x in v], color=COLORS[i], label=f"{P:.0e} params")
+        d90, d99 = depth_reaching(P, 0.9), depth_reaching(P, 0.99)
+        a1.plot([d90, d99], [0.9, 0.99], "o", color=COLORS[i], mec="black", ms=5)
+        # gain per layer as the secant between grid depths (averages the width rounding)
+        gain = [(v[j + 1] - v[j]) / (Ls[j + 1] - Ls[j]) / A for j in range(len(Ls) - 1)]
+        mid = [math.sqrt(Ls[j] * Ls[j + 1]) for j in range(len(Ls) - 1)]
+        pos = [(x, 100 * g) for x, g in zip(mid, gain) if g > 0]
+        a2.plot([x for x, _ in pos], [g for _, g in pos], color=COLORS[i], label=f"{P:.0e} params")
+        rows += [["curve", P, L, x, x / A, g] for L, x, g in zip(Ls, v, gain + [""])]
+        rows.append(["depth_90_99", P, d90, d99, "", ""])
+    a1.axhline(1, color="gray", lw=1, ls="--")
+    a1.plot([], [], "o", color="gray", mec="black", label="depths reaching 90% and 99%")
+    a1.plot([], [], "--", color="gray", label="asymptote P log10(3) / 24")
+    a1.set_xscale("log")
     a1.set_xlabel("depth L (width spends the budget: 12 L d_x^2)")
-    a1.set_ylabel("log sep / max over L shown (H=1 formula)")
-    a1.set_title("Fixed budget: log sep vs depth (dotted: last efficient depth)")
-    a1.legend(fontsize=8)
+    a1.set_ylabel("log10 sep / its limit as L -> infinity")
+    a1.set_title("Fixed budget: share of the asymptote reached (H=1 formula)")
+    a1.legend(fontsize=7, loc="upper left")
+    a2.set_xscale("log")
+    a2.set_yscale("log")
+    a2.set_xlabel("depth L (layers)")
+    a2.set_ylabel("gain per added layer (% of the asymptote)")
+    a2.set_title("Marginal gain per added layer")
+    a2.legend(fontsize=7, loc="upper right")
     Ps = [10 ** (k / 2) for k in range(10, 27)]
     fit_d = [fit_optimal_shape(P)["depth"] for P in Ps]
     ours = [expressivity_optimal_depth(P) for P in Ps]
     paper = [paper_optimal_depth(P) for P in Ps]
-    rows += [["optimum", P, f, o, p] for P, f, o, p in zip(Ps, fit_d, ours, paper)]
-    a2.plot(Ps, fit_d, "-", color=COLORS[0], label="paper's empirical fit d=exp(5.039+0.0555L)")
-    a2.plot(Ps, ours, "-o", ms=3, color=COLORS[1],
+    d90s = [depth_reaching(P, 0.9) for P in Ps]
+    rows += [["optimum", P, f, o, p, q] for P, f, o, p, q in zip(Ps, fit_d, ours, paper, d90s)]
+    a3.plot(Ps, fit_d, "-", color=COLORS[0], label="paper's empirical fit d=exp(5.039+0.0555L)")
+    a3.plot(Ps, ours, "-o", ms=3, color=COLORS[1],
             label="theory: last depth-efficient L (H=1 formula)")  # fmt: skip
-    a2.plot(Ps, paper, "--", color=COLORS[2], label="paper's rule L = log3 d_x")
-    for name, P, L in (("GPT-3 175B (96 layers)", 175e9, 96), ("1T (authors: 92)", 1e12, 92)):
-        a2.plot(P, L, "*", ms=12, color=COLORS[3], mec="black")
-        a2.annotate(name, (P, L), textcoords="offset points", xytext=(-120, 4), fontsize=8)
-    a2.set_xscale("log")
-    a2.set_xlabel("non-embedding parameters (12 L d_x^2)")
-    a2.set_ylabel("optimal depth L (layers)")
-    a2.set_title("Optimal depth per budget: theory vs the paper's fit")
-    a2.legend(fontsize=7, loc="upper left")
+    a3.plot(Ps, paper, "--", color=COLORS[2], label="paper's rule L = log3 d_x")
+    a3.plot(Ps, d90s, ":", color=COLORS[5], lw=2, label="depth reaching 90% of the asymptote")
+    stars = (("GPT-3 175B: 96 layers", 175e9, 96, COLORS[3]),
+             ("1T model, authors: 92 layers", 1e12, 92, COLORS[4]))  # fmt: skip
+    for name, P, L, c in stars:  # in the legend, not as labels: nothing to collide
+        a3.plot(P, L, "*", ms=13, color=c, mec="black", label=name)
+    a3.set_xscale("log")
+    a3.set_yscale("log")
+    a3.set_xlabel("non-embedding parameters (12 L d_x^2)")
+    a3.set_ylabel("depth L (layers)")
+    a3.set_title("Optimal depth per budget: theory vs the paper's fit")
+    a3.legend(fontsize=6.5, loc="lower right")
     save(fig, out, "fig6_equal_params")
     _csv(out / "fig6_equal_params.csv", ["kind", "params", "depth_or_fit", "value_or_ours",
-                                         "paper_rule"], rows)  # fmt: skip
+                                         "fraction_or_paper_rule", "gain_or_depth90"],
+         rows)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- figure 7

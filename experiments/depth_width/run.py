@@ -249,9 +249,12 @@ def report(rows: list[dict]) -> str:
         for budget in s:
             f = fit_optimal_shape(float(budget))
             e = expressivity_optimal_depth(float(budget))
+            fit = f"paper fit optimum depth {f['depth']:.1f} (width {f['width']:.0f})"
+            if f["depth"] < 1:
+                fit = (f"paper fit optimum depth {f['depth']:.2g}, width {f['width']:.0f} (below "
+                       "one layer: by the fit, every whole-layer shape is too deep here)")
             lines.append(
-                f"budget {budget:,}: paper fit optimum depth {f['depth']:.1f} (width "
-                f"{f['width']:.0f}); expressivity-optimal depth (H=1 block formula) {e}"
+                f"budget {budget:,}: {fit}; expressivity-optimal depth (H=1 block formula) {e}"
             )
     except ImportError:  # theory module absent: say so
         lines.append("(theory comparison unavailable: seprank.theory not importable)")

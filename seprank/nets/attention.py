@@ -1,6 +1,6 @@
 """The paper's linearised multi-head self-attention, and a softmax variant (float only).
 
-Layer l maps y^{l,i} to (SCIENCE.md section 1)::
+Layer l maps y^{l,i} to (the paper's network, softmax, feed-forward and norms removed)::
 
     y^{l+1,i} = [y^{l,i}]
               + sum_h W^{O,l,h} sum_j <W^{Q,l,h} y^{l,i}, W^{K,l,h} y^{l,j}> W^{V,l,h} y^{l,j}

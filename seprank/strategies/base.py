@@ -18,6 +18,14 @@ import numpy as np
 from .. import grid as _grid
 
 
+def say(progress, msg: str) -> None:
+    """One progress line: on stderr if ``progress`` is True, to it if it is a callable."""
+    if progress is True:
+        print(msg, file=sys.stderr, flush=True)
+    elif callable(progress):
+        progress(msg)
+
+
 @dataclass
 class Plan:
     """Everything a strategy needs, decided before any grid is evaluated."""
@@ -44,10 +52,7 @@ class Plan:
     t_start: float = field(default_factory=time.perf_counter)
 
     def say(self, msg: str) -> None:
-        if self.progress is True:
-            print(msg, file=sys.stderr, flush=True)
-        elif callable(self.progress):
-            self.progress(msg)
+        say(self.progress, msg)
 
     def next_size(self, n: int) -> int:
         return min(self.max_samples, max(n + 1, int(math.ceil(n * self.growth))))

@@ -3,9 +3,9 @@
 All bounds are proven (see proofs/) and returned as exact Python ints; ``log10``
 companions handle sizes too large to write down.
 
-Notation (SCIENCE.md section 4): width d, m = d(d+1)/2, D = (3**L - 1)/2. The query
-side Q of the partition holds the query position and n_q positions; the other side
-holds n_o positions. With S_Q, S_O the Gram sums of each side,
+Notation (proofs/structural_lemma.py, proofs/block_bound.py): width d, m = d(d+1)/2,
+D = (3**L - 1)/2. The query side Q of the partition holds the query position and n_q
+positions; the other side holds n_o positions. With S_Q, S_O the Gram sums of each side,
 
     sep <= sum_{k=0..D} min(b_k, a_{D-k})                  (no residual)
     sep <= sum_{k=0..D} min(b_k, a_0 + ... + a_{D-k})      (residual: degree <= D)
@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from ..errors import ConfigError
+from ..errors import ConfigError, TooBigError
+from . import _sequences as _seq
 
 
 def output_degree(depth: int) -> int:
@@ -100,22 +101,81 @@ def _check(depth, width, n_query, n_other):
             raise ConfigError(f"{name}={v!r} must be an integer >= {lo}")
 
 
+#: Exact integers with more decimal digits than this are not computed (log10 only); Python
+#: itself refuses to print an int of more than 4300 digits.
+MAX_DIGITS = 4_000
+#: Most Schur dimensions summed to build the dimensions of a side with n < d_x positions.
+MAX_PARTITION_TERMS = 200_000
+
+
+def _side(kind: str, width: int, n: int):
+    """b (kind 'b') or a (kind 'a') of a side with n positions, as an exact sequence."""
+    m = width * (width + 1) // 2
+    if n >= width:
+        return _seq.Generic(m, 1 if kind == "b" else width)
+    terms = _seq.bounded_rank_terms(width, n, MAX_PARTITION_TERMS)
+    if terms > MAX_PARTITION_TERMS:
+        raise TooBigError(
+            f"seq_len: a side of {n} positions (< width={width}) needs more than "
+            f"{MAX_PARTITION_TERMS:,} Schur dimensions (the limit) for its bounded-rank "
+            "dimensions; "
+            f"use at least {width} positions per side (seq_len >= {2 * width}) for the closed "
+            "form"
+        )
+    e = _seq.hilbert_degree(width, n)
+    dim = b_dim if kind == "b" else a_dim
+    vals = [dim(k, width, n) for k in range(e + 2)]
+    seq = _seq.Newton(vals[:-1])
+    if seq.value(e + 1) != vals[-1]:  # pragma: no cover - guards the polynomiality claim
+        raise AssertionError(f"{kind}_dim is not a degree-{e} polynomial for d={width}, n={n}")
+    return seq
+
+
 def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bool = False) -> int:
-    """The block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact."""
+    """The block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact.
+
+    Computed in O(log D) exact evaluations (crossover by bisection, cumulative sums in
+    closed form; :mod:`seprank.theory._sequences`). Raises TooBigError, with the size, when
+    the integer would have more than ``MAX_DIGITS`` digits or a side needs too many Schur
+    dimensions.
+    """
     _check(depth, width, n_query, n_other)
     D = matrix_degree(depth)
     if n_query >= width and n_other >= width and not residual:
         return generic_block_bound(depth, width)
-    total = 0
-    cum = 0
-    a_cum = [0] * (D + 1)
-    for j in range(D + 1):
-        cum += a_dim(j, width, n_query)
-        a_cum[j] = cum
-    for k in range(D + 1):
-        a = a_cum[D - k] if residual else a_dim(D - k, width, n_query)
-        total += min(b_dim(k, width, n_other), a)
-    return total
+    b, a = _side("b", width, n_other), _side("a", width, n_query)
+    _refuse_digits("block bound", _block_digits(b, a, D, residual, depth, width))
+    return _seq.min_sum(b, a, D, 1 if residual else 0)
+
+
+def _block_digits(b, a, D, residual, depth, width) -> float:
+    """An upper estimate of log10 of the block bound (cheap for every case)."""
+    if isinstance(b, _seq.Generic) and isinstance(a, _seq.Generic):
+        est = generic_block_bound_log10(depth, width)
+        return est + (math.log10(D + b.m) + 1 if residual else 0.0)
+    # bounded side(s): the bound is at most the sum of the bounded side's terms
+    side = b if isinstance(b, _seq.Newton) else a
+    return math.log10(max(1, side.value(D, 2 if residual else 1)))
+
+
+def _refuse_digits(what: str, log10_value: float) -> None:
+    if log10_value > MAX_DIGITS:
+        raise TooBigError(
+            f"depth: the {what} has about {log10_value:,.0f} decimal digits (limit "
+            f"{MAX_DIGITS:,}); use its log10 (block_bound_log10, seprank bounds prints it)"
+        )
+
+
+def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
+                      residual: bool = False) -> float:  # fmt: skip
+    """log10 of :func:`block_bound`, for any depth (floating point when the integer is huge)."""
+    _check(depth, width, n_query, n_other)
+    if n_query >= width and n_other >= width and not residual:
+        return generic_block_bound_log10(depth, width)
+    if n_query >= width and n_other >= width:  # residual, generic sides: log space
+        b, a = _side("b", width, n_other), _side("a", width, n_query)
+        return _seq.min_sum_log10(b, a, matrix_degree(depth), 1)
+    return math.log10(block_bound(depth, width, n_query, n_other, residual))
 
 
 def _lgamma_ratio(a: int, delta: int) -> float:
@@ -127,6 +187,8 @@ def _lgamma_ratio(a: int, delta: int) -> float:
     b = a - delta
     if a < 10**12:
         return math.lgamma(a) - math.lgamma(b)
+    if b > 10**300 and delta * 10**12 < b:  # beyond floats (depths ~ 630+): (b - 1/2)
+        return delta * math.log(a)  # * log1p(delta / b) = delta to float precision
     if b < 10**6:
         return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
             math.lgamma(b)  # fmt: skip
@@ -165,19 +227,12 @@ def _crossover(D: int, d: int) -> int:
 def generic_block_bound(depth: int, width: int) -> int:
     """Closed form for generic sides: C(m+K, K) + d C(m+D-K-1, D-K-1), K the crossover.
 
-    Hockey stick: sum_{k<=K} C(m-1+k, k) = C(m+K, K).
+    Hockey stick: sum_{k<=K} C(m-1+k, k) = C(m+K, K). K is found by exact bisection.
+    Raises TooBigError when the integer would have more than ``MAX_DIGITS`` digits.
     """
-    D, d = matrix_degree(depth), width
-    m = d * (d + 1) // 2
-    K = _crossover(D, d)
-    # Fix the crossover exactly (lgamma could be off by one at ties).
-    while K >= 0 and math.comb(m + K - 1, K) > d * math.comb(m + D - K - 1, D - K):
-        K -= 1
-    while K + 1 <= D and math.comb(m + K, K + 1) <= d * math.comb(m + D - K - 2, D - K - 1):
-        K += 1
-    left = math.comb(m + K, K) if K >= 0 else 0
-    right = d * math.comb(m + D - K - 1, D - K - 1) if K < D else 0
-    return left + right
+    _refuse_digits("block bound", generic_block_bound_log10(depth, width))
+    m = width * (width + 1) // 2
+    return _seq.min_sum(_seq.Generic(m), _seq.Generic(m, width), matrix_degree(depth))
 
 
 def generic_block_bound_log10(depth: int, width: int) -> float:
@@ -206,15 +261,28 @@ def monomial_bound(
     No residual: f is homogeneous of degree 3**L, so sep <= sum_t min(M_Q(t), M_O(3**L - t))
     with M(t) = C(v + t - 1, t) monomials of degree t in v = d * n variables. With residual
     the degrees are <= 3**L and each side counts monomials of degree <= its share.
+    Computed in closed form (crossover by bisection, hockey-stick sums); raises
+    TooBigError when the integer would have more than ``MAX_DIGITS`` digits.
     """
+    _refuse_digits("monomial bound", monomial_bound_log10(depth, width, n_query, n_other,
+                                                          residual))  # fmt: skip
+    deg = output_degree(depth)
+    q, o = _seq.Generic(width * n_query), _seq.Generic(width * n_other)
+    if residual:
+        return min(q.value(deg, 1), o.value(deg, 1))
+    return _seq.min_sum(q, o, deg)
+
+
+def monomial_bound_log10(
+    depth: int, width: int, n_query: int, n_other: int, residual: bool = False
+) -> float:
+    """log10 of :func:`monomial_bound`, in floating point, for any size."""
     _check(depth, width, n_query, n_other)
     deg = output_degree(depth)
-    vq, vo = width * n_query, width * n_other
+    q, o = _seq.Generic(width * n_query), _seq.Generic(width * n_other)
     if residual:
-        return min(math.comb(vq + deg, deg), math.comb(vo + deg, deg))
-    return sum(
-        min(math.comb(vq + t - 1, t), math.comb(vo + deg - t - 1, deg - t)) for t in range(deg + 1)
-    )
+        return min(q.log10(deg, 1), o.log10(deg, 1))
+    return _seq.min_sum_log10(q, o, deg)
 
 
 def sides(seq_len: int, partition, query_position: int) -> tuple[int, int]:
@@ -225,30 +293,51 @@ def sides(seq_len: int, partition, query_position: int) -> tuple[int, int]:
 
 
 def upper_bound(net, partition=None) -> dict:
-    """Best proven upper bound for a LinearSelfAttention net and partition, with reasons."""
+    """Best proven upper bound for a LinearSelfAttention net and partition, with reasons.
+
+    ``upper`` is the exact integer, or None when it has more than ``MAX_DIGITS`` digits
+    (then ``log10_upper`` still holds its log10). When a side with fewer positions than
+    the width is too costly for the block bound, the monomial bound is used and ``why``
+    says so.
+    """
     from ..grid import check_partition, default_partition
 
     if partition is None:
         partition = default_partition(net.seq_len)
     A, _ = check_partition(partition, net.seq_len)
     nq, no = sides(net.seq_len, A, net.query_position)
-    blk = block_bound(net.depth, net.width, nq, no, net.residual)
-    mono = monomial_bound(net.depth, net.width, nq, no, net.residual)
+    args = (net.depth, net.width, nq, no, net.residual)
     generic = nq >= net.width and no >= net.width
-    if blk <= mono:
-        which = "block"
+    mono_log = monomial_bound_log10(*args)
+    try:
+        blk_log = block_bound_log10(*args)
+        skipped = ""
+    except TooBigError as exc:
+        blk_log, skipped = math.inf, str(exc)
+    if blk_log <= mono_log:
+        which, log10_upper = "block", blk_log
         why = (
             "block bound sum_k min(b_k, a_{D-k}) from y^L = P_L(S) x^i"
             + (" (residual form)" if net.residual else "")
             + ("; generic sides: closed form" if generic else "; bounded-rank side dimensions")
         )
     else:
-        which = "monomial"
+        which, log10_upper = "monomial", mono_log
         why = "monomial count per side beats the block bound here"
-    upper = min(blk, mono)
+        if skipped:
+            why = "monomial count per side (block bound not computed: " + skipped + ")"
+
+    def exact(f, lg):
+        return f(*args) if lg <= MAX_DIGITS else None
+
+    blk = exact(block_bound, blk_log) if not skipped else None
+    mono = exact(monomial_bound, mono_log)
+    upper = blk if which == "block" else mono
+    if upper is not None:
+        log10_upper = math.log10(upper) if upper > 0 else float("-inf")
     return {
         "upper": upper,
-        "log10_upper": math.log10(upper) if upper > 0 else float("-inf"),
+        "log10_upper": log10_upper,
         "block": blk,
         "monomial": mono,
         "which": which,

@@ -1,0 +1,150 @@
+"""Before a measurement starts: is ``net`` an architecture, and what will it cost?
+
+:func:`check_architecture` turns a non-architecture into a ConfigError naming ``net``.
+:func:`estimate` gives the polynomial degree, the expected rank (the proved upper bound,
+where one exists), the memory of the weights and of the first grid, and a rough time
+for the worst case (the sample grown to ``max_samples``). :func:`check_cost` refuses, in
+one line, what cannot finish (memory over the limit, or far too long), and says the
+estimate when a run will be long.
+
+The time model is calibrated on this repository's 2-core machine (compiled kernel about
+1.5e9 multiply-adds/s, rank engine about 1e10/s, the generic numpy path about 10x slower):
+an order of magnitude, not a promise.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .errors import ConfigError, TooBigError
+
+#: Runs estimated to take longer than this (worst case) are refused.
+MAX_SECONDS = 12 * 3600
+#: Runs estimated to take longer than this are announced with the estimate.
+SAY_SECONDS = 30
+KERNEL_OPS_PER_S = 1.5e9
+GENERIC_OPS_PER_S = 1.5e8
+RANK_OPS_PER_S = 1e10
+
+
+def check_architecture(net) -> None:
+    """Raise ConfigError unless ``net`` has int ``seq_len``/``width`` and init/apply."""
+    ok = all(callable(getattr(net, f, None)) for f in ("init", "apply"))
+    for f in ("seq_len", "width"):
+        v = getattr(net, f, None)
+        ok = ok and isinstance(v, numbers.Integral) and not isinstance(v, bool)
+    if not ok:
+        raise ConfigError(
+            f"net={net!r:.60} is not an architecture: expected an object with integer seq_len "
+            "and width and methods init(rng, domain) and apply(params, X, domain) (e.g. "
+            "seprank.LinearSelfAttention)"
+        )
+
+
+def _cell_ops(net) -> float:
+    """Multiply-adds per grid cell (one network evaluation)."""
+    N, d, L = net.seq_len, net.width, getattr(net, "depth", 1)
+    return float(L) * (4 * N * d * d + 2 * N * N * d)
+
+
+def _param_count(net) -> int:
+    L, d = getattr(net, "depth", 1), net.width
+    return 4 * L * d * d if hasattr(net, "heads") else 0
+
+
+def _log10_expected_rank(net, A) -> float | None:
+    from .nets.attention import LinearSelfAttention
+    from .theory import _sequences as seq
+    from .theory import bounds
+
+    if not isinstance(net, LinearSelfAttention):
+        return None
+    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    args = (net.depth, net.width, nq, no, net.residual)
+    lg = bounds.monomial_bound_log10(*args)
+    cheap = all(n >= net.width or seq.bounded_rank_terms(net.width, n, 20_000) <= 20_000
+                for n in (nq, no))  # fmt: skip
+    if cheap:
+        lg = min(lg, bounds.block_bound_log10(*args))
+    return lg
+
+
+def _fmt_seconds(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 3 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.3g} days"
+
+
+def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool) -> dict:
+    """Cost of measuring ``net`` with sides A, B before anything is allocated."""
+    item = 8
+    lg = _log10_expected_rank(net, A)
+    n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
+        min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
+    rate = KERNEL_OPS_PER_S if fast else GENERIC_OPS_PER_S
+    ops = _cell_ops(net)
+    n0 = min(max(2, start), max_samples)
+
+    def seconds(n):
+        return n * n * ops / rate + 1.42 * n**3 / RANK_OPS_PER_S
+
+    return {
+        "degree": getattr(net, "degree", None),
+        "log10_expected_rank": lg,
+        "param_bytes": _param_count(net) * item,
+        "first_grid_bytes": n0 * (len(A) + len(B)) * net.width * item + n0 * n0 * item,
+        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * net.width * item,
+        "first_grid_seconds": seconds(n0),
+        "expected_seconds": seconds(n_final),
+        "worst_seconds": seconds(max_samples),
+        "max_samples": max_samples,
+        "method": method,
+    }
+
+
+def describe(est: dict) -> str:
+    """One line: what the run will cost."""
+    lg = est["log10_expected_rank"]
+    rank = "unknown" if lg is None else (
+        f"<= {10**lg:,.0f}" if lg < 9 else f"<= 10^{lg:.1f}")  # fmt: skip
+    deg = est["degree"]
+    deg_s = "" if deg is None else (f"degree {deg}, " if deg < 10**9 else
+                                    f"degree 3^{round(math.log(deg, 3))}, ")  # fmt: skip
+    return (f"estimate: {deg_s}expected rank {rank} (proved bound), weights "
+            f"{est['param_bytes'] / 2**20:,.1f} MiB, first grid "
+            f"{est['first_grid_bytes'] / 2**20:,.1f} MiB; about "
+            f"{_fmt_seconds(est['expected_seconds'])} expected, "
+            f"{_fmt_seconds(est['worst_seconds'])} if it grows to max_samples="
+            f"{est['max_samples']}"
+            + ("; the bound exceeds max_samples, so the result may be a lower bound only"
+               if lg is not None and lg >= math.log10(est["max_samples"]) else ""))  # fmt: skip
+
+
+def check_cost(est: dict, limit_bytes: int, say=None) -> None:
+    """Refuse (TooBigError, one line) what cannot finish; announce long runs via ``say``."""
+    gib = 2**30
+    mem = [("width", "the weights", est["param_bytes"], "width or depth"),
+           ("seq_len", "the first grid's points", est["first_grid_bytes"], "seq_len or width"),
+           ("max_samples", f"the sample points at max_samples={est['max_samples']}",
+            est["points_bytes_at_budget"], "max_samples, seq_len or width")]  # fmt: skip
+    for arg, what, need, fix in mem:
+        if need > limit_bytes:
+            raise TooBigError(
+                f"{arg}: {what} need {need / gib:,.1f} GiB, over the "
+                f"{limit_bytes / gib:,.1f} GiB allowed (lower {fix})"
+            )
+    if est["first_grid_seconds"] > MAX_SECONDS or est["expected_seconds"] > MAX_SECONDS:
+        which = "first grid" if est["first_grid_seconds"] > MAX_SECONDS else "measurement"
+        secs = max(est["first_grid_seconds"], est["expected_seconds"])
+        raise TooBigError(
+            f"depth/width/seq_len: the {which} would take about {_fmt_seconds(secs)} (limit "
+            f"{_fmt_seconds(MAX_SECONDS)}); lower max_samples for a lower bound sooner, or "
+            f"the sizes. {describe(est)}"
+        )
+    if say is not None and est["expected_seconds"] > SAY_SECONDS:
+        say(describe(est))
