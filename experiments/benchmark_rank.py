@@ -1,6 +1,17 @@
-"""Benchmark: seprank's modular engine vs a hand-written float baseline and sympy.
+"""Benchmark: seprank's modular engine vs a hand-written float baseline and sympy; the
+graded strategy vs the direct one; what the adaptive loop's changes buy.
 
-Run: ``python experiments/benchmark_rank.py [--quick]``. For each configuration it prints
+Run: ``python experiments/benchmark_rank.py [--quick] [--big]``. Three Markdown tables:
+
+1. the direct strategy (one grid matrix) against flint, float and sympy, as below;
+2. graded vs direct on the same configurations, with direct/graded time ratios from the
+   same run; with ``--big`` also (5, 2, 1, 4) and (3, 4, 1, 8) (graded only: the direct
+   matrix would not fit in memory), each in its own process so that its peak resident
+   memory is reported;
+3. the adaptive loop: incremental elimination vs re-ranking from scratch at each step,
+   and the growth factor, on the same configurations.
+
+Table 1: for each configuration it prints
 time and rank for (a) seprank.measure (modular, adaptive, grid and rank times apart),
 (b) the same measurement with python-flint's nmod_mat as the rank engine (the previous
 engine; flint/blas is the ratio of rank times), (c) the naive float baseline a user would
@@ -12,6 +23,9 @@ differs from the exact one is flagged WRONG. Output: a Markdown table.
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
 import sys
 import time
 
@@ -62,20 +76,86 @@ COLUMNS = ["config (L,d,H,N)", "exact rank", "saturated", "samples", "grid s", "
            "total s", "target", "flint-rank total s", "flint/blas", "float rank", "float s",
            "float/seprank", "sympy rank", "sympy s", "sympy/seprank"]  # fmt: skip
 TARGETS = {(3, 3, 1, 8): 30.0, (4, 2, 1, 4): 30.0}
+GRADED = [(3, 2, 1, 4), (3, 2, 2, 4), (2, 4, 1, 8), (3, 3, 1, 8), (4, 2, 1, 4), (4, 2, 2, 4)]
+BIG = [(5, 2, 1, 4), (3, 4, 1, 8)]
+#: (config, strategy): the adaptive-loop variants compared in table 3.
+LOOP = [((4, 2, 1, 4), "direct"), ((3, 3, 1, 8), "direct"), ((4, 2, 1, 4), "graded"),
+        ((3, 3, 1, 8), "graded")]  # fmt: skip
+
+
+def _net(cfg):
+    L, d, H, N = cfg
+    return LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
+
+
+def graded_table(quick: bool, big: bool) -> None:
+    cols = ["config (L,d,H,N)", "rank", "saturated", "blocks", "largest block", "samples",
+            "graded s (grid / rank)", "direct rank", "direct s", "direct/graded",
+            "peak RSS"]  # fmt: skip
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for cfg in GRADED[:3] if quick else GRADED:
+        g = measure(_net(cfg), strategy="graded")
+        d = measure(_net(cfg), strategy="direct")
+        flag = "" if d.rank == g.rank else " DISAGREE"
+        print(f"| {cfg} | {g.rank}{flag} | {'yes' if g.saturated else 'NO'} | {len(g.blocks)} "
+              f"| {max(b['rank'] for b in g.blocks)} | {g.samples[0]} | {g.seconds:.2f} "
+              f"({g.eval_seconds:.2f} / {g.rank_seconds:.2f}) | {d.rank} | {d.seconds:.2f} | "
+              f"{d.seconds / g.seconds:.1f} | - |", flush=True)  # fmt: skip
+    for cfg in BIG if big else []:
+        L, d, H, N = cfg
+        t = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-m", "seprank", "measure", "--depth", str(L), "--width", str(d),
+             "--heads", str(H), "--seq-len", str(N), "--json"],
+            capture_output=True, text=True, check=True).stdout  # fmt: skip
+        wall = time.perf_counter() - t
+        g = json.loads(out)
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20  # KiB -> GiB
+        need = (g["rank"] + 1) ** 2 * 8 / 1e9
+        print(f"| {cfg} | {g['rank']} | {'yes' if g['saturated'] else 'NO'} | "
+              f"{len(g['blocks'])} | {max(b['rank'] for b in g['blocks'])} | {g['samples'][0]} "
+              f"| {g['seconds']:.0f} ({g['eval_seconds']:.0f} / {g['rank_seconds']:.0f}); "
+              f"wall {wall:.0f} | - | not run: one {g['rank'] + 1}-square matrix needs "
+              f"{need:.0f} GB | - | {rss:.2f} GiB (max over subprocesses so far) |",
+              flush=True)  # fmt: skip
+
+
+def loop_table(quick: bool) -> None:
+    cols = ["config (L,d,H,N)", "strategy", "variant", "rank", "samples", "rank s", "total s",
+            "vs scratch, growth default"]  # fmt: skip
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for cfg, strategy in LOOP[::2] if quick else LOOP:
+        base = None
+        for name, kw in (("scratch, default growth", dict(incremental=False)),
+                         ("incremental, default growth", dict(incremental=True)),
+                         ("incremental, growth 1.1", dict(incremental=True, growth=1.1))):
+            m = measure(_net(cfg), strategy=strategy, **kw)
+            base = base or m.seconds
+            print(f"| {cfg} | {strategy} | {name} | {m.rank} | {m.samples[0]} | "
+                  f"{m.rank_seconds:.2f} | {m.seconds:.2f} | {base / m.seconds:.2f}x |",
+                  flush=True)  # fmt: skip
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--big", action="store_true",
+                    help="also the graded rows (5,2,1,4) and (3,4,1,8) (tens of minutes)")
     args = ap.parse_args(argv)
-    measure(LinearSelfAttention(depth=1, width=2, seq_len=2))  # compile the kernels once
+    for strategy in ("direct", "graded"):  # compile the kernels once
+        measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy=strategy)
     measure(LinearSelfAttention(depth=1, width=2, seq_len=2), rank_engine="flint")
+    print("\n### Graded vs direct\n")
+    graded_table(args.quick, args.big)
+    print("\n### Adaptive loop: incremental elimination and growth\n")
+    loop_table(args.quick)
+    print("\n### Direct strategy vs flint, float and sympy\n")
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     for L, d, H, N in QUICK if args.quick else CONFIGS:
         net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
-        m = measure(net)  # default: BLAS rank engine
-        mf = measure(net, rank_engine="flint")  # same grid, flint's nmod_mat for the rank
+        m = measure(net, strategy="direct")  # BLAS rank engine
+        mf = measure(net, rank_engine="flint", strategy="direct")  # same grid, flint's rank
         if mf.rank != m.rank:
             print(f"ENGINES DISAGREE on {(L, d, H, N)}: blas {m.rank}, flint {mf.rank}")
             return 1

@@ -1,4 +1,4 @@
-"""Sub-commands beyond ``measure``: bounds, guide, verify, figures, experiment."""
+"""Sub-commands beyond ``measure``: bounds, guide, verify, figures, experiment, transition."""
 
 from __future__ import annotations
 
@@ -63,6 +63,10 @@ def add_parsers(sub) -> None:
     e.add_argument("--device", default="cpu", help="cpu | cuda")
     e.add_argument("--threads", type=pos_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
+
+    from . import _cli_transition
+
+    _cli_transition.add_parser(sub)
 
 
 def check_out_dir(path, arg: str = "out") -> Path:
@@ -249,7 +253,14 @@ def _cmd_experiment(args) -> int:
     return exp.run_cli(args.preset, args.out, args.device, args.threads)
 
 
+def _cmd_transition(args) -> int:
+    from . import _cli_transition
+
+    return _cli_transition.cmd(args)
+
+
 COMMANDS = {
+    "transition": _cmd_transition,
     "bounds": _cmd_bounds,
     "guide": _cmd_guide,
     "verify": _cmd_verify,

@@ -108,8 +108,9 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
         t = time.perf_counter()
         say(f"[{i}/{len(todo)}] depth {net.depth} width {net.width} heads {net.heads} "
             f"N {net.seq_len} (proved bound {upper_bound(net)['upper']})")  # fmt: skip
-        rows.append(measure_one(net, seed, progress=True if progress else None))
+        row = measure_one(net, seed, progress=True if progress else None)
+        rows.append(row)
         write(rows, path)
-        say(f"  rank {rows[-1]['measured']} in {time.perf_counter() - t:.1f}s")
+        say(f"  rank {row['measured']} in {time.perf_counter() - t:.1f}s")
     write(rows, path)
     return rows

@@ -156,3 +156,11 @@ def test_homogeneity_detected_for_undeclared_architectures():
 def test_a_wrong_declaration_is_caught():
     with pytest.raises(ConfigError, match="declares homogeneous of degree=4"):
         measure(WronglyDeclared(), (0,))
+
+
+@pytest.mark.parametrize("strategy", ["direct", "graded"])
+def test_incremental_and_scratch_elimination_agree_at_every_step(strategy):
+    net = LinearSelfAttention(depth=3, width=2, heads=2, seq_len=5)
+    a = measure(net, (0, 3), strategy=strategy, incremental=True)
+    b = measure(net, (0, 3), strategy=strategy, incremental=False)
+    assert a.history == b.history and a.blocks == b.blocks and a.saturated

@@ -19,6 +19,10 @@ def test_structural_lemma(L, d, H, res):
     assert load("structural_lemma").check(L, d, H, 4, res)
 
 
-@pytest.mark.parametrize("name", ["block_bound", "bounded_rank_dims"])
+@pytest.mark.parametrize("name", ["block_bound", "bounded_rank_dims", "graded_decomposition"])
 def test_claim_checks(name):
     assert load(name).check()
+
+
+def test_graded_decomposition_fails_on_its_false_variant():
+    assert load("graded_decomposition").false_variant_fails()

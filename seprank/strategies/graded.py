@@ -3,7 +3,7 @@
 If f has total degree T in all inputs, write f(tA, B) = sum_k t^k f_k(A, B), f_k being the
 part of degree k in the A-side inputs (so of degree T - k in the B side). The coefficient
 matrix of f (rows: A-monomials, columns: B-monomials) is then block diagonal, block k
-holding the A-monomials of degree k, so (proofs/graded_decomposition.md)
+holding the A-monomials of degree k, so (proofs/graded_decomposition.py)
 
     sep(f; A, B) = sum_k sep(f_k; A, B).
 

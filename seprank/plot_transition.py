@@ -1,0 +1,69 @@
+"""Figure 8: the measured transition, drawn from the CSV that ``seprank transition`` writes.
+
+Left: log10 of the measured separation rank against depth, per (width, heads), with the
+proved bound as lines. Right: the growth ratio log sep(L+1) / log sep(L) from measured
+ranks (markers) beside the bound's (lines); 3 is doubly-exponential growth (depth pays),
+(L+1)/L the linear regime. Vertical ticks: the paper's transition log3 d_x.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ._style import COLORS, apply_style, save
+from .theory.regimes import paper_transition_depth
+from .transition import CSV_NAME, read
+
+NAME = "fig8_measured_transition"
+
+
+def draw(out: Path | str) -> Path:
+    """Draw figure 8 (PNG + PDF) into ``out`` from ``out``/fig8_measured_transition.csv."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    apply_style()
+    out = Path(out)
+    rows = read(out / CSV_NAME)
+    series: dict = {}
+    for r in rows:
+        series.setdefault((int(r["width"]), int(r["heads"])), []).append(r)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4))
+    for i, ((d, H), rs) in enumerate(sorted(series.items())):
+        rs.sort(key=lambda r: int(r["depth"]))
+        c = COLORS[i % len(COLORS)]
+        mk = "o" if H == 1 else "s"
+        label = f"d_x={d}, H={H}"
+        L = [int(r["depth"]) for r in rs]
+        sat = [r for r in rs if r["saturated"] == "True"]
+        ax.plot([int(r["depth"]) for r in sat], [math.log10(int(r["measured"])) for r in sat],
+                mk, color=c, mec="black", ms=7, label=f"{label}: measured")  # fmt: skip
+        ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], "-" if H == 1 else ":",
+                color=c, lw=1.2, label=f"{label}: proved bound")  # fmt: skip
+        rm = [(int(r["depth"]), float(r["ratio_measured"])) for r in rs if r["ratio_measured"]]
+        rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
+        if rm:
+            bx.plot(*zip(*rm), mk, color=c, mec="black", ms=7, label=f"{label}: measured")
+        if rf:
+            bx.plot(*zip(*rf), "-" if H == 1 else ":", color=c, lw=1.2,
+                    label=f"{label}: proved bound")  # fmt: skip
+    for d in sorted({d for d, _ in series}):
+        bx.axvline(paper_transition_depth(d), color="grey", lw=0.8, ls="--")
+        bx.text(paper_transition_depth(d), 3.05, f"log3 {d}", fontsize=7, ha="center",
+                color="grey")  # fmt: skip
+    bx.axhline(3, color="black", lw=0.6)
+    bx.axhline(2, color="black", lw=0.6, ls=":")
+    ax.set_xlabel("depth L (layers)")
+    ax.set_ylabel("log10 separation rank")
+    ax.set_title("Exact measured separation rank (markers) vs proved bound (lines)")
+    bx.set_xlabel("depth L (ratio from L to L+1)")
+    bx.set_ylabel("growth ratio log sep(L+1) / log sep(L)")
+    bx.set_title("Growth per added layer: 3 = doubly exponential, 2 = threshold")
+    bx.set_ylim(1, 3.3)
+    ax.legend(fontsize=7, ncol=2, loc="upper left")
+    bx.legend(fontsize=7, ncol=2, loc="lower left")
+    save(fig, out, NAME)
+    return out / f"{NAME}.png"
