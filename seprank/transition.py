@@ -38,10 +38,11 @@ COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "saturated", "upper
 
 
 def plan(grid: str) -> list[LinearSelfAttention]:
-    """The grid's networks, cheapest (by proved bound, a planning estimate only) first."""
+    """The grid's networks: one head first (the formula's case), then the others, each
+    cheapest first (by proved bound: a planning estimate only, never a result)."""
     nets = [LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
             for d, H, N, depths in GRIDS[grid] for L in depths]  # fmt: skip
-    return sorted(nets, key=lambda n: upper_bound(n)["upper"])
+    return sorted(nets, key=lambda n: (n.heads > 1, upper_bound(n)["upper"]))
 
 
 def _key(row) -> tuple:

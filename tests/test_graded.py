@@ -164,3 +164,36 @@ def test_incremental_and_scratch_elimination_agree_at_every_step(strategy):
     a = measure(net, (0, 3), strategy=strategy, incremental=True)
     b = measure(net, (0, 3), strategy=strategy, incremental=False)
     assert a.history == b.history and a.blocks == b.blocks and a.saturated
+
+
+def _cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "seprank", *args], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+def test_cli_json_reports_strategy_and_blocks():
+    import json
+
+    r = _cli("measure", "--depth", "3", "--width", "2", "--seq-len", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["strategy"] == "graded" and d["rank"] == 232 and d["saturated"]
+    assert len(d["blocks"]) == 14 and sum(b["rank"] for b in d["blocks"]) == 232
+    assert {"degree", "rank", "samples", "saturated"} <= set(d["blocks"][0])
+    assert d["graded"]["total_degree"] == 27 and d["graded"]["support"][0] == 1
+    r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--residual",
+             "--json")  # fmt: skip
+    d = json.loads(r.stdout)
+    assert d["strategy"] == "direct" and "not homogeneous" in d["strategy_reason"]
+
+
+def test_cli_refuses_graded_for_residual_in_one_line():
+    r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--residual",
+             "--strategy", "graded")  # fmt: skip
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "strategy='graded'" in r.stderr
+    r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--strategy", "x")
+    assert r.returncode == 2 and "strategy=" in r.stderr
