@@ -47,6 +47,10 @@ DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
 #: Default sample growth per adaptive step. Graded grids cost m * n**2 evaluations for m
 #: degrees, and its blocks are small to rank, so it grows more finely (less overshoot).
 DEFAULT_GROWTH = {"direct": 1.5, "graded": 1.25}
+#: Graded, default growth only: from this sample size on grow by x1.1. With incremental
+#: elimination a step costs in proportion to its new cells (evaluation and elimination
+#: alike), so finer steps cost little and overshoot the largest block's rank less.
+GRADED_FINE_AFTER = 2048
 #: Symbolic expansion is refused above this many possible monomials.
 SYMBOLIC_MAX_MONOMIALS = 250_000
 
@@ -115,7 +119,8 @@ def measure(
     seed : weights and sample points are drawn from it; same seed, same answer.
     max_samples : budget on rows and columns of the grid matrix (default 6000 direct,
         16000 graded, 2500 float).
-    growth : sample growth factor per adaptive step (default 1.5 direct, 1.25 graded).
+    growth : sample growth factor per adaptive step (default 1.5 direct; 1.25 graded,
+        then 1.1 from 2048 samples on).
     sampler : ``"random"`` (independent points) or ``"templates"`` (classic grid tensor).
     prime : modulus for ``modular`` (default the largest prime below 2**26).
     tol : SVD tolerance for ``float`` (default numpy's rule, reported).
@@ -197,6 +202,8 @@ def measure(
     key = "graded" if name == "graded" else method
     plan.max_samples = int(DEFAULT_MAX_SAMPLES[key] if max_samples is None else max_samples)
     plan.growth = DEFAULT_GROWTH[name] if growth is None else float(growth)
+    if name == "graded" and growth is None and plan.incremental:
+        plan.fine_after = GRADED_FINE_AFTER
     _grid.check_matrix_fits(plan.max_samples, plan.max_samples)  # one matrix (or block)
     if name == "graded":
         return graded.run(plan, homog.degree, homog, reason)

@@ -49,13 +49,19 @@ class Plan:
     pts_rng: np.random.Generator
     incremental: bool = True
     device: str = "cpu"
+    #: From this sample size on, grow by ``fine_growth`` instead (None: never).
+    fine_after: int | None = None
+    fine_growth: float = 1.1
     t_start: float = field(default_factory=time.perf_counter)
 
     def say(self, msg: str) -> None:
         say(self.progress, msg)
 
     def next_size(self, n: int) -> int:
-        return min(self.max_samples, max(n + 1, int(math.ceil(n * self.growth))))
+        g = self.growth
+        if self.fine_after is not None and n >= self.fine_after:
+            g = min(g, self.fine_growth)
+        return min(self.max_samples, max(n + 1, int(math.ceil(n * g))))
 
     def new_points(self, count: int, side: tuple[int, ...]) -> np.ndarray:
         return _grid.random_points(self.domain, self.pts_rng, count, len(side), self.net.width)
