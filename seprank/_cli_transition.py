@@ -38,9 +38,9 @@ def cmd(args) -> int:
             return 130
     png = plot_transition.draw(out)
     for r in rows:
+        sat = "saturated" if str(r["saturated"]) == "True" else "NOT saturated"
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "
-              f"{r['measured']} ({'saturated' if str(r['saturated']) == 'True' else 'NOT saturated'}"
-              f"), proved bound {r['upper_proved']}, ratio measured {r['ratio_measured'] or '-'}"
-              f" / bound {r['ratio_formula'] or '-'}")  # fmt: skip
+              f"{r['measured']} ({sat}), proved bound {r['upper_proved']}, ratio measured "
+              f"{r['ratio_measured'] or '-'} / bound {r['ratio_formula'] or '-'}")  # fmt: skip
     print(f"wrote {out / transition.CSV_NAME} and {png}")
     return 0

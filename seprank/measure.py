@@ -181,8 +181,9 @@ def measure(
     if growth is not None and not growth > 1:
         raise ConfigError(f"growth={growth} must be > 1")
     fast_path = method == "modular" and use_kernel
-    cost = _estimate.estimate(net, A, B, method=method, max_samples=int(max_samples or DEFAULT_MAX_SAMPLES[method]),
-                              start=start, fast=fast_path)  # fmt: skip
+    budget = int(max_samples or DEFAULT_MAX_SAMPLES[method])
+    cost = _estimate.estimate(net, A, B, method=method, max_samples=budget, start=start,
+                              fast=fast_path)  # fmt: skip
     _estimate.check_cost(cost, _grid._available_memory() // 4, say=lambda s: say(progress, s))
     if fast_path and not _firstrun.kernels_cached():
         say(progress, _firstrun.COMPILING)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from seprank import measure
+from seprank.domains import ModP
 from seprank.errors import ConfigError
 from seprank.homogeneity import homogeneity
-from seprank.domains import ModP
 from seprank.nets import LinearSelfAttention
 
 # (depth, width, heads, seq_len, partition): H = 1 and H > 1, N odd and even, the query

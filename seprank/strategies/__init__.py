@@ -19,9 +19,9 @@ __all__ = ["STRATEGIES", "Plan", "choose", "direct", "graded"]
 
 
 def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None]:
-    """(strategy to run, why, homogeneity outcome or None if not examined)."""
-    if strategy not in STRATEGIES:
-        raise ConfigError(f"strategy={strategy!r} must be one of {', '.join(STRATEGIES)}")
+    """(strategy to run, why, homogeneity outcome or None if not examined).
+
+    ``strategy`` is one of STRATEGIES (validated by the caller, :func:`seprank.measure`)."""
     if strategy == "direct":
         return "direct", "requested", None
     if plan.method != "modular" or plan.sampler != "random":
