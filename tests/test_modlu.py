@@ -303,3 +303,18 @@ def test_kernel_high_residues_equal_python_ints(p, shape):
         for c in range(4):
             X = np.concatenate([Ap[r], Bp[c]])[None].astype(object)
             assert got[r, c] == int(net.apply(obj, X, Symbolic())[0]) % p
+
+
+def test_rank_blocked_argument_limits_and_empty_matrices():
+    F = np.eye(3, dtype=np.int64)
+    assert modlu.rank_blocked(F, 7, block=1 << 13) == 3
+    for block in (0, (1 << 13) + 1):
+        with pytest.raises(ValueError, match="block="):
+            modlu.rank_blocked(F, 7, block=block)
+    for p in (1, 0):
+        with pytest.raises(ValueError, match="p="):
+            modlu.rank_blocked(F, p)
+    assert modlu.rank_blocked(np.zeros((0, 3), dtype=np.int64), 7) == 0
+    assert modlu.rank_blocked(np.zeros((3, 0), dtype=np.int64), 7) == 0
+    assert modlu.rank_blocked(np.array([[-1, 7], [6, 14]]), 7) == 1  # reduced first
+    assert modlu.available()
