@@ -218,14 +218,17 @@ def test_singular_pivot_block_raises_instead_of_crashing(k):
     assert isinstance(info.value, SeprankError)
 
 
-@pytest.mark.parametrize("rel", [[5], [0, 0], [-1], [0, 1, 2, 0]])
-def test_row_move_out_of_range_raises_instead_of_writing_past_the_matrix(rel):
+@pytest.mark.parametrize("rel, r, j0, rows", [([5], 0, 0, 3), ([3], 0, 0, 3), ([2], 1, 0, 3),
+                                              ([0, 0], 0, 0, 3), ([-1], 0, 0, 3),
+                                              ([0, 1, 2, 0], 0, 0, 3), ([0], -1, 0, 3),
+                                              ([0], 0, -1, 3), ([0], 0, 0, 2)])  # fmt: skip
+def test_row_move_out_of_range_raises_instead_of_writing_past_the_matrix(rel, r, j0, rows):
     from seprank.errors import EliminationError
 
-    A, order = np.zeros((3, 4)), np.arange(3)
+    A, order = np.zeros((3, 4)), np.arange(rows)
     with pytest.raises(EliminationError):
-        modlu._move_rows(A, order, 0, np.array(rel, dtype=np.int64), 0)
-    assert not A.any() and order.tolist() == [0, 1, 2]
+        modlu._move_rows(A, order, r, np.array(rel, dtype=np.int64), j0)
+    assert not A.any() and order.tolist() == list(range(rows))
 
 
 def test_row_move_brings_rows_up_and_permutes_order():

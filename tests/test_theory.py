@@ -109,9 +109,10 @@ def test_verdict_thresholds(factor, want):
     assert v["fit_depth_for_width"] == pytest.approx(gl.fit_depth(d)) and v["kind"] == "fit"
 
 
-@pytest.mark.parametrize("depth, width", [(0, 10), (-1, 10), (10, 0), (10, -2)])
-def test_verdict_rejects_non_positive_shapes(depth, width):
-    with pytest.raises(gl.ConfigError):
+@pytest.mark.parametrize("depth, width, arg", [(0, 10, "depth="), (-1, 10, "depth="),
+                                              (10, 0, "width="), (10, -2, "width=")])  # fmt: skip
+def test_verdict_rejects_non_positive_shapes(depth, width, arg):
+    with pytest.raises(gl.ConfigError, match=arg):
         gl.verdict(depth, width)
 
 
@@ -119,6 +120,11 @@ def test_verdict_rejects_non_positive_shapes(depth, width):
 def test_fit_rejects_bad_budgets(budget):
     with pytest.raises(gl.ConfigError, match="params="):
         gl.fit_optimal_shape(budget)
+
+
+def test_small_budget_has_a_depth_below_one():
+    r = gl.fit_optimal_shape(1e5)  # the root lies in (0, 1): the bracket starts near 0
+    assert 0.3 < r["depth"] < 0.4 and "note" not in r
 
 
 def test_tiny_budget_is_below_the_fit():
