@@ -108,3 +108,55 @@ def test_check_matrix_fits():
     assert ram > 2**28
     with pytest.raises(SamplingError):
         grid.check_matrix_fits(1, ram // 32 + 1)  # 8 bytes per cell: over a quarter
+
+
+class _Spy(LinearSelfAttention):
+    """Records the batch size of every apply call."""
+
+    def apply(self, params, X, domain):
+        object.__getattribute__(self, "batches").append(X.shape[0])
+        return np.zeros(X.shape[0])
+
+
+def _spy_batches(P, Q, **kw):
+    net = _Spy(depth=1, width=1, heads=1, seq_len=2)
+    object.__setattr__(net, "batches", [])
+    D = Float64()
+    F = grid.evaluate_grid(net, None, D, np.zeros((P, 1, 1)), np.zeros((Q, 1, 1)), (0,), (1,),
+                           **kw)  # fmt: skip
+    assert F.shape == (P, Q)
+    return net.batches
+
+
+@pytest.mark.parametrize("P, Q, chunk, want", [(5, 3, 7, [6, 6, 3]), (5, 4, 3, [4] * 5),
+                                                (3, 1, 2, [2, 1]), (4, 2, 100, [8]),
+                                                (2, 0, 5, [0])])  # fmt: skip
+def test_evaluate_grid_batches_bound_memory(P, Q, chunk, want):
+    """Whole rows per batch, as many as fit in ``chunk`` inputs (at least one row)."""
+    assert _spy_batches(P, Q, chunk=chunk) == want
+
+
+def test_default_chunk_is_16384_inputs():
+    assert grid.DEFAULT_CHUNK == 1 << 14
+    assert _spy_batches(5000, 7) == [16380, 16380, 2240]  # 2340 rows of 7 per batch
+
+
+def test_memory_guard_message_and_default_limit(monkeypatch):
+    with pytest.raises(SamplingError, match=r"32768x32768 grid needs 8\.0 GiB, over the 1\.0 GiB"):
+        grid.check_matrix_fits(1 << 15, 1 << 15, limit_bytes=1 << 30)
+    monkeypatch.setattr(grid, "_available_memory", lambda: 4000)  # a quarter: 1000 bytes
+    grid.check_matrix_fits(10, 12)  # 960 bytes
+    with pytest.raises(SamplingError, match="over the 0.0 GiB allowed"):
+        grid.check_matrix_fits(11, 12)  # 1056 bytes
+
+
+def test_available_memory_falls_back_to_8_gib(monkeypatch):
+    import os
+
+    assert grid._available_memory() == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    for exc in (ValueError, OSError, AttributeError):
+        def broken(name, exc=exc):
+            raise exc(name)
+
+        monkeypatch.setattr(os, "sysconf", broken)
+        assert grid._available_memory() == 8 * 2**30
