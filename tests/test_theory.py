@@ -248,3 +248,25 @@ def test_budget_optima():
     L = rg.paper_optimal_depth(1e12)
     assert L == pytest.approx(rg.paper_transition_depth(math.sqrt(1e12 / (12 * L))))
     assert rg.paper_optimal_depth(1e-6) == 0.0
+
+
+def test_quoted_figures_are_pinned():
+    """What the paper, its authors and GatorTron quoted: data, checked exactly."""
+    assert gl.QUOTED == {"gpt3": {"depth": 96, "width": 12288, "params": 175e9},
+                         "trillion": {"params": 1e12, "width_paper": 30_000,
+                                      "depth_authors": 92}}  # fmt: skip
+    assert [(m["name"], m["params"], m["depth"], m["width"], m["heads"]) for m in gl.GATORTRON] \
+        == [("GatorTron-base", 345e6, 24, None, None), ("GatorTron-medium", 3.9e9, 48, 2560, 40),
+            ("GatorTron-large", 8.9e9, 56, 3560, 56)]  # fmt: skip
+    assert gl.trillion_report()["params"] == 1e12
+
+
+def test_fit_near_its_lower_end():
+    """Budgets whose fit depth is below 1: still solved, and verdicts still finite."""
+    r = gl.fit_optimal_shape(5e-4)  # g at the bracket's low end is just below 0
+    assert "note" not in r and 0 < r["depth"] < 1e-6
+    opt = gl.fit_optimal_shape(1e5)
+    v = gl.verdict(opt["depth"], opt["width"])
+    assert v["verdict"] == "near the fit" and v["fit_depth_at_params"] == pytest.approx(
+        opt["depth"])
+    assert gl.verdict(1, 1)["params"] == 12  # width 1 is a valid shape
