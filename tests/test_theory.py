@@ -270,3 +270,8 @@ def test_fit_near_its_lower_end():
     assert v["verdict"] == "near the fit" and v["fit_depth_at_params"] == pytest.approx(
         opt["depth"])
     assert gl.verdict(1, 1)["params"] == 12  # width 1 is a valid shape
+
+
+def test_verdict_below_the_fit_range_is_too_deep():
+    v = gl.verdict(1e-6, 1)  # 12e-6 parameters: below the fit's range, fit depth 0
+    assert v["fit_depth_at_params"] == 0.0 and v["verdict"] == "too deep"
