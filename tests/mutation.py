@@ -26,8 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".git", ".venv", ".hypothesis", "__pycache__", ".pytest_cache", "mutation-results",

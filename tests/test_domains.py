@@ -90,7 +90,7 @@ def test_modp_chunked_einsum_high_residues_equal_python_ints(p, n):
     # two summed letters: the chunked letter is not the only one
     c = _top_residues(rng, (3, n, 2), p)
     got2 = F.einsum("ikl,kl->i", c, b)
-    want2 = [sum(int(c[i, k, l]) * int(b[k, l]) for k in range(n) for l in range(2)) % p
+    want2 = [sum(int(c[i, k, j]) * int(b[k, j]) for k in range(n) for j in range(2)) % p
              for i in range(3)]  # fmt: skip
     assert got2.tolist() == want2
 
