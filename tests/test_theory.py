@@ -276,3 +276,11 @@ def test_fit_near_its_lower_end():
 def test_verdict_below_the_fit_range_is_too_deep():
     v = gl.verdict(1e-6, 1)  # 12e-6 parameters: below the fit's range, fit depth 0
     assert v["fit_depth_at_params"] == 0.0 and v["verdict"] == "too deep"
+
+
+def test_formula_transition_depth_searches_exactly_max_depth_layers():
+    from seprank.theory.regimes import formula_transition_depth
+
+    t = formula_transition_depth(1000)  # ratio drops below 2 first at L = 12
+    assert 11.5 < t < 11.6 and formula_transition_depth(1000, max_depth=12) == t
+    assert formula_transition_depth(1000, max_depth=11) is None
