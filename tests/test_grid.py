@@ -144,6 +144,8 @@ def test_default_chunk_is_16384_inputs():
 def test_memory_guard_message_and_default_limit(monkeypatch):
     with pytest.raises(SamplingError, match=r"32768x32768 grid needs 8\.0 GiB, over the 1\.0 GiB"):
         grid.check_matrix_fits(1 << 15, 1 << 15, limit_bytes=1 << 30)
+    with pytest.raises(SamplingError, match=r"needs 1\.5 GiB, over the 0\.5 GiB allowed"):
+        grid.check_matrix_fits(3 << 13, 1 << 13, limit_bytes=1 << 29)  # fractional GiB
     monkeypatch.setattr(grid, "_available_memory", lambda: 4000)  # a quarter: 1000 bytes
     grid.check_matrix_fits(10, 12)  # 960 bytes
     with pytest.raises(SamplingError, match="over the 0.0 GiB allowed"):
