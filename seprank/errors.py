@@ -27,6 +27,11 @@ class TooBigError(SamplingError):
     """A case is too large for the requested engine; the message gives the estimate."""
 
 
+class EliminationError(SeprankError, ArithmeticError):
+    """An exact elimination met a state its invariants exclude (a singular pivot block,
+    a pivot row out of range): a bug or corrupted input, reported instead of a crash."""
+
+
 class MeasurementInterrupted(SeprankError):
     """Raised on Ctrl-C during an adaptive measurement; carries the last finished step.
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import EliminationError
+
 try:  # numba is a declared dependency, but keep import-time failures soft.
     import numba as _nb
 except Exception:  # pragma: no cover
@@ -96,7 +98,10 @@ def _panel_pivots_body(W, p, pinv):
 
 
 def _gj_inverse_body(S, p, pinv):
-    """Inverse of the invertible matrix S over GF(p) (Gauss-Jordan with row pivoting)."""
+    """Inverse of the invertible matrix S over GF(p) (Gauss-Jordan with row pivoting).
+
+    Raises EliminationError if S is singular (no pivot left in a column).
+    """
     k = S.shape[0]
     M = np.zeros((k, 2 * k))
     for s in range(k):
@@ -105,8 +110,10 @@ def _gj_inverse_body(S, p, pinv):
         M[s, k + s] = 1.0
     for c in range(k):
         i = c
-        while M[i, c] == 0.0:
+        while i < k and M[i, c] == 0.0:
             i += 1
+        if i == k:
+            raise EliminationError("inverse_mod: singular pivot block (no pivot in a column)")
         if i != c:
             for e in range(2 * k):
                 M[i, e], M[c, e] = M[c, e], M[i, e]
@@ -126,9 +133,18 @@ def _move_rows_body(A, order, r, rel, j0):
     """Bring rows r + rel[0], r + rel[1], ... to positions r, r+1, ... by swaps.
 
     Only columns >= j0 move (earlier ones are never read again); ``order`` (the original
-    index of the row at each position) is permuted alongside.
+    index of the row at each position) is permuted alongside. ``rel`` must hold distinct
+    offsets in [0, n - r): anything else raises EliminationError, never an out-of-range
+    write (the compiled code does no bounds checks of its own).
     """
     n = A.shape[0] - r
+    if r < 0 or n < rel.shape[0] or j0 < 0 or order.shape[0] != A.shape[0]:
+        raise EliminationError("_move_rows: more pivot rows than rows left")
+    seen = np.zeros(max(n, 0), dtype=np.bool_)
+    for t in range(rel.shape[0]):
+        if rel[t] < 0 or rel[t] >= n or seen[rel[t]]:
+            raise EliminationError("_move_rows: pivot row offset out of range or repeated")
+        seen[rel[t]] = True
     where = np.arange(n)  # where[row as it was] = its current position
     at = np.arange(n)  # at[position] = the row as it was
     for t in range(rel.shape[0]):

@@ -271,7 +271,8 @@ def markdown(rows: list[dict], summary: dict) -> str:
         body  # fmt: skip
 
 
-def print_table(rows: list[dict], file=sys.stdout) -> None:
+def print_table(rows: list[dict], file=None) -> None:
+    file = sys.stdout if file is None else file  # looked up per call, not at import
     cols = ["depth", "width", "heads", "seq_len", "residual", "measured", "saturated",
             "upper", "tight", "regime_paper", "regime_growth", "partition_invariant", "verdict"]
     short = {"seq_len": "N", "residual": "res", "saturated": "sat", "partition_invariant": "part"}

@@ -54,6 +54,7 @@ def test_bad_input_one_line_exit_2(args, text):
 
 def test_bounds_json_keys():
     r = run("bounds", "--depth", "2", "--width", "3", "--seq-len", "6", "--json")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
     d = json.loads(r.stdout)
     for key in ("upper", "log10_upper", "regime_paper", "regime_measured",
                 "transition_depth_paper", "which", "why"):
@@ -80,3 +81,65 @@ def test_verify_quick_writes_tables(tmp_path, capsys):
     md = (tmp_path / "results.md").read_text()
     assert "VIOLATION" not in csv_text and "tight" in csv_text
     assert "0 violations" in md
+
+
+def _one_net_grid(monkeypatch, lie_by=0):
+    """verify on one small net; the proven bound reported lowered by ``lie_by`` (so a
+    positive value plants a VIOLATION, as a wrong bound or a wrong rank would)."""
+    from seprank import verify
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import upper_bound
+
+    net = LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4)
+    monkeypatch.setattr(verify, "configs", lambda grid="default": ([net], 0))
+
+    def lowered(n, partition=None):
+        ub = dict(upper_bound(n, partition))
+        ub["upper"] -= lie_by
+        return ub
+
+    monkeypatch.setattr(verify, "upper_bound", lowered)
+
+
+def test_verify_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
+    _one_net_grid(monkeypatch, lie_by=1)
+    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "1 violations" in out and "VIOLATION: measured 18 > proven 17" in err
+    assert "seprank measure --depth 2 --width 2 --heads 1 --seq-len 4" in err
+    assert "VIOLATION" in (tmp_path / "results.csv").read_text()
+
+
+def test_verify_exits_0_when_tight(tmp_path, capsys, monkeypatch):
+    _one_net_grid(monkeypatch, lie_by=0)
+    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "0 violations" in out and "1 saturated, 1 tight" in out
+
+
+def test_verify_exits_130_when_interrupted(tmp_path, capsys, monkeypatch):
+    from seprank import verify
+
+    _one_net_grid(monkeypatch)
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(verify, "verify_one", interrupt)
+    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 130
+    assert "INTERRUPTED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cfg, verdict", [((2, 2, 1, 4, False), "tight"),
+                                          ((2, 4, 2, 4, False), "below bound"),
+                                          ((3, 2, 1, 4, False), "tight")])  # fmt: skip
+def test_verify_one_verdicts(cfg, verdict):
+    from seprank.nets import LinearSelfAttention
+    from seprank.verify import verify_one
+
+    L, d, H, N, res = cfg
+    row = verify_one(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=res))
+    assert row["verdict"] == verdict and row["saturated"]
+    assert row["gap"] == row["upper"] - row["measured"] >= 0
+    assert row["tight"] == (verdict == "tight") and row["partitions_checked"] == 2
+    assert row["partition_invariant"] == "yes"

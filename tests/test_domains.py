@@ -67,3 +67,94 @@ def test_domain_laws_against_python_ints(domain, rng):
             assert int(g) == int(w) % mod
         else:
             assert float(g) == float(w)
+
+
+def _top_residues(rng, shape, p):
+    """Residues in the top quarter: products near (p-1)**2 whose residues mod p are
+    spread out, so a missing reduction shows (all p-1 would collapse: (p-1)**2 = 1)."""
+    return rng.integers(p - max(p // 4, 1), p, size=shape, dtype=np.int64)
+
+
+@pytest.mark.parametrize("p", [MAX_PRIME, DEFAULT_PRIME, 65521])
+@pytest.mark.parametrize("n", [1, 2, 3, 4096])
+def test_modp_chunked_einsum_high_residues_equal_python_ints(p, n):
+    """Chunked (MAX_PRIME: 2 products per chunk) and unchunked contractions: exact,
+    reduced into [0, p)."""
+    rng = np.random.default_rng(n)
+    F = ModP(p)
+    a, b = _top_residues(rng, (3, n), p), _top_residues(rng, (n, 2), p)
+    got = F.einsum("ik,kj->ij", a, b)
+    want = (a.astype(object) @ b.astype(object)) % p
+    assert got.dtype == np.int64 and got.min() >= 0 and got.max() < p
+    assert got.tolist() == want.tolist()
+    # two summed letters: the chunked letter is not the only one
+    c = _top_residues(rng, (3, n, 2), p)
+    got2 = F.einsum("ikl,kl->i", c, b)
+    want2 = [sum(int(c[i, k, j]) * int(b[k, j]) for k in range(n) for j in range(2)) % p
+             for i in range(3)]  # fmt: skip
+    assert got2.tolist() == want2
+
+
+def test_modp_refuses_a_contraction_it_cannot_make_exact():
+    F = ModP(MAX_PRIME)  # max_terms == 2: a 3-term inner block cannot be split
+    a = np.ones((1, 3, 3), dtype=np.int64)
+    with pytest.raises(DomainError, match="too long"):
+        F.einsum("ikl,kl->i", a, np.ones((3, 3), dtype=np.int64))
+
+
+@pytest.mark.parametrize("p", [2, 3, 101, DEFAULT_PRIME, MAX_PRIME])
+def test_modp_add_mul_from_ints_reduce_into_range(p):
+    F = ModP(p)
+    rng = np.random.default_rng(p % 1000)
+    a, b = _top_residues(rng, (50,), p), _top_residues(rng, (50,), p)
+    for got, want in ((F.add(a, b), [(int(x) + int(y)) % p for x, y in zip(a, b)]),
+                      (F.mul(a, b), [int(x) * int(y) % p for x, y in zip(a, b)])):  # fmt: skip
+        assert got.tolist() == want
+    big = np.array([-(2**70) - 1, -1, 0, p, 2**70 + 5], dtype=object)
+    assert F.from_ints(big).tolist() == [int(v) % p for v in big]
+    assert F.from_ints(np.array([-1, p, 2 * p + 1])).tolist() == [p - 1, 0, 1]
+    r = F.random(np.random.default_rng(0), (2000,))
+    assert r.dtype == np.int64 and r.min() >= 0 and r.max() < p
+    assert F.zeros((2, 3)).tolist() == [[0] * 3] * 2
+    assert F.describe() == {"domain": "modp", "prime": p}
+
+
+@pytest.mark.parametrize("n, prime", [(2, True), (3, True), (4, False), (9, False), (91, False),
+                                      (97, True), (561, False), (65521, True),
+                                      (DEFAULT_PRIME, True), (MAX_PRIME, True),
+                                      (3215031751, False), (0, False), (-7, False)])  # fmt: skip
+def test_is_prime_against_sympy(n, prime):
+    from sympy import isprime
+
+    from seprank.domains import _is_prime
+
+    assert _is_prime(n) is prime and isprime(n) == prime
+
+
+def test_modp_rejects_non_integer_moduli():
+    for bad in (7.0, "7", True, None):
+        with pytest.raises(DomainError, match="must be an integer"):
+            ModP(bad)
+    assert ModP(np.int64(7)).p == 7
+
+
+def test_float_and_symbolic_domains():
+    from seprank.domains import Float64, Symbolic
+
+    f = Float64(scale=0.5)
+    x = f.random(np.random.default_rng(0), (4000,))
+    assert x.dtype == np.float64 and 0.4 < x.std() < 0.6
+    assert f.from_ints([1, 2]).dtype == np.float64 and f.describe() == {"domain": "float64"}
+    s = Symbolic(weight_range=3)
+    w = s.random(np.random.default_rng(0), (500,))
+    vals = {int(v) for v in w}
+    assert vals <= {-3, -2, -1, 1, 2, 3} and 0 not in vals and len(vals) == 6
+    assert s.add(2, 3) == 5 and s.mul(2, 3) == 6
+    assert s.einsum("i,i->", np.array([2, 3]), np.array([4, 5])) == 23
+
+
+def test_symbolic_inputs_are_the_named_generators():
+    from seprank.domains import symbolic_inputs
+
+    R, X = symbolic_inputs(2, 3)
+    assert X.shape == (1, 2, 3) and str(X[0, 1, 2]) == "x1_2" and len(R.gens) == 6

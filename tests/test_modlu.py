@@ -85,3 +85,239 @@ def test_kernel_worst_case_all_p_minus_1(p, shape):
     X = np.full((1, N, d), p - 1, dtype=object)
     exact = net.apply({k: v.astype(object) for k, v in params.items()}, X, Symbolic())[0]
     assert got.tolist() == [[int(exact) % p] * 3] * 2
+
+
+# ----------------------------------------------------------------- deterministic corner cases
+# Each case below is a fixed input, so a wrong reduction, a skipped row swap or a lost
+# pivot fails on every run (hypothesis above explores; these pin the corners down).
+
+SMALL_PRIMES = [2, 3, 5, 7, 65521]
+
+
+@pytest.mark.parametrize(
+    "x, p",
+    [
+        (65521, 65521),  # x * (1/p) rounds below 1: the quotient guess is one short
+        (2 * 65521, 65521),
+        (6 * 65521, 65521),
+        (5 * 1426319540981635 - 1, 5),  # x * (1/p) rounds up to an integer: one too many
+        (1000003 * 8870837654 - 1, 1000003),
+        (0, 7),
+        (2**53 - 1, DEFAULT_PRIME),
+        ((DEFAULT_PRIME - 1) ** 2, DEFAULT_PRIME),
+    ],
+)
+def test_mod_corrects_the_quotient_guess_both_ways(x, p):
+    assert x < 2**53  # exact in float64
+    r = modlu._mod(float(x), float(p), 1.0 / p)
+    assert r == x % p and 0 <= r < p
+
+
+def _structured(name, p, rng):
+    """Matrices whose elimination needs row swaps, skips rows or finds no pivot."""
+    if name == "zeros":
+        return np.zeros((9, 13), dtype=np.int64)
+    if name == "anti_diagonal":  # every pivot of column c sits in row n-1-c
+        return np.eye(70, dtype=np.int64)[::-1].copy()
+    if name == "cyclic_shift_times_3":
+        return (3 * np.roll(np.eye(45, dtype=np.int64), 1, axis=0)) % p
+    if name == "leading_zero_rows":
+        F = low_rank(rng, 80, 60, 25, p)
+        F[:40] = 0
+        return F
+    if name == "duplicated_rows":
+        row = rng.integers(1, p, 50)
+        F = np.tile(row, (40, 1))
+        F[7] = (2 * row) % p
+        F[30] = rng.integers(0, p, 50)
+        return F
+    if name == "zero_columns":
+        F = rng.integers(0, p, (50, 90))
+        F[:, ::2] = 0
+        F[:, :35] = 0
+        return F
+    if name == "upper_staircase":  # rank-deficient, pivots only in late rows
+        F = np.triu(rng.integers(1, p, (66, 66)), 3)
+        return F[::-1].copy()
+    if name == "random_small_entries":
+        return rng.integers(0, min(p, 3), (75, 68))
+    raise AssertionError(name)
+
+
+STRUCTURED = ["zeros", "anti_diagonal", "cyclic_shift_times_3", "leading_zero_rows",
+              "duplicated_rows", "zero_columns", "upper_staircase", "random_small_entries"]
+
+
+@pytest.mark.parametrize("block", [1, 7, 32, 33, 256])
+@pytest.mark.parametrize("p", SMALL_PRIMES + [DEFAULT_PRIME])
+@pytest.mark.parametrize("name", STRUCTURED)
+def test_structured_matrices_rank_and_pivots(name, p, block):
+    rng = np.random.default_rng(17)
+    F = _structured(name, p, rng)
+    want = rank_modp(F, p, engine="flint")
+    assert modlu.rank_blocked(F, p, block=block) == want
+    rows, cols = modlu.pivots(np.asarray(F % p, dtype=np.float64), p, block)
+    assert len(rows) == want and len(set(rows.tolist())) == want
+    assert len(set(cols.tolist())) == want
+    assert rank_modp(F[np.ix_(rows, cols)], p, engine="flint") == want  # really pivots
+
+
+def test_known_ranks_of_structured_matrices():
+    rng = np.random.default_rng(17)
+    known = {"zeros": 0, "anti_diagonal": 70, "cyclic_shift_times_3": 45, "upper_staircase": 63,
+             "duplicated_rows": 2}  # fmt: skip
+    for name, r in known.items():
+        assert modlu.rank_blocked(_structured(name, 65521, rng), 65521) == r, name
+    assert modlu.rank_blocked(_structured("cyclic_shift_times_3", 3, rng), 3) == 0
+
+
+@pytest.mark.parametrize("chunk", [1, 5])
+def test_chunked_trailing_update_on_a_matrix_needing_swaps(chunk, monkeypatch):
+    monkeypatch.setattr(modlu, "CHUNK", chunk)
+    rng = np.random.default_rng(3)
+    for p in (2, 7, DEFAULT_PRIME):
+        F = _structured("leading_zero_rows", p, rng)
+        assert modlu.rank_blocked(F, p, block=8) == rank_modp(F, p, engine="flint")
+
+
+def _is_inverse(S, inv, p):
+    prod = (S.astype(np.int64).astype(object) @ inv.astype(np.int64).astype(object)) % p
+    return (prod == np.eye(S.shape[0], dtype=np.int64)).all() and inv.min() >= 0 and \
+        inv.max() < p  # fmt: skip
+
+
+def _unit_lu(rng, k, p):
+    """A random k x k matrix with every leading principal minor nonzero mod p."""
+    L = np.tril(rng.integers(0, p, (k, k)), -1) + np.eye(k, dtype=np.int64)
+    U = np.triu(rng.integers(0, p, (k, k)), 1) + np.diag(rng.integers(1, p, k))
+    return ((L.astype(object) @ U.astype(object)) % p).astype(np.float64)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, modlu.LEAF, modlu.LEAF + 1, 150])
+@pytest.mark.parametrize("p", [3, 65521, DEFAULT_PRIME])
+def test_inverse_mod_is_an_inverse(k, p):
+    S = _unit_lu(np.random.default_rng(k), k, p)
+    assert _is_inverse(S, modlu.inverse_mod(S, p), p)
+
+
+@pytest.mark.parametrize("k", [2, 9, modlu.LEAF])
+def test_gauss_jordan_swaps_rows_for_a_zero_diagonal(k):
+    p = 7
+    S = (5 * np.roll(np.eye(k), 1, axis=0)) % p  # invertible, every diagonal entry zero
+    assert _is_inverse(S, modlu.inverse_mod(S, p), p)
+
+
+@pytest.mark.parametrize("k", [3, modlu.LEAF + 6])
+def test_singular_pivot_block_raises_instead_of_crashing(k):
+    from seprank.errors import EliminationError, SeprankError
+
+    S = _unit_lu(np.random.default_rng(0), k, 65521)
+    S[:, -1] = S[:, 0]  # singular: the search for a pivot runs off the last row
+    with pytest.raises(EliminationError, match="singular") as info:
+        modlu.inverse_mod(S, 65521)
+    assert isinstance(info.value, SeprankError)
+
+
+@pytest.mark.parametrize("rel, r, j0, rows", [([5], 0, 0, 3), ([3], 0, 0, 3), ([2], 1, 0, 3),
+                                              ([0, 0], 0, 0, 3), ([-1], 0, 0, 3),
+                                              ([0, 1, 2, 0], 0, 0, 3), ([0], -1, 0, 3),
+                                              ([0], 0, -1, 3), ([0], 0, 0, 2)])  # fmt: skip
+def test_row_move_out_of_range_raises_instead_of_writing_past_the_matrix(rel, r, j0, rows):
+    from seprank.errors import EliminationError
+
+    A, order = np.zeros((3, 4)), np.arange(rows)
+    with pytest.raises(EliminationError):
+        modlu._move_rows(A, order, r, np.array(rel, dtype=np.int64), j0)
+    assert not A.any() and order.tolist() == list(range(rows))
+
+
+def test_row_move_brings_rows_up_and_permutes_order():
+    A = np.arange(20, dtype=np.float64).reshape(5, 4)
+    order = np.arange(5)
+    modlu._move_rows(A, order, 1, np.array([3, 0, 2], dtype=np.int64), 0)
+    # rows 1 + (3, 0, 2) = 4, 1, 3 move to positions 1, 2, 3
+    assert order.tolist()[:4] == [0, 4, 1, 3]
+    assert A[:, 0].tolist() == [4 * v for v in order.tolist()]
+
+
+def _high_residues(rng, shape, p):
+    """Residues in the top quarter whose low 13 bits are often 8191: the largest split
+    halves, and products that do not collapse mod p (unlike (p-1)**2 = 1)."""
+    x = rng.integers(p - p // 4, p, shape)
+    top = (p - 1) - ((p - 1) % 8192) - 1  # largest residue below p with low bits 8191
+    x[..., ::3] = top
+    return x
+
+
+@pytest.mark.parametrize("p", [DEFAULT_PRIME, 65521, 8191])
+def test_matmul_mod_high_residues_equal_python_ints(p):
+    rng = np.random.default_rng(5)
+    k = 1 << 13
+    A, B = _high_residues(rng, (4, k), p), _high_residues(rng, (k, 3), p)
+    want = (A.astype(object) @ B.astype(object)) % p
+    got = modlu.matmul_mod(A.astype(np.float64), B.astype(np.float64), p)
+    assert got.min() >= 0 and got.max() < p
+    assert got.astype(np.int64).tolist() == want.tolist()
+
+
+# ------------------------------------------------------- compiled kernel at small primes
+@pytest.mark.parametrize("p", [2, 3, 5, 7, 101])
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("shape", [(2, 2, 1, 3), (3, 4, 2, 4)])
+def test_kernel_matches_generic_path_at_small_primes(p, residual, shape):
+    """0 <= output < p and equal to the reference ModP path, over two column tiles."""
+    from seprank.grid import evaluate_grid
+
+    L, d, H, N = shape
+    net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=residual,
+                              query_position=1, output_coord=d - 1)  # fmt: skip
+    F = ModP(p)
+    rng = np.random.default_rng(11)
+    params = net.init(rng, F)
+    A, B = (1,), tuple(i for i in range(N) if i != 1)
+    Ap, Bp = F.random(rng, (9, 1, d)), F.random(rng, (70, N - 1, d))  # 70: a partial tile
+    got = grid_modp(net, params, Ap, Bp, A, B, p)
+    assert got.min() >= 0 and got.max() < p
+    assert np.array_equal(got, evaluate_grid(net, params, F, Ap, Bp, A, B))
+
+
+@pytest.mark.parametrize("p", [3, 65521, DEFAULT_PRIME, MAX_PRIME])
+def test_kernel_rem_is_exact_at_multiples_of_p(p):
+    from seprank.nets._attention_kernel import _rem
+
+    for x in [0, p - 1, p, p + 1, 2 * p - 1, 2 * p, 5 * p, (p - 1) ** 2,
+              2 * (p - 1) ** 2 if 2 * (p - 1) ** 2 < 2**63 else p * p - 2]:  # fmt: skip
+        r = _rem(np.int64(x), np.int64(p), 1.0 / p)
+        assert r == x % p, (x, p)
+
+
+@pytest.mark.parametrize("p,shape", [(DEFAULT_PRIME, (2, 4, 2, 3)), (65521, (3, 2, 1, 3))])
+def test_kernel_high_residues_equal_python_ints(p, shape):
+    """Weights and inputs in the top quarter of the residues: exact against Python ints."""
+    L, d, H, N = shape
+    net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=True)
+    rng = np.random.default_rng(2)
+    params = {k: _high_residues(rng, v.shape, p)
+              for k, v in net.init(rng, ModP(p)).items()}  # fmt: skip
+    Ap, Bp = _high_residues(rng, (3, 1, d), p), _high_residues(rng, (4, N - 1, d), p)
+    got = grid_modp(net, params, Ap, Bp, (0,), tuple(range(1, N)), p)
+    obj = {k: v.astype(object) for k, v in params.items()}
+    for r in range(3):
+        for c in range(4):
+            X = np.concatenate([Ap[r], Bp[c]])[None].astype(object)
+            assert got[r, c] == int(net.apply(obj, X, Symbolic())[0]) % p
+
+
+def test_rank_blocked_argument_limits_and_empty_matrices():
+    F = np.eye(3, dtype=np.int64)
+    assert modlu.rank_blocked(F, 7, block=1 << 13) == 3
+    for block in (0, (1 << 13) + 1):
+        with pytest.raises(ValueError, match="block="):
+            modlu.rank_blocked(F, 7, block=block)
+    for p in (1, 0):
+        with pytest.raises(ValueError, match="p="):
+            modlu.rank_blocked(F, p)
+    assert modlu.rank_blocked(np.zeros((0, 3), dtype=np.int64), 7) == 0
+    assert modlu.rank_blocked(np.zeros((3, 0), dtype=np.int64), 7) == 0
+    assert modlu.rank_blocked(np.array([[-1, 7], [6, 14]]), 7) == 1  # reduced first
+    assert modlu.available()

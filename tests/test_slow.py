@@ -7,7 +7,7 @@ from seprank.cli import main
 from seprank.nets import LinearSelfAttention
 from seprank.theory.bounds import upper_bound
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 @pytest.mark.parametrize("cfg", [(4, 2, 1, 4), (3, 3, 1, 8)])

@@ -72,3 +72,215 @@ def test_guidelines_reproduce_quoted_numbers():
     assert g["verdict"] == "too deep" and round(gl.fit_width(96)) == 31793
     rows = {r["name"]: r for r in gl.gatortron_report()}
     assert rows["GatorTron-medium"]["verdict"] == "near the fit"
+
+
+# ----------------------------------------------------------- guidelines: exact arithmetic
+def test_parameter_count_is_12_L_d_squared():
+    assert gl.params(1, 1) == 12 and gl.params(2, 10) == 2400 and gl.params(96, 12288) == \
+        12 * 96 * 12288**2  # fmt: skip
+    opt = gl.fit_optimal_shape(1e9)
+    assert 12 * opt["depth"] * opt["width"] ** 2 == pytest.approx(1e9, rel=1e-9)
+    assert opt["width"] == pytest.approx(gl.fit_width(opt["depth"]), rel=1e-12)
+
+
+def test_fit_width_and_depth_are_inverse_and_use_the_quoted_constants():
+    assert gl.fit_width(0) == pytest.approx(math.exp(5.039))
+    assert gl.fit_width(10) == pytest.approx(math.exp(5.039 + 0.555))
+    for L in (0.5, 7, 96):
+        assert gl.fit_depth(gl.fit_width(L)) == pytest.approx(L)
+    assert gl.fit_depth(1) == pytest.approx(-5.039 / 0.0555)  # width 1 is valid
+    for bad in (0, -1):
+        with pytest.raises(gl.ConfigError, match="width="):
+            gl.fit_depth(bad)
+
+
+@pytest.mark.parametrize("factor, want", [(1.0, "near the fit"), (1.14, "near the fit"),
+                                          (1.16, "too deep"), (0.88, "near the fit"),
+                                          (0.86, "too shallow"), (3.0, "too deep"),
+                                          (0.3, "too shallow")])  # fmt: skip
+def test_verdict_thresholds(factor, want):
+    """A shape with the fit's parameter count: the verdict follows depth / fit depth."""
+    opt = gl.fit_optimal_shape(1e10)
+    L = opt["depth"] * factor
+    d = math.sqrt(1e10 / (12 * L))  # same budget, so the fit optimum is unchanged
+    v = gl.verdict(L, d)
+    assert v["verdict"] == want and v["params"] == pytest.approx(1e10)
+    assert v["fit_depth_at_params"] == pytest.approx(opt["depth"])
+    assert v["fit_width_for_depth"] == pytest.approx(gl.fit_width(L))
+    assert v["fit_depth_for_width"] == pytest.approx(gl.fit_depth(d)) and v["kind"] == "fit"
+
+
+@pytest.mark.parametrize("depth, width, arg", [(0, 10, "depth="), (-1, 10, "depth="),
+                                              (10, 0, "width="), (10, -2, "width=")])  # fmt: skip
+def test_verdict_rejects_non_positive_shapes(depth, width, arg):
+    with pytest.raises(gl.ConfigError, match=arg):
+        gl.verdict(depth, width)
+
+
+@pytest.mark.parametrize("budget", [0, -1, float("inf"), float("nan")])
+def test_fit_rejects_bad_budgets(budget):
+    with pytest.raises(gl.ConfigError, match="params="):
+        gl.fit_optimal_shape(budget)
+
+
+def test_small_budget_has_a_depth_below_one():
+    r = gl.fit_optimal_shape(1e5)  # the root lies in (0, 1): the bracket starts near 0
+    assert 0.3 < r["depth"] < 0.4 and "note" not in r
+
+
+def test_tiny_budget_is_below_the_fit():
+    r = gl.fit_optimal_shape(2e-4)  # g at the bracket's low end is just above 0
+    assert r["depth"] == 0.0 and "below" in r["note"] and r["width"] == gl.fit_width(0)
+
+
+def test_quoted_reports():
+    t = gl.trillion_report()
+    assert t["width_difference_pct"] == pytest.approx(100 * (t["fit_width"] - 30_000) / 30_000)
+    assert t["depth_difference"] == pytest.approx(t["fit_depth"] - 92)
+    assert t["quoted_depth_authors"] == 92 and t["quoted_width_paper"] == 30_000
+    g = gl.gpt3_report()
+    assert g["quoted_params"] == 175e9 and g["params"] == 12 * 96 * 12288**2
+    rows = {r["name"]: r for r in gl.gatortron_report()}
+    base = rows["GatorTron-base"]
+    assert base["width_derived"] and base["width"] == math.sqrt(345e6 / (12 * 24))
+    assert base["params_12Ld2_vs_quoted"] == pytest.approx(1.0)
+    large = rows["GatorTron-large"]
+    assert not large["width_derived"] and large["width"] == 3560
+    assert large["params_12Ld2_vs_quoted"] == pytest.approx(12 * 56 * 3560**2 / 8.9e9)
+
+
+# ------------------------------------------------------------------ bounds: exact values
+@pytest.mark.parametrize("L, D", [(1, 1), (2, 4), (3, 13), (4, 40)])
+def test_degrees(L, D):
+    from seprank.theory.bounds import output_degree
+
+    assert matrix_degree(L) == D and output_degree(L) == 3**L
+
+
+def test_partitions_and_schur_dims():
+    from seprank.theory.bounds import partitions, schur_dim
+
+    assert list(partitions(4, 2)) == [(4,), (3, 1), (2, 2)]
+    assert list(partitions(3, 3)) == [(3,), (2, 1), (1, 1, 1)]
+    assert list(partitions(0, 0)) == [()] and list(partitions(2, 0)) == []
+    assert schur_dim((1,), 3) == 3 and schur_dim((2,), 3) == 6 and schur_dim((1, 1), 3) == 3
+    assert schur_dim((2, 1), 3) == 8 and schur_dim((1, 1, 1, 1), 3) == 0
+    assert schur_dim((4, 2), 2) == 3 and schur_dim((), 4) == 1
+
+
+@pytest.mark.parametrize("k, d, n, want", [(0, 3, 1, 1), (1, 3, 1, 6), (2, 3, 1, 15),
+                                           (2, 3, 3, 21), (1, 2, 5, 3), (2, 3, 2, 21)])  # fmt: skip
+def test_b_dim_values(k, d, n, want):
+    """n = 1: S = x x^T, so degree-k polynomials in S are those of degree 2k in x."""
+    assert b_dim(k, d, n) == want
+
+
+@pytest.mark.parametrize("j, d, n, want", [(0, 3, 1, 3), (1, 3, 1, 10), (1, 2, 3, 6),
+                                           (2, 2, 1, 6), (0, 1, 1, 1)])  # fmt: skip
+def test_a_dim_values(j, d, n, want):
+    """n = 1: x_c g(x x^T) spans the degree-(2j+1) polynomials in x: C(2j+d, d-1)."""
+    assert a_dim(j, d, n) == want
+
+
+def test_block_bound_values_by_hand():
+    # L = 1, D = 1: min(b_0, a_1) + min(b_1, a_0) = min(1, d m) + min(m, d) = 1 + d
+    for d in (1, 2, 3, 7):
+        assert block_bound(1, d, d, d) == d + 1
+    # bounded-rank sides and the residual form, against the proofs' table values
+    assert block_bound(2, 3, 2, 2) == 49 and block_bound(2, 4, 1, 1) == 70
+    assert block_bound(2, 4, 2, 2) == 110 and block_bound(2, 2, 2, 2, residual=True) == 20
+    with pytest.raises(gl.ConfigError, match="depth=0"):
+        block_bound(0, 2, 2, 2)
+    with pytest.raises(gl.ConfigError, match="n_other=True"):
+        block_bound(1, 2, 2, True)
+
+
+def test_monomial_bound_values():
+    # L = 1, d = 1, one position a side: f = sum over t of min(1, 1) = 4 terms (t = 0..3)
+    assert monomial_bound(1, 1, 1, 1) == 4
+    assert monomial_bound(1, 1, 1, 1, residual=True) == 4  # min(C(4,3), C(4,3))
+    assert monomial_bound(1, 2, 1, 1) == sum(min(math.comb(t + 1, t), math.comb(4 - t, 3 - t))
+                                             for t in range(4))  # fmt: skip
+
+
+def test_upper_bound_dict_and_sides():
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import sides, upper_bound
+
+    assert sides(6, (0, 1), 0) == (2, 4) and sides(6, (0, 1), 3) == (4, 2)
+    net = LinearSelfAttention(depth=2, width=3, heads=1, seq_len=6)
+    ub = upper_bound(net)
+    assert ub["upper"] == 49 == ub["block"] and ub["which"] == "block" and ub["kind"] == "proved"
+    assert ub["log10_upper"] == pytest.approx(math.log10(49))
+    assert ub["n_query_side"] == 3 and ub["n_other_side"] == 3 and "closed form" in ub["why"]
+    small = upper_bound(LinearSelfAttention(depth=1, width=1, heads=1, seq_len=2))
+    assert small["upper"] == min(small["block"], small["monomial"]) == 2
+    q = upper_bound(LinearSelfAttention(depth=2, width=3, heads=1, seq_len=5, query_position=4),
+                    [0, 1])  # fmt: skip
+    assert (q["n_query_side"], q["n_other_side"]) == (3, 2) and "bounded-rank" in q["why"]
+    res = upper_bound(LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4, residual=True))
+    assert res["upper"] == 20 and "residual" in res["why"]
+
+
+# ------------------------------------------------------------------- regimes: thresholds
+def test_regime_boundaries():
+    from seprank.theory import regimes as rg
+
+    assert rg.paper_regime(2, 9) == "depth-inefficient"  # L == log3 d: not below
+    assert rg.paper_regime(1, 4) == "depth-efficient"
+    assert rg.growth_regime(2.0) == "depth-efficient" and rg.growth_regime(1.999) != \
+        "depth-efficient"  # fmt: skip
+    assert rg.growth_regime(None) == "unknown" and rg.growth_regime(float("nan")) == "unknown"
+    assert rg.doubled_transition_depth(9) == pytest.approx(4.0)
+    assert rg.growth_ratios({1: 2.0, 2: 5.0, 4: 1.0}) == {1: 2.5}
+    assert rg.growth_ratios({1: 0.0, 2: 1.0}) == {}
+    assert rg.transition_from_ratios({1: 1.5}) == 1.0
+    assert rg.transition_from_ratios({1: 3.0, 2: 2.5}) is None
+    assert rg.transition_from_ratios({1: 3.0, 2: 2.5, 4: 1.5}) == pytest.approx(3.0)
+    r = rg.formula_growth_ratio(1, 3)
+    assert r == pytest.approx(math.log10(block_bound(2, 3, 3, 3)) / math.log10(4))
+    assert rg.width_at_budget(1200, 1) == 10 and rg.width_at_budget(1, 5) == 1
+
+
+def test_budget_optima():
+    from seprank.theory import regimes as rg
+
+    assert rg.expressivity_optimal_depth(1e12) == 19
+    L = rg.paper_optimal_depth(1e12)
+    assert L == pytest.approx(rg.paper_transition_depth(math.sqrt(1e12 / (12 * L))))
+    assert rg.paper_optimal_depth(1e-6) == 0.0
+
+
+def test_quoted_figures_are_pinned():
+    """What the paper, its authors and GatorTron quoted: data, checked exactly."""
+    assert gl.QUOTED == {"gpt3": {"depth": 96, "width": 12288, "params": 175e9},
+                         "trillion": {"params": 1e12, "width_paper": 30_000,
+                                      "depth_authors": 92}}  # fmt: skip
+    assert [(m["name"], m["params"], m["depth"], m["width"], m["heads"]) for m in gl.GATORTRON] \
+        == [("GatorTron-base", 345e6, 24, None, None), ("GatorTron-medium", 3.9e9, 48, 2560, 40),
+            ("GatorTron-large", 8.9e9, 56, 3560, 56)]  # fmt: skip
+    assert gl.trillion_report()["params"] == 1e12
+
+
+def test_fit_near_its_lower_end():
+    """Budgets whose fit depth is below 1: still solved, and verdicts still finite."""
+    r = gl.fit_optimal_shape(5e-4)  # g at the bracket's low end is just below 0
+    assert "note" not in r and 0 < r["depth"] < 1e-6
+    opt = gl.fit_optimal_shape(1e5)
+    v = gl.verdict(opt["depth"], opt["width"])
+    assert v["verdict"] == "near the fit" and v["fit_depth_at_params"] == pytest.approx(
+        opt["depth"])
+    assert gl.verdict(1, 1)["params"] == 12  # width 1 is a valid shape
+
+
+def test_verdict_below_the_fit_range_is_too_deep():
+    v = gl.verdict(1e-6, 1)  # 12e-6 parameters: below the fit's range, fit depth 0
+    assert v["fit_depth_at_params"] == 0.0 and v["verdict"] == "too deep"
+
+
+def test_formula_transition_depth_searches_exactly_max_depth_layers():
+    from seprank.theory.regimes import formula_transition_depth
+
+    t = formula_transition_depth(1000)  # ratio drops below 2 first at L = 12
+    assert 11.5 < t < 11.6 and formula_transition_depth(1000, max_depth=12) == t
+    assert formula_transition_depth(1000, max_depth=11) is None

@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from seprank import measure
@@ -28,8 +28,22 @@ def test_measured_rank_never_exceeds_proven_bound(net, data):
     assert_rank_within_bounds(net, part, upper=ub)
 
 
-@given(net=configs(heads=1, residual=False, max_bound=1200, min_seq_len=2, max_seq_len=8,
-                   max_width=4))
+@st.composite
+def _h1_enough_positions(draw):
+    """H = 1, no residual, at least ``width`` positions on both sides of the default
+    partition (the conjecture's regime): built directly, so every draw asserts."""
+    width = draw(st.integers(1, 4))
+    seq_len = draw(st.integers(2 * width, 8))
+    depth = draw(st.integers(1, 3))
+    q = draw(st.integers(0, seq_len - 1))
+    net = LinearSelfAttention(depth=depth, width=width, heads=1, seq_len=seq_len,
+                              query_position=q)  # fmt: skip
+    half = seq_len // 2
+    assume(block_bound(depth, width, half, seq_len - half) <= 1200)
+    return net
+
+
+@given(net=_h1_enough_positions())
 def test_h1_block_formula_is_exact_conjecture(net):
     """Conjecture (SCIENCE.md section 4): for H = 1, enough positions on both sides and
     no residual, the block formula is the exact separation rank. A failure is a FINDING."""
@@ -37,8 +51,7 @@ def test_h1_block_formula_is_exact_conjecture(net):
     if net.query_position not in part:
         part = [net.query_position] + part[1:]
     nq, no = len(part), net.seq_len - len(part)
-    if min(nq, no) < net.width:
-        return  # not the conjecture's regime ("enough positions"); other tests cover it
+    assert min(nq, no) >= net.width  # the strategy only draws the conjecture's regime
     formula = block_bound(net.depth, net.width, nq, no)
     m = measure(net, part)
     assert m.saturated, f"not saturated: raise max_samples ({m.samples})"
@@ -132,16 +145,40 @@ def test_grid_independent_of_chunk_size(net, chunk):
     assert np.array_equal(evaluate_grid(net, params, F, Ap, Bp, A, B, chunk=chunk), ref)
 
 
+def _valid_inputs(depth, width, heads, seq_len, part, method, prime) -> bool:
+    """Whether measure() must accept these inputs (the package's documented contract)."""
+    from seprank.domains import MAX_PRIME, _is_prime
+
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not (is_int(depth) and depth >= 1 and width >= 1 and heads >= 1 and seq_len >= 2):
+        return False
+    if width % heads:
+        return False
+    if not part or len(set(part)) != len(part) or any(not 0 <= a < seq_len for a in part):
+        return False
+    if len(part) == seq_len or method != "modular":
+        return False
+    return prime is None or (prime <= MAX_PRIME and _is_prime(prime))
+
+
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     depth=st.one_of(st.integers(-3, 3), st.floats(allow_nan=True), st.none(), st.text(max_size=2)),
     width=st.integers(-2, 5), heads=st.integers(-1, 5), seq_len=st.integers(-1, 5),
     part=st.lists(st.integers(-2, 6), max_size=5), method=st.sampled_from(["modular", "x", ""]),
-    prime=st.one_of(st.none(), st.integers(-5, 2**33)),
+    prime=st.one_of(st.none(), st.integers(-5, 2**33), st.sampled_from([2, 3, 101, 65521])),
 )
 def test_bad_inputs_give_the_package_error(depth, width, heads, seq_len, part, method, prime):
-    try:
+    """Invalid inputs raise SeprankError (nothing else); valid ones give a measurement."""
+    def run():
         net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len)
-        measure(net, part, method=method, prime=prime, max_samples=8)
-    except SeprankError:
-        pass  # the package's own error: fine; any other exception fails the test
+        return measure(net, part, method=method, prime=prime, max_samples=8)
+
+    if _valid_inputs(depth, width, heads, seq_len, part, method, prime):
+        m = run()
+        assert 0 <= m.rank <= 8 and m.partition == tuple(sorted(part))
+    else:
+        with pytest.raises(SeprankError):
+            run()
