@@ -68,9 +68,9 @@ def test_quoted_values_unchanged():
 @pytest.mark.parametrize("depth, width, n", [(5, 5, 4), (6, 5, 4), (5, 10, 4), (19, 10, 4),
                                              (30, 10, 4), (50, 10, 4)])  # fmt: skip
 def test_bounded_sides_at_depths_that_used_to_hang(depth, width, n):
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: a loaded machine does not fail the test
     v = block_bound(depth, width, n, n)
-    assert time.perf_counter() - t < 10
+    assert time.process_time() - t < 10
     assert 0 < v <= monomial_bound(depth, width, n, n)
     assert v < block_bound(depth, width, width, width)  # fewer positions, smaller bound
 
@@ -95,15 +95,22 @@ def test_costly_bounded_side_refused_with_estimate():
         block_bound(5, 100, 4, 4)
 
 
+def _child_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 @pytest.mark.parametrize("args", [["5", "5", "8"], ["6", "5", "8"], ["5", "10", "8"],
                                   ["19", "10", "8"], ["40", "10", "8"], ["50", "10", "8"],
                                   ["45", "10", "20"], ["50", "100", "8"],
                                   ["50", "100", "200"]])  # fmt: skip
 def test_bounds_cli_finishes_quickly(args):
     L, d, N = args
-    t = time.perf_counter()
+    t = _child_cpu()
     r = subprocess.run([sys.executable, "-m", "seprank", "bounds", "--depth", L, "--width", d,
-                        "--seq-len", N], capture_output=True, text=True, timeout=60)  # fmt: skip
+                        "--seq-len", N], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert time.perf_counter() - t < 10
+    assert _child_cpu() - t < 10  # CPU seconds of the command (wall time varies with load)
     assert "proven upper bound: " in r.stdout and "Traceback" not in r.stderr
