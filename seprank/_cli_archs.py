@@ -85,12 +85,28 @@ def listing() -> list[dict]:
                            "required": s["required"],
                            "default": int(default) if isinstance(default, bool) else default,
                            "help": helptext})  # fmt: skip
-        polynomial = name != "softmax-attention"
+        if name in ("attention", "softmax-attention"):  # the CLI requires --seq-len
+            next(p for p in params if p["name"] == "seq_len")["required"] = True
+        polynomial = _declared(cls, "polynomial", True)
+        alphabet = callable(getattr(cls, "alphabet", None))
+        by = ("float only" if not polynomial else
+              "modular, float (complete grid over its alphabet)" if alphabet else
+              "modular, symbolic, float")  # fmt: skip
         out.append({"name": name, "class": cls.__name__, "description": describe(cls),
                     "module": cls.__module__, "params": params, "polynomial": polynomial,
-                    "measured_by": "modular, symbolic, float" if polynomial else "float only",
-                    "alphabet": callable(getattr(cls, "alphabet", None))})  # fmt: skip
+                    "measured_by": by, "alphabet": alphabet})  # fmt: skip
     return out
+
+
+def _declared(cls, attr: str, default):
+    """A class-level declaration (plain attribute or constant property) without an instance."""
+    v = getattr(cls, attr, default)
+    if isinstance(v, property):
+        try:
+            v = v.fget(None)
+        except Exception:  # depends on the config: unknown before one is built
+            return default
+    return bool(v)
 
 
 def cmd_archs(args) -> int:
@@ -99,8 +115,7 @@ def cmd_archs(args) -> int:
         print(json.dumps({"architectures": rows}))
         return 0
     for r in rows:
-        print(f"{r['name']}: {r['description']} [{r['measured_by']}"
-              f"{'; grid over its alphabet' if r['alphabet'] else ''}]")  # fmt: skip
+        print(f"{r['name']}: {r['description']} [{r['measured_by']}]")
         for p in r["params"]:
             dflt = "required" if p["required"] else f"default {p['default']}"
             print(f"    {p['name']} ({p['format']}; {dflt}): {p['help']}")
