@@ -302,8 +302,8 @@ def test_removing_edges_never_raises_the_bound(full, target):
 
 def test_measured_gnn_rank_can_rise_when_edges_are_removed():
     """Measured (not a literature claim): the bound is monotone, the rank is not. With
-    product aggregation, K4 minus an edge ... 4-cycle plus chord 0-2 has rank 11 across
-    {0,1}, while the subgraph 0-1, 0-3 has 12 (depth 2, width 2, graph output)."""
+    product aggregation (depth 2, width 2, graph output), the graph 0-1, 2-3, 3-0, 0-2 has
+    rank 11 across {0,1}, while its subgraph 0-1, 0-3 has 12."""
     big = GNN(edges="0-1,2-3,3-0,0-2", depth=2, width=2, n_vertices=4)
     small = GNN(edges="0-1,3-0", depth=2, width=2, n_vertices=4)
     assert rank(big, (0, 1)) == 11 and rank(small, (0, 1)) == 12
