@@ -171,11 +171,17 @@ class ConvACDeep:
         B = tuple(n for n in range(self.seq_len) if n not in A)
         halves = {tuple(range(self.seq_len // 2)), tuple(range(self.seq_len // 2,
                                                                self.seq_len))}  # fmt: skip
-        out = {"upper": self.min_cut(A), "kind": "min-cut of the HT tree (every weight)",
-               "tag": "D", "source": "deep ConvAC: tensor-network min-cut of the hierarchical "
-               "Tucker tree [D]"}  # fmt: skip
+        try:
+            out = {"upper": self.min_cut(A), "kind": "min-cut of the HT tree (every weight)",
+                   "tag": "D", "source": "deep ConvAC: tensor-network min-cut of the "
+                   "hierarchical Tucker tree [D]"}  # fmt: skip
+        except ConfigError:  # too many tensors to enumerate: the trivial bound
+            out = {"upper": self.in_dim ** min(len(A), len(B)), "kind": "trivial (every "
+                   "weight)", "tag": "D", "source": "M^min(|A|,|B|) [D] (the HT min-cut is "
+                   "enumerated only up to seq_len 8)"}  # fmt: skip
         if A in halves or B in halves:
             out["halving_bound"] = self.channels[-1]
+            out["upper"] = min(out["upper"], self.channels[-1])
             out["source"] += ("; halving partition: sep <= r_{L-1} = "
                               f"{self.channels[-1]} for all weights [V2]")
         if A == tuple(range(0, self.seq_len, 2)) or B == tuple(range(0, self.seq_len, 2)):
