@@ -1,4 +1,5 @@
-"""Sub-commands beyond ``measure``: bounds, guide, verify, figures, experiment, transition."""
+"""Sub-commands beyond ``measure``: bounds, guide, verify, figures, experiment, transition,
+archs."""
 
 from __future__ import annotations
 
@@ -25,10 +26,13 @@ exit codes: 0 no proven bound violated, 1 a proven bound was violated,
 
 
 def add_parsers(sub) -> None:
+    from . import _cli_archs
     from .cli import _add_net_args, _int_list, nonneg_int, pos_int
 
-    b = sub.add_parser("bounds", help="proven upper bound and regimes for one network")
-    _add_net_args(b)
+    b = sub.add_parser("bounds", help="proven upper bound and regimes for one network (or an "
+                       "architecture's known bound, labelled with its source)")  # fmt: skip
+    _cli_archs.add_arch_args(b)
+    _add_net_args(b, need=False)
     b.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")  # fmt: skip
     b.add_argument("--json", action="store_true", help="print one JSON object")
@@ -67,6 +71,7 @@ def add_parsers(sub) -> None:
     from . import _cli_transition
 
     _cli_transition.add_parser(sub)
+    _cli_archs.add_parser(sub)
 
 
 def check_out_dir(path, arg: str = "out") -> Path:
@@ -86,6 +91,7 @@ def check_out_dir(path, arg: str = "out") -> Path:
 def _cmd_bounds(args) -> int:
     import math
 
+    from ._cli_archs import cmd_bounds, net_from_args
     from .nets import LinearSelfAttention
     from .theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
     from .theory.regimes import (
@@ -96,9 +102,10 @@ def _cmd_bounds(args) -> int:
         paper_transition_depth,
     )
 
-    net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
-                              seq_len=args.seq_len, residual=args.residual,
-                              query_position=args.query_position)  # fmt: skip
+    if args.arch != "attention":
+        return cmd_bounds(args)
+    net = net_from_args(args)
+    assert isinstance(net, LinearSelfAttention)
     ub = upper_bound(net, args.partition)
     ratio = formula_growth_ratio(net.depth, net.width) if net.heads == 1 else None
     out = {
@@ -259,7 +266,14 @@ def _cmd_transition(args) -> int:
     return _cli_transition.cmd(args)
 
 
+def _cmd_archs(args) -> int:
+    from . import _cli_archs
+
+    return _cli_archs.cmd_archs(args)
+
+
 COMMANDS = {
+    "archs": _cmd_archs,
     "transition": _cmd_transition,
     "bounds": _cmd_bounds,
     "guide": _cmd_guide,

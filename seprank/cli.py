@@ -75,13 +75,17 @@ def _int_list(text: str) -> list[int]:
 
 
 def _add_net_args(p, need=True):
-    p.add_argument("--depth", type=int, required=need, help="number of layers L >= 1")
-    p.add_argument("--width", type=int, required=need, help="width d_x")
-    p.add_argument("--heads", type=int, default=1, help="heads H dividing the width")
-    p.add_argument("--seq-len", type=int, required=need, help="sequence length N >= 2")
+    """The attention network's flags; with ``need=False`` (measure, bounds: --arch decides)
+    every one defaults to None, and the attention networks require depth, width, seq-len."""
+    req = " (required for --arch attention)" if not need else ""
+    p.add_argument("--depth", type=int, required=need, help=f"number of layers L >= 1{req}")
+    p.add_argument("--width", type=int, required=need, help=f"width d_x{req}")
+    p.add_argument("--heads", type=int, default=1 if need else None,
+                   help="heads H dividing the width (default 1)")
+    p.add_argument("--seq-len", type=int, required=need, help=f"sequence length N >= 2{req}")
     p.add_argument("--residual", action="store_true", help="add the skip connection")
-    p.add_argument("--query-position", type=int, default=0,
-                   help="position i whose output y^{L,i} is studied")  # fmt: skip
+    p.add_argument("--query-position", type=int, default=0 if need else None,
+                   help="position i whose output y^{L,i} is studied (default 0)")  # fmt: skip
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -95,18 +99,25 @@ def _build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("measure", help="measure the separation rank of one network",
                        epilog=MEASURE_JSON)  # fmt: skip
-    _add_net_args(m)
-    m.add_argument("--method", default="modular", help="modular | float | symbolic")
+    from ._cli_archs import add_arch_args
+
+    add_arch_args(m)
+    _add_net_args(m, need=False)
+    m.add_argument("--method", default="auto",
+                   help="auto | modular | float | symbolic (auto: modular for a polynomial "
+                        "network, float for one that is not, e.g. softmax-attention)")
     m.add_argument("--seed", type=nonneg_int, default=0,
                    help="draws the weights and sample points (same seed, same answer)")
     m.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
-    m.add_argument("--output-coord", type=int, default=0,
-                   help="coordinate p of the output vector y^{L,i} studied")
+    m.add_argument("--output-coord", type=int, default=None,
+                   help="coordinate p of the output vector y^{L,i} studied (default 0)")
     m.add_argument("--max-samples", type=int, default=None,
                    help="largest grid side (default 6000 modular, 2500 float); the sample "
                    "grows x1.5 until the rank saturates or this is hit")  # fmt: skip
-    m.add_argument("--sampler", default="random", help="random | templates")
+    m.add_argument("--sampler", default="auto",
+                   help="auto | random | templates | alphabet (auto: alphabet for a network "
+                        "on tokens, i.e. the complete grid over its vocabulary; else random)")
     m.add_argument("--prime", type=int, default=None,
                    help="modulus for --method modular (default: 67108859, below 2**26)")
     m.add_argument("--rank-engine", default="auto",
@@ -127,14 +138,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_measure(args) -> int:
+    from ._cli_archs import net_from_args
     from .measure import measure
-    from .nets import LinearSelfAttention
 
-    net = LinearSelfAttention(
-        depth=args.depth, width=args.width, heads=args.heads, seq_len=args.seq_len,
-        residual=args.residual, query_position=args.query_position,
-        output_coord=args.output_coord,
-    )  # fmt: skip
+    net = net_from_args(args)
     try:
         m = measure(
             net, args.partition, method=args.method, seed=args.seed,

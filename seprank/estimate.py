@@ -44,8 +44,14 @@ def check_architecture(net) -> None:
 
 def _cell_ops(net) -> float:
     """Multiply-adds per grid cell (one network evaluation)."""
-    N, d, L = net.seq_len, net.width, getattr(net, "depth", 1)
+    N, d, L = net.seq_len, max(net.width, _input_dim(net)), getattr(net, "depth", 1)
     return float(L) * (4 * N * d * d + 2 * N * N * d)
+
+
+def _input_dim(net) -> int:
+    from .nets.base import input_dim
+
+    return input_dim(net)
 
 
 def _param_count(net) -> int:
@@ -59,7 +65,7 @@ def _log10_expected_rank(net, A) -> float | None:
     from .theory import bounds
 
     if not isinstance(net, LinearSelfAttention):
-        return None
+        return _log10_known_upper(net, A)
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
     args = (net.depth, net.width, nq, no, net.residual)
     lg = bounds.monomial_bound_log10(*args)
@@ -68,6 +74,26 @@ def _log10_expected_rank(net, A) -> float | None:
     if cheap:
         lg = min(lg, bounds.block_bound_log10(*args))
     return lg
+
+
+def _log10_known_upper(net, A) -> float | None:
+    """log10 of an architecture's own known upper bound (``known_bound``), or of the
+    complete grid over its alphabet; None when neither exists."""
+    from .nets.base import input_dim
+
+    known = getattr(net, "known_bound", None)
+    ups = []
+    if callable(known):
+        try:
+            up = known(A).get("upper")
+        except Exception:  # a bound that cannot be computed here is not an estimate
+            up = None
+        if up:
+            ups.append(math.log10(up))
+    if callable(getattr(net, "alphabet", None)):
+        k = min(len(A), net.seq_len - len(A))
+        ups.append(k * math.log10(max(input_dim(net), 1)))
+    return min(ups) if ups else None
 
 
 def _fmt_seconds(s: float) -> str:
@@ -97,8 +123,8 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
         "degree": getattr(net, "degree", None),
         "log10_expected_rank": lg,
         "param_bytes": _param_count(net) * item,
-        "first_grid_bytes": n0 * (len(A) + len(B)) * net.width * item + n0 * n0 * item,
-        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * net.width * item,
+        "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + n0 * n0 * item,
+        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
         "first_grid_seconds": seconds(n0),
         "expected_seconds": seconds(n_final),
         "worst_seconds": seconds(max_samples),

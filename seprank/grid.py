@@ -73,7 +73,9 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
     at once. Works in every domain.
     """
     P, Q = A_pts.shape[0], B_pts.shape[0]
-    N, d = net.seq_len, net.width
+    from .nets.base import input_dim
+
+    N, d = net.seq_len, input_dim(net)
     dtype = A_pts.dtype
     rows_per_block = max(1, chunk // max(Q, 1))
     F = np.empty((P, Q), dtype=dtype)

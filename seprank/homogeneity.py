@@ -48,7 +48,9 @@ def _values(net, params, domain, X, ts):
 
 
 def _probe(net, domain, rng):
-    return domain.random(rng, (1, net.seq_len, net.width))
+    from .nets.base import input_dim
+
+    return domain.random(rng, (1, net.seq_len, input_dim(net)))
 
 
 def _find_degree(net, params, domain, rng) -> int | None:

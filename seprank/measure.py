@@ -33,15 +33,15 @@ from . import grid as _grid
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from .errors import ConfigError, TooBigError
 from .measurement import CERTIFIED, Measurement
-from .nets.base import config_of
+from .nets.base import config_of, input_dim, is_polynomial
 from .rank import check_rank_engine, rank_coefficients
 from .strategies import STRATEGIES, Plan, choose, direct, graded
 from .strategies.base import say
 
 __all__ = ["METHODS", "SAMPLERS", "STRATEGIES", "Measurement", "measure"]
 
-METHODS = ("modular", "float", "symbolic")
-SAMPLERS = ("random", "templates")
+METHODS = ("modular", "float", "symbolic", "auto")
+SAMPLERS = ("auto", "random", "templates", "alphabet")
 #: Default budget on the sample size (rows = columns): per matrix, so per block if graded.
 DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
 #: Default sample growth per adaptive step. Graded grids cost m * n**2 evaluations for m
@@ -56,7 +56,7 @@ SYMBOLIC_MAX_MONOMIALS = 250_000
 
 
 def _symbolic_monomials(net) -> int:
-    nvars = net.seq_len * net.width
+    nvars = net.seq_len * input_dim(net)
     deg = getattr(net, "degree", None)
     if deg is None:
         return 0
@@ -72,11 +72,12 @@ def _measure_symbolic(net, A, seed, weights):
         )
     dom = Symbolic()
     params = _params(net, dom, seed, weights)
-    R, X = symbolic_inputs(net.seq_len, net.width)
+    d = input_dim(net)
+    R, X = symbolic_inputs(net.seq_len, d)
     t0 = time.perf_counter()
     poly = net.apply(params, X, dom)[0]
     t1 = time.perf_counter()
-    a_vars = {n * net.width + c for n in A for c in range(net.width)}
+    a_vars = {n * d + c for n in A for c in range(d)}
     rank, shape = rank_coefficients(R(poly), a_vars)
     t2 = time.perf_counter()
     return rank, shape, t1 - t0, t2 - t1
@@ -95,7 +96,7 @@ def measure(
     method: str = "modular",
     seed: int = 0,
     max_samples: int | None = None,
-    sampler: str = "random",
+    sampler: str = "auto",
     prime: int | None = None,
     tol: float | None = None,
     start: int = 16,
@@ -115,13 +116,19 @@ def measure(
     ----------
     net : architecture (see :mod:`seprank.nets.base`)
     partition : positions of the A side; default the first ``seq_len // 2``.
-    method : ``"modular"``, ``"float"`` or ``"symbolic"``.
+    method : ``"modular"``, ``"float"``, ``"symbolic"`` or ``"auto"`` (modular for a
+        polynomial net, float for one that declares ``polynomial = False``; the result's
+        ``strategy_reason`` says which was taken and why). A non-polynomial net is refused
+        by ``modular`` and ``symbolic``.
     seed : weights and sample points are drawn from it; same seed, same answer.
     max_samples : budget on rows and columns of the grid matrix (default 6000 direct,
         16000 graded, 2500 float).
     growth : sample growth factor per adaptive step (default 1.5 direct; 1.25 graded,
         then 1.1 from 2048 samples on).
-    sampler : ``"random"`` (independent points) or ``"templates"`` (classic grid tensor).
+    sampler : ``"auto"`` (``alphabet`` for a net that declares an ``alphabet``, else
+        ``random``), ``"random"`` (independent points), ``"templates"`` (classic grid
+        tensor, random templates) or ``"alphabet"`` (the complete grid over the net's
+        declared input alphabet: the exact matricisation of its tensor over tokens).
     prime : modulus for ``modular`` (default the largest prime below 2**26).
     tol : SVD tolerance for ``float`` (default numpy's rule, reported).
     weights : optional integer weight arrays (same keys as ``net.init``), to measure
@@ -146,12 +153,27 @@ def measure(
     _estimate.check_architecture(net)
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
+    method_note = ""
+    if method == "auto":
+        method = "modular" if is_polynomial(net) else "float"
+        if method == "float":
+            method_note = (f"method='auto' took 'float': {type(net).__name__} is not a "
+                           "polynomial (float engine only, no certificate); ")  # fmt: skip
+    elif method != "float" and not is_polynomial(net):
+        raise ConfigError(f"method={method!r}: {type(net).__name__} is not a polynomial "
+                          f"(declares polynomial=False): only method='float' (or 'auto') "
+                          f"measures it")  # fmt: skip
     modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
     check_rank_engine(rank_engine, modulus, name="rank_engine", device=device)
     if strategy not in STRATEGIES:
         raise ConfigError(f"strategy={strategy!r} must be one of {', '.join(STRATEGIES)}")
     if sampler not in SAMPLERS:
         raise ConfigError(f"sampler={sampler!r} must be one of {', '.join(SAMPLERS)}")
+    has_alphabet = callable(getattr(net, "alphabet", None))
+    if sampler == "auto":
+        sampler = "alphabet" if has_alphabet else "random"
+    elif sampler == "alphabet" and not has_alphabet:
+        raise ConfigError(f"sampler='alphabet': {type(net).__name__} declares no alphabet")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"seed={seed!r} must be a non-negative integer")
     if partition is None:
@@ -161,6 +183,10 @@ def measure(
     t_start = time.perf_counter()
 
     if method == "symbolic":
+        if sampler == "alphabet":
+            raise ConfigError(f"method='symbolic' expands {type(net).__name__} as a polynomial "
+                              "of its one-hot inputs, not its tensor over the alphabet: use "
+                              "method='modular'")  # fmt: skip
         if strategy == "graded":
             raise ConfigError("strategy='graded' needs method='modular' (got method='symbolic')")
         rank, shape, te, tr = _measure_symbolic(net, A, seed, weights)
@@ -207,5 +233,5 @@ def measure(
         plan.fine_after = GRADED_FINE_AFTER
     _grid.check_matrix_fits(plan.max_samples, plan.max_samples)  # one matrix (or block)
     if name == "graded":
-        return graded.run(plan, homog.degree, homog, reason)
-    return direct.run(plan, reason)
+        return graded.run(plan, homog.degree, homog, method_note + reason)
+    return direct.run(plan, method_note + reason)

@@ -108,7 +108,7 @@ def test_every_option_has_help_and_defaults_are_shown():
             if a.option_strings and a.dest != "help":
                 assert a.help, f"{name} {a.option_strings} has no help"
     text = sub.choices["measure"].format_help()
-    assert "(default: modular)" in text and "rank" in text and "budget_hit" in text
+    assert "(default: auto)" in text and "rank" in text and "budget_hit" in text
 
 
 def test_verify_json_and_verdict(tmp_path, capsys):

@@ -1,7 +1,29 @@
-"""Architectures: frozen configs with ``init(rng, domain)`` and ``apply(params, X, domain)``."""
+"""Architectures: frozen configs with ``init(rng, domain)`` and ``apply(params, X, domain)``.
+
+The protocol is documented in :mod:`seprank.nets.base`. ``ARCHITECTURES`` maps each CLI
+name (``seprank measure --arch NAME``, ``seprank archs``) to its class.
+"""
 
 from .attention import LinearSelfAttention, SoftmaxSelfAttention, head_counts
 from .base import Architecture, config_of
+from .convac import ConvACDeep, ConvACShallow
+from .embedded_attention import EmbeddedAttention
+from .gnn import GNN
+from .rac import RAC
+from .tensor_network import MPS
 
-__all__ = ["Architecture", "LinearSelfAttention", "SoftmaxSelfAttention", "config_of",
+#: name -> architecture class (one file per family in seprank/nets/).
+ARCHITECTURES = {
+    "attention": LinearSelfAttention,
+    "softmax-attention": SoftmaxSelfAttention,
+    "embedded-attention": EmbeddedAttention,
+    "convac-shallow": ConvACShallow,
+    "convac-deep": ConvACDeep,
+    "mps": MPS,
+    "rac": RAC,
+    "gnn": GNN,
+}
+
+__all__ = ["ARCHITECTURES", "GNN", "MPS", "RAC", "Architecture", "ConvACDeep", "ConvACShallow",
+           "EmbeddedAttention", "LinearSelfAttention", "SoftmaxSelfAttention", "config_of",
            "head_counts"]  # fmt: skip

@@ -138,6 +138,11 @@ class SoftmaxSelfAttention(LinearSelfAttention):
     def homogeneous(self) -> bool:
         return False
 
+    @property
+    def polynomial(self) -> bool:
+        """False: only the float engine measures it (``measure(method="auto")`` picks it)."""
+        return False
+
     def _scores(self, q, k, domain):
         if domain.name != "float64":
             raise DomainError(f"domain={domain.name}: SoftmaxSelfAttention needs float64")

@@ -65,7 +65,10 @@ class Plan:
         return min(self.max_samples, max(n + 1, int(math.ceil(n * g))))
 
     def new_points(self, count: int, side: tuple[int, ...]) -> np.ndarray:
-        return _grid.random_points(self.domain, self.pts_rng, count, len(side), self.net.width)
+        from ..nets.base import input_dim
+
+        return _grid.random_points(self.domain, self.pts_rng, count, len(side),
+                                   input_dim(self.net))
 
 
 def _blas(p: int, engine: str, device: str) -> bool:

@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from .. import grid as _grid
-from ..errors import MeasurementInterrupted
+from ..errors import MeasurementInterrupted, SamplingError
 from ..measurement import CERTIFIED, Measurement
 from ..rank import rank_float
 from .base import GrowingRank, Plan, rank_residues
@@ -45,8 +45,53 @@ def _grow_templates(plan: Plan, n: int, templates):
     return templates, plan.evaluate(Ap, Bp)
 
 
+def _alphabet(plan: Plan, reason: str) -> Measurement:
+    """The complete grid over the net's input alphabet: every assignment of its M symbols to
+    the A positions (rows) and to the B positions (columns), ranked once. The matrix is the
+    exact (A, B) matricisation of the net's tensor over the alphabet, so nothing is sampled:
+    its rank over Q is that tensor's separation rank, and the GF(p) rank a lower bound equal
+    to it unless p divides every maximal nonzero minor (probability about rank * degree / p
+    over the random weights)."""
+    modular = plan.method == "modular"
+    symbols = plan.net.alphabet(plan.domain)
+    M = symbols.shape[0]
+    rows, cols = M ** len(plan.A), M ** len(plan.B)
+    if max(rows, cols) > plan.max_samples:
+        raise SamplingError(
+            f"max_samples={plan.max_samples}: the complete grid over the alphabet is "
+            f"{rows}x{cols} ({M} symbols on {len(plan.A)} and {len(plan.B)} positions); raise "
+            f"max_samples or lower seq_len")  # fmt: skip
+    _grid.check_matrix_fits(rows, cols)
+    te = time.perf_counter()
+    F = plan.evaluate(_grid.template_points(symbols, len(plan.A)),
+                      _grid.template_points(symbols, len(plan.B)))  # fmt: skip
+    t_eval = time.perf_counter() - te
+    tr = time.perf_counter()
+    tolerance = spectrum = None
+    if modular:
+        rank = rank_residues(F, plan.domain.p, plan.rank_engine, plan.device)
+    else:
+        fr = rank_float(F, plan.tol)
+        rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
+    t_rank = time.perf_counter() - tr
+    plan.say(f"  complete alphabet grid {rows}x{cols}: rank {rank}")
+    return Measurement(
+        rank=int(rank), saturated=True, certified=CERTIFIED[plan.method] + "; complete grid "
+        "over the alphabet (nothing sampled)", method=plan.method,
+        prime=plan.domain.p if modular else None, samples=(int(rows), int(cols)),
+        seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
+        partition=plan.A, sampler="alphabet", eval_seconds=t_eval, rank_seconds=t_rank,
+        tolerance=tolerance, history=[(int(rows), int(cols), int(rank))], spectrum=spectrum,
+        strategy="direct", strategy_reason=reason,
+        blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
+                 "saturated": True}],
+    )  # fmt: skip
+
+
 def run(plan: Plan, reason: str = "") -> Measurement:
     """The adaptive loop of the direct strategy."""
+    if plan.sampler == "alphabet":
+        return _alphabet(plan, reason)
     modular = plan.method == "modular"
     n = min(max(2, plan.start), plan.max_samples)
     Ap = Bp = F = templates = None

@@ -1,0 +1,161 @@
+"""``seprank archs`` and the ``--arch NAME --param KEY=VALUE`` options of measure and bounds."""
+
+from __future__ import annotations
+
+import json
+
+from .errors import ConfigError
+
+DEFAULT_ARCH = "attention"
+#: Flags of the attention networks (today's interface), as (flag, field, default).
+ATTENTION_FLAGS = (("--depth", "depth", None), ("--width", "width", None),
+                   ("--heads", "heads", 1), ("--seq-len", "seq_len", None),
+                   ("--residual", "residual", False), ("--query-position", "query_position", 0),
+                   ("--output-coord", "output_coord", 0))  # fmt: skip
+ATTENTION_HELP = {
+    "depth": "layers L >= 1", "width": "width d_x", "heads": "heads H dividing the width",
+    "seq_len": "sequence length N >= 2", "residual": "1: add the skip connection",
+    "query_position": "position i whose output y^{L,i} is studied",
+    "output_coord": "coordinate of y^{L,i} studied",
+}  # fmt: skip
+
+
+def add_arch_args(p) -> None:
+    """--arch and repeatable --param (measure and bounds)."""
+    p.add_argument("--arch", default=DEFAULT_ARCH,
+                   help="architecture (seprank archs lists them); attention keeps the "
+                        "--depth/--width/... flags")  # fmt: skip
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="an architecture parameter, repeatable: ints, comma lists (2,4), 0/1 "
+                        "flags, edges (0-1,1-2)")  # fmt: skip
+
+
+def add_parser(sub) -> None:
+    a = sub.add_parser("archs", help="list the architectures, their parameters and a line each")
+    a.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def arch_class(name: str):
+    from .nets import ARCHITECTURES
+
+    if name not in ARCHITECTURES:
+        raise ConfigError(f"arch={name!r} is not an architecture; valid: "
+                          f"{', '.join(ARCHITECTURES)}")  # fmt: skip
+    return ARCHITECTURES[name]
+
+
+def net_from_args(args):
+    """The architecture named by ``--arch`` with its ``--param`` values (and, for the
+    attention networks, today's flags)."""
+    from .nets.base import build
+
+    cls = arch_class(args.arch)
+    given = {field: getattr(args, flag[2:].replace("-", "_"), None)
+             for flag, field, _ in ATTENTION_FLAGS}  # fmt: skip
+    if args.arch in ("attention", "softmax-attention"):
+        pairs = [f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in given.items()
+                 if v is not None and v is not False]  # fmt: skip
+        pairs += list(args.param)
+        keys = {p.partition("=")[0].strip().replace("-", "_") for p in pairs}
+        missing = [flag for flag, field, default in ATTENTION_FLAGS
+                   if default is None and field not in keys]  # fmt: skip
+        if missing:
+            raise ConfigError(f"the following arguments are required for --arch {args.arch}: "
+                              f"{', '.join(missing)}")  # fmt: skip
+        return build(cls, pairs, args.arch)
+    stray = [flag for flag, field, _ in ATTENTION_FLAGS
+             if given[field] is not None and given[field] is not False]  # fmt: skip
+    if stray:
+        raise ConfigError(f"{stray[0]}: belongs to --arch attention; for --arch {args.arch} use "
+                          f"--param KEY=VALUE (seprank archs lists the parameters)")  # fmt: skip
+    return build(cls, args.param, args.arch)
+
+
+def listing() -> list[dict]:
+    from .nets import ARCHITECTURES
+    from .nets.base import KIND_HELP, describe, param_specs
+
+    out = []
+    for name, cls in ARCHITECTURES.items():
+        params = []
+        for s in param_specs(cls):
+            helptext = s["help"] or ATTENTION_HELP.get(s["name"], "")
+            default = s["default"]
+            params.append({"name": s["name"], "kind": s["kind"], "format": KIND_HELP[s["kind"]],
+                           "required": s["required"],
+                           "default": int(default) if isinstance(default, bool) else default,
+                           "help": helptext})  # fmt: skip
+        if name in ("attention", "softmax-attention"):  # the CLI requires --seq-len
+            next(p for p in params if p["name"] == "seq_len")["required"] = True
+        polynomial = _declared(cls, "polynomial", True)
+        alphabet = callable(getattr(cls, "alphabet", None))
+        by = ("float only" if not polynomial else
+              "modular, float (complete grid over its alphabet)" if alphabet else
+              "modular, symbolic, float")  # fmt: skip
+        out.append({"name": name, "class": cls.__name__, "description": describe(cls),
+                    "module": cls.__module__, "params": params, "polynomial": polynomial,
+                    "measured_by": by, "alphabet": alphabet})  # fmt: skip
+    return out
+
+
+def _declared(cls, attr: str, default):
+    """A class-level declaration (plain attribute or constant property) without an instance."""
+    v = getattr(cls, attr, default)
+    if isinstance(v, property):
+        try:
+            v = v.fget(None)
+        except Exception:  # depends on the config: unknown before one is built
+            return default
+    return bool(v)
+
+
+def cmd_archs(args) -> int:
+    rows = listing()
+    if args.json:
+        print(json.dumps({"architectures": rows}))
+        return 0
+    for r in rows:
+        print(f"{r['name']}: {r['description']} [{r['measured_by']}]")
+        for p in r["params"]:
+            dflt = "required" if p["required"] else f"default {p['default']}"
+            print(f"    {p['name']} ({p['format']}; {dflt}): {p['help']}")
+    print("measure one: seprank measure --arch NAME --param KEY=VALUE ... [--partition 0,1]")
+    return 0
+
+
+def bounds_for(net, name: str, partition) -> dict:
+    """The architecture's known bound for the partition, labelled with its source."""
+    from .grid import check_partition, default_partition
+
+    A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
+                           net.seq_len)  # fmt: skip
+    from .nets.base import config_of
+
+    out = {"arch": name, "config": config_of(net), "partition": list(A)}
+    known = getattr(net, "known_bound", None)
+    if known is None:
+        out.update({"upper": None, "kind": "none", "source": f"no known bound for {name} "
+                    "in seprank" + ("" if getattr(net, "polynomial", True) else
+                                    " (not a polynomial: measured by the float engine only)")})
+        return out
+    out.update(known(A))
+    return out
+
+
+def cmd_bounds(args) -> int:
+    net = net_from_args(args)
+    out = bounds_for(net, args.arch, args.partition)
+    if args.json:
+        print(json.dumps(out, default=str))
+        return 0
+    up = out.get("upper")
+    print(f"{args.arch} {out['config']}, partition A={out['partition']}:")
+    if up is not None:
+        print(f"  upper bound: {up}  ({out['kind']})")
+    if out.get("lower") is not None:
+        print(f"  lower bound: {out['lower']}")
+    for key in ("halving_bound", "walk_index", "equality"):
+        if key in out:
+            print(f"  {key.replace('_', ' ')}: {out[key]}")
+    print(f"  source: {out['source']}")
+    return 0
