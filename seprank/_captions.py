@@ -39,6 +39,30 @@ CAPTIONS = {
     "against depth at fixed non-embedding budgets; error bars: std over seeds.",
 }
 
+#: Figures made by their own command (expensive or separate), kept in the README when
+#: ``seprank figures`` rewrites it: name -> (caption, command).
+OTHER = {
+    "fig8_measured_transition": (
+        "The measured transition. Left: log10 of the exact measured separation rank "
+        "(markers: GF(p), saturated, graded strategy) against depth for widths 2 (depths "
+        "1-5), 3 and 4 (depths 1-3), N = 2 d_x, one head and more; lines: the proved block "
+        "bound (for H = 1 the formula). Right: the growth ratio log sep(L+1) / log sep(L) from "
+        "measured ranks (markers) beside the bound's (lines); 3 is doubly exponential growth "
+        "(depth pays), (L+1)/L the linear regime; dashed verticals: the paper's transition "
+        "log3 d_x. A configuration missing from the CSV was not measured yet (`seprank "
+        "transition` continues where it stopped).",
+        "seprank transition (resumable; `--plot-only` redraws)"),
+    "fig9_vocab_bottleneck": (
+        "The vocabulary bottleneck, measured: linearised self-attention on tokens "
+        "(`embedded-attention`: vocabulary V = 6 one-hot tokens through a rank-r embedding, "
+        "N = 6, one head, partition {0,1,2}), exact separation rank of the complete token grid "
+        "(216 x 216, nothing sampled) against the model width d_x, one line per embedding rank "
+        "r, dotted verticals at d_x = r. Every curve rises until d_x = r and is flat after it: "
+        "the width stops adding rank exactly at the embedding rank. Expectation: Wies, Levine, "
+        "Jannai, Shashua, ICML 2021 (recalled, not read in the primary text).",
+        "python -m seprank.vocab_bottleneck (about 10 s)"),
+}
+
 
 def _measured_count(out: Path) -> str:
     """How many measured transition points figure 3 has (read from its CSV)."""
@@ -77,4 +101,8 @@ def write_readme(out: Path, quick: bool) -> None:
         else:
             lines += [f"## {name}", "", "Not produced: see the message printed by the "
                       "command (for figure 7: run the experiment first).", ""]  # fmt: skip
+    for name, (cap, other_cmd) in OTHER.items():
+        if (Path(out) / f"{name}.png").exists():
+            lines += [f"## {name}", "", f"![{name}]({name}.png)", "", cap, "",
+                      f"Data: `{name}.csv`. Command: `{other_cmd}`.", ""]  # fmt: skip
     (Path(out) / "README.md").write_text("\n".join(lines))

@@ -209,6 +209,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("seprank: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `seprank archs | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

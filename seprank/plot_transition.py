@@ -21,6 +21,7 @@ NAME = "fig8_measured_transition"
 def draw(out: Path | str) -> Path:
     """Draw figure 8 (PNG + PDF) into ``out`` from ``out``/fig8_measured_transition.csv."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -31,29 +32,32 @@ def draw(out: Path | str) -> Path:
     series: dict = {}
     for r in rows:
         series.setdefault((int(r["width"]), int(r["heads"])), []).append(r)
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4))
+    from matplotlib.lines import Line2D
+
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11.5, 4.8))
+    handles = []
     for i, ((d, H), rs) in enumerate(sorted(series.items())):
         rs.sort(key=lambda r: int(r["depth"]))
         c = COLORS[i % len(COLORS)]
         mk = "o" if H == 1 else "s"
-        label = f"d_x={d}, H={H}"
+        ls = "-" if H == 1 else ":"
         L = [int(r["depth"]) for r in rs]
         sat = [r for r in rs if r["saturated"] == "True"]
         ax.plot([int(r["depth"]) for r in sat], [math.log10(int(r["measured"])) for r in sat],
-                mk, color=c, mec="black", ms=7, label=f"{label}: measured")  # fmt: skip
-        ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], "-" if H == 1 else ":",
-                color=c, lw=1.2, label=f"{label}: proved bound")  # fmt: skip
+                mk, color=c, mec="black", ms=7, zorder=3)  # fmt: skip
+        ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=1.2)
         rm = [(int(r["depth"]), float(r["ratio_measured"])) for r in rs if r["ratio_measured"]]
         rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
         if rm:
-            bx.plot(*zip(*rm), mk, color=c, mec="black", ms=7, label=f"{label}: measured")
+            bx.plot(*zip(*rm), mk, color=c, mec="black", ms=7, zorder=3)
         if rf:
-            bx.plot(*zip(*rf), "-" if H == 1 else ":", color=c, lw=1.2,
-                    label=f"{label}: proved bound")  # fmt: skip
+            bx.plot(*zip(*rf), ls, color=c, lw=1.2)
+        handles.append(Line2D([], [], color=c, marker=mk, mec="black", ls=ls,
+                              label=f"d_x={d}, H={H} (N={rs[0]['seq_len']})"))  # fmt: skip
     for d in sorted({d for d, _ in series}):
         bx.axvline(paper_transition_depth(d), color="grey", lw=0.8, ls="--")
-        bx.text(paper_transition_depth(d), 3.05, f"log3 {d}", fontsize=7, ha="center",
-                color="grey")  # fmt: skip
+        bx.text(paper_transition_depth(d), 1.03, f"log3 {d}", fontsize=7, ha="center",
+                color="grey", rotation=90, va="bottom")  # fmt: skip
     bx.axhline(3, color="black", lw=0.6)
     bx.axhline(2, color="black", lw=0.6, ls=":")
     ax.set_xlabel("depth L (layers)")
@@ -63,7 +67,13 @@ def draw(out: Path | str) -> Path:
     bx.set_ylabel("growth ratio log sep(L+1) / log sep(L)")
     bx.set_title("Growth per added layer: 3 = doubly exponential, 2 = threshold")
     bx.set_ylim(1, 3.3)
-    ax.legend(fontsize=7, ncol=2, loc="upper left")
-    bx.legend(fontsize=7, ncol=2, loc="lower left")
+    for a in (ax, bx):
+        a.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        a.margins(x=0.08, y=0.08)
+    handles += [Line2D([], [], color="grey", marker="o", ls="", label="markers: measured "
+                       "(exact, saturated)"),
+                Line2D([], [], color="grey", ls="-", label="lines: proved bound (solid H=1, "
+                       "dotted H>1)")]  # fmt: skip
+    ax.legend(handles=handles, fontsize=7.5, loc="upper left")
     save(fig, out, NAME)
     return out / f"{NAME}.png"

@@ -34,7 +34,7 @@ GRIDS = {
 CSV_NAME = "fig8_measured_transition.csv"
 COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "saturated", "upper_proved",
            "tight", "ratio_measured", "ratio_formula", "strategy", "blocks", "largest_block",
-           "samples", "seconds", "seed", "prime"]  # fmt: skip
+           "samples", "seconds", "seed", "prime", "block_ranks"]  # fmt: skip
 
 
 def plan(grid: str) -> list[LinearSelfAttention]:
@@ -66,6 +66,7 @@ def measure_one(net, seed: int = 0, progress=None) -> dict:
         "strategy": m.strategy, "blocks": len(m.blocks),
         "largest_block": max(b["rank"] for b in m.blocks), "samples": m.samples[0],
         "seconds": round(m.seconds, 1), "seed": seed, "prime": m.prime,
+        "block_ranks": " ".join(f"{b['degree']}:{b['rank']}" for b in m.blocks),
     }  # fmt: skip
 
 
@@ -89,7 +90,7 @@ def write(rows: list[dict], path: Path) -> None:
     fill_ratios(rows)
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w = csv.DictWriter(f, fieldnames=COLUMNS, restval="")
         w.writeheader()
         w.writerows(rows)
     tmp.replace(path)
