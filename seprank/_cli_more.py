@@ -64,9 +64,10 @@ def add_parsers(sub) -> None:
     e.add_argument("--threads", type=pos_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
 
-    from . import _cli_transition
+    from . import _cli_certify, _cli_transition
 
     _cli_transition.add_parser(sub)
+    _cli_certify.add_parsers(sub)
 
 
 def check_out_dir(path, arg: str = "out") -> Path:
@@ -259,7 +260,21 @@ def _cmd_transition(args) -> int:
     return _cli_transition.cmd(args)
 
 
+def _cmd_certify(args) -> int:
+    from . import _cli_certify
+
+    return _cli_certify.cmd_certify(args)
+
+
+def _cmd_check_certificate(args) -> int:
+    from . import _cli_certify
+
+    return _cli_certify.cmd_check(args)
+
+
 COMMANDS = {
+    "certify": _cmd_certify,
+    "check-certificate": _cmd_check_certificate,
     "transition": _cmd_transition,
     "bounds": _cmd_bounds,
     "guide": _cmd_guide,

@@ -88,6 +88,8 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         history.append((rows, cols, rank))
         plan.say(f"  samples {rows}x{cols}: rank {rank}{' (saturated)' if saturated else ''}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
+        minor = growing.minor() if growing is not None and (
+            saturated or budget_hit or growing.incremental) else None  # fmt: skip
         last = Measurement(
             rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[plan.method],
             method=plan.method, prime=plan.domain.p if modular else None,
@@ -98,6 +100,9 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             strategy="direct", strategy_reason=reason,
             blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
                      "saturated": bool(saturated)}],
+            minors=None if minor is None else [
+                {"degree": None, "rank": int(rank), "rows": minor[0], "cols": minor[1]}],
+            draws=[list(d) for d in plan.draws],
         )  # fmt: skip
         if saturated or budget_hit or rank < 0:
             return last
