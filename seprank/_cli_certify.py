@@ -75,7 +75,8 @@ def cmd_certify(args) -> int:
         else:
             print("  no certificate: no nonsingular minor was recorded")
         if checked is not None:
-            print("  check: " + ("valid" if checked.ok else "INVALID: " + "; ".join(checked.reasons)))
+            verdict = "valid" if checked.ok else "INVALID: " + "; ".join(checked.reasons)
+            print(f"  check: {verdict}")
     return 1 if checked is not None and not checked.ok else 0
 
 

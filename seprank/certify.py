@@ -115,9 +115,15 @@ class Certification:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / certificate_name(self.certificate)
-        path.write_text(json.dumps(self.certificate, indent=1) + "\n")
+        path.write_text(dumps(self.certificate))
         self.path = str(path)
         return path
+
+
+def dumps(cert: dict) -> str:
+    """The certificate as JSON, one top-level key per line (index lists stay on one line)."""
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in cert.items()) \
+        + "\n}\n"  # fmt: skip
 
 
 def certificate_name(cert: dict) -> str:
@@ -238,8 +244,10 @@ def _regenerate_points(cert, net, p):
             B.append(pts)
         elif tag != "probe":
             raise ValueError(f"unknown draw tag {tag!r}")
-    cat = (lambda xs, k: np.concatenate(xs) if xs else np.zeros((0, k, net.width), np.int64))
-    return cat(A, 0), cat(B, 0)
+    def cat(xs, side):
+        return np.concatenate(xs) if xs else np.zeros((0, side, net.width), np.int64)
+
+    return cat(A, 1), cat(B, 1)
 
 
 def _evaluate(net, params, dom, a_pts, b_pts, A, B, chunk=1 << 14):

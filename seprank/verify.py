@@ -83,10 +83,10 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2) -> dict:
     upper = ub["upper"]
     if m.rank > upper:
         verdict = "VIOLATION"
+    elif m.rank == upper:  # exact, proved: certified lower bound == proved upper bound
+        verdict = "tight"
     elif not m.saturated:
         verdict = "not saturated (lower bound only)"
-    elif m.rank == upper:
-        verdict = "tight"
     elif net.heads == 1 and not net.residual and ub["n_query_side"] >= net.width \
             and ub["n_other_side"] >= net.width:  # fmt: skip
         verdict = "below formula (H=1 conjecture fails)"
@@ -109,7 +109,7 @@ def _fill_growth(rows: list[dict]) -> None:
     groups: dict = {}
     for r in rows:
         key = (r["width"], r["heads"], r["seq_len"], r["residual"])
-        if r["saturated"] and r["measured"] > 1:
+        if (r["saturated"] or r["tight"]) and r["measured"] > 1:  # tight: exact, proved
             groups.setdefault(key, {})[r["depth"]] = math.log(r["measured"])
     for r in rows:
         key = (r["width"], r["heads"], r["seq_len"], r["residual"])
@@ -202,7 +202,7 @@ def _growth_agreement(rows: list[dict]) -> tuple[int, int, int, int]:
 def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
     """The plain statement per claim, as the last lines of ``seprank verify``."""
     n = len(rows)
-    sat = [r for r in rows if r["saturated"]]
+    sat = [r for r in rows if r["saturated"] or r["tight"]]  # tight: exact, proved
     held = n - summary["violations"]
     lines = [f"VERDICT (grid {summary['grid']}, {n} configurations):"]
     lines.append(
@@ -242,8 +242,9 @@ def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
         "partitions; configurations with N < 4 or odd N are not checked)"
     )
     if len(sat) < n:
-        lines.append(f"- {n - len(sat)} configurations did not saturate: their ranks are "
-                     "lower bounds only")  # fmt: skip
+        lines.append(f"- {n - len(sat)} configurations are neither tight nor saturated (the "
+                     "Schwartz-Zippel bound on a false saturation above the threshold): their "
+                     "ranks are lower bounds only")  # fmt: skip
     return lines
 
 

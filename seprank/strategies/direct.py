@@ -45,6 +45,29 @@ def _grow_templates(plan: Plan, n: int, templates):
     return templates, plan.evaluate(Ap, Bp)
 
 
+#: Templates: the rank must be unchanged over this many growth steps before stopping.
+TEMPLATE_PLATEAU = 2
+
+
+def templates_saturated(F: np.ndarray, rank: int, history: list) -> bool:
+    """Stop rule for the template grid (evidence only, never a proof: see
+    :mod:`seprank.saturation`).
+
+    A template grid repeats rows and columns: attention is symmetric in the positions
+    other than the query, so assignments that permute templates over those positions give
+    equal rows (or columns). A rank below the number of rows proves nothing when it equals
+    the number of *distinct* rows; so require the rank below the distinct rows and the
+    distinct columns, and unchanged over ``TEMPLATE_PLATEAU`` growth steps.
+    """
+    if rank < 0:
+        return False
+    distinct = min(np.unique(F, axis=0).shape[0], np.unique(F, axis=1).shape[1])
+    if not rank < distinct:
+        return False
+    last = [h[2] for h in history[-TEMPLATE_PLATEAU:]]
+    return len(last) == TEMPLATE_PLATEAU and all(r == rank for r in last)
+
+
 def run(plan: Plan, reason: str = "") -> Measurement:
     """The adaptive loop of the direct strategy."""
     modular = plan.method == "modular"
@@ -83,8 +106,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         rows, cols = (n, n) if growing is not None else F.shape
         saturated = 0 <= rank < min(rows, cols)
         if plan.sampler == "templates":
-            # A template grid is not a generic sample: also require a rank plateau.
-            saturated = saturated and bool(history) and history[-1][2] == rank
+            saturated = templates_saturated(F, rank, history)
         history.append((rows, cols, rank))
         plan.say(f"  samples {rows}x{cols}: rank {rank}{' (saturated)' if saturated else ''}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
