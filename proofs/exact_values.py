@@ -6,7 +6,7 @@
 For each configuration of the grid (seprank verify's grids), ``seprank.certify`` measures
 the rank over GF(p) and compares it with the proved upper bound; where they meet, the
 certificate is written to proofs/certificates/ and re-checked by
-``seprank.certify.check_certificate`` (python-flint determinants of minors re-derived from
+``seprank.check_certificate`` (python-flint determinants of minors re-derived from
 the seeds). The table is then built from every certificate in that folder, each checked
 again, so certificates added by hand (``seprank certify ... --out proofs/certificates``)
 enter it too. A configuration where the bounds do not meet is listed with its gap, not
@@ -60,7 +60,7 @@ def _cmd(c: dict, A) -> str:
 
 
 def certify_grid(grid: str, seed: int = 0) -> list[dict]:
-    from seprank.certify import certify, check_certificate
+    from seprank.certificates import certify, check_certificate
     from seprank.verify import configs
 
     CERTS.mkdir(exist_ok=True)
@@ -88,7 +88,7 @@ def certify_grid(grid: str, seed: int = 0) -> list[dict]:
 
 
 def write_table() -> int:
-    from seprank.certify import check_certificate
+    from seprank.certificates import check_certificate
 
     rows, bad = [], []
     for path in sorted(CERTS.glob("*.json")):

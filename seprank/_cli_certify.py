@@ -42,7 +42,7 @@ def add_parsers(sub) -> None:
 
 def cmd_certify(args) -> int:
     from ._cli_more import check_out_dir
-    from .certify import certify, check_certificate
+    from .certificates import certify, check_certificate
     from .nets import LinearSelfAttention
 
     out = check_out_dir(args.out)
@@ -81,7 +81,7 @@ def cmd_certify(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .certify import check_certificate
+    from .certificates import check_certificate
 
     r = check_certificate(args.file)
     if args.json:

@@ -12,9 +12,11 @@ QUICK_FIGURES = "seprank-figures-quick"
 
 VERIFY_EPILOG = """\
 columns: L depth, d width, H heads, N sequence length, res residual connection;
-  measured  exact rank over GF(p) of a sampled grid (certified lower bound; the
-            separation rank w.h.p. when sat = True, i.e. the sample saturated)
-  upper     proven upper bound (exact integer)   tight  measured == upper
+  measured  exact rank over GF(p) of a sampled grid (certified lower bound)
+  sat       the rank stopped below the sample size and the Schwartz-Zippel bound on a
+            false saturation is <= 1e-2 (a probability ground)
+  upper     proven upper bound (exact integer)
+  tight     measured == upper: exact, proved (no probability; seprank certify)
   regime_paper   the paper's rule: depth-efficient iff L < log3 d
   regime_growth  measured log rank(L+1) / log rank(L): >= 2 depth-efficient
   part      rank equal on other balanced partitions (yes / NO / - not checked)

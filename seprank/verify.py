@@ -250,10 +250,13 @@ def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
 
 LEGEND = (
     "Columns: `depth` L, `width` d_x, `heads` H, `seq_len` N, `residual` skip connection; "
-    "`measured`: exact rank over GF(p) of a sampled grid (a certified lower bound; the "
-    "separation rank w.h.p. when `saturated`, i.e. the rank is below the sample size); "
+    "`measured`: exact rank over GF(p) of a sampled grid (a certified lower bound); "
+    "`saturated`: the rank stopped below the sample size and the Schwartz-Zippel bound on "
+    "a false saturation is <= 1e-2 (then the separation rank except with that "
+    "probability); "
     "`upper`: proven upper bound (exact integer), `log10_upper` its log10, `bound`: which "
-    "proof gives it (block or monomial); `tight`: measured == upper; `gap`: upper - "
+    "proof gives it (block or monomial); `tight`: measured == upper (exact, proved: no "
+    "probability involved; `seprank certify` writes the certificate); `gap`: upper - "
     "measured; `regime_paper`: the paper's rule (depth-efficient iff L < log3 d_x); "
     "`regime_growth`: measured log rank(L+1) / log rank(L) (>= 2: depth-efficient); "
     "`partitions_checked`, `partition_invariant`: other balanced partitions measured and "
