@@ -1,16 +1,18 @@
 """Generate proofs/exact_values.md: separation ranks proved exact by certificate.
 
     python proofs/exact_values.py --grid quick     # certify the grid, check, write the table
+    python proofs/exact_values.py --grid default --skip-existing   # resume
     python proofs/exact_values.py --table-only     # re-check every certificate, rewrite it
 
 For each configuration of the grid (seprank verify's grids), ``seprank.certify`` measures
 the rank over GF(p) and compares it with the proved upper bound; where they meet, the
 certificate is written to proofs/certificates/ and re-checked by
-``seprank.check_certificate`` (python-flint determinants of minors re-derived from
-the seeds). The table is then built from every certificate in that folder, each checked
-again, so certificates added by hand (``seprank certify ... --out proofs/certificates``)
-enter it too. A configuration where the bounds do not meet is listed with its gap, not
-as exact.
+``seprank.check_certificate`` (python-flint determinants of minors re-derived from the
+seeds, the network evaluated by its reference numpy code). The table is then built from
+every certificate in that folder, each checked again (network evaluated by the compiled
+kernel, or by the reference code with --reference), so certificates added by hand
+(``seprank certify ... --out proofs/certificates``) enter it too. A configuration where
+the bounds do not meet is listed with its gap, not as exact.
 """
 
 from __future__ import annotations
@@ -59,15 +61,18 @@ def _cmd(c: dict, A) -> str:
     return s + f" --partition {','.join(map(str, A))}"
 
 
-def certify_grid(grid: str, seed: int = 0) -> list[dict]:
+def certify_grid(grid: str, seed: int = 0, skip_existing: bool = False) -> list[dict]:
     from seprank.certificates import certify, check_certificate
     from seprank.verify import configs
 
     CERTS.mkdir(exist_ok=True)
     nets, _ = configs(grid)
     gaps = []
+    have = {p.name for p in CERTS.glob("*.json")}
     for net in nets:
         t0 = time.perf_counter()
+        if skip_existing and _existing(net, seed, have):
+            continue
         c = certify(net, seed=seed)
         if c.exact:
             path = c.write(CERTS)
@@ -87,7 +92,17 @@ def certify_grid(grid: str, seed: int = 0) -> list[dict]:
     return gaps
 
 
-def write_table() -> int:
+def _existing(net, seed, have) -> bool:
+    from seprank.domains import DEFAULT_PRIME
+    from seprank.grid import default_partition
+
+    A = "-".join(map(str, default_partition(net.seq_len)))
+    res = "_res" if net.residual else ""
+    return (f"{type(net).__name__}_L{net.depth}_d{net.width}_H{net.heads}_N{net.seq_len}{res}"
+            f"_A{A}_seed{seed}_p{DEFAULT_PRIME}.json") in have  # fmt: skip
+
+
+def write_table(reference: bool = False) -> int:
     from seprank.certificates import check_certificate
 
     rows, bad = [], []
@@ -95,7 +110,7 @@ def write_table() -> int:
         if path == GAPS:
             continue
         cert = json.loads(path.read_text())
-        r = check_certificate(cert)
+        r = check_certificate(cert, kernel=not reference)
         if not (r.ok and r.exact):
             bad.append(f"{path.name}: {r.reasons or 'valid but not exact'}")
             continue
@@ -139,10 +154,14 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--table-only", action="store_true",
                     help="certify nothing: re-check the certificates and rewrite the table")
+    ap.add_argument("--skip-existing", action="store_true",
+                    help="do not re-certify configurations whose certificate exists")
+    ap.add_argument("--reference", action="store_true",
+                    help="re-check the table's certificates with the reference evaluator")
     args = ap.parse_args(argv)
     if not args.table_only:
-        certify_grid(args.grid, args.seed)
-    return write_table()
+        certify_grid(args.grid, args.seed, args.skip_existing)
+    return write_table(args.reference)
 
 
 if __name__ == "__main__":

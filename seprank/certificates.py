@@ -250,55 +250,67 @@ def _regenerate_points(cert, net, p):
     return cat(A, 1), cat(B, 1)
 
 
-def _evaluate(net, params, dom, a_pts, b_pts, A, B, chunk=1 << 14):
-    """f(a_pts[i] on A, b_pts[i] on B) for paired points, by the network's reference code."""
-    n = a_pts.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    for s in range(0, n, chunk):
-        X = np.empty((min(chunk, n - s), net.seq_len, net.width), dtype=np.int64)
-        X[:, list(A)] = a_pts[s : s + chunk]
-        X[:, list(B)] = b_pts[s : s + chunk]
-        out[s : s + chunk] = np.asarray(net.apply(params, X, dom), dtype=np.int64) % dom.p
-    return out
+def _grid(net, params, dom, a_pts, b_pts, A, B, kernel: bool, chunk=1 << 14):
+    """F[i, j] = f(a_pts[i] on A, b_pts[j] on B) mod p: by the network's reference (numpy)
+    code, or with ``kernel`` by the compiled kernel the measurement uses."""
+    from .grid import evaluate_grid, make_evaluator
+
+    if kernel:
+        return make_evaluator(net, params, dom, A, B)(a_pts, b_pts) % dom.p
+    return np.asarray(evaluate_grid(net, params, dom, a_pts, b_pts, A, B, chunk=chunk),
+                      dtype=np.int64) % dom.p  # fmt: skip
 
 
-def _block_entries(net, params, dom, Ap, Bp, A, B, rows, cols, degree, T):
-    """The minor's entries as a flat list: f(a_r, b_c), or f_k(a_r, b_c) by interpolating
-    f(t a_r, b_c) at t = 0..T (python-flint inverse of the Vandermonde matrix)."""
+def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
+    """Every block's minor, as a flat list of entries per block.
+
+    Direct: f(a_r, b_c). Graded: f_k(a_r, b_c) = sum_t w_kt f(t a_r, b_c) over t = 0..T,
+    w = the inverse of the Vandermonde matrix (t^e), e, t = 0..T, over GF(p) (python-flint):
+    exact interpolation whatever degrees occur. The grid f(t a, b) is evaluated once per t
+    on the union of the blocks' rows and columns and shared by the blocks.
+    """
     import flint
 
     p = dom.p
-    ra = Ap[np.repeat(rows, len(cols))]
-    cb = Bp[np.tile(cols, len(rows))]
-    if degree is None:
-        return [int(v) for v in _evaluate(net, params, dom, ra, cb, A, B)]
-    ts = list(range(T + 1))
-    V = flint.nmod_mat(T + 1, T + 1, [pow(t, e, p) for t in ts for e in range(T + 1)], p)
-    row_k = V.inv()  # coefficients = V^-1 values; keep row `degree`
-    w = [int(row_k[degree, j]) for j in range(T + 1)]
-    acc = np.zeros(ra.shape[0], dtype=object)
-    for t, wt in zip(ts, w):
-        if wt == 0:
-            continue
-        vals = _evaluate(net, params, dom, (t * ra) % p, cb, A, B)
-        acc = (acc + wt * vals.astype(object)) % p
-    return [int(v) for v in acc]
+    R = sorted({int(i) for b in blocks for i in b["rows"]})
+    C = sorted({int(j) for b in blocks for j in b["cols"]})
+    ri = {r: n for n, r in enumerate(R)}
+    ci = {c: n for n, c in enumerate(C)}
+    sub = [(np.array([ri[int(i)] for i in b["rows"]], dtype=np.int64),
+            np.array([ci[int(j)] for j in b["cols"]], dtype=np.int64)) for b in blocks]
+    a_pts, b_pts = Ap[R], Bp[C]
+    if T is None:
+        G = _grid(net, params, dom, a_pts, b_pts, A, B, kernel)
+        return [G[np.ix_(r, c)].ravel().tolist() for r, c in sub]
+    V = flint.nmod_mat(T + 1, T + 1, [pow(t, e, p) for t in range(T + 1)
+                                      for e in range(T + 1)], p).inv()  # fmt: skip
+    acc = [np.zeros((len(r), len(c)), dtype=np.int64) for r, c in sub]
+    for t in range(T + 1):
+        G = _grid(net, params, dom, (t * a_pts) % p, b_pts, A, B, kernel)
+        for blk, (r, c), F in zip(blocks, sub, acc):
+            w = int(V[int(blk["degree"]), t])
+            if w:
+                F += (w * G[np.ix_(r, c)]) % p  # < p**2 + p < 2**53: exact in int64
+                F %= p
+    return [F.ravel().tolist() for F in acc]
 
 
-def check_certificate(cert, *, recheck_upper: bool = True) -> CheckResult:
+def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False) -> CheckResult:
     """Check a certificate (a dict, or the path of its JSON file) without trusting seprank's
     measurement: regenerate weights and points from the seed, rebuild every claimed minor
     and check its determinant over GF(p) with python-flint. ``ok`` is False, with the
-    reasons, on any failure (a malformed file included)."""
+    reasons, on any failure (a malformed file included). ``kernel=True`` evaluates the
+    network with the compiled kernel of the measurement instead of its reference code
+    (faster for deep networks; the determinants are python-flint's either way)."""
     try:
-        return _check(cert, recheck_upper)
+        return _check(cert, recheck_upper, kernel)
     except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
             SeprankError) as exc:  # fmt: skip
         return CheckResult(False, [f"malformed or unreadable certificate: "
                                    f"{type(exc).__name__}: {exc}"])  # fmt: skip
 
 
-def _check(cert, recheck_upper: bool) -> CheckResult:
+def _check(cert, recheck_upper: bool, kernel: bool = False) -> CheckResult:
     import flint
 
     from .domains import ModP
@@ -344,17 +356,17 @@ def _check(cert, recheck_upper: bool) -> CheckResult:
         where = "block" + ("" if k is None else f" of degree {k}")
         if len(rows) != r or len(cols) != r:
             bad.append(f"{where}: rank {r} but {len(rows)} rows and {len(cols)} columns")
-            continue
-        if any(not isinstance(i, int) or not 0 <= i < Ap.shape[0] for i in rows) or any(
+        elif any(not isinstance(i, int) or not 0 <= i < Ap.shape[0] for i in rows) or any(
                 not isinstance(j, int) or not 0 <= j < Bp.shape[0] for j in cols):
             bad.append(f"{where}: an index is outside the {Ap.shape[0]} x {Bp.shape[0]} "
                        f"sample")  # fmt: skip
-            continue
-        if r == 0:
-            continue
-        entries = _block_entries(net, params, dom, Ap, Bp, A, B, np.array(rows),
-                                 np.array(cols), k, T)  # fmt: skip
-        det = int(flint.nmod_mat(r, r, entries, p).det())
+    if bad:
+        return CheckResult(False, bad)
+    live = [b for b in blocks if int(b["rank"]) > 0]
+    for b, entries in zip(live, _minors(net, params, dom, Ap, Bp, A, B, live, T, kernel)):
+        r, rows, cols, k = int(b["rank"]), b["rows"], b["cols"], b["degree"]
+        where = "block" + ("" if k is None else f" of degree {k}")
+        det = int(flint.nmod_mat(r, r, [int(v) for v in entries], p).det())
         if det == 0:
             dup = " (rows or columns repeat an index)" if (
                 len(set(rows)) < r or len(set(cols)) < r) else ""  # fmt: skip
