@@ -214,7 +214,7 @@ def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
     h1_exact = sum(r["tight"] for r in h1)
     lines.append(
         f"- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
-        f"per side): exact in {h1_exact}/{len(h1)} saturated configurations"
+        f"per side): exact in {h1_exact}/{len(h1)} configurations that are tight or saturated"
         + ("" if h1_exact == len(h1) else " (the others are counterexamples: see verdict)")
     )
     agree, disagree, slow, fast = _growth_agreement(rows)

@@ -37,6 +37,7 @@ def test_true_certificates_check(graded_cert, direct_cert):
     assert r.ok and r.exact and r.rank == 232, r.reasons
     r = check_certificate(direct_cert)
     assert r.ok, r.reasons
+    assert check_certificate(graded_cert, kernel=True).ok  # compiled evaluator agrees
 
 
 def test_dependent_row_is_rejected(graded_cert, direct_cert):
