@@ -118,8 +118,11 @@ def _cmd_bounds(args) -> int:
         "growth_ratio_bound": ratio,
         "regime_bound_growth_basis": (
             "log upper(L+1) / log upper(L) for the proved bound printed as `upper` (same "
-            "sides), >= 2 called depth-efficient: computed from the bound, not measured; it "
-            "is the growth of sep only where the bound is tight (seprank verify)"),
+            "sides), >= 2 (an arbitrary threshold) called depth-efficient: computed from the "
+            "bound, not measured; it is the growth of sep only where the bound is tight"),
+        "crossover_depth": math.log(net.width**2 + net.width + 1, 3),
+        "crossover_basis": "3^L = d^2 + d + 1 (D = m): where the block formula's two "
+                           "regimes of log sep meet (proofs/transition.md); no threshold",
         "transition_depth_paper": paper_transition_depth(net.width),
         "transition_depth_2log3": doubled_transition_depth(net.width),
         "config": {"depth": net.depth, "width": net.width, "heads": net.heads,
@@ -140,6 +143,9 @@ def _cmd_bounds(args) -> int:
     print(f"  degree 3^L = {out['output_degree']}, D = {out['matrix_degree_D']}")
     print(f"  regime (paper rule L < log3 d = {out['transition_depth_paper']:.2f}): "
           f"{out['regime_paper']}")  # fmt: skip
+    print(f"  crossover 3^L = d^2 + d + 1 at L = {out['crossover_depth']:.2f} (where the proved "
+          "regimes of the generic-sides bound meet; the ratio-2 regime below is an "
+          "illustration)")
     rg = out["regime_bound_growth"]
     print(f"  regime (growth of the log of this bound from L to L+1, not measured): {rg}"
           + (f" (ratio {ratio:.3f})" if ratio is not None and math.isfinite(ratio) else ""))

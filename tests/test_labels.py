@@ -94,3 +94,12 @@ def test_templates_stop_on_distinct_rows():
     assert measure(net, (1, 2)).rank == 18 > r
     m = measure(net, (1, 2), sampler="templates")
     assert m.rank == 18 and not m.saturated and "templates" in m.saturation_reason
+
+
+def test_bounds_states_the_threshold_free_crossover(capsys):
+    import math
+
+    assert main(["bounds", "--depth", "2", "--width", "3", "--seq-len", "6", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["crossover_depth"] == pytest.approx(math.log(13, 3))
+    assert "threshold" in d["regime_bound_growth_basis"]
