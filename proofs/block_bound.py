@@ -26,5 +26,15 @@ def check() -> bool:
     return bool(ok)
 
 
+def false_variant_fails() -> bool:
+    """The bound minus one is exceeded: L=3, d=2, N=4 measures 232 = the bound."""
+    from seprank import measure
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import upper_bound
+
+    net = LinearSelfAttention(depth=3, width=2, seq_len=4)
+    return measure(net).rank > upper_bound(net)["upper"] - 1
+
+
 if __name__ == "__main__":
     print(check())

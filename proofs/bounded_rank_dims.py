@@ -1,32 +1,39 @@
-"""Claim (proved from classical invariant theory): with X the d x n matrix of a side's
-inputs and S = X X^T,
+"""Claim (proved, any number n of positions, n < d included): the side dimensions b_k and
+a_j of seprank.theory.bounds. Statement and proof: proofs/bounded_rank_dims.md (the
+invariants of [X; v^T] linear in v, and GL_{d+1} -> GL_d x GL_1 branching).
 
-    b_k = dim Poly_k(S) = sum_{mu |- k, l(mu) <= min(d, n)} dim S_{2 mu}(C^d)
-    a_j = dim span{(X e_1)_c g(S) : deg g = j}
-        = sum_{lambda |- 2j+1, exactly one odd part, l(lambda) <= min(d, n)} dim S_lambda(C^d)
-
-Proof sketch. Cauchy: Poly(C^{d x n}) = sum_lambda S_lambda(C^d) (x) S_lambda(C^n). Polynomials
-in S = X X^T are the O(n)-invariants (first fundamental theorem), and S_lambda(C^n) has a
-one-dimensional O(n)-invariant iff lambda is even (Gelfand pair (GL_n, O_n)), giving b_k.
-The functions x^1_c g(S) are the first coordinates of the O(n)-covariants C^n-valued,
-sum_c g_c(S) r_c (r_c the rows of X; FFT for vector covariants), and taking the first
-coordinate is injective on covariants; the standard representation occurs once in
-S_lambda(C^n)|O(n) iff lambda has exactly one odd part (Littlewood's branching, one box
-added to an even partition). For n >= d these reduce to C(m+k-1, k) and d C(m+j-1, j).
-The branching step is the least standard: the executable check below compares both
-formulas with exact ranks of evaluation matrices (tests/test_theory.py does more cases).
-
-Status: b_k proved; a_j proved modulo the cited branching rule, and checked.
+Check: the formulas equal exact ranks of evaluation matrices; the false variant (the
+n >= d closed form used at n < d) does not.
 """
+import math
+
+#: (d, n, j) checked by default (fast) and by --extended (minutes).
+DEFAULT = [(2, 1, 3), (3, 1, 2), (3, 2, 2), (4, 2, 2), (4, 3, 1)]
+EXTENDED = [(d, n, j) for d in (2, 3, 4) for n in range(1, d) for j in range(5)] + \
+    [(5, n, j) for n in range(1, 5) for j in range(3)]  # fmt: skip
 
 
-def check() -> bool:
+def check(cases=None) -> bool:
     from seprank.theory.bounds import a_dim, b_dim
     from seprank.theory.dimcheck import evaluation_dim
 
-    return evaluation_dim(2, 3, 2, "a") == a_dim(2, 3, 2) and \
-        evaluation_dim(3, 3, 2, "b") == b_dim(3, 3, 2)  # fmt: skip
+    ok = True
+    for d, n, j in cases or DEFAULT:
+        ok &= evaluation_dim(j, d, n, "a") == a_dim(j, d, n)
+        ok &= evaluation_dim(j, d, n, "b") == b_dim(j, d, n)
+    return bool(ok)
+
+
+def false_variant_fails() -> bool:
+    """The closed form d C(m+j-1, j) (valid for n >= d) is wrong at n < d."""
+    from seprank.theory.dimcheck import evaluation_dim
+
+    d, n, j = 3, 2, 2
+    m = d * (d + 1) // 2
+    return evaluation_dim(j, d, n, "a") != d * math.comb(m + j - 1, j)
 
 
 if __name__ == "__main__":
-    print(check())
+    import sys
+
+    print(check(EXTENDED if "--extended" in sys.argv else None), false_variant_fails())

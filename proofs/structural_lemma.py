@@ -17,7 +17,12 @@ e_p^T P_L(S) x^i computed from S alone (exact integers).
 import numpy as np
 
 
-def check(depth=3, width=3, heads=1, seq_len=4, residual=False, seed=0) -> bool:
+def check(depth=3, width=3, heads=1, seq_len=4, residual=False, seed=0,
+          recursion_residual=None) -> bool:  # fmt: skip
+    """Network output == e_p^T P_L(S) x^i; ``recursion_residual`` (default: ``residual``)
+    is the residual term the recursion uses (the false variant drops it)."""
+    if recursion_residual is None:
+        recursion_residual = residual
     from seprank.domains import Symbolic
     from seprank.nets import LinearSelfAttention
 
@@ -33,9 +38,14 @@ def check(depth=3, width=3, heads=1, seq_len=4, residual=False, seed=0) -> bool:
         Sl = P.dot(S).dot(P.T)
         M = sum(W["Wo"][layer, h].dot(W["Wv"][layer, h]).dot(Sl).dot(W["Wk"][layer, h].T)
                 .dot(W["Wq"][layer, h]) for h in range(heads))
-        P = M.dot(P) + (P if residual else 0)
+        P = M.dot(P) + (P if recursion_residual else 0)
     via_S = P.dot(X[0, 0])[0]
     return int(direct) == int(via_S)
+
+
+def false_variant_fails() -> bool:
+    """A residual network checked against the recursion without its residual term."""
+    return not check(2, 2, 1, 4, residual=True, recursion_residual=False)
 
 
 if __name__ == "__main__":

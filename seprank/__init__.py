@@ -11,6 +11,7 @@ compare it with the bounds of "The Depth-to-Width Interplay in Self-Attention"
 """
 
 from . import domains, errors, nets
+from .certificates import Certification, certify, check_certificate
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic
 from .errors import ConfigError, DomainError, SamplingError, SeprankError
 from .measure import Measurement, measure
@@ -19,6 +20,7 @@ from .nets import LinearSelfAttention, SoftmaxSelfAttention
 __version__ = "0.1.0"
 
 __all__ = [
+    "Certification",
     "DEFAULT_PRIME",
     "ConfigError",
     "DomainError",
@@ -30,6 +32,8 @@ __all__ = [
     "SeprankError",
     "SoftmaxSelfAttention",
     "Symbolic",
+    "certify",
+    "check_certificate",
     "domains",
     "errors",
     "measure",

@@ -39,6 +39,8 @@ def cmd(args) -> int:
     png = plot_transition.draw(out)
     for r in rows:
         sat = "saturated" if str(r["saturated"]) == "True" else "NOT saturated"
+        if str(r.get("tight")) == "True":
+            sat = "exact, proved: meets the bound"
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "
               f"{r['measured']} ({sat}), proved bound {r['upper_proved']}, ratio measured "
               f"{r['ratio_measured'] or '-'} / bound {r['ratio_formula'] or '-'}")  # fmt: skip

@@ -59,6 +59,11 @@ MEASURE_JSON = """\
   config        the network (architecture, depth, width, heads, seq_len, ...)
   partition     A-side positions               sampler    random | templates
   budget_hit    true: stopped at --max-samples before saturating
+  sample_saturated  true: the rank stopped below the sample size
+  saturation_bound  Schwartz-Zippel bound on a false saturation (null: none applies);
+                saturated is true only when it is <= --saturation-threshold
+  saturation_reason the ground of the label, or why saturation is refused
+  confirm       with --confirm K: runs, max_rank, combined_bound, saturated, reason
   tolerance     SVD tolerance (float) or null  history    [rows, cols, rank] per step
   spectrum      null (singular values are kept only in the Python API)
 exit codes: 0 done, 2 bad input or refused as too big (one line on stderr),
@@ -128,6 +133,12 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--strategy", default="auto",
                    help="auto | direct | graded: graded ranks one matrix per A-side degree "
                         "of a homogeneous f (auto: graded when f is homogeneous)")  # fmt: skip
+    m.add_argument("--saturation-threshold", type=float, default=1e-2,
+                   help="call a rank saturated only when the Schwartz-Zippel bound on a "
+                        "false saturation is at most this")  # fmt: skip
+    m.add_argument("--confirm", type=pos_int, default=1, metavar="K",
+                   help="measure K times with independent seeds and primes; report the "
+                        "largest rank and the combined bound")  # fmt: skip
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.add_argument("--quiet", action="store_true", help="no progress lines")
 
@@ -142,19 +153,24 @@ def _cmd_measure(args) -> int:
     from .measure import measure
 
     net = net_from_args(args)
+    kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
+              rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
+              progress=_progress(args), saturation_threshold=args.saturation_threshold)
+    summary = None
     try:
-        m = measure(
-            net, args.partition, method=args.method, seed=args.seed,
-            max_samples=args.max_samples, sampler=args.sampler, prime=args.prime,
-            rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
-            progress=_progress(args),
-        )  # fmt: skip
+        if args.confirm > 1:
+            from .saturation import confirm
+
+            m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
+                                 prime=args.prime, **kw)  # fmt: skip
+        else:
+            m = measure(net, args.partition, seed=args.seed, prime=args.prime, **kw)
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
             _print_measurement(exc.partial, args.json)
         print("seprank: interrupted", file=sys.stderr)
         return 130
-    _print_measurement(m, args.json)
+    _print_measurement(m, args.json, summary)
     return 0
 
 
@@ -167,15 +183,24 @@ def _progress(args):
     return lambda msg: msg.startswith(("estimate", "compiling")) and print(msg, file=sys.stderr)
 
 
-def _print_measurement(m, as_json: bool) -> None:
+def _print_measurement(m, as_json: bool, confirm: dict | None = None) -> None:
     if as_json:
-        print(json.dumps(m.to_dict()))
+        d = m.to_dict()
+        if confirm is not None:
+            d["confirm"] = confirm
+        print(json.dumps(d))
         return
-    state = "saturated" if m.saturated else "NOT saturated (a lower bound only)"
+    if m.method == "float":
+        state = "trusted float estimate" if m.saturated else "untrusted"
+    else:
+        state = "saturated" if m.saturated else "NOT saturated (a lower bound only)"
     if m.budget_hit:
         state += "; budget hit: raise --max-samples"
     print(f"separation rank (measured, {m.method}): {m.rank}  [{state}]")
     print(f"  certified: {m.certified}")
+    print(f"  ground: {m.saturation_reason}")
+    if confirm is not None:
+        print(f"  confirm: {confirm['reason']}")
     extra = f", prime {m.prime}" if m.prime else ""
     extra += f", tolerance {m.tolerance:.3g}" if m.tolerance is not None else ""
     print(f"  samples {m.samples[0]}x{m.samples[1]}, seed {m.seed}{extra}")

@@ -30,8 +30,9 @@ import numpy as np
 from . import _firstrun
 from . import estimate as _estimate
 from . import grid as _grid
+from . import saturation as _saturation
 from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
-from .errors import ConfigError, TooBigError
+from .errors import ConfigError, MeasurementInterrupted, TooBigError
 from .measurement import CERTIFIED, Measurement
 from .nets.base import config_of, input_dim, is_polynomial
 from .rank import check_rank_engine, rank_coefficients
@@ -109,6 +110,7 @@ def measure(
     incremental: bool = True,
     device: str = "cpu",
     progress=None,
+    saturation_threshold: float = _saturation.DEFAULT_THRESHOLD,
 ) -> Measurement:
     """Measure the separation rank of ``net`` for the partition (A side) ``partition``.
 
@@ -142,6 +144,9 @@ def measure(
     device : ``"cpu"`` or ``"cuda"`` (the array-torch rank engine on a GPU; opt-in,
         ConfigError if torch or CUDA is missing).
     progress : True to print a line per adaptive step on stderr, or a callable.
+    saturation_threshold : ``saturated`` is reported only when the Schwartz-Zippel bound
+        on a false saturation (``saturation_bound``) is at most this (default 1e-2; see
+        :mod:`seprank.saturation`, which also covers float and templates).
 
     Examples
     --------
@@ -151,6 +156,24 @@ def measure(
     (4, True)
     """
     _estimate.check_architecture(net)
+    threshold = _saturation.check_threshold(saturation_threshold)
+
+    def label(m):
+        return _saturation.label(m, net, threshold, random_weights=weights is None)
+
+    try:
+        return label(_measure(net, partition, method, seed, max_samples, sampler, prime, tol,
+                              start, growth, weights, chunk, use_kernel, rank_engine,
+                              strategy, incremental, device, progress))  # fmt: skip
+    except MeasurementInterrupted as exc:
+        if exc.partial is not None:
+            label(exc.partial)
+        raise
+
+
+def _measure(net, partition, method, seed, max_samples, sampler, prime, tol, start, growth,
+             weights, chunk, use_kernel, rank_engine, strategy, incremental, device,
+             progress) -> Measurement:  # fmt: skip
     if method not in METHODS:
         raise ConfigError(f"method={method!r} must be one of {', '.join(METHODS)}")
     method_note = ""

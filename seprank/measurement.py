@@ -23,6 +23,15 @@ class Measurement:
     degree of a homogeneous f; ``blocks`` lists each block's degree, rank, sample size
     and saturation, and ``graded`` the degree support and its Schwartz-Zippel bounds).
     The total is saturated only when every block is.
+
+    Saturation (:mod:`seprank.saturation`): ``sample_saturated`` says the rank stopped
+    below the sample size (every block); ``saturated`` says more: that the rank equals the
+    separation rank except with probability at most ``saturation_bound`` (a Schwartz-Zippel
+    bound, or None where none applies), which must not exceed ``saturation_threshold``.
+    ``saturation_reason`` says which ground the label rests on, or why it is refused.
+    ``minors`` (one per block: degree, rank, rows, cols of a nonsingular minor) and
+    ``draws`` (the sampling schedule) make a certificate (:mod:`seprank.certificates`); they are
+    left out of :meth:`to_dict` unless asked for.
     """
 
     rank: int
@@ -46,14 +55,23 @@ class Measurement:
     strategy_reason: str = ""
     blocks: list = field(default_factory=list)
     graded: dict | None = None
+    sample_saturated: bool = False
+    saturation_bound: float | None = None
+    saturation_threshold: float | None = None
+    saturation_reason: str = ""
+    minors: list | None = field(default=None, repr=False)
+    draws: list = field(default_factory=list, repr=False)
 
     @property
     def kind(self) -> str:
         """'measured' always: this number comes from a computation, not a formula."""
         return "measured"
 
-    def to_dict(self, spectrum: bool = False) -> dict:
+    def to_dict(self, spectrum: bool = False, minors: bool = False) -> dict:
         d = asdict(self)
+        if not minors:
+            d.pop("minors")
+            d.pop("draws")
         d["samples"] = list(self.samples)
         d["partition"] = list(self.partition)
         d["kind"] = self.kind

@@ -75,7 +75,8 @@ def fill_ratios(rows: list[dict]) -> None:
     groups: dict = {}
     for r in rows:
         g = groups.setdefault((int(r["width"]), int(r["heads"])), {"m": {}, "f": {}})
-        if str(r["saturated"]) == "True" and int(r["measured"]) > 1:
+        exact = str(r["saturated"]) == "True" or str(r["tight"]) == "True"  # tight: proved
+        if exact and int(r["measured"]) > 1:
             g["m"][int(r["depth"])] = math.log(int(r["measured"]))
         g["f"][int(r["depth"])] = math.log(int(r["upper_proved"]))
     for r in rows:

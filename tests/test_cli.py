@@ -56,9 +56,10 @@ def test_bounds_json_keys():
     r = run("bounds", "--depth", "2", "--width", "3", "--seq-len", "6", "--json")
     assert r.returncode == 0 and r.stderr == "", r.stderr
     d = json.loads(r.stdout)
-    for key in ("upper", "log10_upper", "regime_paper", "regime_measured",
-                "transition_depth_paper", "which", "why"):
+    for key in ("upper", "log10_upper", "regime_paper", "regime_bound_growth",
+                "growth_ratio_bound", "transition_depth_paper", "which", "why"):
         assert key in d
+    assert "regime_measured" not in d  # computed from the bound, not measured: renamed
     assert d["upper"] == 49
 
 

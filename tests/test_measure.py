@@ -5,6 +5,7 @@ from seprank import measure
 from seprank.errors import ConfigError, DomainError, SamplingError, TooBigError
 from seprank.grid import template_points
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.rank import float_trustworthy
 
 TINY = [  # (depth, width, heads, seq_len, residual): small enough for sympy
     (1, 2, 1, 2, False),
@@ -38,7 +39,8 @@ def test_three_engines_agree_on_tiny_nets(cfg):
     assert flo.tolerance is not None and flo.tolerance > 0
     assert len(flo.spectrum) == min(flo.samples)
     if L <= 2:  # degree <= 9: the float spectrum still has a clear gap
-        assert flo.saturated and flo.rank == sym.rank
+        assert flo.sample_saturated and flo.rank == sym.rank
+        assert flo.saturated == float_trustworthy(flo)  # the label follows the spectrum
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,10 @@ class Plan:
     fine_after: int | None = None
     fine_growth: float = 1.1
     t_start: float = field(default_factory=time.perf_counter)
+    #: Every draw from ``pts_rng``, in order: [tag, count, positions] (tag "A" or "B" for
+    #: grid rows or columns, "probe" for other points) or ["choice", m]. A certificate
+    #: stores it, so that the sample points can be regenerated from the seed.
+    draws: list = field(default_factory=list)
 
     def say(self, msg: str) -> None:
         say(self.progress, msg)
@@ -64,9 +68,14 @@ class Plan:
             g = min(g, self.fine_growth)
         return min(self.max_samples, max(n + 1, int(math.ceil(n * g))))
 
-    def new_points(self, count: int, side: tuple[int, ...]) -> np.ndarray:
+    def new_points(self, count: int, side: tuple[int, ...], tag: str | None = None) -> np.ndarray:
+        """``count`` random points on ``side``; ``tag`` (default "A" or "B" by the side) is
+        recorded in :attr:`draws`."""
         from ..nets.base import input_dim
 
+        if tag is None:
+            tag = "A" if tuple(side) == tuple(self.A) else "B"
+        self.draws.append([tag, int(count), len(side)])
         return _grid.random_points(self.domain, self.pts_rng, count, len(side),
                                    input_dim(self.net))
 
@@ -86,6 +95,31 @@ def rank_residues(M: np.ndarray, p: int, engine: str, device: str = "cpu") -> in
     if _blas(p, engine, device):
         return len(modlu.pivots(np.array(M, dtype=np.float64), p)[0])
     return rank_modp(np.asarray(M, dtype=np.int64), p, engine=engine, device=device)
+
+
+def nonsingular_minor(M: np.ndarray, p: int) -> tuple[list[int], list[int]] | None:
+    """(rows, cols) of a nonsingular rank x rank minor of the residue matrix ``M``."""
+    from .. import modlu
+
+    if M.size == 0:
+        return [], []
+    if p < modlu.MAX_PRIME and modlu.available():
+        rows, cols = modlu.pivots(np.array(M, dtype=np.float64), p)
+        return [int(i) for i in rows], [int(i) for i in cols]
+    import flint
+
+    def pivot_cols(X):
+        R, r = flint.nmod_mat(X.shape[0], X.shape[1], [int(v) % p for v in X.ravel()],
+                              int(p)).rref()  # fmt: skip
+        out = []
+        for i in range(r):
+            out.append(next(j for j in range(X.shape[1]) if int(R[i, j]) != 0))
+        return out
+
+    M = np.asarray(M, dtype=np.int64)
+    cols = pivot_cols(M)
+    rows = pivot_cols(np.ascontiguousarray(M[:, cols].T))
+    return rows, cols
 
 
 class GrowingRank:
@@ -123,6 +157,17 @@ class GrowingRank:
         self.M = M
         self.rank = rank_residues(M, self.p, self.engine, self.device)
         return self.rank
+
+    def minor(self) -> tuple[list[int], list[int]] | None:
+        """Row and column indices (of the grown matrix) of a nonsingular rank x rank minor,
+        or None when none is available (a non-BLAS engine above 2**26)."""
+        if self.inc is not None:
+            r = self.inc.rank
+            return ([int(i) for i in self.inc.row_ids[:r]],
+                    [int(i) for i in self.inc.col_ids[:r]])  # fmt: skip
+        if self.M is None:
+            return None
+        return nonsingular_minor(self.M, self.p)
 
     def drop(self) -> None:
         """Free the matrix (a saturated block is never extended again)."""

@@ -88,6 +88,29 @@ def _alphabet(plan: Plan, reason: str) -> Measurement:
     )  # fmt: skip
 
 
+#: Templates: the rank must be unchanged over this many growth steps before stopping.
+TEMPLATE_PLATEAU = 2
+
+
+def templates_saturated(F: np.ndarray, rank: int, history: list) -> bool:
+    """Stop rule for the template grid (evidence only, never a proof: see
+    :mod:`seprank.saturation`).
+
+    A template grid repeats rows and columns: attention is symmetric in the positions
+    other than the query, so assignments that permute templates over those positions give
+    equal rows (or columns). A rank below the number of rows proves nothing when it equals
+    the number of *distinct* rows; so require the rank below the distinct rows and the
+    distinct columns, and unchanged over ``TEMPLATE_PLATEAU`` growth steps.
+    """
+    if rank < 0:
+        return False
+    distinct = min(np.unique(F, axis=0).shape[0], np.unique(F, axis=1).shape[1])
+    if not rank < distinct:
+        return False
+    last = [h[2] for h in history[-TEMPLATE_PLATEAU:]]
+    return len(last) == TEMPLATE_PLATEAU and all(r == rank for r in last)
+
+
 def run(plan: Plan, reason: str = "") -> Measurement:
     """The adaptive loop of the direct strategy."""
     if plan.sampler == "alphabet":
@@ -128,11 +151,12 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         rows, cols = (n, n) if growing is not None else F.shape
         saturated = 0 <= rank < min(rows, cols)
         if plan.sampler == "templates":
-            # A template grid is not a generic sample: also require a rank plateau.
-            saturated = saturated and bool(history) and history[-1][2] == rank
+            saturated = templates_saturated(F, rank, history)
         history.append((rows, cols, rank))
         plan.say(f"  samples {rows}x{cols}: rank {rank}{' (saturated)' if saturated else ''}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
+        minor = growing.minor() if growing is not None and (
+            saturated or budget_hit or growing.incremental) else None  # fmt: skip
         last = Measurement(
             rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[plan.method],
             method=plan.method, prime=plan.domain.p if modular else None,
@@ -143,6 +167,9 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             strategy="direct", strategy_reason=reason,
             blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
                      "saturated": bool(saturated)}],
+            minors=None if minor is None else [
+                {"degree": None, "rank": int(rank), "rows": minor[0], "cols": minor[1]}],
+            draws=[list(d) for d in plan.draws],
         )  # fmt: skip
         if saturated or budget_hit or rank < 0:
             return last

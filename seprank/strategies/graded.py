@@ -47,7 +47,8 @@ def degree_support(plan: Plan, T: int) -> tuple[list[int], float]:
     ts = list(range(T + 1))
     support: set[int] = set()
     for _ in range(SUPPORT_PROBES):
-        a, b = plan.new_points(1, plan.A), plan.new_points(1, plan.B)
+        a = plan.new_points(1, plan.A, tag="probe")
+        b = plan.new_points(1, plan.B, tag="probe")
         rows = np.concatenate([(t * a) % p for t in ts])
         c = interpolate(ts, plan.evaluate(rows, b)[:, 0], p)
         support |= {int(k) for k in np.nonzero(c)[0]}
@@ -64,6 +65,7 @@ def _interpolation(plan: Plan, support: list[int]):
         except SamplingError:
             if attempt == 5:
                 raise
+            plan.draws.append(["choice", m])
             ts = [int(v) for v in plan.pts_rng.choice(np.arange(1, p), size=m, replace=False)]
     raise AssertionError  # pragma: no cover
 
@@ -76,6 +78,7 @@ class _Block:
         self.matrix = GrowingRank(plan.domain.p, plan.rank_engine, plan.incremental,
                                   plan.device)
         self.rank, self.n, self.saturated = 0, 0, False
+        self.minor: tuple[list[int], list[int]] | None = None
 
     def result(self) -> dict:
         return {"degree": self.degree, "rank": int(self.rank), "samples": [self.n, self.n],
@@ -141,6 +144,8 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
             for b, r_b, b_b in zip(live, right, bottom):
                 b.rank, b.n = b.matrix.add(r_b, b_b), n
                 b.saturated = b.rank < n
+                final = b.saturated or n >= plan.max_samples or b.matrix.incremental
+                b.minor = b.matrix.minor() if final else None  # from-scratch pivots cost
                 if b.saturated:
                     b.matrix.drop()
             del right, bottom
@@ -162,10 +167,19 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
             partition=plan.A, sampler=plan.sampler, eval_seconds=t_eval, rank_seconds=t_rank,
             budget_hit=budget_hit, history=list(history), strategy="graded",
             strategy_reason=reason, blocks=[b.result() for b in blocks], graded=info,
+            minors=_minors(blocks), draws=[list(d) for d in plan.draws],
         )  # fmt: skip
         if saturated or budget_hit:
             return last
         n = plan.next_size(n)
+
+
+def _minors(blocks) -> list | None:
+    """Each block's nonsingular minor (degree, rank, rows, cols), or None if one is missing."""
+    if any(b.minor is None for b in blocks):
+        return None
+    return [{"degree": b.degree, "rank": int(b.rank), "rows": b.minor[0], "cols": b.minor[1]}
+            for b in blocks]  # fmt: skip
 
 
 def _check_memory(live: int, n: int) -> None:

@@ -292,8 +292,25 @@ def sides(seq_len: int, partition, query_position: int) -> tuple[int, int]:
     return (nA, nB) if query_position in A else (nB, nA)
 
 
+def check_has_theorem(net) -> None:
+    """Raise ConfigError unless the bounds here are theorems for ``net``: exactly the
+    LinearSelfAttention network (polynomial attention over all positions, no softmax, no
+    biases or positional terms; residual or not). Subclasses (the softmax variant) and
+    other architectures are refused rather than given a number no theorem covers."""
+    from ..nets.attention import LinearSelfAttention
+
+    if type(net) is not LinearSelfAttention:
+        raise ConfigError(
+            f"net={type(net).__name__}: no proved upper bound (the theorems cover "
+            "LinearSelfAttention only: polynomial attention without softmax, biases or "
+            "positional terms)"
+        )
+
+
 def upper_bound(net, partition=None) -> dict:
     """Best proven upper bound for a LinearSelfAttention net and partition, with reasons.
+
+    Raises ConfigError for any other network (:func:`check_has_theorem`).
 
     ``upper`` is the exact integer, or None when it has more than ``MAX_DIGITS`` digits
     (then ``log10_upper`` still holds its log10). When a side with fewer positions than
@@ -302,6 +319,7 @@ def upper_bound(net, partition=None) -> dict:
     """
     from ..grid import check_partition, default_partition
 
+    check_has_theorem(net)
     if partition is None:
         partition = default_partition(net.seq_len)
     A, _ = check_partition(partition, net.seq_len)

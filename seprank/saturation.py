@@ -1,0 +1,203 @@
+"""When may a measured rank be called *saturated*, and on which ground.
+
+A modular measurement stops when the rank of its grid matrix is strictly below the sample
+size ("sample-saturated"). That alone proves nothing: the grid is a random sample, and an
+unlucky sample can have a rank below the separation rank at every size. What it gives is
+a probability bound, and only when the prime is large compared with a degree.
+
+**The degree argument (Schwartz-Zippel).** Let R be the separation rank of f over the
+algebraic closure of GF(p) for generic weights, and e the total degree of one grid entry
+f(a, b) as a polynomial in everything drawn at random: the weights and the coordinates
+of the row point a and of the column point b. For LinearSelfAttention a layer maps a
+polynomial of degree e_l to one of degree 4 + 3 e_l (four weight matrices, a cubic in y),
+so from e_0 = 1, e = 3^(L+1) - 2 = 3^L (inputs) + 2 (3^L - 1) (weights); with given
+(not random) weights only the inputs are random and e = 3^L. For m <= R the determinant of
+the leading m x m grid minor is a nonzero polynomial (R linearly independent functions on
+each side have a nonsingular m x m evaluation matrix at generic points), of total degree
+at most m e; the weights and points are uniform in GF(p), so it vanishes with probability
+at most m e / p. A step with an n x n grid stops falsely (rank < min(n, R)) only if the
+leading min(n, R) minor vanishes: probability <= n e / p. A union bound over the steps
+that were run gives
+
+    bound = e / p * sum over steps of n      (direct; graded: summed over the blocks, each
+                                              over the steps it was live, plus the chances
+                                              that a degree was missed or f is not
+                                              homogeneous)
+
+capped at 1. ``saturated`` is reported only when this bound is at most a threshold (default
+``DEFAULT_THRESHOLD`` = 1e-2). With 26-bit primes the bound is vacuous for large ranks
+(rank 10^4 at depth 5 gives about 10^4 * 727 / 6.7e7 per step); there a rank is exact only
+when it meets a proved upper bound (:mod:`seprank.certificates`), with no probability at all.
+
+Caveat: R is the rank over GF(p)-bar. It equals the rank over Q except for the finitely
+many primes dividing every coefficient of every R x R minor; ``confirm`` repeats with
+other primes (and seeds) for that reason too.
+
+Other grounds: ``method="symbolic"`` is exact (no sampling); ``method="float"`` is
+saturated only when :func:`seprank.rank.float_trustworthy` accepts its spectrum (else
+"untrusted", with the spectral ratio); the ``templates`` sampler is never called
+saturated (its grid is not a generic sample; a rank plateau is evidence, not a bound).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import ConfigError
+
+#: Largest Schwartz-Zippel bound under which a sample-saturated rank is called saturated.
+DEFAULT_THRESHOLD = 1e-2
+
+
+def check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or \
+            not 0 <= threshold <= 1 or math.isnan(threshold):  # fmt: skip
+        raise ConfigError(f"saturation_threshold={threshold!r} must be a number in [0, 1]")
+    return float(threshold)
+
+
+def entry_degree(net, random_weights: bool = True) -> int | None:
+    """Total degree of one grid entry in the random quantities (module docstring), or None
+    when the architecture declares no degree."""
+    from .nets.attention import LinearSelfAttention, SoftmaxSelfAttention
+
+    if isinstance(net, LinearSelfAttention) and not isinstance(net, SoftmaxSelfAttention):
+        T = 3**net.depth
+        return T + (2 * (T - 1) if random_weights else 0)
+    T = getattr(net, "degree", None)
+    if T is None:
+        return None
+    if not random_weights:
+        return int(T)
+    wd = getattr(net, "weight_degree", None)
+    return None if wd is None else int(T) + int(wd)
+
+
+def schwartz_zippel_bound(m, e: int) -> float:
+    """The bound of the module docstring for a modular, random-sampler Measurement."""
+    p = m.prime
+    sizes = [min(int(r), int(c)) for r, c, _ in m.history]
+    if m.strategy == "graded":
+        total = 0.0
+        for b in m.blocks:
+            total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
+        g = m.graded or {}
+        total += g.get("support_miss_bound", 0.0) + g.get("homogeneity_false_bound", 0.0)
+    else:
+        total = sum(sizes) * e / p
+    return min(1.0, float(total))
+
+
+def _float_why(m) -> str:
+    from .rank import FLOAT_GAP
+
+    s, r, tol = m.spectrum, m.rank, m.tolerance
+    if s is None or r <= 0 or r >= len(s):
+        return "no singular value below the tolerance (the rank reached the sample size)"
+    ratio = s[r - 1] / max(s[r], 1e-300)
+    above = s[r - 1] / tol if tol else float("inf")
+    return (f"float SVD rank without a clear cliff at the rank (s[r-1]/s[r] = {ratio:.3g}, "
+            f"s[r-1]/tolerance = {above:.3g}; a float rank is accepted only when both are "
+            f">= {FLOAT_GAP:g}): an estimate only")  # fmt: skip
+
+
+def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
+    """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
+    from .rank import float_trustworthy
+
+    raw = bool(m.saturated)
+    m.sample_saturated, m.saturation_threshold = raw, float(threshold)
+    if m.method == "symbolic":
+        m.saturation_bound, m.saturated = 0.0, True
+        m.saturation_reason = "exact: rank of the coefficient matrix (no sampling)"
+        return m
+    if not raw:
+        m.saturated = False
+        m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
+                               if m.budget_hit else "the rank reached the sample size")
+        if m.method == "float":
+            m.saturation_reason += " (float: an estimate, untrusted)"
+        return m
+    if m.method == "float":
+        ok = float_trustworthy(m)
+        m.saturated = ok
+        m.saturation_reason = (
+            "float: spectrum has a clear gap at the rank (float_trustworthy); an estimate "
+            "with no probability bound" if ok else "untrusted: " + _float_why(m))  # fmt: skip
+        return m
+    if m.sampler != "random":
+        m.saturated = False
+        m.saturation_reason = ("templates sampler: the rank plateaued below the number of "
+                               "distinct rows and columns, but a template grid is not a "
+                               "generic sample: no probability bound; a lower bound only")
+        return m
+    e = entry_degree(net, random_weights)
+    if e is None:
+        m.saturated = False
+        m.saturation_reason = (f"{type(net).__name__} declares no degree: no probability "
+                               "bound on a false saturation; a lower bound only")
+        return m
+    b = schwartz_zippel_bound(m, e)
+    m.saturation_bound = b
+    if b > threshold:
+        m.saturated = False
+        m.saturation_reason = (
+            f"not saturated: the Schwartz-Zippel bound on a false saturation is {b:.3g} > "
+            f"threshold {threshold:g} (prime {m.prime} too small for rank {m.rank} at entry "
+            f"degree {e}); the rank stopped below the sample size but is a lower bound only")
+        return m
+    m.saturated = True
+    m.saturation_reason = (
+        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel, "
+        f"entry degree {e}, prime {m.prime}; threshold {threshold:g})")
+    return m
+
+
+def next_primes_below(p: int, k: int) -> list[int]:
+    """p (if prime) and the next primes below it, k in all."""
+    from .domains import _is_prime
+
+    out, q = [], int(p)
+    while len(out) < k and q > 2:
+        if _is_prime(q):
+            out.append(q)
+        q -= 1
+    return out
+
+
+def confirm(net, partition=None, k: int = 3, *, seed: int = 0, prime: int | None = None,
+            **kw) -> tuple[object, dict]:  # fmt: skip
+    """Measure k times with independent seeds (seed, seed+1, ...) and primes (prime and
+    the next primes below it); return (the run with the largest rank, summary).
+
+    The true rank exceeds the largest measured one only if every run stopped below it;
+    the runs are independent, so that has probability at most the product of the bounds
+    of the runs that reached the maximum (a run below it counts as 1). ``saturated`` in
+    the summary uses that combined bound against the threshold.
+    """
+    from .domains import DEFAULT_PRIME
+    from .measure import measure
+
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"confirm={k!r} must be an integer >= 1")
+    primes = next_primes_below(DEFAULT_PRIME if prime is None else prime, k)
+    runs = [measure(net, partition, seed=seed + i, prime=q, **kw) for i, q in enumerate(primes)]
+    best = max(runs, key=lambda m: m.rank)
+    top = [m for m in runs if m.rank == best.rank]
+    combined = None
+    if all(m.saturation_bound is not None and m.sample_saturated for m in top):
+        combined = math.prod(m.saturation_bound for m in top)
+    thr = best.saturation_threshold
+    ok = combined is not None and combined <= thr
+    summary = {
+        "runs": [{"seed": m.seed, "prime": m.prime, "rank": m.rank,
+                  "sample_saturated": m.sample_saturated, "saturation_bound": m.saturation_bound}
+                 for m in runs],  # fmt: skip
+        "max_rank": best.rank, "combined_bound": combined, "saturated": ok,
+        "threshold": thr, "agree": len(top) == len(runs),
+        "reason": (f"{len(top)}/{len(runs)} runs reached {best.rank}; combined bound "
+                   + (f"{combined:.3g}" if combined is not None else "unavailable")
+                   + (f" <= threshold {thr:g}: saturated" if ok else
+                      f" (threshold {thr:g}): not saturated, a lower bound only")),
+    }  # fmt: skip
+    return best, summary
