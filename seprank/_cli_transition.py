@@ -18,6 +18,9 @@ def add_parser(sub) -> None:
                    help="folder for fig8_measured_transition.csv/.png/.pdf (default: "
                         "paper_figures, or seprank-transition-quick with --quick)")
     t.add_argument("--seed", type=nonneg_int, default=0, help="weights and sample points")
+    t.add_argument("--max-bound", type=nonneg_int, default=None,
+                   help="skip configurations whose proved bound exceeds this (e.g. 10000 "
+                        "for the ones that take seconds; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from the CSV, measure nothing")
 
@@ -31,14 +34,16 @@ def cmd(args) -> int:
     rows = transition.read(out / transition.CSV_NAME)
     if not args.plot_only:
         try:
-            rows = transition.run("quick" if args.quick else "deep", out, seed=args.seed)
+            rows = transition.run("quick" if args.quick else "deep", out, seed=args.seed,
+                                  max_bound=args.max_bound)
         except KeyboardInterrupt:
             print("seprank: interrupted; finished rows are in the CSV", file=sys.stderr)
             plot_transition.draw(out)
             return 130
     png = plot_transition.draw(out)
     for r in rows:
-        sat = "saturated" if str(r["saturated"]) == "True" else "NOT saturated"
+        sat = ("exact, proved (= bound)" if str(r["exact_proved"]) == "True" else
+               "saturated" if str(r["saturated"]) == "True" else "a lower bound")  # fmt: skip
         if str(r.get("tight")) == "True":
             sat = "exact, proved: meets the bound"
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "

@@ -42,14 +42,22 @@ def draw(out: Path | str) -> Path:
         mk = "o" if H == 1 else "s"
         ls = "-" if H == 1 else ":"
         L = [int(r["depth"]) for r in rs]
-        sat = [r for r in rs if r["saturated"] == "True"]
-        ax.plot([int(r["depth"]) for r in sat], [math.log10(int(r["measured"])) for r in sat],
-                mk, color=c, mec="black", ms=7, zorder=3)  # fmt: skip
+        for r in rs:  # filled: exact (meets the proved bound); hollow: a lower bound
+            exact = r["exact_proved"] == "True" or r["saturated"] == "True"
+            ax.plot(int(r["depth"]), math.log10(int(r["measured"])), mk, mec=c if not exact
+                    else "black", mfc=c if exact else "white", mew=1.5, ms=7, zorder=3)
         ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=1.2)
-        rm = [(int(r["depth"]), float(r["ratio_measured"])) for r in rs if r["ratio_measured"]]
         rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
-        if rm:
-            bx.plot(*zip(*rm), mk, color=c, mec="black", ms=7, zorder=3)
+        by_depth = {int(r["depth"]): r for r in rs}
+        for Ld, r in by_depth.items():  # hollow where either end is only a lower bound
+            nxt = by_depth.get(Ld + 1)
+            if nxt is None or int(r["measured"]) < 2:
+                continue
+            ratio = math.log(int(nxt["measured"])) / math.log(int(r["measured"]))
+            exact = all(x["exact_proved"] == "True" or x["saturated"] == "True"
+                        for x in (r, nxt))  # fmt: skip
+            bx.plot(Ld, ratio, mk, mec="black" if exact else c, mfc=c if exact else "white",
+                    mew=1.5, ms=7, zorder=3)  # fmt: skip
         if rf:
             bx.plot(*zip(*rf), ls, color=c, lw=1.2)
         handles.append(Line2D([], [], color=c, marker=mk, mec="black", ls=ls,
@@ -62,7 +70,7 @@ def draw(out: Path | str) -> Path:
     bx.axhline(2, color="black", lw=0.6, ls=":")
     ax.set_xlabel("depth L (layers)")
     ax.set_ylabel("log10 separation rank")
-    ax.set_title("Exact measured separation rank (markers) vs proved bound (lines)")
+    ax.set_title("Measured separation rank (markers) vs proved bound (lines)")
     bx.set_xlabel("depth L (ratio from L to L+1)")
     bx.set_ylabel("growth ratio log sep(L+1) / log sep(L)")
     bx.set_title("Growth per added layer: 3 = doubly exponential, 2 = threshold")
@@ -70,8 +78,10 @@ def draw(out: Path | str) -> Path:
     for a in (ax, bx):
         a.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         a.margins(x=0.08, y=0.08)
-    handles += [Line2D([], [], color="grey", marker="o", ls="", label="markers: measured "
-                       "(exact, saturated)"),
+    handles += [Line2D([], [], color="grey", marker="o", mec="black", ls="",
+                       label="filled: measured = proved bound (exact)"),
+                Line2D([], [], color="grey", marker="o", mfc="white", ls="",
+                       label="hollow: measured, a lower bound only"),
                 Line2D([], [], color="grey", ls="-", label="lines: proved bound (solid H=1, "
                        "dotted H>1)")]  # fmt: skip
     ax.legend(handles=handles, fontsize=7.5, loc="upper left")

@@ -58,19 +58,25 @@ def check_threshold(threshold) -> float:
 
 def entry_degree(net, random_weights: bool = True) -> int | None:
     """Total degree of one grid entry in the random quantities (module docstring), or None
-    when the architecture declares no degree."""
+    when it cannot be bounded (an architecture that is not a polynomial).
+
+    LinearSelfAttention: the formula above. Other architectures: ``degree`` (inputs) plus
+    a declared ``weight_degree``, or else a proved upper bound computed by running their
+    own ``apply`` in :class:`seprank.degree_domain.DegreeDomain` (a larger e only makes
+    the bound more conservative)."""
+    from .degree_domain import output_degree
     from .nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 
     if isinstance(net, LinearSelfAttention) and not isinstance(net, SoftmaxSelfAttention):
         T = 3**net.depth
         return T + (2 * (T - 1) if random_weights else 0)
-    T = getattr(net, "degree", None)
-    if T is None:
+    if getattr(net, "polynomial", True) is False:
         return None
-    if not random_weights:
-        return int(T)
+    T = getattr(net, "degree", None)
     wd = getattr(net, "weight_degree", None)
-    return None if wd is None else int(T) + int(wd)
+    if T is not None and (wd is not None or not random_weights):
+        return int(T) + (int(wd) if random_weights else 0)
+    return output_degree(net, random_weights)
 
 
 def schwartz_zippel_bound(m, e: int) -> float:
@@ -125,6 +131,17 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             "float: spectrum has a clear gap at the rank (float_trustworthy); an estimate "
             "with no probability bound" if ok else "untrusted: " + _float_why(m))  # fmt: skip
         return m
+    if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
+        e = entry_degree(net, random_weights)
+        b = 1.0 if e is None else min(1.0, m.rank * e / m.prime)
+        m.saturation_bound = b
+        m.saturated = b <= threshold
+        m.saturation_reason = (
+            f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
+            f"rank over Q only if the random weights hit a minor's zero set, probability <= "
+            f"rank x entry degree / p = {b:.1e}" + ("" if m.saturated else
+                                                    f" > threshold {threshold}"))  # fmt: skip
+        return m
     if m.sampler != "random":
         m.saturated = False
         m.saturation_reason = ("templates sampler: the rank plateaued below the number of "
@@ -134,8 +151,9 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     e = entry_degree(net, random_weights)
     if e is None:
         m.saturated = False
-        m.saturation_reason = (f"{type(net).__name__} declares no degree: no probability "
-                               "bound on a false saturation; a lower bound only")
+        m.saturation_reason = (f"{type(net).__name__} is not a polynomial seprank can bound "
+                               "the degree of: no probability bound on a false saturation; "
+                               "a lower bound only")  # fmt: skip
         return m
     b = schwartz_zippel_bound(m, e)
     m.saturation_bound = b

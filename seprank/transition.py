@@ -6,7 +6,12 @@
 configuration (so an interrupted run keeps its work and a rerun skips what is done),
 then draws the figure from the CSV. The growth ratio at depth L is
 log sep(L+1) / log sep(L): about 3 while depth pays doubly exponentially, tending to
-(L+1)/L once it does not. ``ratio_measured`` uses measured ranks only;
+(L+1)/L once it does not. Columns: ``measured`` (certified lower bound), ``sample_saturated``
+(the rank stopped below the sample size), ``saturation_bound`` and ``saturated`` (the
+Schwartz-Zippel bound and the label it allows: :mod:`seprank.saturation`; blank in rows
+measured before they were recorded), ``exact_proved`` (measured == the proved upper bound:
+the separation rank of that network, with no probability involved). ``ratio_measured``
+uses measured ranks that are exact (proved, or saturated);
 ``ratio_formula`` the proved bound (for H = 1 the block formula, which every
 measurement so far attains).
 """
@@ -32,8 +37,8 @@ GRIDS = {
              (3, 3, 6, (1, 2, 3)), (4, 1, 8, (1, 2, 3)), (4, 2, 8, (1, 2, 3))],
 }  # fmt: skip
 CSV_NAME = "fig8_measured_transition.csv"
-COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "saturated", "upper_proved",
-           "tight", "ratio_measured", "ratio_formula", "strategy", "blocks", "largest_block",
+COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "sample_saturated",
+           "saturation_bound", "saturated", "upper_proved", "exact_proved", "ratio_measured", "ratio_formula", "strategy", "blocks", "largest_block",
            "samples", "seconds", "seed", "prime", "block_ranks"]  # fmt: skip
 
 
@@ -61,8 +66,9 @@ def measure_one(net, seed: int = 0, progress=None) -> dict:
     ub = upper_bound(net)["upper"]
     return {
         "width": net.width, "heads": net.heads, "seq_len": net.seq_len, "depth": net.depth,
-        "measured": m.rank, "saturated": m.saturated, "upper_proved": ub,
-        "tight": m.rank == ub, "ratio_measured": "", "ratio_formula": "",
+        "measured": m.rank, "sample_saturated": m.sample_saturated,
+        "saturation_bound": m.saturation_bound, "saturated": m.saturated, "upper_proved": ub,
+        "exact_proved": m.rank == ub, "ratio_measured": "", "ratio_formula": "",
         "strategy": m.strategy, "blocks": len(m.blocks),
         "largest_block": max(b["rank"] for b in m.blocks), "samples": m.samples[0],
         "seconds": round(m.seconds, 1), "seed": seed, "prime": m.prime,
@@ -71,11 +77,12 @@ def measure_one(net, seed: int = 0, progress=None) -> dict:
 
 
 def fill_ratios(rows: list[dict]) -> None:
-    """Growth ratios from the measured ranks (saturated only) and from the proved bound."""
+    """Growth ratios from the measured ranks (exact: proved, or saturated) and from the
+    proved bound."""
     groups: dict = {}
     for r in rows:
         g = groups.setdefault((int(r["width"]), int(r["heads"])), {"m": {}, "f": {}})
-        exact = str(r["saturated"]) == "True" or str(r["tight"]) == "True"  # tight: proved
+        exact = str(r["saturated"]) == "True" or str(r["exact_proved"]) == "True"
         if exact and int(r["measured"]) > 1:
             g["m"][int(r["depth"])] = math.log(int(r["measured"]))
         g["f"][int(r["depth"])] = math.log(int(r["upper_proved"]))
@@ -98,13 +105,15 @@ def write(rows: list[dict], path: Path) -> None:
 
 
 def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
-        progress: bool = True) -> list[dict]:  # fmt: skip
-    """Measure what the CSV in ``out`` lacks (one row written per finished config)."""
+        progress: bool = True, max_bound: int | None = None) -> list[dict]:  # fmt: skip
+    """Measure what the CSV in ``out`` lacks (one row written per finished config);
+    ``max_bound`` skips configurations whose proved bound exceeds it (planning only)."""
     out = Path(out)
     path = out / CSV_NAME
     rows = read(path)
     done = {_key(r) for r in rows}
-    todo = [n for n in plan(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done]
+    todo = [n for n in plan(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done
+            and (max_bound is None or upper_bound(n)["upper"] <= max_bound)]
     say = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
     say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure")
     for i, net in enumerate(todo, 1):
