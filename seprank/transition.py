@@ -38,8 +38,9 @@ GRIDS = {
 }  # fmt: skip
 CSV_NAME = "fig8_measured_transition.csv"
 COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "sample_saturated",
-           "saturation_bound", "saturated", "upper_proved", "exact_proved", "ratio_measured", "ratio_formula", "strategy", "blocks", "largest_block",
-           "samples", "seconds", "seed", "prime", "block_ranks"]  # fmt: skip
+           "saturation_bound", "saturated", "upper_proved", "exact_proved", "ratio_measured",
+           "ratio_formula", "strategy", "blocks", "largest_block", "samples", "seconds",
+           "seed", "prime", "block_ranks"]  # fmt: skip
 
 
 def plan(grid: str) -> list[LinearSelfAttention]:
