@@ -77,6 +77,18 @@ def config_of(net) -> dict:
     return d
 
 
+class Multilinear:
+    """Mixin: f is linear in each position's input, so homogeneous of degree seq_len."""
+
+    @property
+    def degree(self) -> int:
+        return self.seq_len
+
+    @property
+    def homogeneous(self) -> bool:
+        return True
+
+
 def check_int(name: str, value, lo: int) -> None:
     """ConfigError unless ``value`` is an int (not a bool) and >= ``lo``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):

@@ -32,12 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from .base import check_int
+from .base import Multilinear, check_int
 from .tensor_network import min_cut
 
 
 @dataclass(frozen=True)
-class ConvACShallow:
+class ConvACShallow(Multilinear):
     """Shallow convolutional arithmetic circuit (CP decomposition, linear representation)."""
 
     seq_len: int = field(metadata={"help": "positions N >= 2"})
@@ -52,14 +52,6 @@ class ConvACShallow:
     @property
     def width(self) -> int:
         return self.in_dim
-
-    @property
-    def degree(self) -> int:
-        return self.seq_len
-
-    @property
-    def homogeneous(self) -> bool:
-        return True
 
     def init(self, rng, domain) -> dict:
         """W (N, Z, M): 1x1 conv weights per position; a (Z,): output weights."""
@@ -89,7 +81,7 @@ class ConvACShallow:
 
 
 @dataclass(frozen=True)
-class ConvACDeep:
+class ConvACDeep(Multilinear):
     """Deep convolutional arithmetic circuit (hierarchical Tucker, size-2 product pooling)."""
 
     seq_len: int = field(metadata={"help": "positions N, a power of 2 >= 2"})
@@ -123,14 +115,6 @@ class ConvACDeep:
     @property
     def width(self) -> int:
         return self.in_dim
-
-    @property
-    def degree(self) -> int:
-        return self.seq_len
-
-    @property
-    def homogeneous(self) -> bool:
-        return True
 
     def init(self, rng, domain) -> dict:
         """a0 (N, r_0, M); a{l} (N / 2^l, r_l, r_{l-1}) for l = 1..L-1; out (r_{L-1},)."""

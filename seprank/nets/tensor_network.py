@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError
-from .base import check_flag, check_int
+from .base import Multilinear, check_flag, check_int
 
 #: Nodes whose sides the exact min-cut enumerates (2**MAX_FREE_NODES assignments).
 MAX_FREE_NODES = 22
@@ -93,7 +93,7 @@ def _chain_product(Ms, domain):
 
 
 @dataclass(frozen=True)
-class MPS:
+class MPS(Multilinear):
     """Matrix product state (tensor train, or ring if periodic) with inputs in its physical legs.
 
     Parameters
@@ -116,14 +116,6 @@ class MPS:
     @property
     def width(self) -> int:
         return self.phys_dim
-
-    @property
-    def degree(self) -> int:
-        return self.seq_len
-
-    @property
-    def homogeneous(self) -> bool:
-        return True
 
     def init(self, rng, domain) -> dict:
         """Cores G (N, d, chi, chi); an open chain reads row 0 of the first core's left
