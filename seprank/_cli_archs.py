@@ -145,6 +145,11 @@ def bounds_for(net, name: str, partition) -> dict:
 def cmd_bounds(args) -> int:
     net = net_from_args(args)
     out = bounds_for(net, args.arch, args.partition)
+    if out["kind"] == "none":  # refuse rather than print a number nothing proves
+        from .errors import ConfigError
+
+        raise ConfigError(f"arch={args.arch!r}: {out['source']}; nothing proved to print "
+                          f"(measure it: seprank measure --arch {args.arch} ...)")
     if args.json:
         print(json.dumps(out, default=str))
         return 0
