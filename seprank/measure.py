@@ -230,9 +230,16 @@ def _measure(net, partition, method, seed, max_samples, sampler, prime, tol, sta
     if growth is not None and not growth > 1:
         raise ConfigError(f"growth={growth} must be > 1")
     fast_path = method == "modular" and use_kernel
-    budget = int(max_samples or DEFAULT_MAX_SAMPLES[method])
+    # The estimate models the strategy that will run: graded where that is known before
+    # any evaluation (homogeneity by theorem), else direct (the estimate says which).
+    blocks = None
+    if method == "modular" and sampler == "random" and strategy in ("auto", "graded"):
+        blocks = _estimate.graded_blocks(net, A)  # None: not LinearSelfAttention
+        if blocks and modulus <= 3**net.depth + 1:  # too small a prime to interpolate
+            blocks = None
+    budget = int(max_samples or DEFAULT_MAX_SAMPLES["graded" if blocks else method])
     cost = _estimate.estimate(net, A, B, method=method, max_samples=budget, start=start,
-                              fast=fast_path)  # fmt: skip
+                              fast=fast_path, blocks=blocks)  # fmt: skip
     _estimate.check_cost(cost, _grid._available_memory() // 4, say=lambda s: say(progress, s))
     if fast_path and not _firstrun.kernels_cached():
         say(progress, _firstrun.COMPILING)

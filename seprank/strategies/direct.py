@@ -154,7 +154,8 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         if plan.sampler == "templates":
             saturated = templates_saturated(F, rank, history)
         history.append((rows, cols, rank))
-        plan.say(f"  samples {rows}x{cols}: rank {rank}{' (below the sample size: stop)' if saturated else ''}")
+        stop = " (below the sample size: stop)" if saturated else ""
+        plan.say(f"  samples {rows}x{cols}: rank {rank}{stop}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
         minor = growing.minor() if growing is not None and (
             saturated or budget_hit or growing.incremental) else None  # fmt: skip
