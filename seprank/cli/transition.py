@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from ._common import check_out_dir, nonneg_int
+
 
 def add_parser(sub) -> None:
-    from .cli import nonneg_int
-
     t = sub.add_parser(
         "transition",
         help="measured ranks at depths 1-5 (width 2) and 1-3 (widths 3, 4) and their growth "
@@ -26,8 +26,7 @@ def add_parser(sub) -> None:
 
 
 def cmd(args) -> int:
-    from . import plot_transition, transition
-    from ._cli_more import check_out_dir
+    from .. import plot_transition, transition
 
     out = check_out_dir(args.out or ("seprank-transition-quick" if args.quick
                                      else "paper_figures"))  # fmt: skip
