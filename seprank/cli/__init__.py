@@ -10,7 +10,19 @@ import argparse
 import sys
 
 from ..errors import SeprankError
-from . import archs, bounds, certify, experiment, figures, guide, measure, transition, verify
+from . import (
+    archs,
+    bounds,
+    certify,
+    experiment,
+    figures,
+    guide,
+    measure,
+    results,
+    sweep,
+    transition,
+    verify,
+)
 from ._common import _Parser
 
 
@@ -18,7 +30,8 @@ def _build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
-                 epilog="exit codes: 0 done, 1 verify found a proven bound violated, 2 bad "
+                 epilog="exit codes: 0 done, 1 verify found a proven bound violated (sweep: a task "
+                 "failed), 2 bad "
                  "input or refused (one line on stderr), 130 interrupted")  # fmt: skip
     ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -32,6 +45,8 @@ def _build_parser() -> argparse.ArgumentParser:
     transition.add_parser(sub)
     archs.add_parser(sub)
     certify.add_parsers(sub)
+    sweep.add_parser(sub)
+    results.add_parser(sub)
     return ap
 
 
@@ -46,6 +61,8 @@ COMMANDS = {
     "verify": verify._cmd_verify,
     "figures": figures._cmd_figures,
     "experiment": experiment._cmd_experiment,
+    "sweep": sweep.cmd,
+    "results": results.cmd,
 }
 
 

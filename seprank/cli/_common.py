@@ -92,3 +92,38 @@ def _progress(args):
     if not args.json:
         return True
     return lambda msg: msg.startswith(("estimate", "compiling")) and print(msg, file=sys.stderr)
+
+
+def _byte_size(text: str) -> int:
+    """``4GiB``, ``512MiB``, ``2e9`` -> bytes."""
+    units = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6,
+             "gb": 10**9, "tb": 10**12, "b": 1}  # fmt: skip
+    t = text.strip().lower()
+    unit = next((u for u in units if t.endswith(u)), "b")
+    try:
+        v = float(t[: len(t) - len(unit)] if t.endswith(unit) else t) * units[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 4GiB, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return int(v)
+
+
+def add_sweep_args(p, db_help: str) -> None:
+    """--db, --executor, --scheduler, --workers, --worker-memory, --retries (sweep, verify)."""
+    p.add_argument("--db", default=None, help=db_help)
+    p.add_argument("--executor", default="processes", choices=("serial", "processes", "dask"),
+                   help="serial (this process), processes (a local pool) or dask (Dask "
+                        "distributed: --scheduler ADDRESS, or a LocalCluster started here)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="a running Dask scheduler, e.g. tcp://host:8786 (with --executor "
+                        "dask; default: start a LocalCluster and close it at the end)")
+    p.add_argument("--workers", type=pos_int, default=None,
+                   help="workers for processes or a LocalCluster (default: all cores)")
+    p.add_argument("--worker-memory", type=_byte_size, default=None, metavar="SIZE",
+                   help="memory per worker, e.g. 4GiB: a task estimated to need more is "
+                        "refused and stored as such (default: memory / workers; a Dask "
+                        "cluster's own limit)")
+    p.add_argument("--retries", type=nonneg_int, default=2,
+                   help="attempts after the first for a task that raised unexpectedly or "
+                        "whose worker died (a refused input is not retried)")

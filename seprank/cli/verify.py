@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import sys
 
-from ._common import check_out_dir, nonneg_int
+from ._common import add_sweep_args, check_out_dir, nonneg_int
 
 VERIFY_EPILOG = """\
+the grid: seprank/grids/verify-quick.toml or verify-default.toml, run as a sweep through
+the result store (--db, default OUT/results.sqlite): a rerun measures only what is
+missing and prints the same table; seprank results --db lists the stored tasks.
 columns: L depth, d width, H heads, N sequence length, res residual connection;
   measured  exact rank over GF(p) of a sampled grid (certified lower bound)
   sat       the rank stopped below the sample size and the Schwartz-Zippel bound on a
@@ -33,13 +36,18 @@ def add_parser(sub) -> None:
                    help="draws the weights and sample points of every configuration")
     v.add_argument("--json", action="store_true",
                    help="print one JSON object (rows, summary, verdict) instead of the table")
+    add_sweep_args(v, "result store (SQLite; default OUT/results.sqlite): configurations "
+                   "already there are not measured again")
 
 
 def _cmd_verify(args) -> int:
     from .. import verify
 
     out = check_out_dir(args.out)
-    rows, summary = verify.run("quick" if args.quick else "default", out, args.seed)
+    rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
+                               db=args.db, executor=args.executor, scheduler=args.scheduler,
+                               workers=args.workers, worker_memory=args.worker_memory,
+                               retries=args.retries)  # fmt: skip
     bad = [r for r in rows if r["verdict"] == "VIOLATION"]
     verdict = verify.verdict_lines(rows, summary)
     if args.json:
