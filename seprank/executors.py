@@ -60,6 +60,24 @@ def _ignore_sigint() -> None:  # pool workers: Ctrl-C is the driver's to handle
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: One thread per worker process (as Dask's nanny sets for its workers): with one worker
+#: per core, threaded BLAS or numba kernels in each would only compete for the cores.
+#: Read by the libraries when they load, so set in the environment the workers inherit
+#: (a variable the user set is left alone).
+SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                     "NUMBA_NUM_THREADS")  # fmt: skip
+
+
+class _WorkerEnv:
+    def __enter__(self):
+        self.added = [k for k in SINGLE_THREAD_ENV if k not in os.environ]
+        os.environ.update({k: "1" for k in self.added})
+
+    def __exit__(self, *exc):
+        for k in self.added:
+            os.environ.pop(k, None)
+
+
 class Processes:
     """A local process pool (spawned workers; nothing to start by hand)."""
 
@@ -79,7 +97,8 @@ class Processes:
         return ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_ignore_sigint)
 
     def submit(self, spec: dict) -> None:
-        self._futures[self._pool.submit(run_task, spec)] = spec
+        with _WorkerEnv():  # workers are spawned on submit and inherit this environment
+            self._futures[self._pool.submit(run_task, spec)] = spec
 
     def running(self) -> int:
         return min(self.workers, len(self._futures))
@@ -148,10 +167,17 @@ class Dask:
         else:
             n = workers or os.cpu_count() or 1
             mem = worker_memory or _memory() // n
-            self._cluster = distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=processes, memory_limit=mem,
-                dashboard_address=":0", silence_logs=logging.ERROR,
-            )  # fmt: skip
+            import dask
+
+            # worker processes: one thread each, as for the process pool (set before they
+            # start: numba reads NUMBA_NUM_THREADS when it loads)
+            spawn_env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+            spawn_env.update({k: "1" for k in SINGLE_THREAD_ENV if k not in os.environ})
+            with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn_env}):
+                self._cluster = distributed.LocalCluster(
+                    n_workers=n, threads_per_worker=1, processes=processes, memory_limit=mem,
+                    dashboard_address=":0", silence_logs=logging.ERROR,
+                )  # fmt: skip
             self._client = distributed.Client(self._cluster)
         info = self._client.scheduler_info(n_workers=-1)["workers"].values()
         limits = [w.get("memory_limit") or 0 for w in info]

@@ -189,6 +189,7 @@ class Outcome:
     retried: int = 0
     interrupted: bool = False
     seconds: float = 0.0
+    start_seconds: float = 0.0  # of that, starting the executor (a pool, a cluster)
     executor: str = ""
     workers: int = 0
     db: str = ""
@@ -236,8 +237,10 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
             bar.failed += 1
             out.failed += 1
     ready.sort(key=lambda s: -s["est_seconds"])  # large first: the long ones don't end last
+    t_start = time.perf_counter()
     ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
                         scheduler=scheduler, dask_processes=dask_processes)  # fmt: skip
+    out.start_seconds = time.perf_counter() - t_start
     out.workers = ex.workers
     mem = "" if ex.worker_memory is None else f", {ex.worker_memory / 2**30:,.1f} GiB each"
     say(
