@@ -38,7 +38,7 @@ class Progress:
 
     def eta(self) -> float | None:
         elapsed = time.perf_counter() - self.t0
-        if self.est_done <= 0 or elapsed <= 0 or self.est_left <= 0:
+        if self.est_done <= 0 or elapsed <= 0 or self.est_left <= 1e-9 * self.est_done:
             return None
         return elapsed * self.est_left / self.est_done
 

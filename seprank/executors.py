@@ -56,8 +56,20 @@ class Serial:
         self._queue.clear()
 
 
-def _ignore_sigint() -> None:  # pool workers: Ctrl-C is the driver's to handle
+def _worker_init(parent: int) -> None:
+    """Pool workers: Ctrl-C is the driver's to handle; and a worker whose driver died
+    (SIGKILL, a crash) exits instead of waiting for work forever."""
+    import threading
+    import time
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="seprank-parent-watch").start()
 
 
 #: One thread per worker process (as Dask's nanny sets for its workers): with one worker
@@ -94,7 +106,8 @@ class Processes:
         from concurrent.futures import ProcessPoolExecutor
 
         ctx = multiprocessing.get_context("spawn")  # no fork of a threaded parent
-        return ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_ignore_sigint)
+        return ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_init,
+                                   initargs=(os.getpid(),))  # fmt: skip
 
     def submit(self, spec: dict) -> None:
         with _WorkerEnv():  # workers are spawned on submit and inherit this environment
