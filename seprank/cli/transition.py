@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import check_out_dir, nonneg_int
+from ._common import add_sweep_args, check_out_dir, nonneg_int
 
 
 def add_parser(sub) -> None:
@@ -23,6 +23,8 @@ def add_parser(sub) -> None:
                         "for the ones that take seconds; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from the CSV, measure nothing")
+    add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
+                      "with verify and sweep): stored configurations are not measured again")
 
 
 def cmd(args) -> int:
@@ -34,9 +36,13 @@ def cmd(args) -> int:
     if not args.plot_only:
         try:
             rows = transition.run("quick" if args.quick else "deep", out, seed=args.seed,
-                                  max_bound=args.max_bound)
+                                  max_bound=args.max_bound, executor=args.executor,
+                                  scheduler=args.scheduler, workers=args.workers,
+                                  worker_memory=args.worker_memory, retries=args.retries,
+                                  db=args.db or "seprank-results/results.sqlite")
         except KeyboardInterrupt:
-            print("seprank: interrupted; finished rows are in the CSV", file=sys.stderr)
+            print("seprank: interrupted; finished rows are in the store and the CSV",
+                  file=sys.stderr)
             plot_transition.draw(out)
             return 130
     png = plot_transition.draw(out)
