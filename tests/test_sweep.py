@@ -347,3 +347,13 @@ def test_transition_runs_through_the_store(tmp_path, capsys):
     with Store(db) as s:
         ranks = sorted(r["rank"] for r in s.query())
     assert ranks == [3, 3, 4, 5, 17, 18, 49]  # L=2, d=2, H=2: 17 < 18, as README reports
+
+
+def test_max_tasks_runs_part_and_a_rerun_the_rest(tmp_path, capsys):
+    grid, db = _grid(tmp_path, TINY), tmp_path / "r.sqlite"
+    assert _sweep(grid, db, "--executor", "serial", "--max-tasks", "2", "--json") == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["done"], d["planned"]) == (2, 2)
+    assert _sweep(grid, db, "--executor", "serial", "--json") == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["done"], d["skipped"], d["planned"]) == (4, 2, 6)
