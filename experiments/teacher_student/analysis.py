@@ -190,27 +190,35 @@ def verdicts(rows, cells, bd) -> list[str]:
             f"- Control: {len(c['failed'])} (student, budget, depth) cells do not fit "
             "rank 1, so a failure at larger rank in those cells says nothing about rank."
         )
-    # Proved capacity below the target's rank: the student cannot fit it (FVU stays large).
-    below, above_fit = [], []
+    # Proved capacity below the target's rank: no exact fit. How close a rank-k function
+    # can come is measured by the target's grid spectrum (rank_floor).
+    below = []
     for (st, b, L, t), rs in sorted(cells.items()):
         if st != "linear":
             continue
         cap = 10 ** float(rs[0]["capacity_log10"])
         rank = min(int(r["target_rank"]) for r in rs)
-        s = stats(rs)
-        if rank > cap:
-            below.append((b, L, t, rank, cap, s))
-        elif s["max"] <= FIT:
-            above_fit.append((b, L, t))
+        if rank > cap * (1 + 1e-9):
+            k = round(cap)
+            floors = [rank_floor(t, int(r["seed"]), k) for r in rs]
+            below.append((b, L, t, rank, k, stats(rs), floors, rs))
     if below:
-        fitted = [x for x in below if x[5]["min"] <= FIT]
+        n_rows = sum(len(x[7]) for x in below)
+        ok = sum(float(r["test_fvu"]) >= f for x in below for r, f in zip(x[7], x[6]))
+        fitted = sum(float(r["test_fvu"]) <= FIT for x in below for r in x[7])
         out.append(
-            f"- Capacity (proved) vs rank: in {len(below)} linear cells the target's rank "
-            f"exceeds the proved capacity; fitted there on some seed: {len(fitted)} "
-            + ("(agree: none fits, min FVU "
-               f"{min(x[5]['min'] for x in below):.3f})" if not fitted else
-               "(DISAGREE: a proved bound would be contradicted, a bug)")
-        )  # fmt: skip
+            f"- Capacity (proved) vs rank: {len(below)} linear cells have a target rank above "
+            f"the proved capacity ({n_rows} runs). No exact fit is possible there; the least "
+            "FVU any function of that rank reaches on the target's 256 x 256 grid "
+            f"(Eckart-Young, measured) is met or exceeded by {ok} of {n_rows} runs"
+            + (" (agree)" if ok == n_rows else " (the rest beat the grid floor: sampling)")
+            + f"; fitted (FVU <= {FIT}) in {fitted} of {n_rows}."
+        )
+        for b, L, t, rank, k, s, floors, _ in below:
+            out.append(
+                f"  - B={b:,} L={L} {t} (rank {rank} > capacity {k}): FVU {_fmt(s)}, "
+                f"rank-{k} floor {np.mean(floors):.3f}"
+            )
     ranks = target_ranks(rows)
     for st in sorted({r["student"] for r in rows}):
         for b in sorted({int(r["budget"]) for r in rows if r["student"] == st}):
@@ -241,6 +249,29 @@ def verdicts(rows, cells, bd) -> list[str]:
                     f"at {sum(mono)} of {len(mono)} depths."
                 )
     return out
+
+
+_FLOORS: dict = {}
+
+
+def rank_floor(target: str, seed: int, k: int, grid: int = 256) -> float:
+    """Least FVU of a rank-<=k function on a target's grid matrix (Eckart-Young), measured.
+
+    M[i, j] = f(u_A^i, u_B^j) on independent uniform side samples: the squared singular
+    values beyond the k-th, over n^2, divided by the variance of M's entries.
+    """
+    from .targets import make_target, sample_inputs
+
+    key = (target, seed, grid)
+    if key not in _FLOORS:
+        f = make_target(target, 8, 2, seed)
+        rng = np.random.default_rng([seed, 5])
+        ua, ub = sample_inputs(rng, grid, 4, 2), sample_inputs(rng, grid, 4, 2)
+        u = np.concatenate([np.repeat(ua, grid, 0), np.tile(ub, (grid, 1, 1))], axis=1)
+        m = f(u).reshape(grid, grid)
+        _FLOORS[key] = (np.linalg.svd(m, compute_uv=False) ** 2, float(np.var(m)) * grid**2)
+    sv2, total = _FLOORS[key]
+    return float(sv2[k:].sum() / total)
 
 
 def read(path) -> list[dict]:

@@ -48,11 +48,12 @@ PRESETS = {
     "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
                   targets=("sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
                   n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
-    # Larger budgets, more data and ranks, 5 seeds, for one GPU. Prepared, untested.
+    # Larger budgets, more data, ranks up to 32, teachers L = 1..3, for one GPU (972 runs;
+    # a few hours by an estimate of small-model step latency, not measured). Untested.
     "gpu": Preset(budgets=(6_000, 24_000, 96_000), depths=(1, 2, 3, 4, 5, 6),
                   targets=("sop-R1", "sop-R2", "sop-R4", "sop-R8", "sop-R16", "sop-R32",
-                           "sop-R64", "teacher-L1", "teacher-L2", "teacher-L3"), seeds=5,
-                  n=(32768, 4096, 8192), batch=512, max_epochs=400, patience=30),
+                           "teacher-L1", "teacher-L2", "teacher-L3"), seeds=3,
+                  n=(8192, 2048, 8192), batch=256, max_epochs=150, patience=15),
 }  # fmt: skip
 
 

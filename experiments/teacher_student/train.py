@@ -47,11 +47,13 @@ def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
     """Train with early stopping on validation; returns errors and epoch counts."""
     import torch
 
-    t = {k: (torch.as_tensor(u, dtype=torch.float32), torch.as_tensor(y, dtype=torch.float32))
+    dev = next(model.parameters()).device
+    t = {k: (torch.as_tensor(u, dtype=torch.float32, device=dev),
+             torch.as_tensor(y, dtype=torch.float32, device=dev))
          for k, (u, y) in data.items()}  # fmt: skip
     ut, yt = t["train"]
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)  # permutations drawn on the CPU
     model.eval()
     best = fvu(model, *t["val"])
     best_state, best_epoch, diverged = copy.deepcopy(model.state_dict()), 0, False
@@ -59,7 +61,7 @@ def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
     epoch = 0
     for epoch in range(1, max_epochs + 1):
         model.train()
-        perm = torch.randperm(len(ut), generator=gen)
+        perm = torch.randperm(len(ut), generator=gen).to(dev)
         for i in range(0, len(ut), batch):
             idx = perm[i : i + batch]
             loss = torch.mean((model(ut[idx]) - yt[idx]) ** 2)
