@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import sys
 from pathlib import Path
 
@@ -120,7 +121,7 @@ def report(rows) -> str:
             f"**Not fitted by every student**: {len(c['fitted'])} of {n_all} cells fit "
             "it on every seed. Not fitted (worst seed FVU):"
         )
-        lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})"
+        lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})" + _why(st, L)
                   for (st, b, L), s in c["failed"]]  # fmt: skip
     bd = best_depths(rows)
     for st in sorted({r["student"] for r in rows}):
@@ -173,6 +174,16 @@ def report(rows) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _why(student: str, depth: int) -> str:
+    if student == "linear" and depth == 1:
+        return (
+            " (its class cannot hold the product exactly, proved: at depth 1 the output is a"
+            " sum over j of terms in (u_0, u_j), with no product of two other positions;"
+            " capacity.py. How close it can come is not bounded here)"
+        )
+    return ""
+
+
 def _cap(log10) -> str:
     return f"{round(10**log10):,}" if log10 < 9 else f"10^{log10:.1f}"
 
@@ -196,10 +207,10 @@ def verdicts(rows, cells, bd) -> list[str]:
     for (st, b, L, t), rs in sorted(cells.items()):
         if st != "linear":
             continue
-        cap = 10 ** float(rs[0]["capacity_log10"])
+        cap = 10 ** float(rs[0]["capacity_log10"])  # log10 kept to 3 decimals in the CSV
+        k = round(cap) if cap < 1e12 else math.inf
         rank = min(int(r["target_rank"]) for r in rs)
-        if rank > cap * (1 + 1e-9):
-            k = round(cap)
+        if rank > k:
             floors = [rank_floor(t, int(r["seed"]), k) for r in rs]
             below.append((b, L, t, rank, k, stats(rs), floors, rs))
     if below:
@@ -314,7 +325,7 @@ def figure(rows, prefix) -> list[Path]:
                         continue
                     s = stats(cells[(st, B, L, t)])
                     x = float(np.median(ranks[t]))
-                    xs.append(x), ys.append(s["mean"])
+                    xs.append(x * 1.04 ** (i - (len(depths) - 1) / 2)), ys.append(s["mean"])
                     lo.append(s["mean"] - s["min"]), hi.append(s["max"] - s["mean"])
                     data.append(dict(panel="error_vs_rank", student=st, budget=B, depth=L,
                                      target=t, target_rank=x, **s))  # fmt: skip
@@ -323,6 +334,8 @@ def figure(rows, prefix) -> list[Path]:
                                 mfc="none" if fam == "teacher" else col,
                                 label=f"L={L}" if fam == "sop" else None)  # fmt: skip
         ax.axhline(FIT, color="grey", lw=0.8, ls=":")
+        ax.annotate(f"fitted: FVU <= {FIT}", (0.02, FIT), xycoords=("axes fraction", "data"),
+                    fontsize=7, color="grey", va="bottom")  # fmt: skip
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("target separation rank R (open squares: teacher, measured)")
@@ -332,11 +345,12 @@ def figure(rows, prefix) -> list[Path]:
         ax.grid(alpha=0.3, which="both")
     ax = axes[-1]
     for j, (st, b) in enumerate((st, b) for st in students for b in budgets):
-        xs, ys = [], []
+        xs, ys, clear = [], [], []
         for t in order:
             if (st, b, t) in bd:
                 best, how, per = bd[(st, b, t)]
                 xs.append(float(np.median(ranks[t])) * (1 + 0.04 * j)), ys.append(best)
+                clear.append(how == "clear")
                 data.append(
                     dict(
                         panel="best_depth",
@@ -349,13 +363,15 @@ def figure(rows, prefix) -> list[Path]:
                         **per[best],
                     )
                 )
-        ax.plot(xs, ys, marker="o" if st == "softmax" else "^", ls="-" if b == B else "--",
-                label=f"{st}, B={b:,}")  # fmt: skip
+        (line,) = ax.plot(xs, ys, ls="-" if b == B else "--", label=f"{st}, B={b:,}")
+        for x, y, c in zip(xs, ys, clear):
+            ax.plot([x], [y], marker="o" if st == "softmax" else "^", color=line.get_color(),
+                    mfc=line.get_color() if c else "white", ls="none")  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_xlabel("target separation rank R")
     ax.set_ylabel("best student depth (lowest mean test FVU)")
     ax.set_yticks(depths)
-    ax.set_title("best depth vs rank")
+    ax.set_title("best depth vs rank (filled: clear of seed spread)")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -5,7 +5,9 @@ Proved (linear student; inputs u_i in R^p, per-position affine map x_i = E u_i +
 - L = 1: the readout of x_i + s sum_j <Wq x_i, Wk x_j> Wv x_j splits into terms of side A
   alone (one function) and sum_{j in B} x_i^T M x_j w^T x_j = sum_a x_{i,a} k_a(u_B):
   bilinear in the affine functions of u_i, which span at most p + 1 dimensions. So
-  sep <= p + 2, whatever the width.
+  sep <= p + 2, whatever the width. (The same expansion shows that at depth 1 the output
+  is a sum over j of functions of (u_i, u_j): it holds no exact product of functions of
+  two positions other than i, whatever its rank.)
 - Any L: the output is a polynomial of degree <= 3^L in the n p inputs of either side,
   so sep <= C(n p + 3^L, n p) (monomials on the smaller side); and the proved bound of
   seprank.theory for LinearSelfAttention of width d (residual) applies, since
