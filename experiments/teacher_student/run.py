@@ -119,6 +119,8 @@ def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) ->
 
 def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = True) -> list[dict]:
     """Run every unfinished run of the preset, appending rows to out/results.csv."""
+    import torch
+
     from .targets import make_target
     from .train import make_data
 
@@ -135,7 +137,11 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
             tk = (run["target"], run["seed"])
             if tk not in cache:
                 target = make_target(run["target"], preset.seq_len, preset.dim, run["seed"])
+                threads = torch.get_num_threads()
                 info = target.rank_info()
+                # seprank.measure's compiled kernel resets the shared OpenMP thread count
+                # (torch 1 -> 2 measured here): put it back, or training slows ~10x.
+                torch.set_num_threads(threads)
                 data = make_data(target, run["seed"], preset.n, preset.seq_len, preset.dim)
                 cache = {tk: (target, info, data)}  # one target at a time in memory
             row = run_one(run, preset, *cache[tk], device)
