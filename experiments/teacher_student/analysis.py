@@ -3,8 +3,8 @@
 ``python -m experiments.teacher_student.analysis RESULTS.csv [--figure PREFIX]``
 
 Every statement is computed from the rows: "fitted" means test FVU <= ``FIT`` on every
-seed of the cell; a best depth is "clear" when its mean + std stays below every other
-depth's mean - std, otherwise "within seed spread".
+seed of the cell; the best depth has the lowest median over seeds, and is "clear" when
+its worst seed beats every other depth's best seed, otherwise "within seed spread".
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def _cells(rows):
 
 def stats(rs) -> dict:
     v = np.array([float(r["test_fvu"]) for r in rs])
-    return dict(n=len(v), mean=float(v.mean()), std=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+    return dict(n=len(v), median=float(np.median(v)), mean=float(v.mean()),
+                std=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
                 min=float(v.min()), max=float(v.max()))  # fmt: skip
 
 
@@ -66,9 +67,8 @@ def best_depths(rows) -> dict:
         by.setdefault((st, b, t), {})[L] = stats(rs)
     out = {}
     for k, per in by.items():
-        best = min(per, key=lambda L: per[L]["mean"])
-        hi = per[best]["mean"] + per[best]["std"]
-        clear = all(per[L]["mean"] - per[L]["std"] > hi for L in per if L != best)
+        best = min(per, key=lambda L: per[L]["median"])
+        clear = all(per[L]["min"] > per[best]["max"] for L in per if L != best)
         out[k] = (best, "clear" if clear else "within seed spread", per)
     return out
 
@@ -87,7 +87,10 @@ def theory(student: str, budget: int, depths, widths: dict) -> dict:
 
 
 def _fmt(s) -> str:
-    return f"{s['mean']:.3f} +- {s['std']:.3f}" if s["n"] > 1 else f"{s['mean']:.3f}"
+    """Median [min, max] over seeds (a blown-up seed cannot hide in a mean)."""
+    if s["n"] == 1:
+        return f"{s['median']:.3g}"
+    return f"{s['median']:.3g} [{s['min']:.3g}, {s['max']:.3g}]"
 
 
 def report(rows) -> str:
@@ -101,7 +104,8 @@ def report(rows) -> str:
         "# Teacher-student: can a student fit a target of known separation rank?", "",
         f"{len(rows)} runs, seeds {seeds}; test error = fraction of variance unexplained "
         f"(FVU, 1 = the mean); a cell is *fitted* when test FVU <= {FIT} on every seed. "
-        "Means +- std over seeds.", "",
+        "Cells: median [min, max] over seeds (medians, since a deep linear student can blow "
+        "up on test points on one seed). " + _blowups(rows), "",
         "Targets (rank across the balanced partition): "
         + "; ".join(f"{t}: {'/'.join(map(str, tr[t]))} ({_rank_how(rows, t)})" for t in order),
         "",
@@ -172,6 +176,15 @@ def report(rows) -> str:
                     )
     lines += ["", "## Agree, disagree, cannot tell", ""] + verdicts(rows, cells, bd)
     return "\n".join(lines) + "\n"
+
+
+def _blowups(rows) -> str:
+    big = [r for r in rows if float(r["test_fvu"]) > 10]
+    div = sum(int(r.get("diverged") or 0) for r in rows)
+    desc = ", ".join(f"{r['student']} B={r['budget']} L={r['depth']} {r['target']} seed "
+                     f"{r['seed']}: {float(r['test_fvu']):.3g}" for r in big)  # fmt: skip
+    return (f"Runs with test FVU > 10: {len(big)}" + (f" ({desc})" if big else "")
+            + f"; runs stopped by a non-finite validation error: {div}.")  # fmt: skip
 
 
 def _why(student: str, depth: int) -> str:
@@ -251,12 +264,12 @@ def verdicts(rows, cells, bd) -> list[str]:
             sop = [(int(t.split("R")[1]), t) for _, t, _ in seq if t.startswith("sop-")]
             mono = []
             for L in sorted(ws):
-                m = [stats(cells[(st, b, L, t)])["mean"] for _, t in sorted(sop)
+                m = [stats(cells[(st, b, L, t)])["median"] for _, t in sorted(sop)
                      if (st, b, L, t) in cells]  # fmt: skip
                 mono.append(all(x <= y for x, y in zip(m, m[1:])))
             if sop:
                 out.append(
-                    f"  Error grows with R (sum-of-products, mean FVU non-decreasing in R) "
+                    f"  Error grows with R (sum-of-products, median FVU non-decreasing in R) "
                     f"at {sum(mono)} of {len(mono)} depths."
                 )
     return out
@@ -325,8 +338,8 @@ def figure(rows, prefix) -> list[Path]:
                         continue
                     s = stats(cells[(st, B, L, t)])
                     x = float(np.median(ranks[t]))
-                    xs.append(x * 1.04 ** (i - (len(depths) - 1) / 2)), ys.append(s["mean"])
-                    lo.append(s["mean"] - s["min"]), hi.append(s["max"] - s["mean"])
+                    xs.append(x * 1.04 ** (i - (len(depths) - 1) / 2)), ys.append(s["median"])
+                    lo.append(s["median"] - s["min"]), hi.append(s["max"] - s["median"])
                     data.append(dict(panel="error_vs_rank", student=st, budget=B, depth=L,
                                      target=t, target_rank=x, **s))  # fmt: skip
                 if xs:
@@ -338,19 +351,22 @@ def figure(rows, prefix) -> list[Path]:
                     fontsize=7, color="grey", va="bottom")  # fmt: skip
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        top = ax.get_ylim()[1]
+        if top > 10:  # a blown-up seed's bar is cut at 10 (the CSV has it)
+            ax.set_ylim(top=10)
         ax.set_xlabel("target separation rank R (open squares: teacher, measured)")
-        ax.set_ylabel("test error (FVU; bars: seed min..max)")
+        ax.set_ylabel("test error (FVU: median, bars seed min..max)")
         ax.set_title(f"{st} student, budget {B:,}")
         ax.legend(fontsize=7, ncol=2, title="student depth", title_fontsize=7)
         ax.grid(alpha=0.3, which="both")
     ax = axes[-1]
     for j, (st, b) in enumerate((st, b) for st in students for b in budgets):
-        xs, ys, clear = [], [], []
+        pts = []  # (x, best depth, clear, family)
         for t in order:
             if (st, b, t) in bd:
                 best, how, per = bd[(st, b, t)]
-                xs.append(float(np.median(ranks[t])) * (1 + 0.04 * j)), ys.append(best)
-                clear.append(how == "clear")
+                x = float(np.median(ranks[t])) * (1 + 0.04 * j)
+                pts.append((x, best, how == "clear", t.split("-")[0]))
                 data.append(
                     dict(
                         panel="best_depth",
@@ -363,15 +379,18 @@ def figure(rows, prefix) -> list[Path]:
                         **per[best],
                     )
                 )
-        (line,) = ax.plot(xs, ys, ls="-" if b == B else "--", label=f"{st}, B={b:,}")
-        for x, y, c in zip(xs, ys, clear):
-            ax.plot([x], [y], marker="o" if st == "softmax" else "^", color=line.get_color(),
+        sop = [p for p in pts if p[3] == "sop"]
+        (line,) = ax.plot([p[0] for p in sop], [p[1] for p in sop], ls="-" if b == B else "--",
+                          label=f"{st}, B={b:,}")  # fmt: skip
+        for x, y, c, fam in pts:
+            mk = "s" if fam == "teacher" else ("o" if st == "softmax" else "^")
+            ax.plot([x], [y], marker=mk, color=line.get_color(),
                     mfc=line.get_color() if c else "white", ls="none")  # fmt: skip
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("target separation rank R")
-    ax.set_ylabel("best student depth (lowest mean test FVU)")
+    ax.set_xlabel("target separation rank R (squares: teacher)")
+    ax.set_ylabel("best student depth (lowest median test FVU)")
     ax.set_yticks(depths)
-    ax.set_title("best depth vs rank (filled: clear of seed spread)")
+    ax.set_title("best depth vs rank (filled: clear of seed spread)", fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -379,8 +398,8 @@ def figure(rows, prefix) -> list[Path]:
     fig.savefig(paths[0], dpi=130)
     fig.savefig(paths[1])
     plt.close(fig)
-    keys = ["panel", "student", "budget", "depth", "target", "target_rank", "n", "mean", "std",
-            "min", "max", "clear"]  # fmt: skip
+    keys = ["panel", "student", "budget", "depth", "target", "target_rank", "n", "median",
+            "mean", "std", "min", "max", "clear"]  # fmt: skip
     with paths[2].open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
