@@ -71,7 +71,7 @@ def add_parsers(sub) -> None:
                    help="results folder (default: experiments/NAME/runs/PRESET)")
     e.add_argument("--device", default="cpu", help="cpu | cuda")
     e.add_argument("--threads", type=pos_int, default=None,
-                   help="torch CPU threads (default: torch's choice)")
+                   help="torch CPU threads (default: torch's choice; teacher-student: 1)")
 
     from . import _cli_certify, _cli_transition
 
