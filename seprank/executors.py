@@ -154,6 +154,10 @@ class Processes:
         self._futures.clear()
 
 
+#: How long a sweep waits for a first worker on a cluster given by --scheduler.
+WORKER_WAIT_S = 60
+
+
 class Dask:
     """Dask distributed: ``scheduler`` ADDRESS of a running cluster, or a LocalCluster of
     ``workers`` single-threaded workers (processes, or threads with ``processes=False``)
@@ -177,6 +181,13 @@ class Dask:
                 self._client = distributed.Client(scheduler, timeout="15s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise ConfigError(f"scheduler={scheduler!r}: cannot connect ({exc})") from None
+            try:  # a scheduler without workers would take the tasks and never run them
+                self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            except (OSError, TimeoutError) as exc:
+                self._client.close()
+                raise ConfigError(f"scheduler={scheduler!r}: no worker connected within "
+                                  f"{WORKER_WAIT_S} s ({type(exc).__name__}); start "
+                                  f"'dask worker {scheduler}' on the hosts") from None  # fmt: skip
         else:
             n = workers or os.cpu_count() or 1
             mem = worker_memory or _memory() // n

@@ -87,6 +87,20 @@ def test_existing_dask_scheduler(tmp_path, capsys):
     assert _stored(db) == _stored_serial(tmp_path, grid)
 
 
+def test_scheduler_without_workers_is_refused_not_waited_on(tmp_path, capsys, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from seprank import executors
+
+    monkeypatch.setattr(executors, "WORKER_WAIT_S", 2)
+    grid = _grid(tmp_path, TINY)
+    with distributed.LocalCluster(n_workers=0, processes=False,
+                                  dashboard_address=None) as cluster:  # fmt: skip
+        db = tmp_path / "r.sqlite"
+        assert _sweep(grid, db, "--executor", "dask", "--scheduler", cluster.scheduler_address) == 2
+    err = capsys.readouterr().err
+    assert "no worker connected within 2 s" in err and len(err.strip().splitlines()) == 1
+
+
 def _stored_serial(tmp_path, grid):
     db = tmp_path / "serial-reference.sqlite"
     assert _sweep(grid, db, "--executor", "serial") == 0
@@ -214,6 +228,15 @@ def test_a_task_too_big_for_its_worker_is_refused_and_stored(tmp_path, capsys):
     # with the memory there, a rerun measures them (a refusal is not final)
     assert _sweep(grid, db, "--executor", "serial") == 0
     assert all(status == "done" for status, _ in _stored(db).values())
+
+
+def test_verify_with_refused_configurations_is_incomplete_exit_1(tmp_path, capsys):
+    args = ["verify", "--quick", "--out", str(tmp_path), "--executor", "serial",
+            "--worker-memory", "1MiB"]  # fmt: skip
+    assert main(args) == 1
+    cap = capsys.readouterr()
+    assert "92 configurations failed or were refused" in cap.out
+    assert cap.err.count("NOT MEASURED (refused)") == 92
 
 
 def test_verify_quick_twice_measures_nothing_the_second_time(tmp_path, capsys):

@@ -22,8 +22,10 @@ columns: L depth, d width, H heads, N sequence length, res residual connection;
   part      rank equal on other balanced partitions (yes / NO / - not checked)
   verdict   tight | below bound | below formula (H=1 conjecture fails) |
             not saturated | VIOLATION (measured > proven: a bug)
-exit codes: 0 no proven bound violated, 1 a proven bound was violated,
-2 bad input, 130 interrupted (the table holds what finished)."""
+exit codes: 0 every configuration measured and no proven bound violated, 1 a proven
+bound was violated or a configuration failed or was refused (the verification is then
+incomplete; stderr says which), 2 bad input, 130 interrupted (the table holds what
+finished)."""
 
 
 def add_parser(sub) -> None:
@@ -66,4 +68,8 @@ def _cmd_verify(args) -> int:
               f"{verify.reproduce_command(r)}", file=sys.stderr)  # fmt: skip
     if bad:
         return 1
-    return 130 if summary["interrupted"] else 0
+    if summary["interrupted"]:
+        return 130
+    for m in summary["not_measured"]:
+        print(f"NOT MEASURED ({m['status']}): {m['config']}: {m['error']}", file=sys.stderr)
+    return 1 if summary["not_measured"] else 0
