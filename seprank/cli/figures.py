@@ -15,6 +15,9 @@ def add_parser(sub) -> None:
                    help=f"folder for PNG, PDF, CSV and README (default: paper_figures, or "
                    f"{QUICK_FIGURES} with --quick, so the committed figures stay untouched)")
     f.add_argument("--quick", action="store_true", help="fewer measured points, faster")
+    f.add_argument("--db", default="seprank-results/results.sqlite",
+                   help="result store the exact measurements are read from and stored in "
+                        "(shared with transition and sweep): a rerun measures nothing stored")
 
 
 def _cmd_figures(args) -> int:
@@ -25,6 +28,6 @@ def _cmd_figures(args) -> int:
     from .._firstrun import warm_up
 
     warm_up(lambda msg: print(msg, file=sys.stderr, flush=True))
-    done = plots.make_all(out, quick=args.quick)
+    done = plots.make_all(out, quick=args.quick, db=args.db)
     print(f"wrote {len(done)} figures (PNG, PDF, CSV) and README.md to {out}")
     return 0
