@@ -19,9 +19,15 @@ from .tasks import run_task
 EXECUTORS = ("serial", "processes", "dask")
 
 
-def _died(exc: BaseException) -> dict:
-    return {"status": "failed", "retry": True,
-            "error": f"worker lost: {type(exc).__name__}: {exc}".rstrip(": ")}  # fmt: skip
+def _died(exc: BaseException, lost: bool = False) -> dict:
+    """A task whose worker died. ``lost``: it was swept up by another task's crash (a
+    broken pool fails every task in it), so the sweep reruns it alone before charging it
+    an attempt (:func:`seprank.sweep.run`)."""
+    out = {"status": "failed", "retry": True,
+           "error": f"worker lost: {type(exc).__name__}: {exc}".rstrip(": ")}  # fmt: skip
+    if lost:
+        out["lost"] = True
+    return out
 
 
 def _memory() -> int:
@@ -45,6 +51,9 @@ class Serial:
 
     def running(self) -> int:
         return min(1, len(self._queue))
+
+    def in_flight(self) -> int:
+        return len(self._queue)
 
     def wait(self, timeout: float) -> list:
         if not self._queue:
@@ -95,9 +104,10 @@ class Processes:
 
     name = "processes"
 
-    def __init__(self, workers=None, worker_memory=None):
+    def __init__(self, workers=None, worker_memory=None, fn=run_task):
         self.workers = workers or os.cpu_count() or 1
         self.worker_memory = worker_memory or _memory() // self.workers
+        self._fn = fn  # what a worker runs on a spec (importable by name: spawned workers)
         self._futures: dict = {}
         self._pool = self._new_pool()
 
@@ -111,10 +121,13 @@ class Processes:
 
     def submit(self, spec: dict) -> None:
         with _WorkerEnv():  # workers are spawned on submit and inherit this environment
-            self._futures[self._pool.submit(run_task, spec)] = spec
+            self._futures[self._pool.submit(self._fn, spec)] = spec
 
     def running(self) -> int:
         return min(self.workers, len(self._futures))
+
+    def in_flight(self) -> int:
+        return len(self._futures)
 
     def wait(self, timeout: float) -> list:
         from concurrent.futures import FIRST_COMPLETED
@@ -124,17 +137,26 @@ class Processes:
         if not self._futures:
             return []
         done, _ = cf_wait(self._futures, timeout=timeout, return_when=FIRST_COMPLETED)
-        out, broken = [], False
+        out, broken = [], None
         for f in done:
             spec = self._futures.pop(f)
             try:
                 out.append((spec, f.result()))
             except BrokenProcessPool as exc:  # a worker died: the pool is unusable
-                broken = True
-                out.append((spec, _died(exc)))
+                broken = exc
+                out.append((spec, None))
             except Exception as exc:  # e.g. a result that cannot be sent back
                 out.append((spec, _died(exc)))
-        if broken:
+        if broken is not None:
+            # Every task still in the pool dies with it: take them all now (none is left
+            # to surface from the old pool later). Which task killed the worker is known
+            # only when it was alone; the others are "lost", rerun alone, not charged.
+            pending = [(spec, None) for spec in self._futures.values()]
+            self._futures.clear()
+            victims = [o for o in out if o[1] is None] + pending
+            out = [o for o in out if o[1] is not None]
+            alone = len(victims) == 1
+            out += [(spec, _died(broken, lost=not alone)) for spec, _ in victims]
             self._terminate()
             self._pool = self._new_pool()
         return out
@@ -218,6 +240,9 @@ class Dask:
 
     def running(self) -> int:
         return min(self.workers, len(self._futures))
+
+    def in_flight(self) -> int:
+        return len(self._futures)
 
     def wait(self, timeout: float) -> list:
         from distributed import wait as d_wait

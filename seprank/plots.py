@@ -37,37 +37,40 @@ def _csv(path: Path, header: list[str], rows: list) -> None:
         w.writerows(rows)
 
 
-#: The result store (:class:`seprank.store.Store`) the exact measurements are read from
-#: and written to while :func:`make_all` runs; None: measure inline.
-_STORE = None
+class Measurer:
+    """The figures' measurements: exact (modular) ones through the result store ``store``
+    (a :class:`seprank.store.Store`, or None: measure inline), so a rerun of the figures
+    measures nothing already stored; float ones inline (the figure needs their spectrum,
+    which the store does not keep)."""
 
+    def __init__(self, store=None):
+        self.store = store
 
-def _m(depth, width, heads, seq_len, **kw):
-    """One measurement: exact (modular) ones through the result store, so a rerun of the
-    figures measures nothing already stored; float ones inline (the figure needs their
-    spectrum, which the store does not keep)."""
-    net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len)
-    if _STORE is None or kw.get("method", "modular") != "modular":
-        return measure(net, **kw)
-    from types import SimpleNamespace
+    def __call__(self, depth, width, heads, seq_len, *, method="modular", seed=0,
+                 max_samples=None):  # fmt: skip
+        net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len)
+        if self.store is None or method != "modular":
+            return measure(net, method=method, seed=seed, max_samples=max_samples)
+        from types import SimpleNamespace
 
-    from .errors import SeprankError
-    from .tasks import run_task, spec_for_net
+        from .errors import SeprankError
+        from .tasks import run_task, spec_for_net
 
-    spec = spec_for_net("measure", net, method="modular", seed=kw.get("seed", 0),
-                        max_samples=kw.get("max_samples"), grid="figures")  # fmt: skip
-    r = _STORE.get(spec["key"])
-    if r is None or r["status"] != "done":
-        r = run_task(spec)
-        _STORE.put(spec, r)
-        if r["status"] != "done":
-            raise SeprankError(f"figures: depth={depth} width={width} heads={heads} "
-                               f"seq_len={seq_len}: {r['error']}")  # fmt: skip
-    return SimpleNamespace(**r["measurement"])
+        spec = spec_for_net("measure", net, method="modular", seed=seed,
+                            max_samples=max_samples, grid="figures")  # fmt: skip
+        r = self.store.get(spec["key"])
+        if r is None or r["status"] != "done":
+            r = run_task(spec)
+            self.store.put(spec, r)
+            if r["status"] != "done":
+                raise SeprankError(f"figures: depth={depth} width={width} heads={heads} "
+                                   f"seq_len={seq_len}: {r['error']}")  # fmt: skip
+        return SimpleNamespace(**r["measurement"])
 
 
 # --------------------------------------------------------------------------- figure 1
-def fig_rank_vs_depth(out: Path, quick: bool):
+def fig_rank_vs_depth(out: Path, quick: bool, measurer=None):
+    _m = measurer or Measurer()
     import matplotlib.pyplot as plt
 
     budget = 400 if quick else 3200
@@ -100,7 +103,7 @@ def fig_rank_vs_depth(out: Path, quick: bool):
 
 
 # --------------------------------------------------------------------------- figure 2
-def fig_regimes(out: Path, quick: bool):
+def fig_regimes(out: Path, quick: bool, measurer=None):
     import matplotlib.pyplot as plt
 
     widths = [2, 10, 100, 1000, 10000]
@@ -133,7 +136,8 @@ def fig_regimes(out: Path, quick: bool):
 
 
 # --------------------------------------------------------------------------- figure 3
-def fig_transition(out: Path, quick: bool):
+def fig_transition(out: Path, quick: bool, measurer=None):
+    _m = measurer or Measurer()
     import matplotlib.pyplot as plt
 
     ws = sorted({int(round(10 ** (k / 4))) for k in range(1, 17)} | {2, 3})
@@ -172,7 +176,8 @@ def fig_transition(out: Path, quick: bool):
 
 
 # --------------------------------------------------------------------------- figure 4
-def fig_heads(out: Path, quick: bool):
+def fig_heads(out: Path, quick: bool, measurer=None):
+    _m = measurer or Measurer()
     import matplotlib.pyplot as plt
 
     cases = [(2, 4, 4), (2, 6, 4), (3, 2, 4)] + ([] if quick else [(2, 6, 6), (2, 8, 4)])
@@ -194,7 +199,8 @@ def fig_heads(out: Path, quick: bool):
 
 
 # --------------------------------------------------------------------------- figure 5
-def fig_float_vs_exact(out: Path, quick: bool):
+def fig_float_vs_exact(out: Path, quick: bool, measurer=None):
+    _m = measurer or Measurer()
     import matplotlib.pyplot as plt
 
     d, N = 2, 2
@@ -254,7 +260,7 @@ def depth_reaching(P: float, frac: float, hi: int = 4000) -> int:
     return lo
 
 
-def fig_equal_params(out: Path, quick: bool):
+def fig_equal_params(out: Path, quick: bool, measurer=None):
     import matplotlib.pyplot as plt
 
     budgets = [1e8, 1e10, 1e12, 1e14]  # widths >= 50 everywhere: integer rounding stays small
@@ -316,7 +322,7 @@ def fig_equal_params(out: Path, quick: bool):
 
 
 # --------------------------------------------------------------------------- figure 7
-def fig_experiment(out: Path, quick: bool):
+def fig_experiment(out: Path, quick: bool, measurer=None):
     import matplotlib.pyplot as plt
 
     here = Path(__file__).resolve().parents[1] / "experiments/depth_width/results/results.csv"
@@ -364,7 +370,6 @@ def make_all(out: Path, quick: bool = False, db: Path | str | None = None) -> li
     stored as they finish (:func:`_m`)."""
     import matplotlib
 
-    global _STORE
     matplotlib.use("Agg")
     apply_style()
     out = Path(out)
@@ -375,15 +380,12 @@ def make_all(out: Path, quick: bool = False, db: Path | str | None = None) -> li
     from .store import Store
 
     with Store(db) if db is not None else nullcontext() as store:
-        _STORE = store
-        try:
-            for f in FIGURES:
-                t = time.perf_counter()
-                f(out, quick)
-                print(f"{f.__name__}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
-                done.append(f.__name__)
-        finally:
-            _STORE = None
+        m = Measurer(store)
+        for f in FIGURES:
+            t = time.perf_counter()
+            f(out, quick, m)
+            print(f"{f.__name__}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
+            done.append(f.__name__)
     from ._captions import write_readme
 
     write_readme(out, quick)

@@ -30,6 +30,8 @@ COLUMNS = (
 )  # fmt: skip
 #: Statuses: done (measured), failed (raised; retried on a rerun), refused (would not fit).
 STATUSES = ("done", "failed", "refused")
+#: The store shared by transition, figures and results when no --db is given.
+DEFAULT_DB = "seprank-results/results.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (

@@ -62,6 +62,10 @@ def shipped_grid(name: str) -> Path:
     return p
 
 
+#: [grid] keys whose value is a list of alternatives.
+LIST_KEYS = ("methods", "strategies", "seeds", "primes", "partitions")
+
+
 def read_grid(path: Path | str) -> dict:
     """The grid file parsed and checked (ConfigError naming the key or the file)."""
     path = Path(path)
@@ -100,7 +104,19 @@ def read_grid(path: Path | str) -> dict:
         if k not in names:
             raise ConfigError(f"grid {path.name}: [params] {k!r} is not a parameter of "
                               f"{g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
-    return {"grid": g, "params": params, "exclude": data.get("exclude", []), "path": str(path)}
+    for k in LIST_KEYS:  # a bare string would be iterated letter by letter
+        if k in g and not isinstance(g[k], list):
+            raise ConfigError(f"grid {path.name}: [grid] {k} must be a list, e.g. "
+                              f"{k} = [{g[k]!r}], got {g[k]!r}")  # fmt: skip
+    exclude = data.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(r, dict) for r in exclude):
+        raise ConfigError(f"grid {path.name}: exclude must be [[exclude]] tables")
+    for rule in exclude:
+        for k in rule:  # a mistyped key would match nothing and exclude nothing
+            if k not in names:
+                raise ConfigError(f"grid {path.name}: [[exclude]] {k!r} is not a parameter "
+                                  f"of {g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
+    return {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
 
 
 def _values(key, v, combo):
@@ -257,21 +273,33 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         else:
             queue.append(s)
     bar.est_left = sum(s["est_seconds"] for s in queue)
-    if queue and (executor != "dask" or scheduler is None):
-        from ._firstrun import warm_up  # compile once here, not in every worker at once
-
-        warm_up(say if progress else None)
     tries: dict[str, int] = {}
     queue.reverse()  # pop() from the end takes the largest first
+    suspects: list = []  # lost in another task's crash: rerun one at a time
+    interrupted, failed_hard = False, True
     try:
-        while queue or ex.running():
-            while queue and ex.running() < IN_FLIGHT_PER_WORKER * ex.workers:
-                s = queue.pop()
-                tries[s["key"]] = tries.get(s["key"], 0) + 1
-                ex.submit(s)
+        if queue and (executor != "dask" or scheduler is None):
+            from ._firstrun import warm_up  # compile once here, not in every worker at once
+
+            warm_up(say if progress else None)
+        while queue or suspects or ex.in_flight():
+            if suspects:  # alone, so that a crash names its task
+                if not ex.in_flight():
+                    s = suspects.pop()
+                    tries[s["key"]] = tries.get(s["key"], 0) + 1
+                    ex.submit(s)
+            else:
+                while queue and ex.in_flight() < IN_FLIGHT_PER_WORKER * ex.workers:
+                    s = queue.pop()
+                    tries[s["key"]] = tries.get(s["key"], 0) + 1
+                    ex.submit(s)
             bar.running = ex.running()
             bar.update()
             for s, res in ex.wait(timeout=0.5):
+                if res.get("lost"):  # not its fault (yet): no attempt charged, not stored
+                    tries[s["key"]] -= 1
+                    suspects.append(s)
+                    continue
                 store.put(s, res)
                 if res["status"] == "failed" and res.get("retry") and tries[s["key"]] <= retries:
                     out.retried += 1
@@ -283,11 +311,12 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
                 bar.est_left -= s["est_seconds"]
             bar.running = ex.running()
             bar.update()
+        failed_hard = False
     except KeyboardInterrupt:
-        out.interrupted = True
-        ex.close(cancel=True)
-    else:
-        ex.close()
+        interrupted = out.interrupted = True
+        failed_hard = False
+    finally:  # the pool or cluster is closed on every exit, an unexpected error included
+        ex.close(cancel=interrupted or failed_hard)
     bar.running = 0
     bar.close()
     out.seconds = time.perf_counter() - t0

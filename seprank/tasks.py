@@ -40,6 +40,11 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
     method, strategy, seed, prime, max_samples, package version)."""
     from . import __version__
 
+    params = _canonical(arch, params)
+    if prime is None and method in ("modular", "auto"):
+        from .domains import DEFAULT_PRIME
+
+        prime = DEFAULT_PRIME  # the same task, however it was written
     spec = {"task": kind, "arch": arch, "params": dict(params),
             "partition": None if partition is None else [int(p) for p in partition],
             "method": method, "strategy": strategy, "seed": int(seed), "prime": prime,
@@ -48,6 +53,20 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
     spec["key"] = hashlib.sha256(text.encode()).hexdigest()[:32]
     spec["grid"] = grid
     return spec
+
+
+def _canonical(arch: str, params: dict) -> dict:
+    """The network's full config (defaults filled in), so that one configuration has one
+    key however it was listed; the raw params where they build no network (the task then
+    fails, and is stored, when it runs)."""
+    from .nets.base import config_of
+
+    try:
+        full = config_of(build_net({"arch": arch, "params": params}))
+    except Exception:
+        return dict(params)
+    full.pop("architecture", None)
+    return json.loads(json.dumps(full, default=list))  # tuples as the JSON lists they become
 
 
 def spec_for_net(kind: str, net, **kw) -> dict:

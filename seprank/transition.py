@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .measure import measure
 from .nets import LinearSelfAttention
+from .store import DEFAULT_DB
 from .theory.bounds import upper_bound
 from .theory.regimes import growth_ratios
 
@@ -121,14 +122,15 @@ def write(rows: list[dict], path: Path) -> None:
 
 def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
         progress: bool = True, max_bound: int | None = None, *,
-        db: Path | str = "seprank-results/results.sqlite", executor: str = "processes",
+        db: Path | str = DEFAULT_DB, executor: str = "processes",
         scheduler: str | None = None, workers: int | None = None,
-        worker_memory: int | None = None, retries: int = 2) -> list[dict]:  # fmt: skip
+        worker_memory: int | None = None, retries: int = 2) -> tuple[list[dict], int]:  # fmt: skip
     """Measure what the CSV in ``out`` lacks, as a sweep through the result store ``db``
     (configurations already stored are not measured again; each is stored as it
     finishes), then write the CSV from the store. ``max_bound`` skips configurations
-    whose proved bound exceeds it (planning only). Ctrl-C: the CSV is written with what
-    finished, then KeyboardInterrupt propagates."""
+    whose proved bound exceeds it (planning only). Returns the rows and how many
+    configurations failed or were refused (stored with the reason). Ctrl-C: the CSV is
+    written with what finished, then KeyboardInterrupt propagates."""
     from .store import Store
     from .sweep import run as sweep_run
 
@@ -156,4 +158,4 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     write(rows, path)
     if o.interrupted:
         raise KeyboardInterrupt
-    return rows
+    return rows, o.failed + o.refused

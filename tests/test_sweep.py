@@ -101,6 +101,32 @@ def test_scheduler_without_workers_is_refused_not_waited_on(tmp_path, capsys, mo
     assert "no worker connected within 2 s" in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_worker_that_dies_costs_only_its_own_task(tmp_path, monkeypatch):
+    """A pool whose worker dies fails every task in it; only the task that killed it
+    (found by rerunning the others alone) is charged and ends failed, the rest are
+    stored once each, done."""
+    from _crashing_task import run_or_die
+
+    from seprank import executors, sweep
+    from seprank.nets import LinearSelfAttention
+    from seprank.tasks import spec_for_net
+
+    specs = [spec_for_net("measure", LinearSelfAttention(depth=L, width=2, seq_len=4),
+                          method="modular", seed=seed) for L in (1, 2) for seed in range(4)]
+    specs[3]["die"] = True
+    monkeypatch.setattr(executors, "make", lambda name, **kw: executors.Processes(
+        workers=2, fn=run_or_die))  # fmt: skip
+    with Store(tmp_path / "r.sqlite") as st:
+        o = sweep.run(specs, st, executor="processes", retries=2, progress=False,
+                      say=lambda m: None)  # fmt: skip
+        rows = {r["key"]: r for r in st.query()}
+    assert o.done == 7 and o.failed == 1 and len(rows) == 8
+    bad = rows[specs[3]["key"]]
+    assert bad["status"] == "failed" and "worker lost" in bad["error"] and bad["attempts"] == 3
+    assert all(r["status"] == "done" and r["attempts"] == 1 for k, r in rows.items()
+               if k != specs[3]["key"])  # fmt: skip
+
+
 def _stored_serial(tmp_path, grid):
     db = tmp_path / "serial-reference.sqlite"
     assert _sweep(grid, db, "--executor", "serial") == 0
@@ -264,6 +290,10 @@ def test_verify_quick_twice_measures_nothing_the_second_time(tmp_path, capsys):
         ('[grid]\narch = "nope"\n', "arch='nope' is not an architecture"),
         ('[grid]\ntask = "train"\n', "task='train' must be one of"),
         ("[params\n", "is not valid TOML"),
+        ("[grid]\nseeds = 0\n", "seeds must be a list"),
+        ('[grid]\nmethods = "modular"\n', "methods must be a list"),
+        ("[params]\ndepth = [1, 2]\n[[exclude]]\ndept = 2\n",
+         "[[exclude]] 'dept' is not a parameter"),
     ],
 )
 def test_bad_grid_is_one_line_exit_2(tmp_path, capsys, text, words):
@@ -314,12 +344,27 @@ def test_core_imports_and_runs_without_dask(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-def test_store_keys_include_the_version_and_a_rerun_replaces_not_duplicates(tmp_path):
-    from seprank.tasks import make_spec
+def test_store_keys_include_the_version_and_a_rerun_replaces_not_duplicates(tmp_path,
+                                                                            monkeypatch):
+    import seprank
+    from seprank.domains import DEFAULT_PRIME
+    from seprank.nets import LinearSelfAttention
+    from seprank.tasks import make_spec, spec_for_net
 
     a = make_spec("measure", "attention", {"depth": 1, "width": 2, "seq_len": 4})
     b = make_spec("measure", "attention", {"depth": 1, "width": 2, "seq_len": 4}, seed=1)
-    assert a["key"] != b["key"] and a["version"]
+    assert a["key"] != b["key"] and a["version"] == seprank.__version__
+    # one configuration, one key, however it is written (defaults, the default prime, or
+    # built from the network as verify, figures and transition do)
+    same = [make_spec("measure", "attention", {"seq_len": 4, "width": 2, "depth": 1,
+                                               "residual": False, "heads": 1}),
+            make_spec("measure", "attention", {"depth": 1, "width": 2, "seq_len": 4},
+                      prime=DEFAULT_PRIME),
+            spec_for_net("measure", LinearSelfAttention(depth=1, width=2, seq_len=4))]
+    assert {s["key"] for s in same} == {a["key"]}
+    monkeypatch.setattr(seprank, "__version__", "0.0.0-other")
+    assert make_spec("measure", "attention", {"depth": 1, "width": 2, "seq_len": 4})["key"] \
+        != a["key"]  # fmt: skip
     with Store(tmp_path / "r.sqlite") as s:
         s.put(a, {"status": "failed", "error": "x"})
         s.put(a, {"status": "done", "measurement": {"rank": 3}})

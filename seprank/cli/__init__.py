@@ -30,9 +30,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
-                 epilog="exit codes: 0 done, 1 verify found a proven bound violated (sweep: a task "
-                 "failed), 2 bad "
-                 "input or refused (one line on stderr), 130 interrupted")  # fmt: skip
+                 epilog="exit codes: 0 done, 1 verify found a proven bound violated, or "
+                 "sweep/verify/transition stored a failed or refused task, 2 bad input or "
+                 "refused (one line on stderr), 130 interrupted")  # fmt: skip
     ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 

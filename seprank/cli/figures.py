@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..store import DEFAULT_DB
 from ._common import check_out_dir
 
 QUICK_FIGURES = "seprank-figures-quick"
@@ -15,7 +16,7 @@ def add_parser(sub) -> None:
                    help=f"folder for PNG, PDF, CSV and README (default: paper_figures, or "
                    f"{QUICK_FIGURES} with --quick, so the committed figures stay untouched)")
     f.add_argument("--quick", action="store_true", help="fewer measured points, faster")
-    f.add_argument("--db", default="seprank-results/results.sqlite",
+    f.add_argument("--db", default=DEFAULT_DB,
                    help="result store the exact measurements are read from and stored in "
                         "(shared with transition and sweep): a rerun measures nothing stored")
 

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..store import DEFAULT_DB
+
 RESULTS_EPILOG = """\
 --where COLUMN=VALUE (also !=, <, <=, >, >=; repeatable, all must hold) filters on:
   status (done | failed | refused), task, grid, arch, depth, width, heads, seq_len,
@@ -28,7 +30,7 @@ def add_parser(sub) -> None:
                        epilog=RESULTS_EPILOG)  # fmt: skip
     r.add_argument(
         "--db",
-        default="seprank-results/results.sqlite",
+        default=DEFAULT_DB,
         help="the result store (written by seprank sweep and seprank verify)",
     )
     r.add_argument(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..store import DEFAULT_DB
 from ._common import add_sweep_args, check_out_dir, nonneg_int
 
 
@@ -32,14 +33,15 @@ def cmd(args) -> int:
 
     out = check_out_dir(args.out or ("seprank-transition-quick" if args.quick
                                      else "paper_figures"))  # fmt: skip
-    rows = transition.read(out / transition.CSV_NAME)
+    rows, not_measured = transition.read(out / transition.CSV_NAME), 0
     if not args.plot_only:
         try:
-            rows = transition.run("quick" if args.quick else "deep", out, seed=args.seed,
+            rows, not_measured = transition.run(
+                                  "quick" if args.quick else "deep", out, seed=args.seed,
                                   max_bound=args.max_bound, executor=args.executor,
                                   scheduler=args.scheduler, workers=args.workers,
                                   worker_memory=args.worker_memory, retries=args.retries,
-                                  db=args.db or "seprank-results/results.sqlite")
+                                  db=args.db or DEFAULT_DB)
         except KeyboardInterrupt:
             print("seprank: interrupted; finished rows are in the store and the CSV",
                   file=sys.stderr)
@@ -55,4 +57,9 @@ def cmd(args) -> int:
               f"{r['measured']} ({sat}), proved bound {r['upper_proved']}, ratio measured "
               f"{r['ratio_measured'] or '-'} / bound {r['ratio_formula'] or '-'}")  # fmt: skip
     print(f"wrote {out / transition.CSV_NAME} and {png}")
+    if not_measured:
+        print(f"seprank: {not_measured} configurations failed or were refused (stored with "
+              f"the reason: seprank results --db {args.db or DEFAULT_DB} --where "
+              "status!=done)", file=sys.stderr)  # fmt: skip
+        return 1
     return 0

@@ -1,0 +1,12 @@
+"""A task function for tests/test_sweep.py: kills its worker process for a marked spec
+(importable by name, as spawned pool workers need)."""
+
+import os
+
+from seprank.tasks import run_task
+
+
+def run_or_die(spec: dict) -> dict:
+    if spec.get("die"):
+        os._exit(1)  # the worker dies: no exception, no result
+    return run_task(spec)
