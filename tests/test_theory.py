@@ -284,3 +284,50 @@ def test_formula_transition_depth_searches_exactly_max_depth_layers():
     t = formula_transition_depth(1000)  # ratio drops below 2 first at L = 12
     assert 11.5 < t < 11.6 and formula_transition_depth(1000, max_depth=12) == t
     assert formula_transition_depth(1000, max_depth=11) is None
+
+
+# ------------------------------------------- regimes: cases the mutation run found unguarded
+def test_regime_helpers_off_their_easy_points():
+    """Points where a changed operator or constant gives another answer (at width 9,
+    2 * log3 = 2 + log3, and so on): each assertion kills a mutant that survived."""
+    from seprank.theory import regimes as rg
+
+    assert rg.doubled_transition_depth(27) == pytest.approx(6.0)
+    assert rg.growth_ratios({1: 0.5, 2: 1.0}) == {1: 2.0}  # any positive log sep counts
+    assert rg.transition_from_ratios({1: 2.0}) is None  # ratio exactly 2: still efficient
+    # 12 L d^2 = budget: d = sqrt(budget / 12 L), real division, then rounded
+    assert rg.width_at_budget(12 * 100**2, 1) == 100
+    assert rg.width_at_budget(12 * 100**2, 4) == 50
+    assert rg.width_at_budget(30, 1) == 2  # sqrt(2.5) = 1.58; 30 // 12 would give 1
+
+
+def test_formula_transition_below_depth_two():
+    """Width 1: the ratio is 2.32 at L = 1 and 1.64 at L = 2, so the crossing is
+    interpolated between L = 1 and 2 (the search starts at L = 1)."""
+    from seprank.theory import regimes as rg
+
+    r1, r2 = rg.formula_growth_ratio(1, 1), rg.formula_growth_ratio(2, 1)
+    assert r1 > 2 > r2
+    assert rg.formula_transition_depth(1) == pytest.approx(1 + (r1 - 2) / (r1 - r2))
+
+
+def test_expressivity_optimal_depth_honours_max_depth():
+    """At budget 1e8 every depth up to 11 is depth-efficient, so the answer is the cap."""
+    from seprank.theory import regimes as rg
+
+    assert rg.expressivity_optimal_depth(1e8) == 11
+    assert rg.expressivity_optimal_depth(1e8, max_depth=10) == 10
+    assert rg.expressivity_optimal_depth(100) == 1 and rg.expressivity_optimal_depth(200) == 2
+
+
+def test_paper_optimal_depth_on_both_sides_of_one():
+    """The bracket starts near 0, not at 1: fit depths below 1 are roots too; a budget
+    whose g(1e-6) is positive (below 1.2e-5) has no root and gives 0."""
+    from seprank.theory import regimes as rg
+
+    for budget in (5e-5, 50.0):  # g(1e-6) = -0.65 (root 4.2e-6), and a root near 0.77
+        L = rg.paper_optimal_depth(budget)
+        assert 0 < L < 1
+        g = L - rg.paper_transition_depth(math.sqrt(budget / (12 * L)))
+        assert abs(g) < 1e-6  # brentq: |L - root| < 2e-12, and |dg/dL| < 1e5 here
+    assert rg.paper_optimal_depth(1e-5) == 0.0  # g(1e-6) = 0.08: between 0 and 1
