@@ -331,3 +331,69 @@ def test_paper_optimal_depth_on_both_sides_of_one():
         g = L - rg.paper_transition_depth(math.sqrt(budget / (12 * L)))
         assert abs(g) < 1e-6  # brentq: |L - root| < 2e-12, and |dg/dL| < 1e5 here
     assert rg.paper_optimal_depth(1e-5) == 0.0  # g(1e-6) = 0.08: between 0 and 1
+
+
+# -------------------------------------------- bounds: cases the mutation run found unguarded
+def _last_k_with_b_below_a(D: int, d: int) -> int:
+    m = d * (d + 1) // 2
+    ks = [k for k in range(D + 1) if math.comb(m + k - 1, k) <= d * math.comb(m + D - k - 1, D - k)]
+    return max(ks, default=-1)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
+def test_crossover_is_the_last_k_with_b_below_a(depth, width):
+    """The bisection finds exactly the crossover of the exact integer sequences."""
+    from seprank.theory.bounds import _crossover
+
+    D = matrix_degree(depth)
+    assert _crossover(D, width) == _last_k_with_b_below_a(D, width)
+
+
+def test_log_comb_edges():
+    assert log_comb(5, 5) == 0.0 and log_comb(7, 0) == 0.0  # r = n and r = 0: C = 1
+    assert log_comb(3, 4) == -math.inf and log_comb(3, -1) == -math.inf
+    assert log_comb(10, 3) == pytest.approx(math.log(120))
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_width_one_generic_log10_matches_the_integer(depth):
+    """Width 1 (m = 1): b_k = C(k, k) = 1, the log path meets log_comb(n, n)."""
+    exact = generic_block_bound(depth, 1)
+    assert generic_block_bound_log10(depth, 1) == pytest.approx(math.log10(exact))
+
+
+def test_lgamma_ratio_stirling_branch():
+    """a >= 1e12 with a small b: Stirling's series for lgamma(a) (its constant
+    0.5 log(2 pi) matters), against 40-digit mpmath."""
+    import mpmath
+
+    from seprank.theory.bounds import _lgamma_ratio
+
+    mpmath.mp.dps = 40
+    for a, b in ((10**12, 10), (3 * 10**13, 999_999), (10**12 + 7, 1)):
+        ref = mpmath.loggamma(a) - mpmath.loggamma(b)
+        assert abs(_lgamma_ratio(a, a - b) - float(ref)) < 1e-2  # |value| ~ 3e13: 1e-15 rel
+
+
+def test_log10_companions_default_to_no_residual():
+    from seprank.theory.bounds import block_bound_log10, monomial_bound_log10
+
+    for args in ((2, 2, 2, 2), (1, 3, 1, 2)):
+        assert monomial_bound_log10(*args) == pytest.approx(math.log10(monomial_bound(*args)))
+        assert block_bound_log10(*args) == pytest.approx(math.log10(block_bound(*args)))
+    assert monomial_bound_log10(2, 2, 2, 2) != monomial_bound_log10(2, 2, 2, 2, residual=True)
+
+
+def test_residual_generic_log10_at_any_depth():
+    """Residual with generic sides is summed in log space: no TooBigError at depth 30,
+    width 30 (about 5300 digits, past MAX_DIGITS), and at least the non-residual bound."""
+    from seprank.theory.bounds import MAX_DIGITS, TooBigError, block_bound_log10
+
+    res = block_bound_log10(30, 30, 30, 30, residual=True)
+    assert MAX_DIGITS < res < 10**4 and res >= generic_block_bound_log10(30, 30)
+    with pytest.raises(TooBigError):
+        block_bound(30, 30, 30, 30, residual=True)
+    assert block_bound_log10(3, 2, 2, 2, residual=True) == pytest.approx(
+        math.log10(block_bound(3, 2, 2, 2, residual=True))
+    )
