@@ -13,12 +13,13 @@ Two commands, both run pytest in this process:
 
 ``run MODULE MAP ORIG -- PYTEST_ARGS``
     compares MODULE (as cosmic-ray mutated it) with ORIG (the pristine copy), and runs
-    only the tests that executed a changed line, fastest first. Every test runs when a
-    changed line ran outside a test, lies in a compiled function, or is not a statement
-    coverage saw. A changed statement that no test executed cannot change any test's
-    result (the runs are deterministic: fixed hypothesis seed, a fresh example
-    database): it survives without running anything (not in modules that use numba).
-    Tests that start a subprocess (coverage does not follow it) run for every mutant.
+    only the tests that executed a changed line, fastest first. Every test runs (fastest
+    first) when a changed line lies in a compiled function, and every test as collected
+    when it ran outside a test or is not a statement coverage saw. A changed statement
+    that no test executed cannot change any test's result (the runs are deterministic:
+    fixed hypothesis seed, a fresh example database): it survives without running
+    anything (not in modules that use numba). Tests that start a subprocess (coverage does
+    not follow it) run for every mutant.
 """
 
 from __future__ import annotations
@@ -150,7 +151,8 @@ def build_map(module: str, out: str, args: list[str]) -> int:
 
 
 def select(module: str, orig: str, m: dict) -> list[str] | None:
-    """The tests to run on the mutated module; None: every test; []: none can see it."""
+    """The tests to run on the mutated module, fastest first; None: every test as
+    collected (a line run at import may change the collection); []: none can see it."""
     old, new = Path(orig).read_text().splitlines(), Path(module).read_text().splitlines()
     changed = set()
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new).get_opcodes():
@@ -159,17 +161,19 @@ def select(module: str, orig: str, m: dict) -> list[str] | None:
     to_stmt = _statement_lines(ast.parse("\n".join(old)))
     outside, compiled, statements = set(m["outside"]), set(m["compiled"]), set(m["statements"])
     chosen: set[str] = set(m["spawning"])
+    dur = m["durations"]
     for ln in changed:
         stmt = to_stmt.get(ln)
-        if stmt is None or stmt not in statements or ln in compiled or stmt in outside:
-            return None  # not a statement coverage tracks, compiled, or run at import
+        if stmt is None or stmt not in statements or stmt in outside:
+            return None  # not a statement coverage tracks, or run at import
+        if ln in compiled:  # coverage cannot see it: every test, fastest first
+            return sorted(dur, key=lambda t: (dur[t], t))
         tests = m["tests"].get(str(stmt))
         if tests is None:  # a statement no test executed
             if m["numba"]:
                 return None
             continue
         chosen.update(tests)
-    dur = m["durations"]
     return sorted(chosen, key=lambda t: (dur.get(t, 0.0), t))
 
 

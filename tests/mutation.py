@@ -158,6 +158,8 @@ def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dic
             subprocess.run(["cr-filter-operators", str(db), "cr.toml"], cwd=work, env=env,
                            check=True)  # fmt: skip
             meta = {"source": _source_hash(module), "seconds": 0}
+            if not opts.count:
+                meta_file.write_text(json.dumps(meta))  # a killed run resumes from here
         if opts.count:
             result = _counts(db)
             return {"module": module, "mutants": result["mutants"] - result["skipped"]}

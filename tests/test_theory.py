@@ -2,6 +2,7 @@ import math
 
 import pytest
 
+from seprank.errors import TooBigError
 from seprank.theory import guidelines as gl
 from seprank.theory.bounds import (
     a_dim,
@@ -354,6 +355,10 @@ def test_log_comb_edges():
     assert log_comb(5, 5) == 0.0 and log_comb(7, 0) == 0.0  # r = n and r = 0: C = 1
     assert log_comb(3, 4) == -math.inf and log_comb(3, -1) == -math.inf
     assert log_comb(10, 3) == pytest.approx(math.log(120))
+    # past a = 1e12 a direct lgamma difference keeps only ~4 digits: log1p form needed
+    for n in (10**12 + 5, 5 * 10**13):
+        assert log_comb(n, 1) == pytest.approx(math.log(n), rel=1e-12)
+        assert log_comb(n, 3) == pytest.approx(math.log(n * (n - 1) * (n - 2) / 6), rel=1e-12)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
@@ -388,7 +393,7 @@ def test_log10_companions_default_to_no_residual():
 def test_residual_generic_log10_at_any_depth():
     """Residual with generic sides is summed in log space: no TooBigError at depth 30,
     width 30 (about 5300 digits, past MAX_DIGITS), and at least the non-residual bound."""
-    from seprank.theory.bounds import MAX_DIGITS, TooBigError, block_bound_log10
+    from seprank.theory.bounds import MAX_DIGITS, block_bound_log10
 
     res = block_bound_log10(30, 30, 30, 30, residual=True)
     assert MAX_DIGITS < res < 10**4 and res >= generic_block_bound_log10(30, 30)
@@ -397,3 +402,51 @@ def test_residual_generic_log10_at_any_depth():
     assert block_bound_log10(3, 2, 2, 2, residual=True) == pytest.approx(
         math.log10(block_bound(3, 2, 2, 2, residual=True))
     )
+
+
+def test_residual_refused_when_only_the_residual_form_is_too_big():
+    """Depth 54, width 18: the plain block bound has 3995 digits, the residual form 4006
+    (past MAX_DIGITS = 4000): the residual one is refused, the plain one computed."""
+    from seprank.theory.bounds import MAX_DIGITS, block_bound_log10
+
+    assert generic_block_bound_log10(54, 18) < MAX_DIGITS
+    assert block_bound_log10(54, 18, 18, 18, residual=True) > MAX_DIGITS
+    with pytest.raises(TooBigError, match="digits"):
+        block_bound(54, 18, 18, 18, residual=True)
+    assert len(str(block_bound(54, 18, 18, 18))) == 3995
+
+
+def test_costly_bounded_side_says_what_to_use_instead():
+    with pytest.raises(TooBigError, match=r"at least 100 positions per side \(seq_len >= 200\)"):
+        block_bound(5, 100, 4, 4)
+
+
+def test_residual_monomial_log10_matches_the_integer():
+    from seprank.theory.bounds import monomial_bound_log10
+
+    for args in ((2, 2, 1, 3), (1, 3, 3, 1), (2, 1, 2, 2)):
+        exact = monomial_bound(*args, residual=True)
+        assert monomial_bound_log10(*args, residual=True) == pytest.approx(math.log10(exact))
+
+
+def test_upper_bound_falls_back_to_monomial_when_block_is_too_costly():
+    """Width 100 with 4 positions a side: the bounded-rank block bound needs too many
+    Schur dimensions, so the monomial count is the bound, and ``why`` says why."""
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import upper_bound
+
+    r = upper_bound(LinearSelfAttention(depth=5, width=100, heads=1, seq_len=8))
+    assert r["which"] == "monomial" and r["block"] is None
+    assert r["why"].startswith("monomial count per side (block bound not computed: seq_len")
+    assert r["upper"] == r["monomial"] == monomial_bound(5, 100, 4, 4)
+    assert r["log10_upper"] == pytest.approx(math.log10(r["upper"]))
+
+
+def test_upper_bound_past_max_digits_keeps_its_log10():
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import MAX_DIGITS, upper_bound
+
+    r = upper_bound(LinearSelfAttention(depth=30, width=30, heads=1, seq_len=60))
+    assert r["upper"] is None and r["block"] is None and r["which"] == "block"
+    assert r["log10_upper"] == pytest.approx(generic_block_bound_log10(30, 30))
+    assert r["log10_upper"] > MAX_DIGITS
