@@ -450,3 +450,33 @@ def test_upper_bound_past_max_digits_keeps_its_log10():
     assert r["upper"] is None and r["block"] is None and r["which"] == "block"
     assert r["log10_upper"] == pytest.approx(generic_block_bound_log10(30, 30))
     assert r["log10_upper"] > MAX_DIGITS
+
+
+def _generic_closed_form_width_2(depth: int) -> int:
+    """Width 2 (m = 3), exact integers only: b_k = C(k+2, 2), a_j = 2 C(j+2, 2); the
+    crossover by integer bisection, then C(m+K, K) + d C(m+D-K-1, D-K-1)."""
+    D = matrix_degree(depth)
+    lo, hi = 0, D  # b_0 = 1 <= a_D: true at 0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if math.comb(mid + 2, 2) <= 2 * math.comb(D - mid + 2, 2):
+            lo = mid
+        else:
+            hi = mid - 1
+    return math.comb(3 + lo, lo) + 2 * math.comb(3 + D - lo - 1, D - lo - 1)
+
+
+@pytest.mark.parametrize("depth", [7, 700, 2000])
+def test_generic_log10_beyond_float_range(depth):
+    """Depths past ~630 put C(n, r)'s n beyond float range (another branch of the log
+    gamma ratio); checked against the exact integer closed form."""
+    exact = _generic_closed_form_width_2(depth)
+    assert generic_block_bound_log10(depth, 2) == pytest.approx(math.log10(exact), rel=1e-12)
+
+
+def test_bounded_side_estimate_uses_the_bounded_side():
+    """Depth 200, width 10, a 4-position query side: the bounded side's sum (about 3200
+    digits) decides, not the generic side's (about 5200): computed, not refused."""
+    from seprank.theory.bounds import block_bound_log10
+
+    assert 3000 < block_bound_log10(200, 10, 4, 10) < 4000
