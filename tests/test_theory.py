@@ -480,3 +480,15 @@ def test_bounded_side_estimate_uses_the_bounded_side():
     from seprank.theory.bounds import block_bound_log10
 
     assert 3000 < block_bound_log10(200, 10, 4, 10) < 4000
+
+
+@pytest.mark.parametrize("arg", ["depth", "width", "n_query", "n_other"])
+@pytest.mark.parametrize("bad", [0, -1, 1.0, True, "2"])
+def test_block_bound_arguments_checked_by_name(arg, bad):
+    from seprank.errors import ConfigError
+    from seprank.theory.bounds import block_bound_log10, monomial_bound_log10
+
+    args = {**dict(depth=2, width=2, n_query=2, n_other=2), arg: bad}
+    for f in (block_bound, block_bound_log10, monomial_bound_log10):
+        with pytest.raises(ConfigError, match=f"^{arg}="):
+            f(**args)
