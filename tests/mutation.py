@@ -196,6 +196,8 @@ def main(argv=None) -> int:
                     "later: the session in --out keeps what is done)")  # fmt: skip
     ap.add_argument("--fresh", action="store_true", help="start over, not resume")
     ap.add_argument("--recheck", action="store_true", help="run the survivors again")
+    ap.add_argument("--tests", nargs="+", help="run these tests instead of the module's own "
+                    "(with --recheck: a narrower set that kills a survivor counts)")  # fmt: skip
     ap.add_argument("--full", action="store_true", help="every test for every mutant, no "
                     "coverage-guided selection (with --recheck: checks the selection)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -207,7 +209,7 @@ def main(argv=None) -> int:
         ap.error(f"modules {unknown} are not in [tool.seprank.mutation.modules]")
     results = []
     for m in modules:
-        r = run_module(m, table[m], cfg, Path(args.out), args)
+        r = run_module(m, args.tests or table[m], cfg, Path(args.out), args)
         results.append(r)
         print(json.dumps(r), flush=True)
     if not args.count:
