@@ -321,3 +321,13 @@ def test_rank_blocked_argument_limits_and_empty_matrices():
     assert modlu.rank_blocked(np.zeros((3, 0), dtype=np.int64), 7) == 0
     assert modlu.rank_blocked(np.array([[-1, 7], [6, 14]]), 7) == 1  # reduced first
     assert modlu.available()
+
+
+@pytest.mark.parametrize("p", [7, 101])
+def test_rank_blocked_reduces_entries_outside_the_residues(p):
+    """Integers >= p or < 0 are reduced first: p itself is 0 (not a pivot), -1 is p - 1."""
+    assert modlu.rank_blocked(np.array([[p, 0], [0, 1]]), p) == 1  # max == p, min == 0
+    assert modlu.rank_blocked(np.array([[p, 2 * p], [3 * p, 1]]), p) == 1
+    assert modlu.rank_blocked(np.array([[-1, 1], [1, -1]]), p) == 1  # min < 0, max < p
+    assert modlu.rank_blocked(np.array([[-p, 0], [0, 0]]), p) == 0
+    assert modlu.rank_blocked(np.array([[p + 1, 1], [1, 1 - p]]), p) == 1
