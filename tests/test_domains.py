@@ -158,3 +158,33 @@ def test_symbolic_inputs_are_the_named_generators():
 
     R, X = symbolic_inputs(2, 3)
     assert X.shape == (1, 2, 3) and str(X[0, 1, 2]) == "x1_2" and len(R.gens) == 6
+
+
+@pytest.mark.parametrize("p", [3, 5, 17, 257, 65537, 101, DEFAULT_PRIME, MAX_PRIME])
+def test_max_terms_is_the_largest_safe_count(p):
+    """max_terms products of (p-1)^2 fit int64 and one more does not: at Fermat primes
+    (p - 1 a power of two) 2**63 // (p-1)^2 would be one too many."""
+    F = ModP(p)
+    assert F.max_terms * (p - 1) ** 2 <= 2**63 - 1 < (F.max_terms + 1) * (p - 1) ** 2
+
+
+def test_domains_defaults_and_immutability():
+    """The defaults (Float64 weights of unit scale, symbolic weights in [-9, 9] without
+    0) and frozen, hashable instances whose name and exactness are not arguments."""
+    import dataclasses
+
+    from seprank.domains import Float64, Symbolic
+
+    x = Float64().random(np.random.default_rng(0), (4000,))
+    assert 0.95 < x.std() < 1.05
+    w = {int(v) for v in Symbolic().random(np.random.default_rng(0), (2000,))}
+    assert w == set(range(-9, 10)) - {0}
+    for dom in (Float64(), Symbolic(), ModP(101)):
+        assert hash(dom) == hash(dataclasses.replace(dom))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            dom.name = "other"
+    assert Symbolic().exact and not Float64().exact
+    for cls in (Float64, Symbolic):
+        for field in ("name", "exact"):
+            with pytest.raises(TypeError):
+                cls(**{field: 1})
