@@ -181,6 +181,8 @@ def test_domains_defaults_and_immutability():
     assert Float64().add(np.array([2.0]), np.array([0.5])).tolist() == [2.5]
     w = {int(v) for v in Symbolic().random(np.random.default_rng(0), (2000,))}
     assert w == set(range(-9, 10)) - {0}
+    r = ModP(3).random(np.random.default_rng(0), (200,))  # every residue, 0 included
+    assert r.dtype == np.int64 and set(r.tolist()) == {0, 1, 2}
     for dom in (Float64(), Symbolic(), ModP(101)):
         assert hash(dom) == hash(dataclasses.replace(dom))
         with pytest.raises(dataclasses.FrozenInstanceError):
