@@ -3,15 +3,19 @@
     pip install -e '.[test,mutation]'
     nice python tests/mutation.py                          # every module in pyproject
     nice python tests/mutation.py seprank/modlu.py         # one module
+    nice python tests/mutation.py seprank/modlu.py --minutes 20   # stop; rerun resumes
+    nice python tests/mutation.py seprank/modlu.py --recheck      # survivors, current tests
     python tests/mutation.py --count                       # how many mutants, no run
 
 The modules, the tests that guard each one, the operators left out and the per-mutant
 time limit are in pyproject.toml, ``[tool.seprank.mutation]``. For each module a scratch
 copy of the working tree is made (cosmic-ray edits files in place: the checkout is never
-touched), the mutants are generated and filtered, and each one runs only the module's own
-tests (``-x``, with a per-test timeout; a mutant whose tests hang or crash the interpreter
-counts as killed). A report per module (score and every surviving mutant's diff) is
-written to ``mutation-results/`` and a summary table printed.
+touched), the module's tests run once under coverage (tests/_mutation_tests.py), and each
+mutant runs only the tests that execute a line it changed (``-x``, fastest first, with a
+per-test timeout; a mutant whose tests hang or crash the interpreter counts as killed).
+The session is kept in ``mutation-results/`` and resumed by the next call unless the
+module changed (``--fresh`` starts over). A report per module (score and every surviving
+mutant's diff) is written there and a summary table printed.
 """
 
 from __future__ import annotations
