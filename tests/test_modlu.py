@@ -331,3 +331,42 @@ def test_rank_blocked_reduces_entries_outside_the_residues(p):
     assert modlu.rank_blocked(np.array([[-1, 1], [1, -1]]), p) == 1  # min < 0, max < p
     assert modlu.rank_blocked(np.array([[-p, 0], [0, 0]]), p) == 0
     assert modlu.rank_blocked(np.array([[p + 1, 1], [1, 1 - p]]), p) == 1
+
+
+# ------------------------------------------------ rank.py: cases the mutation run found
+def test_rank_modp_dispatches_by_engine(monkeypatch):
+    """auto uses the BLAS engine below 2**26; flint never does (both exact: only the
+    dispatch can tell them apart)."""
+    F = np.array([[1, 2], [2, 4]])
+    calls = []
+
+    def spy(M, p):
+        calls.append(p)
+        return 1
+
+    monkeypatch.setattr(modlu, "rank_blocked", spy)
+    assert rank_modp(F, 101, engine="flint") == 1 and calls == []
+    assert rank_modp(F, 101, engine="auto") == 1 and calls == [101]
+
+
+def test_rank_float_edges():
+    import dataclasses
+
+    from seprank.rank import rank_float
+
+    bad = rank_float(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    assert bad.rank == -1 and np.isnan(bad.tolerance) and np.isnan(bad.spectrum).all()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        bad.rank = 2
+
+
+def test_rank_coefficients_with_one_row_or_column():
+    """A polynomial in the B variables only has one row (the monomial 1 on side A)."""
+    from sympy import ZZ, ring
+
+    from seprank.rank import rank_coefficients
+
+    R, x0, x1 = ring("x0,x1", ZZ)
+    assert rank_coefficients(x1 + x1**2, {0}) == (1, (1, 2))
+    assert rank_coefficients(x0 * x1 + x0, {0}) == (1, (1, 2))
+    assert rank_coefficients(R(0), {0}) == (0, (0, 0))
