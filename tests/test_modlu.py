@@ -358,6 +358,10 @@ def test_rank_float_edges():
     assert bad.rank == -1 and np.isnan(bad.tolerance) and np.isnan(bad.spectrum).all()
     with pytest.raises(dataclasses.FrozenInstanceError):
         bad.rank = 2
+    one = rank_float(np.array([[5.0]]))
+    assert one.rank == 1 and one.tolerance == pytest.approx(5.0 * np.finfo(float).eps)
+    empty = rank_float(np.zeros((0, 3)))
+    assert (empty.rank, empty.tolerance, empty.spectrum.size) == (0, 0.0, 0)
 
 
 def test_rank_coefficients_with_one_row_or_column():
