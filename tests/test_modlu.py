@@ -349,6 +349,11 @@ def test_rank_modp_dispatches_by_engine(monkeypatch):
     assert rank_modp(F, 101, engine="auto") == 1 and calls == [101]
 
 
+def test_rank_modp_array_torch_when_torch_is_installed():
+    pytest.importorskip("torch")
+    assert rank_modp(np.array([[1, 2], [2, 4], [0, 3]]), 101, engine="array-torch") == 2
+
+
 def test_rank_float_edges():
     import dataclasses
 
