@@ -379,3 +379,28 @@ def test_rank_coefficients_with_one_row_or_column():
     assert rank_coefficients(x1 + x1**2, {0}) == (1, (1, 2))
     assert rank_coefficients(x0 * x1 + x0, {0}) == (1, (1, 2))
     assert rank_coefficients(R(0), {0}) == (0, (0, 0))
+    assert rank_coefficients(x0 + x0**2, {0}) == (1, (2, 1))  # one column
+
+
+def test_rank_coefficients_refuses_past_max_cells():
+    """2001 x 2001 = 4,004,001 cells (> 4e6) with only 2001 terms: refused before the
+    matrix is built (the cell count is rows times columns, not their sum)."""
+    from sympy import ZZ, ring
+
+    from seprank.errors import TooBigError
+    from seprank.rank import rank_coefficients
+
+    R, x0, x1 = ring("x0,x1", ZZ)
+    poly = sum((x0**i * x1**i for i in range(2001)), R(0))
+    with pytest.raises(TooBigError, match="2001x2001"):
+        rank_coefficients(poly, {0})
+
+
+def test_float_trustworthy_rank_one_and_missing_rank():
+    from types import SimpleNamespace as M
+
+    from seprank.rank import float_trustworthy
+
+    s = np.array([10.0, 1e-9, 5e-10, 2e-10])
+    assert float_trustworthy(M(spectrum=s, rank=1, tolerance=1e-8, saturated=True))
+    assert not float_trustworthy(M(spectrum=s, tolerance=1e-8, saturated=True))  # no rank
