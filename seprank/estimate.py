@@ -106,8 +106,30 @@ def _fmt_seconds(s: float) -> str:
     return f"{s / 86400:.3g} days"
 
 
-def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool) -> dict:
-    """Cost of measuring ``net`` with sides A, B before anything is allocated."""
+def graded_blocks(net, A) -> list[int] | None:
+    """Proved bounds of the A-degree blocks the graded strategy will measure, for the
+    networks whose homogeneity is a theorem (LinearSelfAttention without residual); None
+    for any other network (or too many blocks to list)."""
+    from .nets.attention import LinearSelfAttention
+    from .theory import _sequences as seq
+    from .theory import bounds
+
+    if type(net) is not LinearSelfAttention or net.residual:
+        return None
+    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    if not all(n >= net.width or seq.bounded_rank_terms(net.width, n, 20_000) <= 20_000
+               for n in (nq, no)):  # fmt: skip
+        return None
+    return bounds.block_terms(net.depth, net.width, nq, no)
+
+
+def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool,
+             blocks: list[int] | None = None) -> dict:
+    """Cost of measuring ``net`` with sides A, B before anything is allocated: of the
+    direct strategy, or with ``blocks`` (:func:`graded_blocks`) of the graded one (one
+    grid of f(t a, b) per block degree t, each block ranked on its own)."""
+    if blocks:
+        return _graded_estimate(net, A, B, blocks, max_samples, start, fast)
     item = 8
     lg = _log10_expected_rank(net, A)
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
@@ -133,6 +155,35 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
     }
 
 
+def _graded_estimate(net, A, B, blocks, max_samples, start, fast) -> dict:
+    item, m = 8, len(blocks)
+    top = max(blocks)
+    rate = KERNEL_OPS_PER_S if fast else GENERIC_OPS_PER_S
+    ops = _cell_ops(net)
+    n0 = min(max(2, start), max_samples)
+
+    def final(bound):  # growth x1.25 overshoots a block's rank by at most 25%
+        return min(max_samples, int(1.25 * bound) + 2)
+
+    def seconds(n, every_block_grows=False):
+        ranks = sum(1.42 * (n if every_block_grows else min(final(t), n)) ** 3 for t in blocks)
+        return m * n * n * ops / rate + ranks / RANK_OPS_PER_S
+
+    return {
+        "degree": getattr(net, "degree", None),
+        "log10_expected_rank": math.log10(max(1, sum(blocks))),
+        "strategy": "graded", "blocks": m, "largest_block": top,
+        "param_bytes": _param_count(net) * item,
+        "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + m * n0 * n0 * item,
+        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
+        "first_grid_seconds": m * n0 * n0 * ops / rate,
+        "expected_seconds": seconds(final(top)),
+        "worst_seconds": seconds(max_samples, every_block_grows=True),
+        "max_samples": max_samples,
+        "method": "modular",
+    }  # fmt: skip
+
+
 def describe(est: dict) -> str:
     """One line: what the run will cost."""
     lg = est["log10_expected_rank"]
@@ -147,8 +198,19 @@ def describe(est: dict) -> str:
             f"{_fmt_seconds(est['expected_seconds'])} expected, "
             f"{_fmt_seconds(est['worst_seconds'])} if it grows to max_samples="
             f"{est['max_samples']}"
-            + ("; the bound exceeds max_samples, so the result may be a lower bound only"
-               if lg is not None and lg >= math.log10(est["max_samples"]) else ""))  # fmt: skip
+            + _budget_note(est))  # fmt: skip
+
+
+def _budget_note(est: dict) -> str:
+    """Graded: a block whose bound exceeds max_samples; direct: the whole bound."""
+    lg, n = est["log10_expected_rank"], est["max_samples"]
+    if est.get("strategy") == "graded":
+        return (f"; graded: {est['blocks']} A-degree blocks, largest <= {est['largest_block']:,}"
+                + ("; that exceeds max_samples, so the result may be a lower bound only"
+                   if est["largest_block"] >= n else ""))  # fmt: skip
+    if lg is not None and lg >= math.log10(n):
+        return "; the bound exceeds max_samples, so the result may be a lower bound only"
+    return ""
 
 
 def check_cost(est: dict, limit_bytes: int, say=None) -> None:

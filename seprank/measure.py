@@ -187,6 +187,8 @@ def _measure(net, partition, method, seed, max_samples, sampler, prime, tol, sta
                           f"(declares polynomial=False): only method='float' (or 'auto') "
                           f"measures it")  # fmt: skip
     modulus = (DEFAULT_PRIME if prime is None else prime) if method == "modular" else None
+    if modulus is not None:
+        ModP(modulus)  # validates prime before anything compiles
     check_rank_engine(rank_engine, modulus, name="rank_engine", device=device)
     if strategy not in STRATEGIES:
         raise ConfigError(f"strategy={strategy!r} must be one of {', '.join(STRATEGIES)}")
@@ -227,12 +229,21 @@ def _measure(net, partition, method, seed, max_samples, sampler, prime, tol, sta
         raise ConfigError(f"max_samples={max_samples!r} must be an integer")
     if max_samples is not None and max_samples < 2:
         raise ConfigError(f"max_samples={max_samples} must be >= 2")
+    if max_samples is not None:  # refused before anything compiles or is allocated
+        _grid.check_matrix_fits(int(max_samples), int(max_samples))
     if growth is not None and not growth > 1:
         raise ConfigError(f"growth={growth} must be > 1")
     fast_path = method == "modular" and use_kernel
-    budget = int(max_samples or DEFAULT_MAX_SAMPLES[method])
+    # The estimate models the strategy that will run: graded where that is known before
+    # any evaluation (homogeneity by theorem), else direct (the estimate says which).
+    blocks = None
+    if method == "modular" and sampler == "random" and strategy in ("auto", "graded"):
+        blocks = _estimate.graded_blocks(net, A)  # None: not LinearSelfAttention
+        if blocks and modulus <= 3**net.depth + 1:  # too small a prime to interpolate
+            blocks = None
+    budget = int(max_samples or DEFAULT_MAX_SAMPLES["graded" if blocks else method])
     cost = _estimate.estimate(net, A, B, method=method, max_samples=budget, start=start,
-                              fast=fast_path)  # fmt: skip
+                              fast=fast_path, blocks=blocks)  # fmt: skip
     _estimate.check_cost(cost, _grid._available_memory() // 4, say=lambda s: say(progress, s))
     if fast_path and not _firstrun.kernels_cached():
         say(progress, _firstrun.COMPILING)

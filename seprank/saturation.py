@@ -167,7 +167,9 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     m.saturated = True
     m.saturation_reason = (
         f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel, "
-        f"entry degree {e}, prime {m.prime}; threshold {threshold:g})")
+        f"entry degree {e}, prime {m.prime}; threshold {threshold:g}); the rank is that "
+        f"over GF({m.prime}), equal to the rank over Q for all but finitely many primes "
+        f"(confirm with other primes: --confirm K)")
     return m
 
 

@@ -2,9 +2,11 @@
 (widths 3, 4), beside the proved block bound, and the growth ratio of each.
 
 ``seprank transition [--quick] [--out DIR]`` measures every configuration of the grid
-(graded strategy: exact ranks far beyond one matrix), appends one CSV row per finished
-configuration (so an interrupted run keeps its work and a rerun skips what is done),
-then draws the figure from the CSV. The growth ratio at depth L is
+(graded strategy: exact ranks far beyond one matrix) as a sweep through the result store
+(:mod:`seprank.sweep`: each finished configuration is stored at once, so an interrupted
+run keeps its work and a rerun measures only what is missing), writes the CSV from the
+store (rows already in the CSV are kept and not measured again), then draws the figure
+from the CSV. The growth ratio at depth L is
 log sep(L+1) / log sep(L): about 3 while depth pays doubly exponentially, tending to
 (L+1)/L once it does not. Columns: ``measured`` (certified lower bound), ``sample_saturated``
 (the rank stopped below the sample size), ``saturation_bound`` and ``saturated`` (the
@@ -21,7 +23,6 @@ from __future__ import annotations
 import csv
 import math
 import sys
-import time
 from pathlib import Path
 
 from .measure import measure
@@ -64,17 +65,30 @@ def read(path: Path) -> list[dict]:
 
 def measure_one(net, seed: int = 0, progress=None) -> dict:
     m = measure(net, seed=seed, progress=progress)
+    return row_from(net, m.to_dict(), seed)
+
+
+def row_from(net, m: dict, seed: int) -> dict:
+    """The CSV row of one configuration from its Measurement (as ``to_dict()``, or as the
+    result store holds it)."""
     ub = upper_bound(net)["upper"]
     return {
         "width": net.width, "heads": net.heads, "seq_len": net.seq_len, "depth": net.depth,
-        "measured": m.rank, "sample_saturated": m.sample_saturated,
-        "saturation_bound": m.saturation_bound, "saturated": m.saturated, "upper_proved": ub,
-        "exact_proved": m.rank == ub, "ratio_measured": "", "ratio_formula": "",
-        "strategy": m.strategy, "blocks": len(m.blocks),
-        "largest_block": max(b["rank"] for b in m.blocks), "samples": m.samples[0],
-        "seconds": round(m.seconds, 1), "seed": seed, "prime": m.prime,
-        "block_ranks": " ".join(f"{b['degree']}:{b['rank']}" for b in m.blocks),
+        "measured": m["rank"], "sample_saturated": m["sample_saturated"],
+        "saturation_bound": m["saturation_bound"], "saturated": m["saturated"],
+        "upper_proved": ub, "exact_proved": m["rank"] == ub, "ratio_measured": "",
+        "ratio_formula": "", "strategy": m["strategy"], "blocks": len(m["blocks"]),
+        "largest_block": max(b["rank"] for b in m["blocks"]), "samples": m["samples"][0],
+        "seconds": round(m["seconds"], 1), "seed": seed, "prime": m["prime"],
+        "block_ranks": " ".join(f"{b['degree']}:{b['rank']}" for b in m["blocks"]),
     }  # fmt: skip
+
+
+def spec_for(net, seed: int, grid: str) -> dict:
+    """The sweep task of one configuration (what ``measure_one`` measures)."""
+    from .tasks import spec_for_net
+
+    return spec_for_net("measure", net, method="modular", seed=seed, grid=f"transition-{grid}")
 
 
 def fill_ratios(rows: list[dict]) -> None:
@@ -106,9 +120,18 @@ def write(rows: list[dict], path: Path) -> None:
 
 
 def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
-        progress: bool = True, max_bound: int | None = None) -> list[dict]:  # fmt: skip
-    """Measure what the CSV in ``out`` lacks (one row written per finished config);
-    ``max_bound`` skips configurations whose proved bound exceeds it (planning only)."""
+        progress: bool = True, max_bound: int | None = None, *,
+        db: Path | str = "seprank-results/results.sqlite", executor: str = "processes",
+        scheduler: str | None = None, workers: int | None = None,
+        worker_memory: int | None = None, retries: int = 2) -> list[dict]:  # fmt: skip
+    """Measure what the CSV in ``out`` lacks, as a sweep through the result store ``db``
+    (configurations already stored are not measured again; each is stored as it
+    finishes), then write the CSV from the store. ``max_bound`` skips configurations
+    whose proved bound exceeds it (planning only). Ctrl-C: the CSV is written with what
+    finished, then KeyboardInterrupt propagates."""
+    from .store import Store
+    from .sweep import run as sweep_run
+
     out = Path(out)
     path = out / CSV_NAME
     rows = read(path)
@@ -116,14 +139,21 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     todo = [n for n in plan(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done
             and (max_bound is None or upper_bound(n)["upper"] <= max_bound)]
     say = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
-    say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure")
-    for i, net in enumerate(todo, 1):
-        t = time.perf_counter()
-        say(f"[{i}/{len(todo)}] depth {net.depth} width {net.width} heads {net.heads} "
-            f"N {net.seq_len} (proved bound {upper_bound(net)['upper']})")  # fmt: skip
-        row = measure_one(net, seed, progress=True if progress else None)
-        rows.append(row)
-        write(rows, path)
-        say(f"  rank {row['measured']} in {time.perf_counter() - t:.1f}s")
+    say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure "
+        f"(or read from the store {db})")  # fmt: skip
+    specs = [spec_for(n, seed, grid) for n in todo]
+    with Store(db) as store:
+        o = sweep_run(specs, store, executor=executor, scheduler=scheduler, workers=workers,
+                      worker_memory=worker_memory, retries=retries, progress=progress,
+                      label=f"transition {grid}", say=say)  # fmt: skip
+        for net, spec in zip(todo, specs):
+            r = store.get(spec["key"])
+            if r is not None and r["status"] == "done":
+                rows.append(row_from(net, r["measurement"], seed))
+            elif r is not None:
+                say(f"  depth {net.depth} width {net.width} heads {net.heads}: {r['status']}: "
+                    f"{r['error']}")  # fmt: skip
     write(rows, path)
+    if o.interrupted:
+        raise KeyboardInterrupt
     return rows

@@ -1,8 +1,10 @@
 """The main job: measured separation ranks beside the proven bounds and the paper's regimes.
 
-``seprank verify [--quick] [--out DIR]`` sweeps a grid of configurations, measures each
-exactly (modular engine), computes the proven upper bound, checks partition invariance
-on a sample of balanced partitions, and writes a table (stdout, CSV, Markdown).
+``seprank verify [--quick] [--out DIR]`` sweeps a grid of configurations (a TOML file
+shipped in seprank/grids/) through the result store (:mod:`seprank.sweep`), measures
+each exactly (modular engine), computes the proven upper bound, checks partition
+invariance on a sample of balanced partitions, and writes a table (stdout, CSV,
+Markdown) from the store: a rerun measures only what is not there yet.
 Exit code 1 if any measured rank exceeds a proven upper bound.
 """
 
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from .grid import default_partition
 from .measure import measure
-from .nets import LinearSelfAttention, head_counts
+from .nets import LinearSelfAttention
 from .theory.bounds import upper_bound
 from .theory.regimes import growth_ratios, growth_regime, paper_regime
 
@@ -27,32 +29,36 @@ COLUMNS = [
     "partitions_checked", "partition_invariant", "verdict", "seconds",
 ]  # fmt: skip
 
-GRIDS = {
-    # (depths, widths, seq_lens, residual options, largest proven upper bound measured)
-    "quick": ((1, 2, 3), (2, 3, 4), (2, 4, 6), (False, True), 1500),
-    "default": ((1, 2, 3, 4), (2, 3, 4, 5, 6), (2, 4, 6, 8), (False, True), 3200),
-}
+#: The grids are TOML files shipped in the package: seprank/grids/verify-{quick,default}.toml
+GRID_NAMES = ("quick", "default")
+#: Where the store lives in the output folder unless --db says otherwise.
+DB_NAME = "results.sqlite"
+
+
+def _grid_file(grid: str) -> dict:
+    from .errors import ConfigError
+    from .sweep import read_grid, shipped_grid
+
+    if grid not in GRID_NAMES:
+        raise ConfigError(f"grid={grid!r} must be one of {', '.join(GRID_NAMES)}")
+    return read_grid(shipped_grid(f"verify-{grid}"))
 
 
 def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
     """Configurations of a grid whose proven bound fits the grid's budget; and how many
     were left out for size (the bound is used only to plan, never as a measurement)."""
-    depths, widths, lens, residuals, budget = GRIDS[grid]
+    from .sweep import combos
+
+    g = _grid_file(grid)
+    budget = g["grid"]["max_bound"]
     nets, skipped = [], 0
-    for L in depths:
-        for d in widths:
-            for H in head_counts(d):
-                for N in lens:
-                    for res in residuals:
-                        if res and L > 2:
-                            continue
-                        net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N,
-                                                  residual=res)
-                        upper = upper_bound(net)["upper"]
-                        if upper is None or upper > budget:
-                            skipped += 1
-                            continue
-                        nets.append(net)
+    for c in combos(g):
+        net = LinearSelfAttention(**c)
+        upper = upper_bound(net)["upper"]
+        if upper is None or upper > budget:
+            skipped += 1
+            continue
+        nets.append(net)
     return nets, skipped
 
 
@@ -70,9 +76,11 @@ def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
     return out[:k]
 
 
-def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2) -> dict:
+def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples: int = 6000,
+               with_measurement: bool = False):  # fmt: skip
+    """The verify row of one network (and its Measurement, with ``with_measurement``)."""
     t0 = time.perf_counter()
-    m = measure(net, seed=seed, max_samples=6000)
+    m = measure(net, seed=seed, max_samples=max_samples)
     ub = upper_bound(net)
     rng = random.Random(seed)
     checked, invariant = 0, True
@@ -92,7 +100,7 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2) -> dict:
         verdict = "below formula (H=1 conjecture fails)"
     else:
         verdict = "below bound"
-    return {
+    row = {
         "depth": net.depth, "width": net.width, "heads": net.heads, "seq_len": net.seq_len,
         "residual": net.residual, "measured": m.rank, "saturated": m.saturated,
         "upper": upper, "log10_upper": round(ub["log10_upper"], 4), "bound": ub["which"],
@@ -102,6 +110,7 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2) -> dict:
         "partition_invariant": ("yes" if invariant else "NO") if checked else "-",
         "verdict": verdict, "seconds": round(time.perf_counter() - t0, 3),
     }  # fmt: skip
+    return (row, m) if with_measurement else row
 
 
 def _fill_growth(rows: list[dict]) -> None:
@@ -121,28 +130,34 @@ def _fill_growth(rows: list[dict]) -> None:
 
 
 def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 0,
-        progress: bool = True) -> tuple[list[dict], dict]:  # fmt: skip
-    """Sweep a grid; write results.csv and results.md to ``out``; return rows, summary."""
-    from tqdm import tqdm
-
-    from ._firstrun import warm_up
+        progress: bool = True, *, db: Path | str | None = None, executor: str = "processes",
+        scheduler: str | None = None, workers: int | None = None,
+        worker_memory: int | None = None, dask_processes: bool = True, retries: int = 2,
+        ) -> tuple[list[dict], dict]:  # fmt: skip
+    """Sweep a grid through the result store (``db``, default ``out/results.sqlite``):
+    configurations already there are not measured again. Write results.csv and results.md
+    to ``out``; return rows, summary (``summary["run"]`` says what this run measured)."""
+    from .store import Store
+    from .sweep import run as sweep_run
+    from .tasks import spec_for_net
 
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         from .errors import ConfigError
 
         raise ConfigError(f"seed={seed!r} must be a non-negative integer")
     nets, skipped = configs(grid)
-    rows: list[dict] = []
+    budget = _grid_file(grid)["grid"].get("max_samples", 6000)
     out = Path(out)
-    # compile before the progress bar starts, so its ETA is honest from the first row
-    warm_up(lambda msg: print(msg, file=sys.stderr, flush=True) if progress else None)
-    interrupted = False
-    try:
-        for net in tqdm(nets, desc=f"verify {grid}", unit="config", disable=not progress,
-                        file=sys.stderr):  # fmt: skip
-            rows.append(verify_one(net, seed=seed, partitions_to_check=2))
-    except KeyboardInterrupt:
-        interrupted = True
+    tasks = [spec_for_net("verify", net, seed=seed, max_samples=budget, grid=f"verify-{grid}")
+             for net in nets]  # fmt: skip
+    with Store(out / DB_NAME if db is None else db) as store:
+        outcome = sweep_run(tasks, store, executor=executor, scheduler=scheduler,
+                            workers=workers, worker_memory=worker_memory, progress=progress,
+                            dask_processes=dask_processes, retries=retries,
+                            label=f"verify {grid}")  # fmt: skip
+        stored = [store.get(t["key"]) for t in tasks]
+    rows = [r["extra"] for r in stored if r is not None and r["status"] == "done"]
+    missing = [r for r in stored if r is not None and r["status"] != "done"]
     _fill_growth(rows)
     summary = {
         "grid": grid, "configurations": len(rows), "planned": len(nets),
@@ -151,7 +166,10 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
         "violations": sum(r["verdict"] == "VIOLATION" for r in rows),
         "h1_conjecture_failures": sum(r["verdict"].startswith("below formula") for r in rows),
         "partition_mismatches": sum(r["partition_invariant"] == "NO" for r in rows),
-        "interrupted": interrupted, "seed": seed,
+        "interrupted": outcome.interrupted, "seed": seed,
+        "not_measured": [{"config": r["config"], "status": r["status"], "error": r["error"]}
+                         for r in missing],
+        "run": outcome.to_dict(),
     }  # fmt: skip
     write(rows, summary, out)
     return rows, summary
@@ -176,6 +194,9 @@ def summary_lines(summary: dict) -> list[str]:
         f"{s['h1_conjecture_failures']} H=1 configurations below the block formula; "
         f"{s['partition_mismatches']} partition-invariance mismatches",
     ]
+    if s.get("not_measured"):
+        lines.append(f"{len(s['not_measured'])} configurations failed or were refused: "
+                     "seprank results --where status!=done shows why")  # fmt: skip
     if s["interrupted"]:
         lines.append("INTERRUPTED: the table holds the configurations finished so far")
     return lines

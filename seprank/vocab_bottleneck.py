@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny grid, a few seconds")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    from ._cli_more import check_out_dir
+    from .cli._common import check_out_dir
 
     out = check_out_dir(args.out)
     rows = run(out, quick=args.quick, seed=args.seed)

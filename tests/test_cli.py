@@ -84,6 +84,10 @@ def test_verify_quick_writes_tables(tmp_path, capsys):
     assert "0 violations" in md
 
 
+#: monkeypatched code runs only in this process: the serial executor
+SERIAL = ["--executor", "serial"]
+
+
 def _one_net_grid(monkeypatch, lie_by=0):
     """verify on one small net; the proven bound reported lowered by ``lie_by`` (so a
     positive value plants a VIOLATION, as a wrong bound or a wrong rank would)."""
@@ -104,7 +108,7 @@ def _one_net_grid(monkeypatch, lie_by=0):
 
 def test_verify_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
     _one_net_grid(monkeypatch, lie_by=1)
-    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 1
+    assert main(["verify", "--quick", "--out", str(tmp_path), *SERIAL]) == 1
     out, err = capsys.readouterr()
     assert "1 violations" in out and "VIOLATION: measured 18 > proven 17" in err
     assert "seprank measure --depth 2 --width 2 --heads 1 --seq-len 4" in err
@@ -113,7 +117,7 @@ def test_verify_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
 
 def test_verify_exits_0_when_tight(tmp_path, capsys, monkeypatch):
     _one_net_grid(monkeypatch, lie_by=0)
-    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 0
+    assert main(["verify", "--quick", "--out", str(tmp_path), *SERIAL]) == 0
     out = capsys.readouterr().out
     assert "0 violations" in out and "1 saturated, 1 tight" in out
 
@@ -127,7 +131,7 @@ def test_verify_exits_130_when_interrupted(tmp_path, capsys, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(verify, "verify_one", interrupt)
-    assert main(["verify", "--quick", "--out", str(tmp_path)]) == 130
+    assert main(["verify", "--quick", "--out", str(tmp_path), *SERIAL]) == 130
     assert "INTERRUPTED" in capsys.readouterr().out
 
 

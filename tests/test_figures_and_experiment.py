@@ -9,8 +9,9 @@ EXPECTED = ["fig1_rank_vs_depth", "fig2_regimes", "fig3_transition_depth", "fig4
             "fig5_exact_vs_float", "fig6_equal_params"]
 
 
-def test_figures_quick_writes_every_file(tmp_path):
-    assert main(["figures", "--quick", "--out", str(tmp_path)]) == 0
+def test_figures_quick_writes_every_file(tmp_path, monkeypatch):
+    db = tmp_path / "store" / "results.sqlite"
+    assert main(["figures", "--quick", "--out", str(tmp_path), "--db", str(db)]) == 0
     for name in EXPECTED:
         for ext in ("png", "pdf", "csv"):
             p = tmp_path / f"{name}.{ext}"
@@ -23,6 +24,21 @@ def test_figures_quick_writes_every_file(tmp_path):
         assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
         assert (tmp_path / f"{name}.pdf").read_bytes()[:5] == b"%PDF-", name
     _check_figure_data(tmp_path)
+    # the exact measurements are in the store; a rerun reads them and measures none again
+    from seprank import tasks
+    from seprank.store import Store
+
+    with Store(db) as st:
+        stored = st.query()
+    assert stored and all(r["status"] == "done" and r["grid"] == "figures" for r in stored)
+    first = {n: _rows(tmp_path / f"{n}.csv") for n in ("fig1_rank_vs_depth", "fig4_heads")}
+
+    def no_measuring(spec):
+        raise AssertionError(f"measured again: {spec['params']}")
+
+    monkeypatch.setattr(tasks, "run_task", no_measuring)
+    assert main(["figures", "--quick", "--out", str(tmp_path), "--db", str(db)]) == 0
+    assert first == {n: _rows(tmp_path / f"{n}.csv") for n in first}
 
 
 def _rows(path):

@@ -85,6 +85,28 @@ def test_long_run_prints_its_estimate():
     assert "lower bound only" in lines[0]
 
 
+def test_graded_estimate_models_the_blocks():
+    """The estimate of a graded run counts its A-degree blocks (their proved bounds add up
+    to the block bound, computed here by a different route), and warns about the budget
+    only when the largest block exceeds it, not the total rank (31460 > 16000 here)."""
+    from seprank.estimate import describe, estimate, graded_blocks
+    from seprank.theory.bounds import block_bound
+
+    net = LinearSelfAttention(depth=3, width=4, seq_len=8)
+    A, B = (0, 1, 2, 3), (4, 5, 6, 7)
+    blocks = graded_blocks(net, A)
+    assert len(blocks) == 14 and max(blocks) == 11440 and sum(blocks) == block_bound(3, 4, 4, 4)
+    est = estimate(net, A, B, method="modular", max_samples=16000, start=16, fast=True,
+                   blocks=blocks)  # fmt: skip
+    line = describe(est)
+    assert "14 A-degree blocks, largest <= 11,440" in line and "lower bound only" not in line
+    assert "lower bound only" in describe(estimate(net, A, B, method="modular",
+                                                   max_samples=8000, start=16, fast=True,
+                                                   blocks=blocks))  # fmt: skip
+    assert graded_blocks(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True),
+                         (0, 1)) is None  # fmt: skip
+
+
 def test_short_run_says_nothing():
     lines = []
     seprank.measure(LinearSelfAttention(depth=1, width=2, seq_len=4), progress=lines.append)

@@ -31,6 +31,7 @@ def test_default_prime_is_saturated_on_a_probability_ground():
     m = measure(NET)
     assert m.rank == 232 and m.saturated and 0 < m.saturation_bound <= 1e-2
     assert m.saturation_reason.startswith("probability bound")
+    assert f"over GF({m.prime})" in m.saturation_reason  # the field the bound is about
     m = measure(NET, saturation_threshold=1e-9)  # the threshold is the user's
     assert not m.saturated and m.sample_saturated and m.rank == 232
     with pytest.raises(ConfigError):
@@ -60,9 +61,10 @@ def test_confirm_combines_independent_runs(capsys):
 
 def test_float_never_says_saturated_or_trusted_unless_trustworthy(capsys):
     assert main(["measure", "--depth", "3", "--width", "2", "--seq-len", "4", "--method",
-                 "float", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert "untrusted" in out and "saturated" not in out
+                 "float"]) == 0
+    cap = capsys.readouterr()
+    out = cap.out + cap.err  # the progress lines (stderr) included
+    assert "untrusted" in out and "saturated" not in out and "rank 22" in cap.err
     assert not re.search(r"(?<!un)trusted", out)
     m = measure(NET, method="float")
     assert not m.saturated and m.saturation_reason.startswith("untrusted")
@@ -73,6 +75,8 @@ def test_upper_bound_refuses_softmax():
     with pytest.raises(ConfigError, match="no proved upper bound"):
         upper_bound(net)
     assert main(["bounds", "--depth", "1", "--width", "2", "--seq-len", "4", "--softmax"]) == 2
+    assert main(["bounds", "--arch", "softmax-attention", "--param", "depth=2",
+                 "--param", "width=2", "--param", "seq_len=4"]) == 2
 
 
 def test_templates_stop_on_distinct_rows():

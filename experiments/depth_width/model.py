@@ -8,9 +8,10 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, width: int, heads: int):
+    def __init__(self, width: int, heads: int, causal: bool = True):
         super().__init__()
         self.heads = heads
+        self.causal = causal
         self.ln1 = nn.LayerNorm(width)
         self.qkv = nn.Linear(width, 3 * width)
         self.proj = nn.Linear(width, width)
@@ -22,7 +23,7 @@ class Block(nn.Module):
         B, T, C = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
         q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
         x = x + self.proj(y.transpose(1, 2).reshape(B, T, C))
         return x + self.out(F.gelu(self.fc(self.ln2(x))))
 

@@ -2,7 +2,8 @@
 
 The general method: it needs nothing of f (residual networks, float, any sampler). The
 sample grows geometrically, reusing every evaluated cell, until the rank is strictly
-below the sample size (saturated) or the budget is hit.
+below the sample size (sample-saturated: whether that may be called saturated is
+:mod:`seprank.saturation`'s decision) or the budget is hit.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         if plan.sampler == "templates":
             saturated = templates_saturated(F, rank, history)
         history.append((rows, cols, rank))
-        plan.say(f"  samples {rows}x{cols}: rank {rank}{' (saturated)' if saturated else ''}")
+        stop = " (below the sample size: stop)" if saturated else ""
+        plan.say(f"  samples {rows}x{cols}: rank {rank}{stop}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
         minor = growing.minor() if growing is not None and (
             saturated or budget_hit or growing.incremental) else None  # fmt: skip

@@ -158,7 +158,8 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         saturated = all(b.saturated for b in blocks)
         done = sum(b.saturated for b in blocks)
         history.append((n, n, total))
-        plan.say(f"  samples {n}x{n}: rank {total} ({done}/{len(blocks)} blocks saturated)")
+        plan.say(f"  samples {n}x{n}: rank {total} ({done}/{len(blocks)} blocks below the "
+                 "sample size)")
         budget_hit = not saturated and n >= plan.max_samples
         last = Measurement(
             rank=int(total), saturated=saturated, certified=CERTIFIED["graded"],

@@ -148,6 +148,18 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
     return _seq.min_sum(b, a, D, 1 if residual else 0)
 
 
+def block_terms(depth: int, width: int, n_query: int, n_other: int,
+                limit: int = 100_000) -> list[int] | None:
+    """The terms min(b_k, a_{D-k}), k = 0..D, of the (non-residual) block bound: the proved
+    bound of each A-degree block the graded strategy measures. None when D + 1 > limit."""
+    _check(depth, width, n_query, n_other)
+    D = matrix_degree(depth)
+    if D + 1 > limit:
+        return None
+    b, a = _side("b", width, n_other), _side("a", width, n_query)
+    return [min(b.value(k), a.value(D - k)) for k in range(D + 1)]
+
+
 def _block_digits(b, a, D, residual, depth, width) -> float:
     """An upper estimate of log10 of the block bound (cheap for every case)."""
     if isinstance(b, _seq.Generic) and isinstance(a, _seq.Generic):

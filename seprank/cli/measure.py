@@ -1,53 +1,13 @@
-"""The ``seprank`` command: a thin layer over the Python API.
-
-Errors from the package become one line on stderr and exit code 2, never a traceback.
-"""
+"""``seprank measure``: the separation rank of one network."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from .errors import MeasurementInterrupted, SeprankError
-
-
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Defaults shown in --help (where there is one to show); epilogs keep line breaks."""
-
-    def _get_help_string(self, action):
-        h = action.help or ""
-        d = action.default
-        if d is None or d is False or d == argparse.SUPPRESS or "default" in h:
-            return h
-        return super()._get_help_string(action)
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *a, **kw):
-        kw.setdefault("formatter_class", _Formatter)
-        super().__init__(*a, **kw)
-
-    def error(self, message):  # one line, exit 2
-        print(f"seprank: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def _bounded_int(lo: int):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
-        return v
-
-    parse.__name__ = f"integer >= {lo}"
-    return parse
-
-
-nonneg_int, pos_int = _bounded_int(0), _bounded_int(1)
+from ..errors import MeasurementInterrupted
+from ._common import _add_net_args, _int_list, _progress, nonneg_int, pos_int
+from .archs import add_arch_args
 
 MEASURE_JSON = """\
 --json prints one object with these fields:
@@ -70,42 +30,9 @@ exit codes: 0 done, 2 bad input or refused as too big (one line on stderr),
 130 interrupted (the last finished step is printed)."""
 
 
-def _int_list(text: str) -> list[int]:
-    try:
-        return [int(t) for t in text.split(",") if t.strip() != ""]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}"
-        ) from None
-
-
-def _add_net_args(p, need=True):
-    """The attention network's flags; with ``need=False`` (measure, bounds: --arch decides)
-    every one defaults to None, and the attention networks require depth, width, seq-len."""
-    req = " (required for --arch attention)" if not need else ""
-    p.add_argument("--depth", type=int, required=need, help=f"number of layers L >= 1{req}")
-    p.add_argument("--width", type=int, required=need, help=f"width d_x{req}")
-    p.add_argument("--heads", type=int, default=1 if need else None,
-                   help="heads H dividing the width (default 1)")
-    p.add_argument("--seq-len", type=int, required=need, help=f"sequence length N >= 2{req}")
-    p.add_argument("--residual", action="store_true", help="add the skip connection")
-    p.add_argument("--query-position", type=int, default=0 if need else None,
-                   help="position i whose output y^{L,i} is studied (default 0)")  # fmt: skip
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-
-    ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
-                 epilog="exit codes: 0 done, 1 verify found a proven bound violated, 2 bad "
-                 "input or refused (one line on stderr), 130 interrupted")  # fmt: skip
-    ap.add_argument("--version", action="version", version=f"seprank {__version__}")
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
+def add_parser(sub) -> None:
     m = sub.add_parser("measure", help="measure the separation rank of one network",
                        epilog=MEASURE_JSON)  # fmt: skip
-    from ._cli_archs import add_arch_args
-
     add_arch_args(m)
     _add_net_args(m, need=False)
     m.add_argument("--method", default="auto",
@@ -142,15 +69,10 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.add_argument("--quiet", action="store_true", help="no progress lines")
 
-    from . import _cli_more
-
-    _cli_more.add_parsers(sub)
-    return ap
-
 
 def _cmd_measure(args) -> int:
-    from ._cli_archs import net_from_args
-    from .measure import measure
+    from ..measure import measure
+    from .archs import net_from_args
 
     net = net_from_args(args)
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
@@ -159,7 +81,7 @@ def _cmd_measure(args) -> int:
     summary = None
     try:
         if args.confirm > 1:
-            from .saturation import confirm
+            from ..saturation import confirm
 
             m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
                                  prime=args.prime, **kw)  # fmt: skip
@@ -172,15 +94,6 @@ def _cmd_measure(args) -> int:
         return 130
     _print_measurement(m, args.json, summary)
     return 0
-
-
-def _progress(args):
-    """Progress lines on stderr; with --json only the cost estimate and first-run notes."""
-    if args.quiet:
-        return None
-    if not args.json:
-        return True
-    return lambda msg: msg.startswith(("estimate", "compiling")) and print(msg, file=sys.stderr)
 
 
 def _print_measurement(m, as_json: bool, confirm: dict | None = None) -> None:
@@ -215,31 +128,3 @@ def _print_measurement(m, as_json: bool, confirm: dict | None = None) -> None:
               f"{done} saturated, largest {big['rank']} at degree {big['degree']}")
         print(f"  chance a degree was missed <= {g['support_miss_bound']:.1e}; "
               f"homogeneity: {g['homogeneity']} (false <= {g['homogeneity_false_bound']:.1e})")
-
-
-COMMANDS = {"measure": _cmd_measure}
-
-
-def main(argv=None) -> int:
-    from . import _cli_more
-
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    handlers = dict(COMMANDS, **_cli_more.COMMANDS)
-    try:
-        return int(handlers[args.command](args) or 0)
-    except SeprankError as exc:
-        print(f"seprank: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("seprank: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `seprank archs | head`: the reader left; not an error
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ._common import _add_net_args, _int_list, check_out_dir, nonneg_int
+
 CERTIFY_EPILOG = """\
 status "exact, proved": the certified lower bound (nonsingular minors over GF(p)) meets
 the proved upper bound: a theorem, no probability involved. Otherwise "lower bound" with
@@ -15,8 +17,6 @@ exit codes: 0 done, 1 --check found the certificate invalid, 2 bad input."""
 
 
 def add_parsers(sub) -> None:
-    from .cli import _add_net_args, _int_list, nonneg_int
-
     c = sub.add_parser("certify", help="exact separation rank as a theorem, with a certificate",
                        epilog=CERTIFY_EPILOG)  # fmt: skip
     _add_net_args(c)
@@ -45,9 +45,8 @@ def add_parsers(sub) -> None:
 
 
 def cmd_certify(args) -> int:
-    from ._cli_more import check_out_dir
-    from .certificates import certify, check_certificate
-    from .nets import LinearSelfAttention
+    from ..certificates import certify, check_certificate
+    from ..nets import LinearSelfAttention
 
     out = check_out_dir(args.out)
     net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
@@ -85,7 +84,7 @@ def cmd_certify(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .certificates import check_certificate
+    from ..certificates import check_certificate
 
     r = check_certificate(args.file, kernel=args.kernel)
     if args.json:

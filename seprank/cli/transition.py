@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from ._common import add_sweep_args, check_out_dir, nonneg_int
+
 
 def add_parser(sub) -> None:
-    from .cli import nonneg_int
-
     t = sub.add_parser(
         "transition",
         help="measured ranks at depths 1-5 (width 2) and 1-3 (widths 3, 4) and their growth "
@@ -23,11 +23,12 @@ def add_parser(sub) -> None:
                         "for the ones that take seconds; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from the CSV, measure nothing")
+    add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
+                      "with verify and sweep): stored configurations are not measured again")
 
 
 def cmd(args) -> int:
-    from . import plot_transition, transition
-    from ._cli_more import check_out_dir
+    from .. import plot_transition, transition
 
     out = check_out_dir(args.out or ("seprank-transition-quick" if args.quick
                                      else "paper_figures"))  # fmt: skip
@@ -35,9 +36,13 @@ def cmd(args) -> int:
     if not args.plot_only:
         try:
             rows = transition.run("quick" if args.quick else "deep", out, seed=args.seed,
-                                  max_bound=args.max_bound)
+                                  max_bound=args.max_bound, executor=args.executor,
+                                  scheduler=args.scheduler, workers=args.workers,
+                                  worker_memory=args.worker_memory, retries=args.retries,
+                                  db=args.db or "seprank-results/results.sqlite")
         except KeyboardInterrupt:
-            print("seprank: interrupted; finished rows are in the CSV", file=sys.stderr)
+            print("seprank: interrupted; finished rows are in the store and the CSV",
+                  file=sys.stderr)
             plot_transition.draw(out)
             return 130
     png = plot_transition.draw(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 DEFAULT_ARCH = "attention"
 #: Flags of the attention networks (today's interface), as (flag, field, default).
@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
 
 
 def arch_class(name: str):
-    from .nets import ARCHITECTURES
+    from ..nets import ARCHITECTURES
 
     if name not in ARCHITECTURES:
         raise ConfigError(f"arch={name!r} is not an architecture; valid: "
@@ -47,7 +47,7 @@ def arch_class(name: str):
 def net_from_args(args):
     """The architecture named by ``--arch`` with its ``--param`` values (and, for the
     attention networks, today's flags)."""
-    from .nets.base import build
+    from ..nets.base import build
 
     cls = arch_class(args.arch)
     given = {field: getattr(args, flag[2:].replace("-", "_"), None)
@@ -72,8 +72,8 @@ def net_from_args(args):
 
 
 def listing() -> list[dict]:
-    from .nets import ARCHITECTURES
-    from .nets.base import KIND_HELP, describe, param_specs
+    from ..nets import ARCHITECTURES
+    from ..nets.base import KIND_HELP, describe, param_specs
 
     out = []
     for name, cls in ARCHITECTURES.items():
@@ -125,11 +125,11 @@ def cmd_archs(args) -> int:
 
 def bounds_for(net, name: str, partition) -> dict:
     """The architecture's known bound for the partition, labelled with its source."""
-    from .grid import check_partition, default_partition
+    from ..grid import check_partition, default_partition
 
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
-    from .nets.base import config_of
+    from ..nets.base import config_of
 
     out = {"arch": name, "config": config_of(net), "partition": list(A)}
     known = getattr(net, "known_bound", None)
@@ -145,6 +145,9 @@ def bounds_for(net, name: str, partition) -> dict:
 def cmd_bounds(args) -> int:
     net = net_from_args(args)
     out = bounds_for(net, args.arch, args.partition)
+    if out["kind"] == "none":  # refuse rather than print a number nothing proves
+        raise ConfigError(f"arch={args.arch!r}: {out['source']}; nothing proved to print "
+                          f"(measure it: seprank measure --arch {args.arch} ...)")
     if args.json:
         print(json.dumps(out, default=str))
         return 0

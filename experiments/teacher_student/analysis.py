@@ -1,0 +1,431 @@
+"""Summary (summary.md beside results.csv) and figure 10 from a teacher-student CSV.
+
+``python -m experiments.teacher_student.analysis RESULTS.csv [--figure PREFIX]``
+
+Every statement is computed from the rows: "fitted" means test FVU <= ``FIT`` on every
+seed of the cell; the best depth has the lowest median over seeds, and is "clear" when
+its worst seed beats every other depth's best seed, otherwise "within seed spread".
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+FIT = 0.1  # test FVU at or below which a cell counts as fitted (10% of variance left)
+
+
+def _cells(rows):
+    """{(student, budget, depth, target): list of rows}."""
+    out: dict = {}
+    for r in rows:
+        k = (r["student"], int(r["budget"]), int(r["depth"]), r["target"])
+        out.setdefault(k, []).append(r)
+    return out
+
+
+def stats(rs) -> dict:
+    v = np.array([float(r["test_fvu"]) for r in rs])
+    return dict(n=len(v), median=float(np.median(v)), mean=float(v.mean()),
+                std=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+                min=float(v.min()), max=float(v.max()))  # fmt: skip
+
+
+def target_ranks(rows) -> dict:
+    """{target: sorted list of its measured ranks over seeds}."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault(r["target"], set()).add(int(r["target_rank"]))
+    return {t: sorted(v) for t, v in out.items()}
+
+
+def target_order(rows) -> list[str]:
+    tr = target_ranks(rows)
+    return sorted(tr, key=lambda t: (t.startswith("teacher"), float(np.median(tr[t]))))
+
+
+def control(rows) -> dict:
+    """The rank-1 control: which (student, budget, depth) cells fit sop-R1 on every seed."""
+    fitted, failed = [], []
+    for (st, b, L, t), rs in sorted(_cells(rows).items()):
+        if t != "sop-R1":
+            continue
+        s = stats(rs)
+        (fitted if s["max"] <= FIT else failed).append(((st, b, L), s))
+    return dict(fitted=fitted, failed=failed)
+
+
+def best_depths(rows) -> dict:
+    """{(student, budget, target): (best depth, 'clear' | 'within seed spread', stats)}."""
+    by: dict = {}
+    for (st, b, L, t), rs in _cells(rows).items():
+        by.setdefault((st, b, t), {})[L] = stats(rs)
+    out = {}
+    for k, per in by.items():
+        best = min(per, key=lambda L: per[L]["median"])
+        clear = all(per[L]["min"] > per[best]["max"] for L in per if L != best)
+        out[k] = (best, "clear" if clear else "within seed spread", per)
+    return out
+
+
+def theory(student: str, budget: int, depths, widths: dict) -> dict:
+    """H = 1 formula at the student's widths: preferred depth and transition depths."""
+    from seprank.theory.bounds import generic_block_bound_log10
+    from seprank.theory.regimes import expressivity_optimal_depth, formula_transition_depth
+
+    # expressivity_optimal_depth counts 12 L d^2; the linear core spends 4 L d^2.
+    equiv = budget * (3 if student == "linear" else 1)
+    trans = {L: formula_transition_depth(widths[L]) for L in depths}
+    formula = {L: generic_block_bound_log10(L, widths[L]) for L in depths}
+    return dict(optimal=expressivity_optimal_depth(equiv), transition=trans,
+                formula_log10=formula, argmax=max(formula, key=formula.get))  # fmt: skip
+
+
+def _fmt(s) -> str:
+    """Median [min, max] over seeds (a blown-up seed cannot hide in a mean)."""
+    if s["n"] == 1:
+        return f"{s['median']:.3g}"
+    return f"{s['median']:.3g} [{s['min']:.3g}, {s['max']:.3g}]"
+
+
+def report(rows) -> str:
+    """The summary as Markdown (every number from the rows or from seprank.theory)."""
+    L_ = sorted({int(r["depth"]) for r in rows})
+    tr = target_ranks(rows)
+    order = target_order(rows)
+    cells = _cells(rows)
+    seeds = sorted({int(r["seed"]) for r in rows})
+    lines = [
+        "# Teacher-student: can a student fit a target of known separation rank?", "",
+        f"{len(rows)} runs, seeds {seeds}; test error = fraction of variance unexplained "
+        f"(FVU, 1 = the mean); a cell is *fitted* when test FVU <= {FIT} on every seed. "
+        "Cells: median [min, max] over seeds (medians, since a deep linear student can blow "
+        "up on test points on one seed). " + _blowups(rows), "",
+        "Targets (rank across the balanced partition): "
+        + "; ".join(f"{t}: {'/'.join(map(str, tr[t]))} ({_rank_how(rows, t)})" for t in order),
+        "",
+    ]  # fmt: skip
+    c = control(rows)
+    n_all = len(c["fitted"]) + len(c["failed"])
+    lines += ["## Rank-1 control (sop-R1)", ""]
+    if not n_all:
+        lines.append("No sop-R1 rows: the control was not run.")
+    elif not c["failed"]:
+        lines.append(
+            f"Fitted by every student: {n_all} of {n_all} (student, budget, depth) "
+            f"cells, worst seed FVU {max(s['max'] for _, s in c['fitted']):.3f}."
+        )
+    else:
+        lines.append(
+            f"**Not fitted by every student**: {len(c['fitted'])} of {n_all} cells fit "
+            "it on every seed. Not fitted (worst seed FVU):"
+        )
+        lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})" + _why(st, L)
+                  for (st, b, L), s in c["failed"]]  # fmt: skip
+    bd = best_depths(rows)
+    for st in sorted({r["student"] for r in rows}):
+        for b in sorted({int(r["budget"]) for r in rows if r["student"] == st}):
+            ws = {int(r["depth"]): int(r["width"]) for r in rows
+                  if r["student"] == st and int(r["budget"]) == b}  # fmt: skip
+            lines += ["", f"## {st} student, budget {b:,} non-embedding parameters", "",
+                      "| target (rank) | " + " | ".join(f"L={L} (d={ws[L]})" for L in L_)
+                      + " | best depth |", "|---" * (len(L_) + 2) + "|"]  # fmt: skip
+            for t in order:
+                if (st, b, t) not in bd:
+                    continue
+                best, how, per = bd[(st, b, t)]
+                row = [_fmt(per[L]) if L in per else "" for L in L_]
+                row = [f"**{x}**" if L == best else x for L, x in zip(L_, row)]
+                lines.append(f"| {t} ({'/'.join(map(str, tr[t]))}) | " + " | ".join(row)
+                             + f" | {best} ({how}) |")  # fmt: skip
+            th = theory(st, b, L_, ws)
+            lines += [
+                "",
+                "Theory at these widths (H = 1 block formula, seprank.theory): "
+                "transition depth of each depth's width (depth-efficient where L <= it): "
+                + ", ".join(f"L={L}: {th['transition'][L]:.2f}" for L in L_)
+                + f"; expressivity-optimal depth {th['optimal']} "
+                f"(seprank.theory.regimes, budget counted as 12 L d^2"
+                + (" = 3 x 4 L d^2" if st == "linear" else "")
+                + f"); the formula's rank at these widths is largest at L={th['argmax']}.",
+            ]
+            if st == "linear":
+                caps = {}
+                for r in rows:
+                    if r["student"] == st and int(r["budget"]) == b:
+                        caps[int(r["depth"])] = (float(r["capacity_log10"]), r["capacity_which"])
+                lines.append(
+                    "Proved capacity of the linear student (capacity.py): "
+                    + ", ".join(f"L={L}: {_cap(caps[L][0])} ({caps[L][1]})" for L in sorted(caps))
+                    + "."
+                )
+            else:
+                g = [int(r["student_grid_rank"]) for r in rows if r["student"] == st
+                     and int(r["budget"]) == b and r["student_grid_rank"] != ""]  # fmt: skip
+                if g:
+                    lines.append(
+                        f"No capacity theorem for softmax attention; measured float grid "
+                        f"rank of the trained students: min {min(g)}, max {max(g)} "
+                        f"(grid side caps it)."
+                    )
+    lines += ["", "## Agree, disagree, cannot tell", ""] + verdicts(rows, cells, bd)
+    return "\n".join(lines) + "\n"
+
+
+def _blowups(rows) -> str:
+    big = [r for r in rows if float(r["test_fvu"]) > 10]
+    div = sum(int(r.get("diverged") or 0) for r in rows)
+    desc = ", ".join(f"{r['student']} B={r['budget']} L={r['depth']} {r['target']} seed "
+                     f"{r['seed']}: {float(r['test_fvu']):.3g}" for r in big)  # fmt: skip
+    return (f"Runs with test FVU > 10: {len(big)}" + (f" ({desc})" if big else "")
+            + f"; runs stopped by a non-finite validation error: {div}.")  # fmt: skip
+
+
+def _why(student: str, depth: int) -> str:
+    if student == "linear" and depth == 1:
+        return (
+            " (its class cannot hold the product exactly, proved: at depth 1 the output is a"
+            " sum over j of terms in (u_0, u_j), with no product of two other positions;"
+            " capacity.py. How close it can come is not bounded here)"
+        )
+    return ""
+
+
+def _cap(log10) -> str:
+    return f"{round(10**log10):,}" if log10 < 9 else f"10^{log10:.1f}"
+
+
+def _rank_how(rows, t) -> str:
+    st = sorted({r["rank_status"] for r in rows if r["target"] == t})
+    return ", ".join(st)
+
+
+def verdicts(rows, cells, bd) -> list[str]:
+    out = []
+    c = control(rows)
+    if c["failed"]:
+        out.append(
+            f"- Control: {len(c['failed'])} (student, budget, depth) cells do not fit "
+            "rank 1, so a failure at larger rank in those cells says nothing about rank."
+        )
+    # Proved capacity below the target's rank: no exact fit. How close a rank-k function
+    # can come is measured by the target's grid spectrum (rank_floor).
+    below = []
+    for (st, b, L, t), rs in sorted(cells.items()):
+        if st != "linear":
+            continue
+        cap = 10 ** float(rs[0]["capacity_log10"])  # log10 kept to 3 decimals in the CSV
+        k = round(cap) if cap < 1e12 else math.inf
+        rank = min(int(r["target_rank"]) for r in rs)
+        if rank > k:
+            floors = [rank_floor(t, int(r["seed"]), k) for r in rs]
+            below.append((b, L, t, rank, k, stats(rs), floors, rs))
+    if below:
+        n_rows = sum(len(x[7]) for x in below)
+        ok = sum(float(r["test_fvu"]) >= f for x in below for r, f in zip(x[7], x[6]))
+        fitted = sum(float(r["test_fvu"]) <= FIT for x in below for r in x[7])
+        out.append(
+            f"- Capacity (proved) vs rank: {len(below)} linear cells have a target rank above "
+            f"the proved capacity ({n_rows} runs). No exact fit is possible there; the least "
+            "FVU any function of that rank reaches on the target's 256 x 256 grid "
+            f"(Eckart-Young, measured) is met or exceeded by {ok} of {n_rows} runs"
+            + (" (agree)" if ok == n_rows else " (the rest beat the grid floor: sampling)")
+            + f"; fitted (FVU <= {FIT}) in {fitted} of {n_rows}."
+        )
+        for b, L, t, rank, k, s, floors, _ in below:
+            out.append(
+                f"  - B={b:,} L={L} {t} (rank {rank} > capacity {k}): FVU {_fmt(s)}, "
+                f"rank-{k} floor {np.mean(floors):.3f}"
+            )
+    ranks = target_ranks(rows)
+    for st in sorted({r["student"] for r in rows}):
+        for b in sorted({int(r["budget"]) for r in rows if r["student"] == st}):
+            seq = [(float(np.median(ranks[t])), t, bd[(st, b, t)]) for t in target_order(rows)
+                   if (st, b, t) in bd]  # fmt: skip
+            ws = {int(r["depth"]): int(r["width"]) for r in rows
+                  if r["student"] == st and int(r["budget"]) == b}  # fmt: skip
+            th = theory(st, b, sorted(ws), ws)
+            desc = ", ".join(f"{t}: L={x[0]} ({x[1]})" for _, t, x in seq)
+            agree = [t for _, t, x in seq if x[0] == th["optimal"]]
+            tell = [t for _, t, x in seq if x[1] == "clear"]
+            out.append(
+                f"- {st}, budget {b:,}: best depth by target (rank ascending) {desc}. "
+                f"Theory's expressivity-optimal depth {th['optimal']}: matched for "
+                f"{len(agree)} of {len(seq)} targets; clear (outside seed spread) for "
+                f"{len(tell)} of {len(seq)}"
+                + ("; the rest cannot tell." if len(tell) < len(seq) else ".")
+            )  # fmt: skip
+            sop = [(int(t.split("R")[1]), t) for _, t, _ in seq if t.startswith("sop-")]
+            mono = []
+            for L in sorted(ws):
+                m = [stats(cells[(st, b, L, t)])["median"] for _, t in sorted(sop)
+                     if (st, b, L, t) in cells]  # fmt: skip
+                mono.append(all(x <= y for x, y in zip(m, m[1:])))
+            if sop:
+                out.append(
+                    f"  Error grows with R (sum-of-products, median FVU non-decreasing in R) "
+                    f"at {sum(mono)} of {len(mono)} depths."
+                )
+    return out
+
+
+_FLOORS: dict = {}
+
+
+def rank_floor(target: str, seed: int, k: int, grid: int = 256) -> float:
+    """Least FVU of a rank-<=k function on a target's grid matrix (Eckart-Young), measured.
+
+    M[i, j] = f(u_A^i, u_B^j) on independent uniform side samples: the squared singular
+    values beyond the k-th, over n^2, divided by the variance of M's entries.
+    """
+    from .targets import make_target, sample_inputs
+
+    key = (target, seed, grid)
+    if key not in _FLOORS:
+        f = make_target(target, 8, 2, seed)
+        rng = np.random.default_rng([seed, 5])
+        ua, ub = sample_inputs(rng, grid, 4, 2), sample_inputs(rng, grid, 4, 2)
+        u = np.concatenate([np.repeat(ua, grid, 0), np.tile(ub, (grid, 1, 1))], axis=1)
+        m = f(u).reshape(grid, grid)
+        _FLOORS[key] = (np.linalg.svd(m, compute_uv=False) ** 2, float(np.var(m)) * grid**2)
+    sv2, total = _FLOORS[key]
+    return float(sv2[k:].sum() / total)
+
+
+def read(path) -> list[dict]:
+    with Path(path).open() as f:
+        return list(csv.DictReader(f))
+
+
+def write_summary(csv_path) -> Path:
+    rows = read(csv_path)
+    p = Path(csv_path).with_name("summary.md")
+    p.write_text(report(rows) if rows else "No rows.\n")
+    return p
+
+
+def figure(rows, prefix) -> list[Path]:
+    """fig10: error vs rank per depth (one panel per student, largest budget; error bars
+    min..max over seeds) and best depth vs rank (every student and budget)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    prefix = Path(prefix)
+    cells, ranks, bd = _cells(rows), target_ranks(rows), best_depths(rows)
+    students = sorted({r["student"] for r in rows})
+    budgets = sorted({int(r["budget"]) for r in rows})
+    B = budgets[-1]
+    depths = sorted({int(r["depth"]) for r in rows})
+    order = target_order(rows)
+    fig, axes = plt.subplots(1, len(students) + 1, figsize=(4.6 * (len(students) + 1), 4.4))
+    cmap = plt.get_cmap("viridis")
+    data = []
+    for ax, st in zip(axes, students):
+        for i, L in enumerate(depths):
+            col = cmap(i / max(1, len(depths) - 1))
+            for fam, mk, ls in (("sop", "o", "-"), ("teacher", "s", "none")):
+                xs, ys, lo, hi = [], [], [], []
+                for t in order:
+                    if not t.startswith(fam) or (st, B, L, t) not in cells:
+                        continue
+                    s = stats(cells[(st, B, L, t)])
+                    x = float(np.median(ranks[t]))
+                    xs.append(x * 1.04 ** (i - (len(depths) - 1) / 2)), ys.append(s["median"])
+                    lo.append(s["median"] - s["min"]), hi.append(s["max"] - s["median"])
+                    data.append(dict(panel="error_vs_rank", student=st, budget=B, depth=L,
+                                     target=t, target_rank=x, **s))  # fmt: skip
+                if xs:
+                    ax.errorbar(xs, ys, yerr=[lo, hi], marker=mk, ls=ls, color=col, capsize=2,
+                                mfc="none" if fam == "teacher" else col,
+                                label=f"L={L}" if fam == "sop" else None)  # fmt: skip
+        ax.axhline(FIT, color="grey", lw=0.8, ls=":")
+        ax.annotate(f"fitted: FVU <= {FIT}", (0.02, FIT), xycoords=("axes fraction", "data"),
+                    fontsize=7, color="grey", va="bottom")  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        top = ax.get_ylim()[1]
+        if top > 10:  # a blown-up seed's bar is cut at 10 (the CSV has it)
+            ax.set_ylim(top=10)
+        ax.set_xlabel("target separation rank R (open squares: teacher, measured)")
+        ax.set_ylabel("test error (FVU: median, bars seed min..max)")
+        ax.set_title(f"{st} student, budget {B:,}")
+        ax.legend(fontsize=7, ncol=2, title="student depth", title_fontsize=7)
+        ax.grid(alpha=0.3, which="both")
+    ax = axes[-1]
+    for j, (st, b) in enumerate((st, b) for st in students for b in budgets):
+        pts = []  # (x, best depth, clear, family)
+        for t in order:
+            if (st, b, t) in bd:
+                best, how, per = bd[(st, b, t)]
+                x = float(np.median(ranks[t])) * (1 + 0.04 * j)
+                pts.append((x, best, how == "clear", t.split("-")[0]))
+                data.append(
+                    dict(
+                        panel="best_depth",
+                        student=st,
+                        budget=b,
+                        depth=best,
+                        target=t,
+                        target_rank=float(np.median(ranks[t])),
+                        clear=how,
+                        **per[best],
+                    )
+                )
+        sop = [p for p in pts if p[3] == "sop"]
+        (line,) = ax.plot([p[0] for p in sop], [p[1] for p in sop], ls="-" if b == B else "--",
+                          label=f"{st}, B={b:,}")  # fmt: skip
+        for x, y, c, fam in pts:
+            mk = "s" if fam == "teacher" else ("o" if st == "softmax" else "^")
+            ax.plot([x], [y], marker=mk, color=line.get_color(),
+                    mfc=line.get_color() if c else "white", ls="none")  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("target separation rank R (squares: teacher)")
+    ax.set_ylabel("best student depth (lowest median test FVU)")
+    ax.set_yticks(depths)
+    ax.set_title("best depth vs rank (filled: clear of seed spread)", fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    paths = [prefix.with_suffix(".png"), prefix.with_suffix(".pdf"), prefix.with_suffix(".csv")]
+    fig.savefig(paths[0], dpi=130)
+    fig.savefig(paths[1])
+    plt.close(fig)
+    keys = ["panel", "student", "budget", "depth", "target", "target_rank", "n", "median",
+            "mean", "std", "min", "max", "clear"]  # fmt: skip
+    with paths[2].open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w.writeheader()
+        for d in data:
+            w.writerow({k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()})
+    return paths
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.teacher_student.analysis")
+    ap.add_argument("csv", type=Path)
+    ap.add_argument("--figure", type=Path, default=None, help="prefix, e.g. paper_figures/fig10_"
+                    "teacher_student (writes .png, .pdf, .csv)")  # fmt: skip
+    a = ap.parse_args(argv)
+    if not a.csv.exists():
+        print(f"error: csv={str(a.csv)!r} does not exist", file=sys.stderr)
+        return 2
+    p = write_summary(a.csv)
+    print(p.read_text())
+    if a.figure:
+        print("wrote", ", ".join(map(str, figure(read(a.csv), a.figure))))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # stdout closed early (| head): the files are written
+        sys.stderr.close()
+        sys.exit(0)

@@ -1,0 +1,214 @@
+"""Teacher-student sweep: presets, plan, resume by CSV, progress lines, CLI glue.
+
+Run as ``seprank experiment --name teacher-student --preset smoke|cpu|gpu [--out DIR]``
+or ``python -m experiments.teacher_student.run --preset cpu``. A row is appended to
+``results.csv`` when its run finishes; a rerun skips finished rows; Ctrl-C keeps them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+FIELDS = [
+    "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status",
+    "student", "budget", "depth", "width", "heads", "params", "capacity_log10",
+    "capacity_which", "seed", "n_train", "epochs", "best_epoch", "diverged", "train_fvu",
+    "val_fvu", "test_fvu", "student_grid_rank", "seconds", "device",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Preset:
+    budgets: tuple[int, ...]
+    depths: tuple[int, ...]
+    targets: tuple[str, ...]
+    seeds: int
+    students: tuple[str, ...] = ("softmax", "linear")
+    seq_len: int = 8
+    dim: int = 2
+    n: tuple[int, int, int] = (4096, 1024, 2048)  # train, validation, test
+    batch: int = 128
+    lr: float = 1e-2
+    max_epochs: int = 200
+    patience: int = 20
+    min_epochs: int = 30
+    grid: int = 256  # grid matrix side for the measured student rank (0: skip)
+
+
+PRESETS = {
+    # Seconds: run by the default tests through the CLI.
+    "smoke": Preset(budgets=(600,), depths=(1, 2), targets=("sop-R1", "sop-R4", "teacher-L1"),
+                    seeds=1, n=(256, 128, 256), max_epochs=8, patience=4, min_epochs=0, grid=32),
+    # 288 runs, about 42 minutes measured on 2 shared CPU cores with 1 torch thread.
+    "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
+                  targets=("sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
+                  n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
+    # Larger budgets, more data, ranks up to 32, teachers L = 1..3, for one GPU (972 runs;
+    # a few hours by an estimate of small-model step latency, not measured). Untested.
+    "gpu": Preset(budgets=(6_000, 24_000, 96_000), depths=(1, 2, 3, 4, 5, 6),
+                  targets=("sop-R1", "sop-R2", "sop-R4", "sop-R8", "sop-R16", "sop-R32",
+                           "teacher-L1", "teacher-L2", "teacher-L3"), seeds=3,
+                  n=(8192, 2048, 8192), batch=256, max_epochs=150, patience=15),
+}  # fmt: skip
+
+
+def plan(preset: Preset) -> list[dict]:
+    """Every run: targets outermost, then seeds (a partial run has whole targets)."""
+    from .students import STUDENTS, heads_of
+
+    runs = []
+    for target in preset.targets:
+        for seed in range(preset.seeds):
+            for student in preset.students:
+                for budget in preset.budgets:
+                    for depth in preset.depths:
+                        width = STUDENTS[student]["width"](budget, depth)
+                        runs.append(dict(target=target, student=student, budget=budget,
+                                         depth=depth, width=width, seed=seed,
+                                         heads=heads_of(student, width)))  # fmt: skip
+    return runs
+
+
+def key(row) -> tuple:
+    return (row["target"], row["student"], int(row["budget"]), int(row["depth"]),
+            int(row["seed"]))  # fmt: skip
+
+
+def read_rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) -> dict:
+    """Train one student on one target; returns its CSV row."""
+    import torch
+
+    from .capacity import linear_capacity, student_grid_rank
+    from .students import STUDENTS, build
+    from .train import train
+
+    torch.manual_seed(run["seed"])
+    model = build(run["student"], run["depth"], run["width"], preset.seq_len, preset.dim)
+    model.to(device)
+    res = train(model, data, lr=preset.lr, batch=preset.batch, max_epochs=preset.max_epochs,
+                patience=preset.patience, min_epochs=preset.min_epochs,
+                seed=run["seed"])  # fmt: skip
+    params = model.non_embedding_params()
+    assert params == STUDENTS[run["student"]]["params"](run["depth"], run["width"])
+    cap, which = ("", "no theorem (softmax)")
+    if run["student"] == "linear":
+        cap, which = linear_capacity(run["depth"], run["width"], preset.seq_len, preset.dim)
+        cap = round(cap, 3)
+    grank = ""
+    if preset.grid:
+        grank = student_grid_rank(model.cpu(), preset.seq_len, preset.dim, preset.grid)
+    return dict(
+        run, family=target.name.split("-")[0], params=params, capacity_log10=cap,
+        capacity_which=which, n_train=preset.n[0], student_grid_rank=grank, device=device,
+        **{k: info[k] for k in ("target_rank", "rank_measured", "rank_upper", "rank_status")},
+        **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in res.items()},
+    )  # fmt: skip
+
+
+def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = True) -> list[dict]:
+    """Run every unfinished run of the preset, appending rows to out/results.csv."""
+    import torch
+
+    from .targets import make_target
+    from .train import make_data
+
+    preset = PRESETS[preset_name]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.csv"
+    done = {key(r) for r in read_rows(path)}
+    todo = [r for r in plan(preset) if key(r) not in done]
+    cache: dict = {}
+    new_rows: list[dict] = []
+    t0 = time.perf_counter()
+    try:
+        for i, run in enumerate(todo, 1):
+            tk = (run["target"], run["seed"])
+            if tk not in cache:
+                target = make_target(run["target"], preset.seq_len, preset.dim, run["seed"])
+                threads = torch.get_num_threads()
+                info = target.rank_info()
+                # seprank.measure's compiled kernel resets the shared OpenMP thread count
+                # (torch 1 -> 2 measured here): put it back, or training slows ~10x.
+                torch.set_num_threads(threads)
+                data = make_data(target, run["seed"], preset.n, preset.seq_len, preset.dim)
+                cache = {tk: (target, info, data)}  # one target at a time in memory
+            row = run_one(run, preset, *cache[tk], device)
+            new_rows.append(row)
+            fresh = not path.exists()
+            with path.open("a", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+                if fresh:
+                    w.writeheader()
+                w.writerow(row)
+            if progress:
+                el = time.perf_counter() - t0
+                print(f"[{i}/{len(todo)} {el / 60:.1f} min] {run['target']} (rank "
+                      f"{row['target_rank']}) {run['student']} B={run['budget']} "
+                      f"L={run['depth']} d={run['width']} seed={run['seed']}: test FVU "
+                      f"{row['test_fvu']:.4f} ({row['epochs']} epochs, "
+                      f"{row['seconds']:.1f} s)", file=sys.stderr, flush=True)  # fmt: skip
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {len(new_rows)} new rows kept in {path}", file=sys.stderr)
+        raise
+    _write_machine(out, preset_name, device)
+    return new_rows
+
+
+def _write_machine(out: Path, preset: str, device: str) -> None:
+    import os
+    import platform
+
+    import torch
+
+    desc = (f"preset={preset} device={device} torch={torch.__version__} "
+            f"python={platform.python_version()} cpu={platform.machine()} "
+            f"cores={os.cpu_count()} threads={torch.get_num_threads()}")  # fmt: skip
+    if device.startswith("cuda") and torch.cuda.is_available():
+        desc += f" gpu={torch.cuda.get_device_name(0)}"
+    (out / "machine.txt").write_text(desc + "\n")
+
+
+def run_cli(preset: str, out, device: str, threads=None) -> int:
+    import torch
+
+    from .analysis import write_summary
+
+    torch.set_num_threads(threads or 1)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        print("seprank: error: device=cuda requested but no GPU is available", file=sys.stderr)
+        return 2
+    out = Path(out) if out else Path("experiments/teacher_student/runs") / preset
+    try:
+        sweep(preset, out, device)
+    except KeyboardInterrupt:
+        return 130
+    path = write_summary(out / "results.csv")
+    print(path.read_text())
+    print(f"wrote {out / 'results.csv'}, {path}")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="seprank experiment --name teacher-student")
+    ap.add_argument("--preset", default="cpu", choices=sorted(PRESETS))
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads (default 1)")
+    args = ap.parse_args(argv)
+    return run_cli(args.preset, args.out, args.device, args.threads)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

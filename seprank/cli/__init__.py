@@ -1,0 +1,88 @@
+"""The ``seprank`` command: a thin layer over the Python API, one module per sub-command
+(``_common`` holds what they share; none imports this package, so there is no cycle).
+
+Errors from the package become one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import SeprankError
+from . import (
+    archs,
+    bounds,
+    certify,
+    experiment,
+    figures,
+    guide,
+    measure,
+    results,
+    sweep,
+    transition,
+    verify,
+)
+from ._common import _Parser
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
+                 epilog="exit codes: 0 done, 1 verify found a proven bound violated (sweep: a task "
+                 "failed), 2 bad "
+                 "input or refused (one line on stderr), 130 interrupted")  # fmt: skip
+    ap.add_argument("--version", action="version", version=f"seprank {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    measure.add_parser(sub)
+    bounds.add_parser(sub)
+    guide.add_parser(sub)
+    verify.add_parser(sub)
+    figures.add_parser(sub)
+    experiment.add_parser(sub)
+    transition.add_parser(sub)
+    archs.add_parser(sub)
+    certify.add_parsers(sub)
+    sweep.add_parser(sub)
+    results.add_parser(sub)
+    return ap
+
+
+COMMANDS = {
+    "measure": measure._cmd_measure,
+    "archs": archs.cmd_archs,
+    "certify": certify.cmd_certify,
+    "check-certificate": certify.cmd_check,
+    "transition": transition.cmd,
+    "bounds": bounds._cmd_bounds,
+    "guide": guide._cmd_guide,
+    "verify": verify._cmd_verify,
+    "figures": figures._cmd_figures,
+    "experiment": experiment._cmd_experiment,
+    "sweep": sweep.cmd,
+    "results": results.cmd,
+}
+
+
+def main(argv=None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(COMMANDS[args.command](args) or 0)
+    except SeprankError as exc:
+        print(f"seprank: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("seprank: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `seprank archs | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,8 @@
+"""``python -m seprank.cli``: the same as the ``seprank`` command."""
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""``seprank bounds``: the proven upper bound and regimes of one network."""
+
+from __future__ import annotations
+
+import json
+
+from ._common import _add_net_args, _int_list
+from .archs import add_arch_args
+
+
+def add_parser(sub) -> None:
+    b = sub.add_parser("bounds", help="proven upper bound and regimes for one network (or an "
+                       "architecture's known bound, labelled with its source)")  # fmt: skip
+    add_arch_args(b)
+    _add_net_args(b, need=False)
+    b.add_argument("--partition", type=_int_list, default=None,
+                   help="A-side positions, e.g. 0,1 (default: the first N//2)")  # fmt: skip
+    b.add_argument("--softmax", action="store_true",
+                   help="the softmax network (refused: no theorem bounds it)")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _cmd_bounds(args) -> int:
+    import math
+
+    from ..nets import LinearSelfAttention, SoftmaxSelfAttention
+    from ..theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
+    from ..theory.regimes import (
+        doubled_transition_depth,
+        growth_regime,
+        paper_regime,
+        paper_transition_depth,
+    )
+    from .archs import cmd_bounds, net_from_args
+
+    if args.arch != "attention":
+        return cmd_bounds(args)
+    net = net_from_args(args)
+    if getattr(args, "softmax", False):
+        net = SoftmaxSelfAttention(depth=net.depth, width=net.width, heads=net.heads,
+                                   seq_len=net.seq_len, residual=net.residual,
+                                   query_position=net.query_position)  # fmt: skip
+    ub = upper_bound(net, args.partition)  # refuses a network no theorem covers
+    deeper = upper_bound(LinearSelfAttention(
+        depth=net.depth + 1, width=net.width, heads=net.heads, seq_len=net.seq_len,
+        residual=net.residual, query_position=net.query_position), args.partition)
+    ratio = (deeper["log10_upper"] / ub["log10_upper"]) if ub["log10_upper"] > 0 else None
+    out = {
+        "upper": ub["upper"], "log10_upper": ub["log10_upper"], "which": ub["which"],
+        "why": ub["why"], "block": ub["block"], "monomial": ub["monomial"],
+        "kind": "proved", "output_degree": output_degree(net.depth),
+        "matrix_degree_D": matrix_degree(net.depth),
+        "regime_paper": paper_regime(net.depth, net.width),
+        "regime_bound_growth": growth_regime(ratio),
+        "growth_ratio_bound": ratio,
+        "regime_bound_growth_basis": (
+            "log upper(L+1) / log upper(L) for the proved bound printed as `upper` (same "
+            "sides), >= 2 (an arbitrary threshold) called depth-efficient: computed from the "
+            "bound, not measured; it is the growth of sep only where the bound is tight"),
+        "crossover_depth": math.log(net.width**2 + net.width + 1, 3),
+        "crossover_basis": "3^L = d^2 + d + 1 (D = m): where the block formula's two "
+                           "regimes of log sep meet (proofs/transition.md); no threshold",
+        "transition_depth_paper": paper_transition_depth(net.width),
+        "transition_depth_2log3": doubled_transition_depth(net.width),
+        "config": {"depth": net.depth, "width": net.width, "heads": net.heads,
+                   "seq_len": net.seq_len, "residual": net.residual},
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(out, default=str))
+        return 0
+    up = out["upper"]
+    if up is None:
+        shown = f"10^{out['log10_upper']:.3f} (over {MAX_DIGITS} digits: log10 only)"
+    elif len(str(up)) > 40:
+        shown = f"10^{out['log10_upper']:.3f} (an exact {len(str(up))}-digit integer: --json)"
+    else:
+        shown = f"{up}  (log10 {out['log10_upper']:.3f})"
+    print(f"proven upper bound: {shown}; {out['which']} bound")
+    print(f"  why: {out['why']}")
+    print(f"  degree 3^L = {out['output_degree']}, D = {out['matrix_degree_D']}")
+    print(f"  regime (paper rule L < log3 d = {out['transition_depth_paper']:.2f}): "
+          f"{out['regime_paper']}")  # fmt: skip
+    print(f"  crossover 3^L = d^2 + d + 1 at L = {out['crossover_depth']:.2f} (where the proved "
+          "regimes of the generic-sides bound meet; the ratio-2 regime below is an "
+          "illustration)")
+    rg = out["regime_bound_growth"]
+    print(f"  regime (growth of the log of this bound from L to L+1, not measured): {rg}"
+          + (f" (ratio {ratio:.3f})" if ratio is not None and math.isfinite(ratio) else ""))
+    return 0

@@ -1,0 +1,100 @@
+"""``seprank results``: list and export the tasks in a result store."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+RESULTS_EPILOG = """\
+--where COLUMN=VALUE (also !=, <, <=, >, >=; repeatable, all must hold) filters on:
+  status (done | failed | refused), task, grid, arch, depth, width, heads, seq_len,
+  residual, method, strategy, seed, prime, rank, saturated, version, attempts, ...
+--format json prints every stored field of each task, the full Measurement included
+(measurement), the verify row for verify tasks (extra), and the error of a failed or
+refused one. rank is measured (see each measurement's certified and saturated fields)."""
+
+TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "seed", "rank",
+         "saturated", "seconds", "attempts", "error")  # fmt: skip
+CSV = ("key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_len",
+       "residual", "partition", "method", "strategy", "seed", "prime", "max_samples",
+       "version", "rank", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",
+       "host", "finished", "config", "error")  # fmt: skip
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser("results", help="list or export the tasks in a result store",
+                       epilog=RESULTS_EPILOG)  # fmt: skip
+    r.add_argument(
+        "--db",
+        default="seprank-results/results.sqlite",
+        help="the result store (written by seprank sweep and seprank verify)",
+    )
+    r.add_argument(
+        "--format",
+        default="table",
+        choices=("table", "csv", "json"),
+        help="table (one line a task), csv (indexed columns) or json (everything)",
+    )
+    r.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COLUMN=VALUE",
+        help="keep tasks where this holds (repeatable)",
+    )
+
+
+def _config(cfg: dict | None) -> str:
+    if not cfg:
+        return "-"
+    short = {"depth": "L", "width": "d", "heads": "H", "seq_len": "N"}
+    skip = {"architecture", "query_position", "output_coord"}
+    keys = [k for k in short if k in cfg] + [k for k in cfg if k not in short and k not in skip]
+    return " ".join(f"{short.get(k, k)}={int(v) if isinstance(v, bool) else v}"
+                    for k in keys if (v := cfg[k]) is not None)  # fmt: skip
+
+
+def _cell(row: dict, col: str) -> str:
+    v = row.get(col)
+    if col == "key":
+        return v[:10]
+    if col == "config":
+        return _config(v)
+    if col == "saturated":
+        return "-" if v is None else str(bool(v))
+    if col == "seconds":
+        return "-" if v is None else f"{v:.2f}"
+    if col == "partition":
+        return "default" if v is None else ",".join(map(str, v))
+    if col == "error":
+        return "" if not v else (v if len(v) <= 90 else v[:87] + "...")
+    return "-" if v is None else str(v)
+
+
+def cmd(args) -> int:
+    from ..errors import ConfigError
+    from ..store import Store
+
+    if not Path(args.db).is_file():
+        raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "
+                          "writes it; --db names another)")  # fmt: skip
+    with Store(args.db) as store:
+        rows = store.query(args.where)
+    if args.format == "json":
+        print(json.dumps(rows))
+    elif args.format == "csv":
+        w = csv.writer(sys.stdout)
+        w.writerow(CSV)
+        for r in rows:
+            w.writerow([json.dumps(r[c]) if c in ("config", "partition") else r[c] for c in CSV])
+    else:
+        table = [list(TABLE)] + [[_cell(r, c) for c in TABLE] for r in rows]
+        widths = [max(len(t[i]) for t in table) for i in range(len(TABLE))]
+        for t in table:
+            print("  ".join(v.ljust(w) for v, w in zip(t, widths)).rstrip())
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("done", "failed", "refused")}
+        print(f"{len(rows)} tasks: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+              + " (rank: measured)")  # fmt: skip
+    return 0

@@ -1,0 +1,75 @@
+"""``seprank verify``: the main job, measured ranks beside the proven bounds."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ._common import add_sweep_args, check_out_dir, nonneg_int
+
+VERIFY_EPILOG = """\
+the grid: seprank/grids/verify-quick.toml or verify-default.toml, run as a sweep through
+the result store (--db, default OUT/results.sqlite): a rerun measures only what is
+missing and prints the same table; seprank results --db lists the stored tasks.
+columns: L depth, d width, H heads, N sequence length, res residual connection;
+  measured  exact rank over GF(p) of a sampled grid (certified lower bound)
+  sat       the rank stopped below the sample size and the Schwartz-Zippel bound on a
+            false saturation is <= 1e-2 (a probability ground)
+  upper     proven upper bound (exact integer)
+  tight     measured == upper: exact, proved (no probability; seprank certify)
+  regime_paper   the paper's rule: depth-efficient iff L < log3 d
+  regime_growth  measured log rank(L+1) / log rank(L): >= 2 depth-efficient
+  part      rank equal on other balanced partitions (yes / NO / - not checked)
+  verdict   tight | below bound | below formula (H=1 conjecture fails) |
+            not saturated | VIOLATION (measured > proven: a bug)
+exit codes: 0 every configuration measured and no proven bound violated, 1 a proven
+bound was violated or a configuration failed or was refused (the verification is then
+incomplete; stderr says which), 2 bad input, 130 interrupted (the table holds what
+finished)."""
+
+
+def add_parser(sub) -> None:
+    v = sub.add_parser("verify", help="the main job: measured ranks vs proven bounds",
+                       epilog=VERIFY_EPILOG)  # fmt: skip
+    v.add_argument("--quick", action="store_true", help="small grid, about half a minute")
+    v.add_argument("--out", default="seprank-results",
+                   help="folder for results.csv and results.md (checked before any work)")
+    v.add_argument("--seed", type=nonneg_int, default=0,
+                   help="draws the weights and sample points of every configuration")
+    v.add_argument("--json", action="store_true",
+                   help="print one JSON object (rows, summary, verdict) instead of the table")
+    add_sweep_args(v, "result store (SQLite; default OUT/results.sqlite): configurations "
+                   "already there are not measured again")
+
+
+def _cmd_verify(args) -> int:
+    from .. import verify
+
+    out = check_out_dir(args.out)
+    rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
+                               db=args.db, executor=args.executor, scheduler=args.scheduler,
+                               workers=args.workers, worker_memory=args.worker_memory,
+                               retries=args.retries)  # fmt: skip
+    bad = [r for r in rows if r["verdict"] == "VIOLATION"]
+    verdict = verify.verdict_lines(rows, summary)
+    if args.json:
+        print(json.dumps({"summary": summary, "verdict": verdict, "rows": rows,
+                          "out": str(out)}))  # fmt: skip
+    else:
+        verify.print_table(rows)
+        print("(columns: seprank verify --help; results.md has the legend)")
+        for line in verify.summary_lines(summary):
+            print(line)
+        print(f"wrote {out / 'results.csv'} and {out / 'results.md'}")
+        print("\n".join(verdict))
+    for r in bad:
+        print(f"VIOLATION: measured {r['measured']} > proven {r['upper']}: a bug is far "
+              f"likelier than a refutation (the bound is proved). Reproduce: "
+              f"{verify.reproduce_command(r)}", file=sys.stderr)  # fmt: skip
+    if bad:
+        return 1
+    if summary["interrupted"]:
+        return 130
+    for m in summary["not_measured"]:
+        print(f"NOT MEASURED ({m['status']}): {m['config']}: {m['error']}", file=sys.stderr)
+    return 1 if summary["not_measured"] else 0
