@@ -116,20 +116,20 @@ def _source_hash(module: str) -> str:
     return hashlib.sha256((ROOT / module).read_bytes()).hexdigest()
 
 
-def _exec(work: Path, env: dict, db: Path, minutes: float | None) -> bool:
-    """cosmic-ray exec on the pending mutants; False when stopped by the time budget or
-    Ctrl-C (the mutants done so far are in the session; a later call resumes)."""
+def _exec(work: Path, env: dict, db: Path, minutes: float | None) -> str:
+    """cosmic-ray exec on the pending mutants: 'done', or 'time' / 'interrupted' when
+    stopped by the budget or Ctrl-C (what is done stays in the session; a rerun resumes)."""
     proc = subprocess.Popen(["cosmic-ray", "exec", "cr.toml", str(db)], cwd=work, env=env,
                             stdout=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     try:
         proc.wait(timeout=None if minutes is None else 60 * minutes)
-        if proc.returncode:
-            raise SystemExit(f"cosmic-ray exec failed (exit {proc.returncode})")
-        return True
-    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+    except (subprocess.TimeoutExpired, KeyboardInterrupt) as exc:
         os.killpg(proc.pid, signal.SIGTERM)  # cosmic-ray and the mutant's tests it started
         proc.wait()
-        return False
+        return "time" if isinstance(exc, subprocess.TimeoutExpired) else "interrupted"
+    if proc.returncode:
+        raise SystemExit(f"cosmic-ray exec failed (exit {proc.returncode})")
+    return "done"
 
 
 def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dict:
@@ -179,11 +179,11 @@ def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dic
                                 cwd=work, env=env, stdout=subprocess.DEVNULL)  # fmt: skip
         if mapped.returncode:
             raise SystemExit(f"{module}: its tests fail unmutated; fix them first")
-        _exec(work, env, db, opts.minutes)
+        stopped = _exec(work, env, db, opts.minutes)
         meta["seconds"] = meta.get("seconds", 0) + round(time.time() - t0)
         meta_file.write_text(json.dumps(meta))
     result = _counts(db)
-    result.update(module=module, seconds=meta["seconds"], tests=tests)
+    result.update(module=module, seconds=meta["seconds"], tests=tests, run=stopped)
     survivors = _survivors(db)
     (out / f"{name}.txt").write_text(
         json.dumps(result, indent=1) + "\n\nSURVIVORS\n\n" + "\n".join(survivors)
@@ -216,6 +216,8 @@ def main(argv=None) -> int:
         r = run_module(m, args.tests or table[m], cfg, Path(args.out), args)
         results.append(r)
         print(json.dumps(r), flush=True)
+        if r.get("run") == "interrupted":  # Ctrl-C: stop here, the session keeps the rest
+            break
     if not args.count:
         killed = sum(r["killed"] for r in results)
         survived = sum(r["survived"] for r in results)
