@@ -158,3 +158,38 @@ def test_symbolic_inputs_are_the_named_generators():
 
     R, X = symbolic_inputs(2, 3)
     assert X.shape == (1, 2, 3) and str(X[0, 1, 2]) == "x1_2" and len(R.gens) == 6
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 17, 257, 65537, 101, DEFAULT_PRIME, MAX_PRIME])
+def test_max_terms_is_the_largest_safe_count(p):
+    """max_terms products of (p-1)^2 fit int64 and one more does not: at Fermat primes
+    (p - 1 a power of two) 2**63 // (p-1)^2 would be one too many."""
+    F = ModP(p)
+    assert F.max_terms * (p - 1) ** 2 <= 2**63 - 1 < (F.max_terms + 1) * (p - 1) ** 2
+
+
+def test_domains_defaults_and_immutability():
+    """The defaults (Float64 weights of unit scale, symbolic weights in [-9, 9] without
+    0) and frozen, hashable instances whose name and exactness are not arguments."""
+    import dataclasses
+
+    from seprank.domains import Float64, Symbolic
+
+    x = Float64().random(np.random.default_rng(0), (4000,))
+    assert 0.95 < x.std() < 1.05
+    assert Float64().mul(np.array([2.0, -3.0]), np.array([4.0, 0.5])).tolist() == [8.0, -1.5]
+    assert Float64().add(np.array([2.0]), np.array([0.5])).tolist() == [2.5]
+    ws = Symbolic().random(np.random.default_rng(0), (2000,))
+    assert all(type(v) is int for v in ws)  # exact integers, not floats
+    assert set(ws.tolist()) == set(range(-9, 10)) - {0}
+    r = ModP(3).random(np.random.default_rng(0), (200,))  # every residue, 0 included
+    assert r.dtype == np.int64 and set(r.tolist()) == {0, 1, 2}
+    for dom in (Float64(), Symbolic(), ModP(101)):
+        assert hash(dom) == hash(dataclasses.replace(dom))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            dom.name = "other"
+    assert Symbolic().exact and ModP(101).exact and not Float64().exact
+    for make in (Float64, Symbolic, lambda **kw: ModP(101, **kw)):
+        for field in ("name", "exact"):
+            with pytest.raises(TypeError):
+                make(**{field: 1})

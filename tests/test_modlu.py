@@ -321,3 +321,86 @@ def test_rank_blocked_argument_limits_and_empty_matrices():
     assert modlu.rank_blocked(np.zeros((3, 0), dtype=np.int64), 7) == 0
     assert modlu.rank_blocked(np.array([[-1, 7], [6, 14]]), 7) == 1  # reduced first
     assert modlu.available()
+
+
+@pytest.mark.parametrize("p", [7, 101])
+def test_rank_blocked_reduces_entries_outside_the_residues(p):
+    """Integers >= p or < 0 are reduced first: p itself is 0 (not a pivot), -1 is p - 1."""
+    assert modlu.rank_blocked(np.array([[p, 0], [0, 1]]), p) == 1  # max == p, min == 0
+    assert modlu.rank_blocked(np.array([[p, 2 * p], [3 * p, 1]]), p) == 1
+    assert modlu.rank_blocked(np.array([[-1, 1], [1, -1]]), p) == 1  # min < 0, max < p
+    assert modlu.rank_blocked(np.array([[-p, 0], [0, 0]]), p) == 0
+    assert modlu.rank_blocked(np.array([[p + 1, 1], [1, 1 - p]]), p) == 1
+
+
+# ------------------------------------------------ rank.py: cases the mutation run found
+def test_rank_modp_dispatches_by_engine(monkeypatch):
+    """auto uses the BLAS engine below 2**26; flint never does (both exact: only the
+    dispatch can tell them apart)."""
+    F = np.array([[1, 2], [2, 4]])
+    calls = []
+
+    def spy(M, p):
+        calls.append(p)
+        return 1
+
+    monkeypatch.setattr(modlu, "rank_blocked", spy)
+    assert rank_modp(F, 101, engine="flint") == 1 and calls == []
+    assert rank_modp(F, 101, engine="auto") == 1 and calls == [101]
+
+
+def test_rank_modp_array_torch_when_torch_is_installed():
+    pytest.importorskip("torch")
+    assert rank_modp(np.array([[1, 2], [2, 4], [0, 3]]), 101, engine="array-torch") == 2
+
+
+def test_rank_float_edges():
+    import dataclasses
+
+    from seprank.rank import rank_float
+
+    bad = rank_float(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    assert bad.rank == -1 and np.isnan(bad.tolerance) and np.isnan(bad.spectrum).all()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        bad.rank = 2
+    one = rank_float(np.array([[5.0]]))
+    assert one.rank == 1 and one.tolerance == pytest.approx(5.0 * np.finfo(float).eps)
+    empty = rank_float(np.zeros((0, 3)))
+    assert (empty.rank, empty.tolerance, empty.spectrum.size) == (0, 0.0, 0)
+
+
+def test_rank_coefficients_with_one_row_or_column():
+    """A polynomial in the B variables only has one row (the monomial 1 on side A)."""
+    from sympy import ZZ, ring
+
+    from seprank.rank import rank_coefficients
+
+    R, x0, x1 = ring("x0,x1", ZZ)
+    assert rank_coefficients(x1 + x1**2, {0}) == (1, (1, 2))
+    assert rank_coefficients(x0 * x1 + x0, {0}) == (1, (1, 2))
+    assert rank_coefficients(R(0), {0}) == (0, (0, 0))
+    assert rank_coefficients(x0 + x0**2, {0}) == (1, (2, 1))  # one column
+
+
+def test_rank_coefficients_refuses_past_max_cells():
+    """2001 x 2001 = 4,004,001 cells (> 4e6) with only 2001 terms: refused before the
+    matrix is built (the cell count is rows times columns, not their sum)."""
+    from sympy import ZZ, ring
+
+    from seprank.errors import TooBigError
+    from seprank.rank import rank_coefficients
+
+    R, x0, x1 = ring("x0,x1", ZZ)
+    poly = sum((x0**i * x1**i for i in range(2001)), R(0))
+    with pytest.raises(TooBigError, match="2001x2001"):
+        rank_coefficients(poly, {0})
+
+
+def test_float_trustworthy_rank_one_and_missing_rank():
+    from types import SimpleNamespace as M
+
+    from seprank.rank import float_trustworthy
+
+    s = np.array([10.0, 1e-9, 5e-10, 2e-10])
+    assert float_trustworthy(M(spectrum=s, rank=1, tolerance=1e-8, saturated=True))
+    assert not float_trustworthy(M(spectrum=s, tolerance=1e-8, saturated=True))  # no rank

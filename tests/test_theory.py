@@ -2,6 +2,7 @@ import math
 
 import pytest
 
+from seprank.errors import TooBigError
 from seprank.theory import guidelines as gl
 from seprank.theory.bounds import (
     a_dim,
@@ -284,3 +285,215 @@ def test_formula_transition_depth_searches_exactly_max_depth_layers():
     t = formula_transition_depth(1000)  # ratio drops below 2 first at L = 12
     assert 11.5 < t < 11.6 and formula_transition_depth(1000, max_depth=12) == t
     assert formula_transition_depth(1000, max_depth=11) is None
+
+
+# ------------------------------------------- regimes: cases the mutation run found unguarded
+def test_regime_helpers_off_their_easy_points():
+    """Points where a changed operator or constant gives another answer (at width 9,
+    2 * log3 = 2 + log3, and so on): each assertion kills a mutant that survived."""
+    from seprank.theory import regimes as rg
+
+    assert rg.doubled_transition_depth(27) == pytest.approx(6.0)
+    assert rg.growth_ratios({1: 0.5, 2: 1.0}) == {1: 2.0}  # any positive log sep counts
+    assert rg.transition_from_ratios({1: 2.0}) is None  # ratio exactly 2: still efficient
+    # 12 L d^2 = budget: d = sqrt(budget / 12 L), real division, then rounded
+    assert rg.width_at_budget(12 * 100**2, 1) == 100
+    assert rg.width_at_budget(12 * 100**2, 4) == 50
+    assert rg.width_at_budget(30, 1) == 2  # sqrt(2.5) = 1.58; 30 // 12 would give 1
+
+
+def test_formula_transition_below_depth_two():
+    """Width 1: the ratio is 2.32 at L = 1 and 1.64 at L = 2, so the crossing is
+    interpolated between L = 1 and 2 (the search starts at L = 1)."""
+    from seprank.theory import regimes as rg
+
+    r1, r2 = rg.formula_growth_ratio(1, 1), rg.formula_growth_ratio(2, 1)
+    assert r1 > 2 > r2
+    assert rg.formula_transition_depth(1) == pytest.approx(1 + (r1 - 2) / (r1 - r2))
+
+
+def test_expressivity_optimal_depth_honours_max_depth():
+    """At budget 1e8 every depth up to 11 is depth-efficient, so the answer is the cap."""
+    from seprank.theory import regimes as rg
+
+    assert rg.expressivity_optimal_depth(1e8) == 11
+    assert rg.expressivity_optimal_depth(1e8, max_depth=10) == 10
+    assert rg.expressivity_optimal_depth(100) == 1 and rg.expressivity_optimal_depth(200) == 2
+
+
+def test_paper_optimal_depth_on_both_sides_of_one():
+    """The bracket starts near 0, not at 1: fit depths below 1 are roots too; a budget
+    whose g(1e-6) is positive (below 1.2e-5) has no root and gives 0."""
+    from seprank.theory import regimes as rg
+
+    for budget in (5e-5, 50.0):  # g(1e-6) = -0.65 (root 4.2e-6), and a root near 0.77
+        L = rg.paper_optimal_depth(budget)
+        assert 0 < L < 1
+        g = L - rg.paper_transition_depth(math.sqrt(budget / (12 * L)))
+        assert abs(g) < 1e-6  # brentq: |L - root| < 2e-12, and |dg/dL| < 1e5 here
+    assert rg.paper_optimal_depth(1e-5) == 0.0  # g(1e-6) = 0.08: between 0 and 1
+
+
+# -------------------------------------------- bounds: cases the mutation run found unguarded
+def _last_k_with_b_below_a(D: int, d: int) -> int:
+    m = d * (d + 1) // 2
+    ks = [k for k in range(D + 1) if math.comb(m + k - 1, k) <= d * math.comb(m + D - k - 1, D - k)]
+    return max(ks, default=-1)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
+def test_crossover_is_the_last_k_with_b_below_a(depth, width):
+    """The bisection finds exactly the crossover of the exact integer sequences."""
+    from seprank.theory.bounds import _crossover
+
+    D = matrix_degree(depth)
+    assert _crossover(D, width) == _last_k_with_b_below_a(D, width)
+
+
+def test_log_comb_edges():
+    assert log_comb(5, 5) == 0.0 and log_comb(7, 0) == 0.0  # r = n and r = 0: C = 1
+    assert log_comb(3, 4) == -math.inf and log_comb(3, -1) == -math.inf
+    assert log_comb(10, 3) == pytest.approx(math.log(120))
+    # past a = 1e12 a direct lgamma difference keeps only ~4 digits: the log1p form
+    # keeps ~16 (its (b - 1/2) log1p(delta / b) term is 1e-12 off with b +- 1/2)
+    import mpmath
+
+    mpmath.mp.dps = 40
+    for n, r in ((10**12 + 5, 1), (10**12 + 5, 3), (5 * 10**13, 1), (10**12, 2)):
+        assert log_comb(n, r) == pytest.approx(float(mpmath.log(mpmath.binomial(n, r))),
+                                               rel=1e-15)  # fmt: skip
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_width_one_generic_log10_matches_the_integer(depth):
+    """Width 1 (m = 1): b_k = C(k, k) = 1, the log path meets log_comb(n, n)."""
+    exact = generic_block_bound(depth, 1)
+    assert generic_block_bound_log10(depth, 1) == pytest.approx(math.log10(exact))
+
+
+def test_lgamma_ratio_stirling_branch():
+    """a >= 1e12 with a small b: Stirling's series for lgamma(a) (its constant
+    0.5 log(2 pi) matters), against 40-digit mpmath."""
+    import mpmath
+
+    from seprank.theory.bounds import _lgamma_ratio
+
+    mpmath.mp.dps = 40
+    for a, b in ((10**12, 10), (3 * 10**13, 999_999), (10**12 + 7, 1)):
+        ref = mpmath.loggamma(a) - mpmath.loggamma(b)
+        assert abs(_lgamma_ratio(a, a - b) - float(ref)) < 1e-2  # |value| ~ 3e13: 1e-15 rel
+
+
+def test_log10_companions_default_to_no_residual():
+    from seprank.theory.bounds import block_bound_log10, monomial_bound_log10
+
+    for args in ((2, 2, 2, 2), (1, 3, 1, 2)):
+        assert monomial_bound_log10(*args) == pytest.approx(math.log10(monomial_bound(*args)))
+        assert block_bound_log10(*args) == pytest.approx(math.log10(block_bound(*args)))
+    assert monomial_bound_log10(2, 2, 2, 2) != monomial_bound_log10(2, 2, 2, 2, residual=True)
+
+
+def test_residual_generic_log10_at_any_depth():
+    """Residual with generic sides is summed in log space: no TooBigError at depth 30,
+    width 30 (about 5300 digits, past MAX_DIGITS), and at least the non-residual bound."""
+    from seprank.theory.bounds import MAX_DIGITS, block_bound_log10
+
+    res = block_bound_log10(30, 30, 30, 30, residual=True)
+    assert MAX_DIGITS < res < 10**4 and res >= generic_block_bound_log10(30, 30)
+    with pytest.raises(TooBigError):
+        block_bound(30, 30, 30, 30, residual=True)
+    assert block_bound_log10(3, 2, 2, 2, residual=True) == pytest.approx(
+        math.log10(block_bound(3, 2, 2, 2, residual=True))
+    )
+
+
+def test_residual_refused_when_only_the_residual_form_is_too_big():
+    """Depth 54, width 18: the plain block bound has 3995 digits, the residual form 4006
+    (past MAX_DIGITS = 4000): the residual one is refused, the plain one computed."""
+    from seprank.theory.bounds import MAX_DIGITS, block_bound_log10
+
+    assert generic_block_bound_log10(54, 18) < MAX_DIGITS
+    assert block_bound_log10(54, 18, 18, 18, residual=True) > MAX_DIGITS
+    with pytest.raises(TooBigError, match="digits"):
+        block_bound(54, 18, 18, 18, residual=True)
+    assert len(str(block_bound(54, 18, 18, 18))) == 3995
+
+
+def test_costly_bounded_side_says_what_to_use_instead():
+    with pytest.raises(TooBigError, match=r"at least 100 positions per side \(seq_len >= 200\)"):
+        block_bound(5, 100, 4, 4)
+
+
+def test_residual_monomial_log10_matches_the_integer():
+    from seprank.theory.bounds import monomial_bound_log10
+
+    for args in ((2, 2, 1, 3), (1, 3, 3, 1), (2, 1, 2, 2)):
+        exact = monomial_bound(*args, residual=True)
+        assert monomial_bound_log10(*args, residual=True) == pytest.approx(math.log10(exact))
+
+
+def test_upper_bound_falls_back_to_monomial_when_block_is_too_costly():
+    """Width 100 with 4 positions a side: the bounded-rank block bound needs too many
+    Schur dimensions, so the monomial count is the bound, and ``why`` says why."""
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import upper_bound
+
+    r = upper_bound(LinearSelfAttention(depth=5, width=100, heads=1, seq_len=8))
+    assert r["which"] == "monomial" and r["block"] is None
+    assert r["why"].startswith("monomial count per side (block bound not computed: seq_len")
+    assert r["upper"] == r["monomial"] == monomial_bound(5, 100, 4, 4)
+    assert r["log10_upper"] == pytest.approx(math.log10(r["upper"]))
+
+
+def test_upper_bound_past_max_digits_keeps_its_log10():
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import MAX_DIGITS, upper_bound
+
+    r = upper_bound(LinearSelfAttention(depth=30, width=30, heads=1, seq_len=60))
+    assert r["upper"] is None and r["block"] is None and r["which"] == "block"
+    assert r["log10_upper"] == pytest.approx(generic_block_bound_log10(30, 30))
+    assert r["log10_upper"] > MAX_DIGITS
+
+
+def _generic_closed_form_width_2(depth: int) -> int:
+    """Width 2 (m = 3), exact integers only: b_k = C(k+2, 2), a_j = 2 C(j+2, 2); the
+    crossover by integer bisection, then C(m+K, K) + d C(m+D-K-1, D-K-1)."""
+    D = matrix_degree(depth)
+    lo, hi = 0, D  # b_0 = 1 <= a_D: true at 0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if math.comb(mid + 2, 2) <= 2 * math.comb(D - mid + 2, 2):
+            lo = mid
+        else:
+            hi = mid - 1
+    return math.comb(3 + lo, lo) + 2 * math.comb(3 + D - lo - 1, D - lo - 1)
+
+
+@pytest.mark.parametrize("depth", [7, 655, 700, 2000])
+def test_generic_log10_beyond_float_range(depth):
+    """Depths past ~630 put C(n, r)'s n beyond float range (another branch of the log
+    gamma ratio; at depth 655 the bisection's n straddle 1.8e308, the float limit);
+    checked against the exact integer closed form."""
+    exact = _generic_closed_form_width_2(depth)
+    assert generic_block_bound_log10(depth, 2) == pytest.approx(math.log10(exact), rel=1e-12)
+
+
+def test_bounded_side_estimate_uses_the_bounded_side():
+    """Depth 200, width 10, a 4-position query side: the bounded side's sum (about 3200
+    digits) decides, not the generic side's (about 5200): computed, not refused."""
+    from seprank.theory.bounds import block_bound_log10
+
+    assert 3000 < block_bound_log10(200, 10, 4, 10) < 4000
+
+
+@pytest.mark.parametrize("arg", ["depth", "width", "n_query", "n_other"])
+@pytest.mark.parametrize("bad", [0, -1, 1.0, True, "2"])
+def test_block_bound_arguments_checked_by_name(arg, bad):
+    from seprank.errors import ConfigError
+    from seprank.theory.bounds import block_bound_log10, monomial_bound_log10
+
+    args = {**dict(depth=2, width=2, n_query=2, n_other=2), arg: bad}
+    for f in (block_bound, block_bound_log10, monomial_bound_log10):
+        with pytest.raises(ConfigError, match=f"^{arg}="):
+            f(**args)
