@@ -134,7 +134,8 @@ def _row(student, depth, target, seed, fvu, rank=1, cap=0.6):
     return dict(student=student, budget="100", depth=str(depth), width="4", target=target,
                 seed=str(seed), test_fvu=str(fvu), target_rank=str(rank),
                 rank_status="exact", capacity_log10=str(cap), capacity_which="x",
-                student_grid_rank="", protocol="v1")  # fmt: skip
+                student_grid_rank="", protocol="v1", train_fvu=str(fvu), val_fvu=str(fvu),
+                epochs="20", best_epoch="3")  # fmt: skip
 
 
 def test_analysis_control_is_computed_and_can_fail():
@@ -147,6 +148,10 @@ def test_analysis_control_is_computed_and_can_fail():
     c = control(bad)
     assert [k for k, _ in c["failed"]] == [("linear", 100, 2)]
     assert "**Not every student fits the control**: 1 of 2" in report(bad)
+    assert "linear B=100 L=2 seed 2: test FVU 0.5" in report(bad)
+    assert "stuck at the mean" not in report(bad)  # 0.5 is not the mean
+    stuck = ok[:-1] + [_row("linear", 2, "ctrl-R1", 2, 1.0)]
+    assert "stuck at the mean: best validation FVU over all epochs 1" in report(stuck)
     # sop-R1 is a rank-1 target, not the control
     old = [_row("linear", 1, "sop-R1", s, 0.9) for s in range(3)]
     assert "fitted on every seed in 0 of 1 cells" in report(ok + old)

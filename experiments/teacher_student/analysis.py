@@ -232,6 +232,11 @@ def control_section(rows, main: str) -> list[str]:
                 row.append(f"{s['max']:.3g} ({mark}{n})")
             lines.append(f"| {st}, {b:,} | " + " | ".join(row) + " |")
         lines += ["", "(worst seed test FVU per cell)", ""]
+        miss = [r for r in rs if r["target"] == CONTROL and float(r["test_fvu"]) > FIT]
+        if miss:
+            lines.append(f"Runs that miss the control under {p} (measured):")
+            lines += [f"- {_miss(r)}" for r in sorted(miss, key=_run_key)]
+            lines.append("")
     old = control([r for r in rows if protocol(r) == main], "sop-R1")
     n_old = len(old["fitted"]) + len(old["failed"])
     if n_old:
@@ -243,6 +248,21 @@ def control_section(rows, main: str) -> list[str]:
         lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})" + _why(st, L)
                   for (st, b, L), s in old["failed"]]  # fmt: skip
     return lines
+
+
+def _run_key(r) -> tuple:
+    return (r["student"], int(r["budget"]), int(r["depth"]), int(r["seed"]))
+
+
+def _miss(r) -> str:
+    """One missed run: its errors and epochs, and 'stuck at the mean' when no epoch took
+    the validation FVU below 0.9 (val_fvu is the best over epochs, the epoch-0 start too)."""
+    tr, va = float(r["train_fvu"]), float(r["val_fvu"])
+    why = (f" (stuck at the mean: best validation FVU over all epochs {va:.3g})" if va >= 0.9
+           else "")  # fmt: skip
+    return (f"{r['student']} B={int(r['budget']):,} L={r['depth']} seed {r['seed']}: test FVU "
+            f"{float(r['test_fvu']):.3g}, train FVU {tr:.3g}, best epoch {r['best_epoch']} of "
+            f"{r['epochs']}" + why)  # fmt: skip
 
 
 def _blowups(rows) -> str:
@@ -468,7 +488,7 @@ def figure(rows, prefix) -> list[Path]:
             ax.plot([x], [y], marker=mk, color=line.get_color(),
                     mfc=line.get_color() if c else "white", ls="none")  # fmt: skip
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("target separation rank R (squares: teacher; diamonds: control)")
+    ax.set_xlabel("target separation rank R\n(squares: teacher; diamonds, left of 1: control)")
     ax.set_ylabel("best student depth (lowest median test FVU)")
     ax.set_yticks(depths)
     ax.set_title("best depth vs rank (filled: clear of seed spread)", fontsize=10)

@@ -45,7 +45,7 @@ class Preset:
 
 # Protocol v2 (cpu-v2): longer, patient, with the rate halved on validation plateaus. Made
 # for the rank-1 control after protocol v1 left one softmax run at the mean (FVU 1.00,
-# stopped on its plateau at epoch 24); fixed before any v2 result was seen, not per cell.
+# stopped on its plateau at epoch 24); fixed after one trial on that run, not per cell.
 V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience=5,
           protocol="v2")  # fmt: skip
 
@@ -55,15 +55,17 @@ PRESETS = {
     "smoke": Preset(budgets=(600,), depths=(1, 2), targets=("ctrl-R1", "sop-R1", "teacher-L1"),
                     seeds=1, n=(256, 128, 256), max_epochs=8, patience=4, min_epochs=0, grid=32,
                     protocol="smoke"),
-    # 288 runs, about 42 minutes measured on 2 shared CPU cores with 1 torch thread.
+    # 360 runs: the first 288 took about 42 minutes measured on 2 shared CPU cores with 1
+    # torch thread; the 72 control runs added later about 8 minutes of training.
     "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
                   targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
                   n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
     # The rank-1 control again under protocol v2 (72 runs; same data, seeds, widths).
     "cpu-v2": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6), targets=("ctrl-R1",),
                      seeds=3, n=(1024, 512, 2048), grid=64, **V2),
-    # Larger budgets, more data, ranks up to 32, teachers L = 1..3, for one GPU (972 runs;
-    # a few hours by an estimate of small-model step latency, not measured). Untested.
+    # Larger budgets, more data, the control, ranks up to 32, teachers L = 1..3, for one GPU
+    # (1,080 runs; a few hours by an estimate of small-model step latency, not measured).
+    # Untested.
     "gpu": Preset(budgets=(6_000, 24_000, 96_000), depths=(1, 2, 3, 4, 5, 6),
                   targets=("ctrl-R1", "sop-R1", "sop-R2", "sop-R4", "sop-R8", "sop-R16", "sop-R32",
                            "teacher-L1", "teacher-L2", "teacher-L3"), seeds=3,
