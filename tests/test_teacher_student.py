@@ -134,19 +134,60 @@ def _row(student, depth, target, seed, fvu, rank=1, cap=0.6):
     return dict(student=student, budget="100", depth=str(depth), width="4", target=target,
                 seed=str(seed), test_fvu=str(fvu), target_rank=str(rank),
                 rank_status="exact", capacity_log10=str(cap), capacity_which="x",
-                student_grid_rank="")  # fmt: skip
+                student_grid_rank="", protocol="v1", train_fvu=str(fvu), val_fvu=str(fvu),
+                epochs="20", best_epoch="3")  # fmt: skip
 
 
 def test_analysis_control_is_computed_and_can_fail():
     from experiments.teacher_student.analysis import control, report
 
-    ok = [_row("linear", L, "sop-R1", s, 0.01) for L in (1, 2) for s in range(3)]
+    ok = [_row("linear", L, "ctrl-R1", s, 0.01) for L in (1, 2) for s in range(3)]
     assert not control(ok)["failed"]
-    assert "Fitted by every student: 2 of 2" in report(ok)
-    bad = ok[:-1] + [_row("linear", 2, "sop-R1", 2, 0.5)]  # one seed of one cell fails
+    assert "Protocol v1: **Every student fits the control**: 2 of 2" in report(ok)
+    bad = ok[:-1] + [_row("linear", 2, "ctrl-R1", 2, 0.5)]  # one seed of one cell fails
     c = control(bad)
     assert [k for k, _ in c["failed"]] == [("linear", 100, 2)]
-    assert "Not fitted by every student" in report(bad)
+    assert "**Not every student fits the control**: 1 of 2" in report(bad)
+    assert "linear B=100 L=2 seed 2: test FVU 0.5" in report(bad)
+    assert "stuck at the mean" not in report(bad)  # 0.5 is not the mean
+    stuck = ok[:-1] + [_row("linear", 2, "ctrl-R1", 2, 1.0)]
+    assert "stuck at the mean: best validation FVU over all epochs 1" in report(stuck)
+    # sop-R1 is a rank-1 target, not the control
+    old = [_row("linear", 1, "sop-R1", s, 0.9) for s in range(3)]
+    assert "fitted on every seed in 0 of 1 cells" in report(ok + old)
+    assert "**Every student fits the control**" in report(ok + old)
+
+
+def test_analysis_compares_like_with_like_protocols():
+    from experiments.teacher_student.analysis import report
+
+    v1 = [_row("linear", L, t, s, 0.5) for L in (1, 2) for s in range(3)
+          for t in ("ctrl-R1", "sop-R4")]  # fmt: skip
+    v2 = [dict(_row("linear", L, "ctrl-R1", s, 0.01), protocol="v2") for L in (1, 2)
+          for s in range(3)]  # fmt: skip
+    text = report(v1 + v2)
+    assert "12 runs of training protocol v1" in text and "6 runs of other protocols" in text
+    assert "Protocol v1: **Not every student fits the control**: 0 of 2" in text
+    assert "Protocol v2: **Every student fits the control**: 2 of 2" in text
+    tables = text.split("## linear student")[1]
+    assert "0.01" not in tables  # v2 rows never enter the v1 tables
+
+
+def test_protocol_column_added_to_old_csv_and_in_resume_key(tmp_path):
+    from experiments.teacher_student.run import FIELDS, _add_protocol_column, key, read_rows
+
+    path = tmp_path / "results.csv"
+    old = [f for f in FIELDS if f != "protocol"]
+    row = {f: "1" for f in old} | dict(target="ctrl-R1", student="linear")
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=old)
+        w.writeheader()
+        w.writerow(row)
+    _add_protocol_column(path)
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == FIELDS and rows[0]["protocol"] == "v1"
+    assert key(read_rows(path)[0]) != key(dict(read_rows(path)[0], protocol="v2"))
 
 
 def test_analysis_compares_errors_above_capacity_with_the_rank_floor():
@@ -157,3 +198,57 @@ def test_analysis_compares_errors_above_capacity_with_the_rank_floor():
     assert "met or exceeded by 3 of 3 runs (agree)" in report(rows)
     rows[0]["test_fvu"] = "0.0"  # below what any rank-4 function reaches on the grid
     assert "met or exceeded by 2 of 3 runs (the rest" in report(rows)
+
+
+def _hand_set_control(model, target, seq_len, dim):
+    """Weights of a LinearStudent that compute the control (a.u_0)(sum_{j in B} b.u_j)
+    exactly: coordinates 0..p-1 carry u, p a side-B indicator (from the positions), p + 1
+    the output; layer 1's only j-term is (a.u_0)(1[j in B])(b.u_j) (times N to undo the
+    1/N score scale); deeper layers are zero, so the skip path carries it to the readout."""
+    p, out = dim, dim + 1
+    with torch.no_grad():
+        for prm in model.parameters():
+            prm.zero_()
+        model.embed.weight[:p, :p] = torch.eye(p, dtype=model.embed.weight.dtype)
+        model.pos[seq_len // 2 :, p] = 1.0
+        core = model.core
+        core.Wq[0, 0, 0, :p] = torch.as_tensor(target.a)
+        core.Wk[0, 0, 0, p] = 1.0
+        core.Wv[0, 0, 0, :p] = torch.as_tensor(target.b)
+        core.Wo[0, 0, out, 0] = float(seq_len)
+        model.head.weight[0, out] = 1.0
+
+
+@pytest.mark.parametrize("budget", [1500, 6000])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
+def test_linear_student_represents_the_control_exactly(depth, budget):
+    """Proof by construction (float64): every depth and cpu-preset width of the linearised
+    student holds ctrl-R1, which the old product sop-R1 is not at depth 1."""
+    from experiments.teacher_student.students import STUDENTS, LinearStudent
+    from experiments.teacher_student.targets import CONTROL, make_target, sample_inputs
+
+    t = make_target(CONTROL, 8, 2, seed=depth)
+    width = STUDENTS["linear"]["width"](budget, depth)
+    m = LinearStudent(depth, width, seq_len=8, in_dim=2).double()
+    u = sample_inputs(np.random.default_rng(depth), 500, 8, 2)
+    y = t(u)
+    with torch.no_grad():
+        fresh = m(torch.as_tensor(u)).numpy()
+    assert np.mean((fresh - y) ** 2) / np.var(y) > 0.5  # an untrained student does not
+    _hand_set_control(m, t, 8, 2)
+    with torch.no_grad():
+        got = m(torch.as_tensor(u)).numpy()
+    assert np.max(np.abs(got - y)) <= 1e-12 * np.max(np.abs(y))
+    assert np.var(y) > 1e-3  # a real target, not zeros
+
+
+def test_control_is_rank_1_and_named():
+    from experiments.teacher_student.targets import CONTROL, make_target
+
+    t = make_target(CONTROL, 8, 2, seed=3)
+    info = t.rank_info(grid=64)
+    assert t.name == CONTROL and info["rank_measured"] == 1 == info["rank_upper"]
+    u = np.random.default_rng(0).uniform(-1, 1, size=(4, 8, 2))
+    v = u.copy()
+    v[:, 1:4] = 0.0  # the control reads only position 0 on side A
+    np.testing.assert_allclose(t(u), t(v))

@@ -5,6 +5,8 @@
 Every statement is computed from the rows: "fitted" means test FVU <= ``FIT`` on every
 seed of the cell; the best depth has the lowest median over seeds, and is "clear" when
 its worst seed beats every other depth's best seed, otherwise "within seed spread".
+Like with like: the tables, verdicts and figure use the rows of one training protocol
+(the one with most rows); the rank-1 control is checked under every protocol present.
 """
 
 from __future__ import annotations
@@ -18,6 +20,20 @@ from pathlib import Path
 import numpy as np
 
 FIT = 0.1  # test FVU at or below which a cell counts as fitted (10% of variance left)
+CONTROL = "ctrl-R1"  # targets.CONTROL (not imported: this module stays numpy-only)
+
+
+def protocol(r) -> str:
+    """A row's training protocol (rows from before the column are protocol v1)."""
+    return r.get("protocol") or "v1"
+
+
+def main_protocol(rows) -> str:
+    """The protocol with most rows: the one the tables compare like with like."""
+    n: dict = {}
+    for r in rows:
+        n[protocol(r)] = n.get(protocol(r), 0) + 1
+    return max(sorted(n), key=n.get)
 
 
 def _cells(rows):
@@ -46,14 +62,16 @@ def target_ranks(rows) -> dict:
 
 def target_order(rows) -> list[str]:
     tr = target_ranks(rows)
-    return sorted(tr, key=lambda t: (t.startswith("teacher"), float(np.median(tr[t]))))
+    return sorted(tr, key=lambda t: (t.startswith("teacher"), float(np.median(tr[t])),
+                                      t != CONTROL))  # fmt: skip
 
 
-def control(rows) -> dict:
-    """The rank-1 control: which (student, budget, depth) cells fit sop-R1 on every seed."""
+def control(rows, target: str = CONTROL) -> dict:
+    """Which (student, budget, depth) cells fit ``target`` (the rank-1 control by
+    default) on every seed; pass the rows of one protocol."""
     fitted, failed = [], []
     for (st, b, L, t), rs in sorted(_cells(rows).items()):
-        if t != "sop-R1":
+        if t != target:
             continue
         s = stats(rs)
         (fitted if s["max"] <= FIT else failed).append(((st, b, L), s))
@@ -95,6 +113,9 @@ def _fmt(s) -> str:
 
 def report(rows) -> str:
     """The summary as Markdown (every number from the rows or from seprank.theory)."""
+    all_rows, main = rows, main_protocol(rows)
+    rows = [r for r in rows if protocol(r) == main]
+    others = len(all_rows) - len(rows)
     L_ = sorted({int(r["depth"]) for r in rows})
     tr = target_ranks(rows)
     order = target_order(rows)
@@ -102,7 +123,10 @@ def report(rows) -> str:
     seeds = sorted({int(r["seed"]) for r in rows})
     lines = [
         "# Teacher-student: can a student fit a target of known separation rank?", "",
-        f"{len(rows)} runs, seeds {seeds}; test error = fraction of variance unexplained "
+        f"{len(rows)} runs of training protocol {main}"
+        + (f" (the tables and verdicts; {others} runs of other protocols appear only in "
+           "the control section)" if others else "")
+        + f", seeds {seeds}; test error = fraction of variance unexplained "
         f"(FVU, 1 = the mean); a cell is *fitted* when test FVU <= {FIT} on every seed. "
         "Cells: median [min, max] over seeds (medians, since a deep linear student can blow "
         "up on test points on one seed). " + _blowups(rows), "",
@@ -110,23 +134,7 @@ def report(rows) -> str:
         + "; ".join(f"{t}: {'/'.join(map(str, tr[t]))} ({_rank_how(rows, t)})" for t in order),
         "",
     ]  # fmt: skip
-    c = control(rows)
-    n_all = len(c["fitted"]) + len(c["failed"])
-    lines += ["## Rank-1 control (sop-R1)", ""]
-    if not n_all:
-        lines.append("No sop-R1 rows: the control was not run.")
-    elif not c["failed"]:
-        lines.append(
-            f"Fitted by every student: {n_all} of {n_all} (student, budget, depth) "
-            f"cells, worst seed FVU {max(s['max'] for _, s in c['fitted']):.3f}."
-        )
-    else:
-        lines.append(
-            f"**Not fitted by every student**: {len(c['fitted'])} of {n_all} cells fit "
-            "it on every seed. Not fitted (worst seed FVU):"
-        )
-        lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})" + _why(st, L)
-                  for (st, b, L), s in c["failed"]]  # fmt: skip
+    lines += control_section(all_rows, main)
     bd = best_depths(rows)
     for st in sorted({r["student"] for r in rows}):
         for b in sorted({int(r["budget"]) for r in rows if r["student"] == st}):
@@ -177,6 +185,86 @@ def report(rows) -> str:
     return "\n".join(lines) + "\n"
 
 
+def control_section(rows, main: str) -> list[str]:
+    """The rank-1 control under each protocol (a table of worst-seed FVU per cell) and
+    the old product sop-R1 (rank 1, not the control) under the main protocol."""
+    lines = [f"## Rank-1 control ({CONTROL})", "",
+             f"{CONTROL}: f = (a . u_0)(sum over j in B of b . u_j), a product g(u_A) h(u_B) "
+             "that every student class can represent at every depth (the linear student "
+             "exactly: tests set its weights by hand; softmax to any accuracy).", ""]  # fmt: skip
+    protos = sorted({protocol(r) for r in rows if r["target"] == CONTROL})
+    if not protos:
+        lines.append(f"No {CONTROL} rows: the control was not run.")
+    for p in protos:
+        rs = [r for r in rows if protocol(r) == p]
+        c = control(rs)
+        cells = c["fitted"] + c["failed"]
+        n_seeds = max(s["n"] for _, s in cells)
+        short = [k for k, s in cells if s["n"] < n_seeds]
+        worst = max(s["max"] for _, s in cells)
+        if c["failed"]:
+            verdict = (
+                f"**Not every student fits the control**: {len(c['fitted'])} of "
+                f"{len(cells)} (student, budget, depth) cells fit it on every seed"
+            )
+        else:
+            verdict = (f"**Every student fits the control**: {len(cells)} of {len(cells)} "
+                       f"(student, budget, depth) cells fit it on every seed")  # fmt: skip
+        lines.append(
+            f"Protocol {p}: {verdict} (worst seed FVU {worst:.3g}; "
+            f"up to {n_seeds} seeds a cell"
+            + (f"; {len(short)} cells have fewer seeds, so their check is incomplete" if short
+               else "") + ")."
+        )  # fmt: skip
+        per = {k: s for k, s in cells}
+        Ls = sorted({k[2] for k in per})
+        lines += ["", "| student, budget | " + " | ".join(f"L={L}" for L in Ls) + " |",
+                  "|---" * (len(Ls) + 1) + "|"]  # fmt: skip
+        for st, b in sorted({k[:2] for k in per}):
+            row = []
+            for L in Ls:
+                s = per.get((st, b, L))
+                if s is None:
+                    row.append("")
+                    continue
+                mark = "fitted" if s["max"] <= FIT else "**not fitted**"
+                n = f", {s['n']} seeds" if s["n"] < n_seeds else ""
+                row.append(f"{s['max']:.3g} ({mark}{n})")
+            lines.append(f"| {st}, {b:,} | " + " | ".join(row) + " |")
+        lines += ["", "(worst seed test FVU per cell)", ""]
+        miss = [r for r in rs if r["target"] == CONTROL and float(r["test_fvu"]) > FIT]
+        if miss:
+            lines.append(f"Runs that miss the control under {p} (measured):")
+            lines += [f"- {_miss(r)}" for r in sorted(miss, key=_run_key)]
+            lines.append("")
+    old = control([r for r in rows if protocol(r) == main], "sop-R1")
+    n_old = len(old["fitted"]) + len(old["failed"])
+    if n_old:
+        lines.append(
+            f"sop-R1 (rank 1, not the control: a product of cosines of each side's mean "
+            f"input) under protocol {main}: fitted on every seed in {len(old['fitted'])} of "
+            f"{n_old} cells" + (". Not fitted (worst seed FVU):" if old["failed"] else ".")
+        )
+        lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})" + _why(st, L)
+                  for (st, b, L), s in old["failed"]]  # fmt: skip
+    return lines
+
+
+def _run_key(r) -> tuple:
+    return (r["student"], int(r["budget"]), int(r["depth"]), int(r["seed"]))
+
+
+def _miss(r) -> str:
+    """One missed run: its errors and epochs, and 'stuck at the mean' when no epoch took
+    the validation FVU below 0.9 (val_fvu is the best over epochs, the epoch-0 start too)."""
+    tr, va = float(r["train_fvu"]), float(r["val_fvu"])
+    why = (f" (stuck at the mean: best validation FVU over all epochs {va:.3g})" if va >= 0.9
+           else "")  # fmt: skip
+    return (f"{r['student']} B={int(r['budget']):,} L={r['depth']} seed {r['seed']}: test FVU "
+            f"{float(r['test_fvu']):.3g}, train FVU {tr:.3g}, best epoch {r['best_epoch']} of "
+            f"{r['epochs']}" + why)  # fmt: skip
+
+
 def _blowups(rows) -> str:
     big = [r for r in rows if float(r["test_fvu"]) > 10]
     div = sum(int(r.get("diverged") or 0) for r in rows)
@@ -189,8 +277,8 @@ def _blowups(rows) -> str:
 def _why(student: str, depth: int) -> str:
     if student == "linear" and depth == 1:
         return (
-            " (its class cannot hold the product exactly, proved: at depth 1 the output is a"
-            " sum over j of terms in (u_0, u_j), with no product of two other positions;"
+            " (its class cannot hold this product exactly, proved: at depth 1 the output is"
+            " a sum over j of terms in (u_0, u_j), with no product of two other positions;"
             " capacity.py. How close it can come is not bounded here)"
         )
     return ""
@@ -208,11 +296,19 @@ def _rank_how(rows, t) -> str:
 def verdicts(rows, cells, bd) -> list[str]:
     out = []
     c = control(rows)
+    n_c = len(c["fitted"]) + len(c["failed"])
     if c["failed"]:
         out.append(
-            f"- Control: {len(c['failed'])} (student, budget, depth) cells do not fit "
-            "rank 1, so a failure at larger rank in those cells says nothing about rank."
+            f"- Control ({CONTROL}, same protocol as these tables): {len(c['failed'])} of "
+            f"{n_c} (student, budget, depth) cells do not fit it on every seed, so a failure "
+            "at larger rank in those cells says nothing about rank: "
+            + ", ".join(f"{st} B={b:,} L={L}" for (st, b, L), _ in c["failed"])
+            + "."
         )
+    elif n_c:
+        out.append(f"- Control ({CONTROL}, same protocol as these tables): fitted in all "
+                   f"{n_c} cells, so a failure at larger rank is not a training failure "
+                   "at rank 1.")  # fmt: skip
     # Proved capacity below the target's rank: no exact fit. How close a rank-k function
     # can come is measured by the target's grid spectrum (rank_floor).
     below = []
@@ -299,7 +395,7 @@ def rank_floor(target: str, seed: int, k: int, grid: int = 256) -> float:
 
 def read(path) -> list[dict]:
     with Path(path).open() as f:
-        return list(csv.DictReader(f))
+        return [{**r, "protocol": protocol(r)} for r in csv.DictReader(f)]
 
 
 def write_summary(csv_path) -> Path:
@@ -318,6 +414,8 @@ def figure(rows, prefix) -> list[Path]:
     import matplotlib.pyplot as plt
 
     prefix = Path(prefix)
+    main = main_protocol(rows)
+    rows = [r for r in rows if protocol(r) == main]  # like with like
     cells, ranks, bd = _cells(rows), target_ranks(rows), best_depths(rows)
     students = sorted({r["student"] for r in rows})
     budgets = sorted({int(r["budget"]) for r in rows})
@@ -330,20 +428,21 @@ def figure(rows, prefix) -> list[Path]:
     for ax, st in zip(axes, students):
         for i, L in enumerate(depths):
             col = cmap(i / max(1, len(depths) - 1))
-            for fam, mk, ls in (("sop", "o", "-"), ("teacher", "s", "none")):
+            for fam, mk, ls in (("sop", "o", "-"), ("teacher", "s", "none"), ("ctrl", "D", "none")):
                 xs, ys, lo, hi = [], [], [], []
                 for t in order:
                     if not t.startswith(fam) or (st, B, L, t) not in cells:
                         continue
                     s = stats(cells[(st, B, L, t)])
                     x = float(np.median(ranks[t]))
-                    xs.append(x * 1.04 ** (i - (len(depths) - 1) / 2)), ys.append(s["median"])
+                    sh = 1.04 ** (i - (len(depths) - 1) / 2) * (0.8 if fam == "ctrl" else 1)
+                    xs.append(x * sh), ys.append(s["median"])
                     lo.append(s["median"] - s["min"]), hi.append(s["max"] - s["median"])
                     data.append(dict(panel="error_vs_rank", student=st, budget=B, depth=L,
                                      target=t, target_rank=x, **s))  # fmt: skip
                 if xs:
                     ax.errorbar(xs, ys, yerr=[lo, hi], marker=mk, ls=ls, color=col, capsize=2,
-                                mfc="none" if fam == "teacher" else col,
+                                mfc="none" if fam != "sop" else col,
                                 label=f"L={L}" if fam == "sop" else None)  # fmt: skip
         ax.axhline(FIT, color="grey", lw=0.8, ls=":")
         ax.annotate(f"fitted: FVU <= {FIT}", (0.02, FIT), xycoords=("axes fraction", "data"),
@@ -353,9 +452,12 @@ def figure(rows, prefix) -> list[Path]:
         top = ax.get_ylim()[1]
         if top > 10:  # a blown-up seed's bar is cut at 10 (the CSV has it)
             ax.set_ylim(top=10)
-        ax.set_xlabel("target separation rank R (open squares: teacher, measured)")
+        ax.set_xlabel(
+            "target separation rank R (open squares: teacher, measured;\n"
+            f"open diamonds, left of R = 1: the control {CONTROL})"
+        )
         ax.set_ylabel("test error (FVU: median, bars seed min..max)")
-        ax.set_title(f"{st} student, budget {B:,}")
+        ax.set_title(f"{st} student, budget {B:,} (protocol {main})")
         ax.legend(fontsize=7, ncol=2, title="student depth", title_fontsize=7)
         ax.grid(alpha=0.3, which="both")
     ax = axes[-1]
@@ -364,7 +466,7 @@ def figure(rows, prefix) -> list[Path]:
         for t in order:
             if (st, b, t) in bd:
                 best, how, per = bd[(st, b, t)]
-                x = float(np.median(ranks[t])) * (1 + 0.04 * j)
+                x = float(np.median(ranks[t])) * (1 + 0.04 * j) * (0.8 if t == CONTROL else 1)
                 pts.append((x, best, how == "clear", t.split("-")[0]))
                 data.append(
                     dict(
@@ -382,11 +484,11 @@ def figure(rows, prefix) -> list[Path]:
         (line,) = ax.plot([p[0] for p in sop], [p[1] for p in sop], ls="-" if b == B else "--",
                           label=f"{st}, B={b:,}")  # fmt: skip
         for x, y, c, fam in pts:
-            mk = "s" if fam == "teacher" else ("o" if st == "softmax" else "^")
+            mk = {"teacher": "s", "ctrl": "D"}.get(fam, "o" if st == "softmax" else "^")
             ax.plot([x], [y], marker=mk, color=line.get_color(),
                     mfc=line.get_color() if c else "white", ls="none")  # fmt: skip
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("target separation rank R (squares: teacher)")
+    ax.set_xlabel("target separation rank R\n(squares: teacher; diamonds, left of 1: control)")
     ax.set_ylabel("best student depth (lowest median test FVU)")
     ax.set_yticks(depths)
     ax.set_title("best depth vs rank (filled: clear of seed spread)", fontsize=10)

@@ -18,7 +18,7 @@ FIELDS = [
     "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status",
     "student", "budget", "depth", "width", "heads", "params", "capacity_log10",
     "capacity_which", "seed", "n_train", "epochs", "best_epoch", "diverged", "train_fvu",
-    "val_fvu", "test_fvu", "student_grid_rank", "seconds", "device",
+    "val_fvu", "test_fvu", "student_grid_rank", "seconds", "device", "protocol",
 ]  # fmt: skip
 
 
@@ -38,22 +38,39 @@ class Preset:
     patience: int = 20
     min_epochs: int = 30
     grid: int = 256  # grid matrix side for the measured student rank (0: skip)
+    lr_factor: float = 1.0  # < 1: multiply the rate by it after lr_patience flat epochs
+    lr_patience: int = 5
+    protocol: str = "v1"  # the name of the training settings, written in every row
+
+
+# Protocol v2 (cpu-v2): longer, patient, with the rate halved on validation plateaus. Made
+# for the rank-1 control after protocol v1 left one softmax run at the mean (FVU 1.00,
+# stopped on its plateau at epoch 24); fixed after one trial on that run, not per cell.
+V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience=5,
+          protocol="v2")  # fmt: skip
 
 
 PRESETS = {
     # Seconds: run by the default tests through the CLI.
-    "smoke": Preset(budgets=(600,), depths=(1, 2), targets=("sop-R1", "sop-R4", "teacher-L1"),
-                    seeds=1, n=(256, 128, 256), max_epochs=8, patience=4, min_epochs=0, grid=32),
-    # 288 runs, about 42 minutes measured on 2 shared CPU cores with 1 torch thread.
+    "smoke": Preset(budgets=(600,), depths=(1, 2), targets=("ctrl-R1", "sop-R1", "teacher-L1"),
+                    seeds=1, n=(256, 128, 256), max_epochs=8, patience=4, min_epochs=0, grid=32,
+                    protocol="smoke"),
+    # 360 runs: the first 288 took about 42 minutes measured on 2 shared CPU cores with 1
+    # torch thread; the 72 control runs added later about 8 minutes of training.
     "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
-                  targets=("sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
+                  targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
                   n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
-    # Larger budgets, more data, ranks up to 32, teachers L = 1..3, for one GPU (972 runs;
-    # a few hours by an estimate of small-model step latency, not measured). Untested.
+    # The rank-1 control again under protocol v2 (72 runs; same data, seeds, widths).
+    "cpu-v2": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6), targets=("ctrl-R1",),
+                     seeds=3, n=(1024, 512, 2048), grid=64, **V2),
+    # Larger budgets, more data, the control, ranks up to 32, teachers L = 1..3, for one GPU
+    # (1,080 runs; a few hours by an estimate of small-model step latency, not measured).
+    # Untested.
     "gpu": Preset(budgets=(6_000, 24_000, 96_000), depths=(1, 2, 3, 4, 5, 6),
-                  targets=("sop-R1", "sop-R2", "sop-R4", "sop-R8", "sop-R16", "sop-R32",
+                  targets=("ctrl-R1", "sop-R1", "sop-R2", "sop-R4", "sop-R8", "sop-R16", "sop-R32",
                            "teacher-L1", "teacher-L2", "teacher-L3"), seeds=3,
-                  n=(8192, 2048, 8192), batch=256, max_epochs=150, patience=15),
+                  n=(8192, 2048, 8192), batch=256, max_epochs=150, patience=15,
+                  protocol="gpu"),
 }  # fmt: skip
 
 
@@ -70,20 +87,22 @@ def plan(preset: Preset) -> list[dict]:
                         width = STUDENTS[student]["width"](budget, depth)
                         runs.append(dict(target=target, student=student, budget=budget,
                                          depth=depth, width=width, seed=seed,
-                                         heads=heads_of(student, width)))  # fmt: skip
+                                         heads=heads_of(student, width),
+                                         protocol=preset.protocol))  # fmt: skip
     return runs
 
 
 def key(row) -> tuple:
     return (row["target"], row["student"], int(row["budget"]), int(row["depth"]),
-            int(row["seed"]))  # fmt: skip
+            int(row["seed"]), row["protocol"])  # fmt: skip
 
 
 def read_rows(path: Path) -> list[dict]:
+    """Rows of a results CSV; rows from before the protocol column are protocol v1."""
     if not path.exists():
         return []
     with path.open() as f:
-        return list(csv.DictReader(f))
+        return [{**r, "protocol": r.get("protocol") or "v1"} for r in csv.DictReader(f)]
 
 
 def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) -> dict:
@@ -99,6 +118,7 @@ def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) ->
     model.to(device)
     res = train(model, data, lr=preset.lr, batch=preset.batch, max_epochs=preset.max_epochs,
                 patience=preset.patience, min_epochs=preset.min_epochs,
+                lr_factor=preset.lr_factor, lr_patience=preset.lr_patience,
                 seed=run["seed"])  # fmt: skip
     params = model.non_embedding_params()
     assert params == STUDENTS[run["student"]]["params"](run["depth"], run["width"])
@@ -127,6 +147,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     preset = PRESETS[preset_name]
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.csv"
+    _add_protocol_column(path)
     done = {key(r) for r in read_rows(path)}
     todo = [r for r in plan(preset) if key(r) not in done]
     cache: dict = {}
@@ -166,6 +187,20 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     return new_rows
 
 
+def _add_protocol_column(path: Path) -> None:
+    """Rewrite a CSV with rows from before the protocol column (those were protocol v1)."""
+    if not path.exists():
+        return
+    with path.open() as f:
+        lines = list(csv.reader(f))
+    if lines and any(len(x) < len(lines[0]) or "protocol" not in lines[0] for x in lines):
+        rows = read_rows(path)
+        with path.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+
+
 def _write_machine(out: Path, preset: str, device: str) -> None:
     import os
     import platform
@@ -177,7 +212,10 @@ def _write_machine(out: Path, preset: str, device: str) -> None:
             f"cores={os.cpu_count()} threads={torch.get_num_threads()}")  # fmt: skip
     if device.startswith("cuda") and torch.cuda.is_available():
         desc += f" gpu={torch.cuda.get_device_name(0)}"
-    (out / "machine.txt").write_text(desc + "\n")
+    path = out / "machine.txt"  # one line per preset run into this folder
+    keep = [x for x in (path.read_text().splitlines() if path.exists() else [])
+            if not x.startswith(f"preset={preset} ")]  # fmt: skip
+    path.write_text("\n".join(keep + [desc]) + "\n")
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:

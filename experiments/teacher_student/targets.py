@@ -9,6 +9,12 @@ positions 0 .. N/2 - 1 on side A (the students read out at position 0, in A).
   side, as attention is up to its positional terms).
   Its separation rank is at most R by construction (proved); the float SVD rank of a
   sampled grid matrix M[i, j] = f(u_A^i, u_B^j) is measured (:func:`grid_rank`).
+- ``Bilinear`` (``ctrl-R1``, the rank-1 control): f(u) = (a . u_0)(sum_{j in B} b . u_j)
+  with random a, b in R^p. A product g(u_A) h(u_B): rank 1 (proved; measured on a grid).
+  Every student class can represent it at every depth: the depth-1 linearised student
+  exactly (its j-term (x_0^T Wq^T Wk x_j)(w^T Wo Wv x_j) is this product with a B
+  indicator in the positions; deeper ones through the skip path: tests set the weights by
+  hand), softmax to any accuracy (attention averaging over B, then a GELU MLP product).
 - ``AttentionTeacher``: seprank's LinearSelfAttention (width p, H = 1, no residual) with
   small integer weights, read at position 0, coordinate 0. Its separation rank is
   measured by ``seprank.measure`` on those very weights (exact GF(p) rank of a grid: a
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+CONTROL = "ctrl-R1"  # the rank-1 control every student class can represent (Bilinear)
 FREQ = 1.0  # std of the arguments a_r . mean(u_A) under the input law: smooth, not flat
 
 
@@ -86,6 +93,45 @@ def grid_rank(m: np.ndarray) -> int:
 
 
 @dataclass
+class Bilinear:
+    """The rank-1 control f = (a . u_0)(sum_{j in B} b . u_j): a product g(u_A) h(u_B)."""
+
+    seq_len: int
+    dim: int
+    seed: int
+    rank: int = 1
+
+    def __post_init__(self):
+        rng = np.random.default_rng([self.seed, 5])
+        self.a = rng.normal(size=self.dim)
+        self.b = rng.normal(size=self.dim)
+
+    @property
+    def name(self) -> str:
+        return "ctrl-R1"
+
+    def sides(self, u_a: np.ndarray, u_b: np.ndarray):
+        """g (n_a, 1) and h (n_b, 1) on side inputs (n, positions, p)."""
+        return (u_a[:, 0] @ self.a)[:, None], (u_b @ self.b).sum(axis=1)[:, None]
+
+    def __call__(self, u: np.ndarray) -> np.ndarray:
+        half = self.seq_len // 2
+        g, h = self.sides(u[:, :half], u[:, half:])
+        return (g * h)[:, 0]
+
+    def rank_info(self, grid: int = 256) -> dict:
+        """Rank 1 by construction (proved) and the measured float SVD rank of a grid."""
+        rng = np.random.default_rng([self.seed, 2, 0])
+        ua = sample_inputs(rng, grid, self.seq_len // 2, self.dim)
+        ub = sample_inputs(rng, grid, self.seq_len - self.seq_len // 2, self.dim)
+        g, h = self.sides(ua, ub)
+        measured = grid_rank(g @ h.T)
+        return dict(target_rank=1, rank_measured=measured, rank_upper=1,
+                    rank_how="float SVD of a grid (measured); 1 by construction (proved)",
+                    rank_status="exact" if measured == 1 else "below construction")  # fmt: skip
+
+
+@dataclass
 class AttentionTeacher:
     """A random linearised-attention teacher of depth L_t with integer weights in [-2, 2]."""
 
@@ -133,10 +179,12 @@ class AttentionTeacher:
 
 
 def make_target(name: str, seq_len: int, dim: int, seed: int):
-    """'sop-R<k>' or 'teacher-L<k>' -> target object."""
+    """'sop-R<k>', 'teacher-L<k>' or 'ctrl-R1' -> target object."""
+    if name == CONTROL:
+        return Bilinear(seq_len, dim, seed)
     kind, _, k = name.rpartition("-")
     if kind == "sop" and k.startswith("R") and k[1:].isdigit():
         return SumOfProducts(int(k[1:]), seq_len, dim, seed)
     if kind == "teacher" and k.startswith("L") and k[1:].isdigit():
         return AttentionTeacher(int(k[1:]), seq_len, dim, seed)
-    raise ValueError(f"target={name!r} must be sop-R<k> or teacher-L<k>")
+    raise ValueError(f"target={name!r} must be sop-R<k>, teacher-L<k> or {CONTROL}")

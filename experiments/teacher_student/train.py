@@ -5,10 +5,12 @@ seed; targets divided by their standard deviation on the training split. Optimis
 AdamW (lr, weight decay 0), minibatches of ``batch``, gradient norm clipped to 1.
 After every epoch the validation MSE is computed; training stops after ``patience``
 epochs without a new best, but not before ``min_epochs`` (deep students sit on a
-plateau first), or at ``max_epochs``;, and the best-validation weights are
+plateau first), or at ``max_epochs``; the best-validation weights are
 restored (the initial weights count as epoch 0, so a diverging run keeps a finite
-checkpoint). Reported errors are fractions of variance unexplained,
-FVU = MSE / Var(y) on each split (1 = no better than the mean).
+checkpoint). With ``lr_factor`` < 1 (protocol v2) the rate is multiplied by it after
+``lr_patience`` epochs without a new best validation error (ReduceLROnPlateau).
+Reported errors are fractions of variance unexplained, FVU = MSE / Var(y) on each split
+(1 = no better than the mean).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def fvu(model, u, y, batch: int = 4096) -> float:
 
 
 def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
-          seed: int, min_epochs: int = 0, on_epoch=None) -> dict:  # fmt: skip
+          seed: int, min_epochs: int = 0, lr_factor: float = 1.0, lr_patience: int = 0,
+          on_epoch=None) -> dict:  # fmt: skip
     """Train with early stopping on validation; returns errors and epoch counts."""
     import torch
 
@@ -53,6 +56,11 @@ def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
          for k, (u, y) in data.items()}  # fmt: skip
     ut, yt = t["train"]
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    sched = None
+    if lr_factor < 1.0:  # halve (say) the rate after lr_patience epochs without a new best
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            opt, factor=lr_factor, patience=lr_patience, threshold=0.0
+        )
     gen = torch.Generator().manual_seed(seed)  # permutations drawn on the CPU
     model.eval()
     best = fvu(model, *t["val"])
@@ -76,6 +84,8 @@ def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
             break
         if v < best:
             best, best_state, best_epoch = v, copy.deepcopy(model.state_dict()), epoch
+        if sched is not None:
+            sched.step(v)
         if on_epoch is not None:
             on_epoch(epoch, v, best)
         if epoch >= min_epochs and epoch - best_epoch >= patience:

@@ -17,7 +17,8 @@ def add_parser(sub) -> None:
     e = sub.add_parser("experiment", help="torch experiments: depth-width, teacher-student "
                        "(need a checkout of the repository and torch)")  # fmt: skip
     e.add_argument("--name", default="depth-width", help="depth-width | teacher-student")
-    e.add_argument("--preset", default="cpu", help="smoke | cpu | gpu")
+    e.add_argument("--preset", default="cpu",
+                   help="smoke | cpu | gpu (teacher-student also: cpu-v2)")  # fmt: skip
     e.add_argument("--out", default=None,
                    help="results folder (default: experiments/NAME/runs/PRESET)")
     e.add_argument("--device", default="cpu", help="cpu | cuda")
