@@ -99,7 +99,17 @@ class _WorkerEnv:
             os.environ.pop(k, None)
 
 
-class Processes:
+class _Futures:
+    """Counts of an executor that keeps its submitted futures in ``_futures``."""
+
+    def running(self) -> int:
+        return min(self.workers, len(self._futures))
+
+    def in_flight(self) -> int:
+        return len(self._futures)
+
+
+class Processes(_Futures):
     """A local process pool (spawned workers; nothing to start by hand)."""
 
     name = "processes"
@@ -122,12 +132,6 @@ class Processes:
     def submit(self, spec: dict) -> None:
         with _WorkerEnv():  # workers are spawned on submit and inherit this environment
             self._futures[self._pool.submit(self._fn, spec)] = spec
-
-    def running(self) -> int:
-        return min(self.workers, len(self._futures))
-
-    def in_flight(self) -> int:
-        return len(self._futures)
 
     def wait(self, timeout: float) -> list:
         from concurrent.futures import FIRST_COMPLETED
@@ -180,7 +184,7 @@ class Processes:
 WORKER_WAIT_S = 60
 
 
-class Dask:
+class Dask(_Futures):
     """Dask distributed: ``scheduler`` ADDRESS of a running cluster, or a LocalCluster of
     ``workers`` single-threaded workers (processes, or threads with ``processes=False``)
     started here and closed by :meth:`close`."""
@@ -237,12 +241,6 @@ class Dask:
         f = self._client.submit(run_task, spec, key=f"seprank-{spec['key']}-{self._n}",
                                 pure=False, priority=int(spec.get("est_seconds") or 0))  # fmt: skip
         self._futures[f] = spec
-
-    def running(self) -> int:
-        return min(self.workers, len(self._futures))
-
-    def in_flight(self) -> int:
-        return len(self._futures)
 
     def wait(self, timeout: float) -> list:
         from distributed import wait as d_wait
