@@ -90,13 +90,21 @@ SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS
 
 
 class _WorkerEnv:
+    """While workers are started: one thread each (SINGLE_THREAD_ENV), and SIGINT blocked,
+    so a terminal's Ctrl-C (sent to the whole process group) reaches only the driver,
+    which stops the sweep and closes the workers: a blocked signal stays blocked in a
+    spawned child (the mask survives fork and exec), while one the driver receives in the
+    meantime is delivered to it on exit (blocked, not ignored: nothing is lost)."""
+
     def __enter__(self):
         self.added = [k for k in SINGLE_THREAD_ENV if k not in os.environ]
         os.environ.update({k: "1" for k in self.added})
+        self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
     def __exit__(self, *exc):
         for k in self.added:
             os.environ.pop(k, None)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
 
 
 class _Futures:
@@ -227,6 +235,7 @@ class Dask(_Futures):
                 self._cluster = distributed.LocalCluster(
                     n_workers=n, threads_per_worker=1, processes=processes, memory_limit=mem,
                     dashboard_address=":0", silence_logs=logging.ERROR,
+                    preload=["seprank._dask_worker"] if processes else [],
                 )  # fmt: skip
             self._client = distributed.Client(self._cluster)
         info = self._client.scheduler_info(n_workers=-1)["workers"].values()

@@ -146,21 +146,26 @@ def _done_count(db: Path) -> int:
         return 0
 
 
-def _start_and_stop(tmp_path, sig, executor: str):
-    """Start a sweep in a subprocess, send ``sig`` once 3 tasks are stored, return
+def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
+    """Start a sweep in a subprocess, send ``sig`` once 3 tasks are stored (``group``: to
+    its whole process group, workers included, as a terminal's Ctrl-C does), return
     (db, process result, done at the signal)."""
     grid = _grid(tmp_path, LONGER)
     db = tmp_path / "r.sqlite"
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
            str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)  # fmt: skip
     t0 = time.monotonic()
     while _done_count(db) < 3:
         assert p.poll() is None, p.communicate()
         assert time.monotonic() - t0 < 240, "the sweep stored nothing"
         time.sleep(0.02)
     at_signal = _done_count(db)
-    p.send_signal(sig)
+    if group:
+        os.killpg(p.pid, sig)
+    else:
+        p.send_signal(sig)
     out, err = p.communicate(timeout=60)
     return grid, db, (p.returncode, out, err), at_signal
 
@@ -186,8 +191,12 @@ def test_sigkill_midway_then_rerun_stores_every_task_once(tmp_path, capsys, exec
     _finish_and_check(grid, db, at)
 
 
-def test_sigint_stops_cleanly_keeps_finished_tasks(tmp_path, capsys):
-    grid, db, (rc, out, err), at = _start_and_stop(tmp_path, signal.SIGINT, "processes")
+@pytest.mark.parametrize("executor", ["serial", "processes", "dask"])
+def test_sigint_stops_cleanly_keeps_finished_tasks(tmp_path, capsys, executor):
+    if executor == "dask":
+        pytest.importorskip("distributed")
+    grid, db, (rc, out, err), at = _start_and_stop(tmp_path, signal.SIGINT, executor,
+                                                   group=True)  # fmt: skip
     assert rc == 130 and "Traceback" not in err
     assert "INTERRUPTED" in out
     assert _done_count(db) >= at
