@@ -196,7 +196,8 @@ def summary_lines(summary: dict) -> list[str]:
     ]
     if s.get("not_measured"):
         lines.append(f"{len(s['not_measured'])} configurations failed or were refused: "
-                     "seprank results --where status!=done shows why")  # fmt: skip
+                     f"seprank results --db {s['run'].get('db') or 'OUT/results.sqlite'} "
+                     "--where status!=done shows why")  # fmt: skip
     if s["interrupted"]:
         lines.append("INTERRUPTED: the table holds the configurations finished so far")
     return lines
