@@ -259,9 +259,11 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     out.start_seconds = time.perf_counter() - t_start
     out.workers = ex.workers
     mem = "" if ex.worker_memory is None else f", {ex.worker_memory / 2**30:,.1f} GiB each"
+    peak = max((s["est_bytes"] for s in ready), default=0)
     say(
         f"{label}: {len(unique)} tasks, {out.skipped} already in the store; running "
-        f"{len(ready)} on {executor} ({ex.workers} workers{mem}); store {store.path}"
+        f"{len(ready)} on {executor} ({ex.workers} workers{mem}; estimated peak of the "
+        f"largest task {peak / 2**20:,.0f} MiB, each task's in the store); store {store.path}"
     )
     queue = []
     for s in ready:
