@@ -166,7 +166,8 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     return new_rows
 
 
-def _write_machine(out: Path, preset: str, device: str) -> None:
+def machine_line(preset: str, device: str) -> str:
+    """One line describing where a preset ran (written to machine.txt beside results)."""
     import os
 
     import torch
@@ -176,7 +177,11 @@ def _write_machine(out: Path, preset: str, device: str) -> None:
             f"cores={os.cpu_count()} threads={torch.get_num_threads()}")  # fmt: skip
     if device.startswith("cuda") and torch.cuda.is_available():
         desc += f" gpu={torch.cuda.get_device_name(0)}"
-    (out / "machine.txt").write_text(desc + "\n")
+    return desc
+
+
+def _write_machine(out: Path, preset: str, device: str) -> None:
+    (out / "machine.txt").write_text(machine_line(preset, device) + "\n")
 
 
 def summarise(rows: list[dict]) -> dict:

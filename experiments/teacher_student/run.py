@@ -202,16 +202,9 @@ def _add_protocol_column(path: Path) -> None:
 
 
 def _write_machine(out: Path, preset: str, device: str) -> None:
-    import os
-    import platform
+    from ..depth_width.run import machine_line
 
-    import torch
-
-    desc = (f"preset={preset} device={device} torch={torch.__version__} "
-            f"python={platform.python_version()} cpu={platform.machine()} "
-            f"cores={os.cpu_count()} threads={torch.get_num_threads()}")  # fmt: skip
-    if device.startswith("cuda") and torch.cuda.is_available():
-        desc += f" gpu={torch.cuda.get_device_name(0)}"
+    desc = machine_line(preset, device)
     path = out / "machine.txt"  # one line per preset run into this folder
     keep = [x for x in (path.read_text().splitlines() if path.exists() else [])
             if not x.startswith(f"preset={preset} ")]  # fmt: skip
