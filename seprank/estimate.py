@@ -59,9 +59,16 @@ def _param_count(net) -> int:
     return 4 * L * d * d if hasattr(net, "heads") else 0
 
 
+def _sides_cheap(width: int, *sides: int) -> bool:
+    """Whether the block bound's side dimensions are cheap to compute for an estimate
+    (a side with fewer positions than the width needs Schur sums: at most 20,000)."""
+    from .theory import _sequences as seq
+
+    return all(n >= width or seq.bounded_rank_terms(width, n, 20_000) <= 20_000 for n in sides)
+
+
 def _log10_expected_rank(net, A) -> float | None:
     from .nets.attention import LinearSelfAttention
-    from .theory import _sequences as seq
     from .theory import bounds
 
     if not isinstance(net, LinearSelfAttention):
@@ -69,9 +76,7 @@ def _log10_expected_rank(net, A) -> float | None:
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
     args = (net.depth, net.width, nq, no, net.residual)
     lg = bounds.monomial_bound_log10(*args)
-    cheap = all(n >= net.width or seq.bounded_rank_terms(net.width, n, 20_000) <= 20_000
-                for n in (nq, no))  # fmt: skip
-    if cheap:
+    if _sides_cheap(net.width, nq, no):
         lg = min(lg, bounds.block_bound_log10(*args))
     return lg
 
@@ -111,14 +116,12 @@ def graded_blocks(net, A) -> list[int] | None:
     networks whose homogeneity is a theorem (LinearSelfAttention without residual); None
     for any other network (or too many blocks to list)."""
     from .nets.attention import LinearSelfAttention
-    from .theory import _sequences as seq
     from .theory import bounds
 
     if type(net) is not LinearSelfAttention or net.residual:
         return None
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
-    if not all(n >= net.width or seq.bounded_rank_terms(net.width, n, 20_000) <= 20_000
-               for n in (nq, no)):  # fmt: skip
+    if not _sides_cheap(net.width, nq, no):
         return None
     return bounds.block_terms(net.depth, net.width, nq, no)
 
