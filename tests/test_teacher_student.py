@@ -171,6 +171,30 @@ def test_analysis_compares_like_with_like_protocols():
     assert "Protocol v2: **Every student fits the control**: 2 of 2" in text
     tables = text.split("## linear student")[1]
     assert "0.01" not in tables  # v2 rows never enter the v1 tables
+    v3 = [dict(r, protocol="v3", test_fvu="0.02") for r in v1]  # as many rows as v1: v3
+    text = report(v1 + v3)
+    assert "12 runs of training protocol v3" in text
+    assert "0.5" not in text.split("## linear student")[1]
+
+
+def test_protocol_v3_trains_on_while_at_the_mean():
+    """arm_below: no early stop while the best validation FVU has not left the mean."""
+    import torch
+
+    from experiments.teacher_student.train import train
+
+    rng = np.random.default_rng(0)
+    data = {k: (rng.uniform(-1, 1, (64, 3)), rng.normal(size=64)) for k in ("train", "val",
+                                                                            "test")}  # noise
+    kw = dict(lr=0.0, batch=16, max_epochs=12, patience=2, min_epochs=0, seed=0)  # flat
+    runs = {}
+    for arm in (None, 0.5):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0))
+        runs[arm] = train(model, data, arm_below=arm, **kw)
+    assert runs[0.5]["val_fvu"] >= 0.5  # never left the mean: pure noise
+    assert runs[0.5]["epochs"] == 12  # so it trained to max_epochs
+    assert runs[None]["epochs"] == 2  # v1's rule stops on the plateau after patience
 
 
 def test_protocol_column_added_to_old_csv_and_in_resume_key(tmp_path):

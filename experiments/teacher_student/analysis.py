@@ -29,11 +29,12 @@ def protocol(r) -> str:
 
 
 def main_protocol(rows) -> str:
-    """The protocol with most rows: the one the tables compare like with like."""
+    """The protocol with most rows (a tie goes to the later name: v3 over v1): the one the
+    tables compare like with like."""
     n: dict = {}
     for r in rows:
         n[protocol(r)] = n.get(protocol(r), 0) + 1
-    return max(sorted(n), key=n.get)
+    return max(n, key=lambda p: (n[p], p))
 
 
 def _cells(rows):

@@ -40,6 +40,7 @@ class Preset:
     grid: int = 256  # grid matrix side for the measured student rank (0: skip)
     lr_factor: float = 1.0  # < 1: multiply the rate by it after lr_patience flat epochs
     lr_patience: int = 5
+    arm_below: float | None = None  # early stop / decay only once validation FVU < it
     protocol: str = "v1"  # the name of the training settings, written in every row
 
 
@@ -48,6 +49,13 @@ class Preset:
 # stopped on its plateau at epoch 24); fixed after one trial on that run, not per cell.
 V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience=5,
           protocol="v2")  # fmt: skip
+
+# Protocol v3 (cpu-v3): v1's constant rate, but early stopping counts only once the best
+# validation FVU is below 0.5 (the run has left the plateau at the mean), and up to 120
+# epochs. Made because v1 and v2 stopped softmax runs of the control on that plateau, and
+# a diagnosis at constant rate with no early stop (plateau_check.py) saw those runs leave
+# it at epochs 22-42; applied to every target, not per cell.
+V3 = dict(max_epochs=120, min_epochs=20, patience=10, arm_below=0.5, protocol="v3")
 
 
 PRESETS = {
@@ -63,6 +71,10 @@ PRESETS = {
     # The rank-1 control again under protocol v2 (72 runs; same data, seeds, widths).
     "cpu-v2": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6), targets=("ctrl-R1",),
                      seeds=3, n=(1024, 512, 2048), grid=64, **V2),
+    # Every target again under protocol v3 (360 runs; same data, seeds, widths as cpu).
+    "cpu-v3": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
+                     targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
+                     n=(1024, 512, 2048), grid=64, **V3),
     # Larger budgets, more data, the control, ranks up to 32, teachers L = 1..3, for one GPU
     # (1,080 runs; a few hours by an estimate of small-model step latency, not measured).
     # Untested.
@@ -70,7 +82,7 @@ PRESETS = {
                   targets=("ctrl-R1", "sop-R1", "sop-R2", "sop-R4", "sop-R8", "sop-R16", "sop-R32",
                            "teacher-L1", "teacher-L2", "teacher-L3"), seeds=3,
                   n=(8192, 2048, 8192), batch=256, max_epochs=150, patience=15,
-                  protocol="gpu"),
+                  arm_below=0.5, protocol="gpu"),
 }  # fmt: skip
 
 
@@ -119,7 +131,7 @@ def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) ->
     res = train(model, data, lr=preset.lr, batch=preset.batch, max_epochs=preset.max_epochs,
                 patience=preset.patience, min_epochs=preset.min_epochs,
                 lr_factor=preset.lr_factor, lr_patience=preset.lr_patience,
-                seed=run["seed"])  # fmt: skip
+                arm_below=preset.arm_below, seed=run["seed"])  # fmt: skip
     params = model.non_embedding_params()
     assert params == STUDENTS[run["student"]]["params"](run["depth"], run["width"])
     cap, which = ("", "no theorem (softmax)")

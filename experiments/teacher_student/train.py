@@ -9,6 +9,9 @@ plateau first), or at ``max_epochs``; the best-validation weights are
 restored (the initial weights count as epoch 0, so a diverging run keeps a finite
 checkpoint). With ``lr_factor`` < 1 (protocol v2) the rate is multiplied by it after
 ``lr_patience`` epochs without a new best validation error (ReduceLROnPlateau).
+With ``arm_below`` set (protocol v3), neither early stopping nor the rate decay counts
+until the best validation FVU has fallen below it: a run that sits on the plateau at the
+mean (FVU ~ 1) trains on at the full rate to ``max_epochs`` instead of stopping there.
 Reported errors are fractions of variance unexplained, FVU = MSE / Var(y) on each split
 (1 = no better than the mean).
 """
@@ -46,7 +49,7 @@ def fvu(model, u, y, batch: int = 4096) -> float:
 
 def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
           seed: int, min_epochs: int = 0, lr_factor: float = 1.0, lr_patience: int = 0,
-          on_epoch=None) -> dict:  # fmt: skip
+          arm_below: float | None = None, on_epoch=None) -> dict:  # fmt: skip
     """Train with early stopping on validation; returns errors and epoch counts."""
     import torch
 
@@ -84,11 +87,12 @@ def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
             break
         if v < best:
             best, best_state, best_epoch = v, copy.deepcopy(model.state_dict()), epoch
-        if sched is not None:
+        armed = arm_below is None or best < arm_below  # off the plateau at the mean
+        if sched is not None and armed:
             sched.step(v)
         if on_epoch is not None:
             on_epoch(epoch, v, best)
-        if epoch >= min_epochs and epoch - best_epoch >= patience:
+        if armed and epoch >= min_epochs and epoch - best_epoch >= patience:
             break
     model.load_state_dict(best_state)
     model.eval()
