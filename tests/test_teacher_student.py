@@ -276,3 +276,46 @@ def test_control_is_rank_1_and_named():
     v = u.copy()
     v[:, 1:4] = 0.0  # the control reads only position 0 on side A
     np.testing.assert_allclose(t(u), t(v))
+
+
+def test_restart_rule_keeps_the_best_attempt(monkeypatch):
+    """A run that never leaves the mean starts again from a fresh initialisation."""
+    import dataclasses
+
+    import experiments.teacher_student.train as tr
+    from experiments.teacher_student.run import PRESETS, plan, run_one
+    from experiments.teacher_student.targets import make_target
+
+    preset = dataclasses.replace(PRESETS["smoke"], arm_below=0.5, restarts=2, grid=0)
+    seeds, fvus = [], iter([1.0, 0.3, 0.9])  # attempt 2 leaves the mean: no third
+
+    def fake_train(model, data, **kw):
+        seeds.append(torch.initial_seed())
+        v = next(fvus)
+        return dict(train_fvu=v, val_fvu=v, test_fvu=v, epochs=3, best_epoch=1,
+                    diverged=0, seconds=1.0)  # fmt: skip
+
+    monkeypatch.setattr(tr, "train", fake_train)
+    run = next(r for r in plan(preset) if r["student"] == "linear" and r["seed"] == 0)
+    target = make_target(run["target"], preset.seq_len, preset.dim, 0)
+    info = dict(target_rank=1, rank_measured=1, rank_upper=1, rank_status="exact")
+    row = run_one(run, preset, target, info, None, "cpu")
+    assert seeds == [0, 1000] and row["restarts"] == 1
+    assert row["val_fvu"] == 0.3 and row["seconds"] == 2.0
+    fvus = iter([0.9, 0.8, 0.95])  # never leaves: three attempts, the best kept
+    seeds.clear()
+    row = run_one(run, preset, target, info, None, "cpu")
+    assert seeds == [0, 1000, 2000] and row["restarts"] == 2 and row["val_fvu"] == 0.8
+
+
+def test_analysis_reports_restarted_runs():
+    from experiments.teacher_student.analysis import report
+
+    rows = [dict(_row("linear", L, "ctrl-R1", s, 0.01), restarts="0") for L in (1, 2)
+            for s in range(3)]  # fmt: skip
+    assert "restarted" not in report(rows)
+    rows[0]["restarts"], rows[1]["restarts"] = "1", "2"
+    rows[1]["val_fvu"] = "0.8"
+    assert ("Runs restarted from a fresh initialisation (best validation FVU of the first "
+            "attempt >= 0.5): 2, of which 1 left the mean on a later attempt (linear B=100 "
+            "L=1 ctrl-R1 seed 0)") in report(rows)

@@ -130,7 +130,7 @@ def report(rows) -> str:
         + f", seeds {seeds}; test error = fraction of variance unexplained "
         f"(FVU, 1 = the mean); a cell is *fitted* when test FVU <= {FIT} on every seed. "
         "Cells: median [min, max] over seeds (medians, since a deep linear student can blow "
-        "up on test points on one seed). " + _blowups(rows), "",
+        "up on test points on one seed). " + _blowups(rows) + _restarts(rows), "",
         "Targets (rank across the balanced partition): "
         + "; ".join(f"{t}: {'/'.join(map(str, tr[t]))} ({_rank_how(rows, t)})" for t in order),
         "",
@@ -273,6 +273,19 @@ def _blowups(rows) -> str:
                      f"{r['seed']}: {float(r['test_fvu']):.3g}" for r in big)  # fmt: skip
     return (f"Runs with test FVU > 10: {len(big)}" + (f" ({desc})" if big else "")
             + f"; runs stopped by a non-finite validation error: {div}.")  # fmt: skip
+
+
+def _restarts(rows) -> str:
+    """Runs the protocol restarted (validation FVU never below its threshold), if any."""
+    again = [r for r in rows if (r.get("restarts") or "0") != "0"]
+    if not again:
+        return ""
+    left = [r for r in again if float(r["val_fvu"]) < 0.5]
+    return (f" Runs restarted from a fresh initialisation (best validation FVU of the first "
+            f"attempt >= 0.5): {len(again)}, of which {len(left)} left the mean on a "
+            "later attempt (" + ", ".join(f"{r['student']} B={r['budget']} L={r['depth']} "
+                                          f"{r['target']} seed {r['seed']}" for r in left)
+            + ").")  # fmt: skip
 
 
 def _why(student: str, depth: int) -> str:
