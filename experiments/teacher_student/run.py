@@ -51,7 +51,7 @@ class Preset:
 V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience=5,
           protocol="v2")  # fmt: skip
 
-# Protocol v3 (cpu-v3): v1's constant rate, but early stopping counts only once the best
+# Protocol v3 (preset cpu): v1's constant rate, but early stopping counts only once the best
 # validation FVU is below 0.5 (the run has left the plateau at the mean), and up to 120
 # epochs. Made because v1 and v2 stopped softmax runs of the control on that plateau, and
 # a diagnosis at constant rate with no early stop (plateau_check.py) saw those runs leave
@@ -69,14 +69,15 @@ PRESETS = {
                     protocol="smoke"),
     # 360 runs: the first 288 took about 42 minutes measured on 2 shared CPU cores with 1
     # torch thread; the 72 control runs added later about 8 minutes of training.
-    "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
+    # Protocol v1 (kept for the control comparison; the first name of today's cpu preset).
+    "cpu-v1": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
                   targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
                   n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
     # The rank-1 control again under protocol v2 (72 runs; same data, seeds, widths).
     "cpu-v2": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6), targets=("ctrl-R1",),
                      seeds=3, n=(1024, 512, 2048), grid=64, **V2),
-    # Every target again under protocol v3 (360 runs; same data, seeds, widths as cpu).
-    "cpu-v3": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
+    # Every target under protocol v3 (360 runs; same data, seeds, widths as cpu-v1).
+    "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
                      targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
                      n=(1024, 512, 2048), grid=64, **V3),
     # Larger budgets, more data, the control, ranks up to 32, teachers L = 1..3, for one GPU
