@@ -55,9 +55,10 @@ V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience
 # validation FVU is below 0.5 (the run has left the plateau at the mean), and up to 120
 # epochs. Made because v1 and v2 stopped softmax runs of the control on that plateau, and
 # a diagnosis at constant rate with no early stop (plateau_check.py) saw those runs leave
-# it at epochs 22-42; applied to every target, not per cell. A run still at or above 0.5
-# after 120 epochs starts again from a fresh initialisation (torch seed + 1000 k, up to 2
-# more times); the attempt with the best validation FVU is kept, `restarts` counts them.
+# it at epochs 22-42; applied to every target, not per cell. A run whose attempt ends (cap
+# or divergence) with its best validation FVU still >= 0.5 starts again from a fresh
+# initialisation (torch seed + 1000 k, up to 2 more times); the attempt with the best
+# validation FVU is kept, `restarts` counts them.
 V3 = dict(max_epochs=120, min_epochs=20, patience=10, arm_below=0.5, restarts=2,
           protocol="v3")  # fmt: skip
 
@@ -71,15 +72,15 @@ PRESETS = {
     # torch thread; the 72 control runs added later about 8 minutes of training.
     # Protocol v1 (kept for the control comparison; the first name of today's cpu preset).
     "cpu-v1": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
-                  targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
-                  n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
+                     targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
+                     n=(1024, 512, 2048), max_epochs=80, min_epochs=20, patience=10, grid=64),
     # The rank-1 control again under protocol v2 (72 runs; same data, seeds, widths).
     "cpu-v2": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6), targets=("ctrl-R1",),
                      seeds=3, n=(1024, 512, 2048), grid=64, **V2),
     # Every target under protocol v3 (360 runs; same data, seeds, widths as cpu-v1).
     "cpu": Preset(budgets=(1_500, 6_000), depths=(1, 2, 3, 4, 5, 6),
-                     targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
-                     n=(1024, 512, 2048), grid=64, **V3),
+                  targets=("ctrl-R1", "sop-R1", "sop-R4", "sop-R16", "teacher-L2"), seeds=3,
+                  n=(1024, 512, 2048), grid=64, **V3),
     # Larger budgets, more data, the control, ranks up to 32, teachers L = 1..3, for one GPU
     # (1,080 runs; a few hours by an estimate of small-model step latency, not measured).
     # Untested.
