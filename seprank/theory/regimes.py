@@ -73,9 +73,9 @@ def transition_from_ratios(ratios: dict[int, float]) -> float | None:
 def formula_transition_depth(width: int, max_depth: int = 40) -> float | None:
     """Transition depth of the H = 1 block formula for a width (any width)."""
     ratios = {}
-    for L in range(1, max_depth + 1):
+    for L in range(1, max_depth + 1):  # up to the first ratio below the threshold
         ratios[L] = formula_growth_ratio(L, width)
-        if ratios[L] < GROWTH_THRESHOLD and L > 1:
+        if ratios[L] < GROWTH_THRESHOLD:
             break
     return transition_from_ratios(ratios)
 
@@ -91,12 +91,15 @@ def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
     At a fixed budget the H = 1 formula's log sep keeps rising with depth but only
     marginally once L passes the width's transition (it tends to budget * ln 3 / 24), so
     an argmax would be "infinitely deep". The meaningful optimum, in the paper's sense,
-    is the largest depth not past the transition: L <= transition_depth(d(L)).
+    is the largest depth not past the transition: L <= transition_depth(d(L)). A width
+    whose ratio stays >= 2 up to ``max_depth`` has its transition beyond every depth
+    searched (depth-efficient). The search stops after four depth-inefficient depths in
+    a row (so a gap of up to 3 depths would be bridged).
     """
     best = 1
     for L in range(1, max_depth + 1):
-        t = formula_transition_depth(width_at_budget(budget, L))
-        if t is not None and L <= t:
+        t = formula_transition_depth(width_at_budget(budget, L), max_depth=max_depth)
+        if t is None or L <= t:
             best = L
         elif L > best + 3:
             break
