@@ -105,6 +105,13 @@ def test_expressivity_without_depths_to_search_is_one_layer():
     assert rg.expressivity_optimal_depth(1e12, max_depth=0) == 1
 
 
+@pytest.mark.parametrize("max_depth", [1, 400])
+def test_expressivity_refuses_a_negative_budget(max_depth):
+    """No width spends a negative budget: refused (ValueError) from the first depth on."""
+    with pytest.raises(ValueError):
+        rg.expressivity_optimal_depth(-1.0, max_depth=max_depth)
+
+
 def test_expressivity_optimal_depth_past_the_default_transition_search():
     """At 1e22 the widths of L = 1..5 (2.9e10 down to 1.3e10) keep the ratio >= 2 beyond 40
     layers, where formula_transition_depth's default search ends: they are depth-efficient
