@@ -124,7 +124,9 @@ def test_verify_one_passes_seed_and_budget(monkeypatch):
     monkeypatch.setattr(verify, "measure", spy)
     verify.verify_one(_net(L=1))
     assert calls[0] == (None, {"seed": 0, "max_samples": 6000}) and len(calls) == 3
-    assert all(kw == {"seed": 0} and p is not None for p, kw in calls[1:])
+    assert all(kw == {"seed": 0} for p, kw in calls[1:])
+    # the query on the other side, then one more balanced partition (not the default)
+    assert calls[1][0] == (2, 3) and calls[2][0] not in (None, (0, 1), (2, 3))
     calls.clear()
     row = verify.verify_one(_net(L=1), seed=3, partitions_to_check=1, max_samples=500)
     assert calls == [(None, {"seed": 3, "max_samples": 500}), ((2, 3), {"seed": 3})]
@@ -252,8 +254,9 @@ def test_growth_agreement():
             _row(regime_growth="depth-inefficient (1.10)", regime_paper="depth-inefficient"),
             _row(regime_growth="depth-inefficient (1.50)", regime_paper="depth-efficient"),
             _row(regime_growth="depth-efficient (2.50)", regime_paper="depth-inefficient"),
+            _row(regime_growth="- (no L+1 row)", regime_paper="depth-efficient"),
             _row(regime_growth="depth-efficient (3.00)", regime_paper="depth-inefficient"),
-            _row(regime_growth="- (no L+1 row)", regime_paper="depth-efficient")]
+            _row(regime_growth="- (no L+1 row)", regime_paper="depth-inefficient")]
     assert verify._growth_agreement(rows) == (2, 3, 1, 2)
     assert verify._growth_agreement([]) == (0, 0, 0, 0)
 
@@ -329,9 +332,9 @@ def test_markdown_and_write(tmp_path):
     assert lines[5] == "| 3 | 2 | 1 | 4 | False | 200 | True | 232 | 1.0 | block | False | 32 | " \
         "depth-inefficient |  | 2 | yes | tight | 0.5 |"  # fmt: skip
     assert lines[6:] == [""]
-    verify.write(rows, s, tmp_path / "new")
-    assert (tmp_path / "new" / "results.md").read_text() == md
-    with (tmp_path / "new" / "results.csv").open() as f:
+    verify.write(rows, s, tmp_path / "new" / "folder")  # created, with its parent
+    assert (tmp_path / "new" / "folder" / "results.md").read_text() == md
+    with (tmp_path / "new" / "folder" / "results.csv").open() as f:
         got = list(csv.DictReader(f))
     assert [r["measured"] for r in got] == ["18", "200"] and list(got[0]) == verify.COLUMNS
 
