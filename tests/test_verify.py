@@ -77,16 +77,30 @@ def test_configs_of_the_quick_grid():
 # the partitions checked
 
 
+class _Draws(random.Random):
+    """random.Random that fails after 10,000 draws: a search that cannot end fails fast."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.draws = 0
+
+    def sample(self, *a, **kw):
+        self.draws += 1
+        assert self.draws <= 10_000, "still drawing: no partition left to find"
+        return super().sample(*a, **kw)
+
+
 def test_other_partitions():
-    rng = random.Random(0)
+    rng = _Draws(0)
     assert verify._other_partitions(_net(N=2), 2, rng) == []
+    assert verify._other_partitions(_net(N=3), 2, rng) == []
     assert verify._other_partitions(_net(N=5), 2, rng) == []
     assert verify._other_partitions(_net(N=4), 0, rng) == []
     assert verify._other_partitions(_net(N=4), 1, rng) == [(2, 3)]
     # every balanced partition of 4 positions but the default (0, 1): 5 of them
-    got = verify._other_partitions(_net(N=4), 5, random.Random(0))
+    got = verify._other_partitions(_net(N=4), 5, _Draws(0))
     assert got[0] == (2, 3) and sorted(got) == [(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
-    got = verify._other_partitions(_net(N=6), 4, random.Random(1))
+    got = verify._other_partitions(_net(N=6), 4, _Draws(1))
     assert len(got) == 4 == len(set(got)) and got[0] == (3, 4, 5)
     assert all(len(p) == 3 and list(p) == sorted(p) and p != (0, 1, 2) for p in got)
 
@@ -105,6 +119,11 @@ def test_verify_one_row_fields():
     assert (row["depth"], row["width"], row["heads"], row["seq_len"], row["residual"]) == \
         (2, 2, 1, 4, False)  # fmt: skip
     assert isinstance(verify.verify_one(_net(L=1)), dict)
+
+
+def test_verify_one_options_are_keywords():
+    with pytest.raises(TypeError):
+        verify.verify_one(_net(L=1), 3)  # seed by keyword only: refused before measuring
 
 
 def test_verify_one_seconds(monkeypatch):
