@@ -261,6 +261,18 @@ def test_bounds_text_over_max_digits(capsys):
     assert rc == 0 and json.loads(out)["upper"] is None
 
 
+def test_bounds_without_the_softmax_attribute_is_linear(capsys):
+    # _cmd_bounds reads --softmax with getattr(args, "softmax", False): args built without
+    # that flag (another caller than this parser) mean the linear network
+    from seprank.cli import _build_parser, bounds
+
+    args = _build_parser().parse_args(["bounds", "--depth", "2", "--width", "3", "--seq-len",
+                                       "6", "--json"])  # fmt: skip
+    del args.softmax
+    assert bounds._cmd_bounds(args) == 0
+    assert json.loads(capsys.readouterr().out)["upper"] == 49
+
+
 def test_bounds_softmax_refused_exit_2(capsys):
     rc, out, err = _bounds(capsys, "--depth", "1", "--width", "2", "--seq-len", "4", "--softmax")
     assert rc == 2 and out == "" and "SoftmaxSelfAttention: no proved upper bound" in err
