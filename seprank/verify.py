@@ -68,6 +68,7 @@ def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
     if N < 4 or N % 2:
         return []
     half = N // 2
+    k = min(k, math.comb(N, half) - 1)  # there are no more: the loop below must end
     out = [tuple(range(half, N))]  # query (position 0) on the other side
     while len(out) < k:
         p = tuple(sorted(rng.sample(range(N), half)))

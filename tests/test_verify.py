@@ -100,6 +100,7 @@ def test_other_partitions():
     # every balanced partition of 4 positions but the default (0, 1): 5 of them
     got = verify._other_partitions(_net(N=4), 5, _Draws(0))
     assert got[0] == (2, 3) and sorted(got) == [(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert sorted(verify._other_partitions(_net(N=4), 6, _Draws(0))) == sorted(got)  # ends
     got = verify._other_partitions(_net(N=6), 4, _Draws(1))
     assert len(got) == 4 == len(set(got)) and got[0] == (3, 4, 5)
     assert all(len(p) == 3 and list(p) == sorted(p) and p != (0, 1, 2) for p in got)
