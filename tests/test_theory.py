@@ -524,11 +524,13 @@ def _lgamma_ratio_ref(a: int, delta: int) -> float:
     (200, 101), (10**4, 1), (999_999, 1), (10**6, 1), (10**6 + 1, 1), (10**6 + 3, 5),
     (10**6 - 1, 10**6 - 99), (10**6, 10**6 - 99), (10**6 + 1, 10**6 - 98), (10**6 + 1, 10**6),
     (10**9, 10**9 - 5), (10**12 + 7, 3), (10**15, 10**15 - 10**3), (10**20, 10**10),
-    (10**301 + 3, 3), (10**305, 7), (10**310 + 1, 2), (10**400 + 5, 5),
-], ids=lambda v: f"{v}" if v < 10**7 else f"1e{len(str(v)) - 1}")  # fmt: skip
+    (10**301 + 3, 3), (10**305, 7), (10**310 + 1, 2), (10**400 + 5, 5), (3 * 10**300, 10**300),
+    (2 * 10**302 + 10**300, 10**300),
+], ids=lambda v: f"{v}" if v < 10**7 else f"{str(v)[0]}e{len(str(v)) - 1}")  # fmt: skip
 def test_lgamma_ratio_full_precision_on_every_branch(a, delta):
     """Relative error below 1e-13 on both sides of every branch point (b = a - delta at
-    99 / 100, a at 1e6 with b < 100, b past 1e300 and past the float range 1.8e308)."""
+    99 / 100, a at 1e6 with b < 100, b past 1e300 and past the float range 1.8e308, with
+    delta below b / 1e12 or not)."""
     from seprank.theory.bounds import _lgamma_ratio
 
     assert _lgamma_ratio(a, delta) == pytest.approx(_lgamma_ratio_ref(a, delta), rel=1e-13)
