@@ -501,3 +501,181 @@ def test_block_bound_arguments_checked_by_name(arg, bad):
     for f in (block_bound, block_bound_log10, monomial_bound_log10):
         with pytest.raises(ConfigError, match=f"^{arg}="):
             f(**args)
+
+
+# --- theory/bounds.py on its limits: the log gamma ratio's branch points, MAX_DIGITS and
+# MAX_PARTITION_TERMS exactly on the limit (moved onto a small case with monkeypatch, so
+# that one case sits on it), the real limits' values, and block_terms ---
+
+
+def _lgamma_ratio_ref(a: int, delta: int) -> float:
+    """lgamma(a) - lgamma(a - delta) to ~40 digits: the sum of log(a - i), i = 1..delta
+    (Gamma(a) / Gamma(a - delta) = (a - 1)...(a - delta)) for small delta, else mpmath."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        if delta <= 200:
+            return float(mpmath.fsum(mpmath.log(mpmath.mpf(a - i)) for i in range(1, delta + 1)))
+        return float(mpmath.loggamma(a) - mpmath.loggamma(a - delta))
+
+
+@pytest.mark.parametrize("a, delta", [
+    (2, 1), (61, 1), (61, 60), (99, 1), (100, 1), (101, 1), (102, 1), (150, 50), (200, 100),
+    (200, 101), (10**4, 1), (999_999, 1), (10**6, 1), (10**6 + 1, 1), (10**6 + 3, 5),
+    (10**6 - 1, 10**6 - 99), (10**6, 10**6 - 99), (10**6 + 1, 10**6 - 98), (10**6 + 1, 10**6),
+    (10**9, 10**9 - 5), (10**12 + 7, 3), (10**15, 10**15 - 10**3), (10**20, 10**10),
+    (10**301 + 3, 3), (10**305, 7), (10**310 + 1, 2), (10**400 + 5, 5), (3 * 10**300, 10**300),
+    (2 * 10**302 + 10**300, 10**300), (10**310 + 5 * 10**297, 5 * 10**297),
+], ids=lambda v: f"{v}" if v < 10**7 else f"{str(v)[0]}e{len(str(v)) - 1}")  # fmt: skip
+def test_lgamma_ratio_full_precision_on_every_branch(a, delta):
+    """Relative error below 1e-13 on both sides of every branch point (b = a - delta at
+    99 / 100, a at 1e6 with b < 100, b past 1e300 and past the float range 1.8e308, with
+    delta below b / 1e12 or not)."""
+    from seprank.theory.bounds import _lgamma_ratio
+
+    assert _lgamma_ratio(a, delta) == pytest.approx(_lgamma_ratio_ref(a, delta), rel=1e-13)
+
+
+def test_residual_generic_bound_near_the_digit_limit_is_computed():
+    """Depth 49, width 19, residual: 3987 digits, under MAX_DIGITS. block_bound computes it
+    and upper_bound returns it (an estimate 14 digits loose once refused it, and
+    upper_bound, which had asked for it, let the TooBigError escape)."""
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory.bounds import upper_bound
+
+    v = block_bound(49, 19, 19, 19, residual=True)
+    assert len(str(v)) == 3987
+    r = upper_bound(LinearSelfAttention(depth=49, width=19, heads=1, seq_len=38, residual=True))
+    assert r["upper"] == r["block"] == v and r["which"] == "block"
+
+
+def _digit_limit_cases():
+    """(what, compute, log10 of the value it is refused by) on every refusal path: generic
+    sides (closed form, and residual in log space), a bounded side (refused by the sum of
+    that side's terms, the block bound's upper estimate) and the monomial bound."""
+    from seprank.theory.bounds import monomial_bound_log10
+
+    def side_sum(dim, width, n, D, folds):  # folds-fold cumulative sum at D of dim(k)
+        vals = [dim(k, width, n) for k in range(D + 1)]
+        for _ in range(folds):
+            vals = [sum(vals[: k + 1]) for k in range(D + 1)]
+        return math.log10(vals[-1])
+
+    from seprank.theory.bounds import block_bound_log10
+
+    D3 = matrix_degree(3)
+    return [
+        ("generic", lambda: block_bound(3, 2, 2, 2), block_bound_log10(3, 2, 2, 2)),
+        ("generic residual", lambda: block_bound(3, 2, 2, 2, True),
+         block_bound_log10(3, 2, 2, 2, True)),
+        ("bounded other side", lambda: block_bound(3, 3, 3, 2), side_sum(b_dim, 3, 2, D3, 1)),
+        ("bounded query side", lambda: block_bound(3, 3, 1, 3), side_sum(a_dim, 3, 1, D3, 1)),
+        ("bounded, residual", lambda: block_bound(3, 3, 1, 3, True),
+         side_sum(a_dim, 3, 1, D3, 2)),
+        ("monomial", lambda: monomial_bound(3, 2, 1, 2), monomial_bound_log10(3, 2, 1, 2)),
+        ("monomial residual", lambda: monomial_bound(3, 2, 1, 2, True),
+         monomial_bound_log10(3, 2, 1, 2, True)),
+    ]  # fmt: skip
+
+
+def test_digit_limit_is_inclusive_on_every_path(monkeypatch):
+    """With MAX_DIGITS moved onto a case's log10 (of the value, or of the upper estimate it
+    is refused by), the case is computed; a float below it, refused. Generic sides and
+    the monomial bound are refused by their log10 companions."""
+    from seprank.theory import bounds
+
+    for what, compute, lg in _digit_limit_cases():
+        monkeypatch.setattr(bounds, "MAX_DIGITS", lg)
+        assert compute() > 0, what
+        monkeypatch.setattr(bounds, "MAX_DIGITS", math.nextafter(lg, -math.inf))
+        with pytest.raises(TooBigError, match="decimal digits"):
+            compute()
+
+
+@pytest.mark.parametrize("residual", [False, True])
+def test_upper_bound_asks_only_for_integers_it_gets(monkeypatch, residual):
+    """upper_bound returns the exact integer exactly when its log10 (the companion's, the
+    number the refusal compares) is at most MAX_DIGITS, and never lets block_bound's or
+    monomial_bound's refusal escape: the limit on it, a float below it, a float above."""
+    from seprank.nets import LinearSelfAttention
+    from seprank.theory import bounds
+
+    net = LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4, residual=residual)
+    ref = bounds.upper_bound(net)
+    assert ref["which"] == "block"
+    lg = bounds.block_bound_log10(3, 2, 2, 2, residual)
+    for limit, computed in ((lg, True), (math.nextafter(lg, -math.inf), False),
+                            (math.nextafter(lg, math.inf), True)):  # fmt: skip
+        monkeypatch.setattr(bounds, "MAX_DIGITS", limit)
+        r = bounds.upper_bound(net)
+        assert (r["upper"] == ref["upper"]) if computed else r["upper"] is None
+        assert r["log10_upper"] == pytest.approx(lg, rel=1e-12)
+
+
+def test_digit_limit_value_and_message():
+    """MAX_DIGITS = 4000, on real bounds: the residual monomial bound C(595 + 3**19, 595)
+    (width 35, 17 positions a side) has exactly 4000 digits and is computed; C(356 +
+    3**28, 356) (width 4, 89 a side) has 4001 and is refused, stating the limit."""
+    from seprank.theory.bounds import monomial_bound_log10
+
+    v = monomial_bound(19, 35, 17, 17, residual=True)
+    assert v == math.comb(595 + 3**19, 595) and len(str(v)) == 4000
+    assert 4000 < monomial_bound_log10(28, 4, 89, 89, residual=True) < 4001
+    with pytest.raises(TooBigError, match=r"has about 4,001 decimal digits \(limit 4,000\)"):
+        monomial_bound(28, 4, 89, 89, residual=True)
+    assert len(str(math.comb(356 + 3**28, 356))) == 4001
+
+
+def test_partition_term_limit_is_inclusive(monkeypatch):
+    """With MAX_PARTITION_TERMS moved onto the exact number of Schur dimensions a side
+    of 3 positions at width 5 needs, the bound is computed; one fewer, refused."""
+    from seprank.theory import _sequences as seq
+    from seprank.theory import bounds
+
+    terms = seq.bounded_rank_terms(5, 3, 10**9)
+    assert terms < 10**9  # exact
+    monkeypatch.setattr(bounds, "MAX_PARTITION_TERMS", terms)
+    assert block_bound(2, 5, 3, 3) == _direct_block_bound(2, 5, 3, 3)
+    monkeypatch.setattr(bounds, "MAX_PARTITION_TERMS", terms - 1)
+    with pytest.raises(TooBigError, match=f"more than {terms - 1:,} Schur dimensions"):
+        block_bound(2, 5, 3, 3)
+
+
+def test_partition_term_limit_value_in_the_message():
+    with pytest.raises(TooBigError, match=r"needs more than 200,000 Schur dimensions \(the "
+                       r"limit\) for its bounded-rank dimensions; use at least 100 positions"):
+        block_bound(5, 100, 4, 4)
+
+
+def _direct_block_bound(depth, width, nq, no, residual=False):
+    """sum_k min(b_k, a_{D-k}) (A_{D-k} cumulative with residual), term by term."""
+    D = matrix_degree(depth)
+    a = [a_dim(j, width, nq) for j in range(D + 1)]
+    cum = [sum(a[: j + 1]) for j in range(D + 1)]
+    return sum(min(b_dim(k, width, no), (cum if residual else a)[D - k]) for k in range(D + 1))
+
+
+@pytest.mark.parametrize("depth, width, nq, no", [(1, 3, 2, 2), (2, 2, 2, 2), (2, 3, 1, 2),
+                                                   (2, 3, 2, 1), (3, 2, 1, 3), (2, 4, 3, 5)])
+def test_block_terms_are_the_block_bounds_terms(depth, width, nq, no):
+    from seprank.theory.bounds import block_terms
+
+    D = matrix_degree(depth)
+    terms = block_terms(depth, width, nq, no)
+    assert terms == [min(b_dim(k, width, no), a_dim(D - k, width, nq)) for k in range(D + 1)]
+    assert sum(terms) == block_bound(depth, width, nq, no)
+
+
+def test_block_terms_limit():
+    """None past ``limit`` terms (D + 1), the list at exactly ``limit``; by default lists
+    depth 11 (88,574 terms) and not depth 12 (265,721)."""
+    from seprank.errors import ConfigError
+    from seprank.theory.bounds import block_terms
+
+    assert block_terms(2, 2, 2, 2, limit=5) == block_terms(2, 2, 2, 2)
+    assert len(block_terms(2, 2, 2, 2, limit=5)) == 5
+    assert block_terms(2, 2, 2, 2, limit=4) is None
+    assert block_terms(12, 2, 2, 2) is None
+    assert len(block_terms(11, 2, 2, 2)) == 88_574
+    with pytest.raises(ConfigError, match="^n_other="):
+        block_terms(2, 2, 2, 0)

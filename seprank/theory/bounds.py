@@ -136,16 +136,18 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
 
     Computed in O(log D) exact evaluations (crossover by bisection, cumulative sums in
     closed form; :mod:`seprank.theory._sequences`). Raises TooBigError, with the size, when
-    the integer would have more than ``MAX_DIGITS`` digits or a side needs too many Schur
-    dimensions.
+    the integer would have more than ``MAX_DIGITS`` digits (with a side of fewer positions
+    than the width: by an upper estimate, the sum of that side's dimensions) or a side
+    needs too many Schur dimensions.
     """
     _check(depth, width, n_query, n_other)
     D = matrix_degree(depth)
     if n_query >= width and n_other >= width and not residual:
         return generic_block_bound(depth, width)
     b, a = _side("b", width, n_other), _side("a", width, n_query)
-    _refuse_digits("block bound", _block_digits(b, a, D, residual, depth, width))
-    return _seq.min_sum(b, a, D, 1 if residual else 0)
+    r = 1 if residual else 0
+    _refuse_digits("block bound", _block_digits(b, a, D, r))
+    return _seq.min_sum(b, a, D, r)
 
 
 def block_terms(depth: int, width: int, n_query: int, n_other: int,
@@ -160,14 +162,15 @@ def block_terms(depth: int, width: int, n_query: int, n_other: int,
     return [min(b.value(k), a.value(D - k)) for k in range(D + 1)]
 
 
-def _block_digits(b, a, D, residual, depth, width) -> float:
-    """An upper estimate of log10 of the block bound (cheap for every case)."""
+def _block_digits(b, a, D, r) -> float:
+    """log10 of the block bound min_sum(b, a, D, r), or an upper estimate (cheap for every
+    case). Generic sides: the log10 itself, the number upper_bound compares with
+    MAX_DIGITS (an estimate larger than it refused bounds upper_bound asked for)."""
     if isinstance(b, _seq.Generic) and isinstance(a, _seq.Generic):
-        est = generic_block_bound_log10(depth, width)
-        return est + (math.log10(D + b.m) + 1 if residual else 0.0)
+        return _seq.min_sum_log10(b, a, D, r)
     # bounded side(s): the bound is at most the sum of the bounded side's terms
     side = b if isinstance(b, _seq.Newton) else a
-    return math.log10(max(1, side.value(D, 2 if residual else 1)))
+    return math.log10(max(1, side.value(D, r + 1)))
 
 
 def _refuse_digits(what: str, log10_value: float) -> None:
@@ -193,21 +196,23 @@ def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
 def _lgamma_ratio(a: int, delta: int) -> float:
     """lgamma(a) - lgamma(a - delta) for integers a > delta >= 0, stable for huge a.
 
-    A direct lgamma difference loses digits as lgamma(a) grows (relative error 1e-4 for
-    log C(n, 1) at n ~ 1e12, everything once lgamma(a) ~ 1e17); from a = 1e6 on,
-    Stirling's series written with log1p keeps full relative precision (1e-11 against
-    mpmath up to n = 1e12).
+    A direct lgamma difference loses digits as lgamma(a) grows (relative error 1e-10 for
+    log C(n, 1) at n ~ 1e6, 1e-4 at n ~ 1e12, everything once lgamma(a) ~ 1e17). From
+    b = a - delta = 100 on, Stirling's series for both, written with log1p, keeps full
+    relative precision; below, lgamma(a) (directly for a < 1e6, else by Stirling's series)
+    is at most ~325 or far larger than lgamma(b): relative error below 1e-13 everywhere
+    (against mpmath; a test checks it).
     """
     b = a - delta
+    if b >= 100:
+        if b > 10**300 and delta * 10**12 < b:  # beyond floats (depths ~ 630+): (b - 1/2)
+            return delta * math.log(a)  # * log1p(delta / b) = delta to float precision
+        return (b - 0.5) * math.log1p(delta / b) + delta * math.log(a) - delta + \
+            1 / (12 * a) - 1 / (12 * b) - 1 / (360 * a**3) + 1 / (360 * b**3)  # fmt: skip
     if a < 10**6:
         return math.lgamma(a) - math.lgamma(b)
-    if b > 10**300 and delta * 10**12 < b:  # beyond floats (depths ~ 630+): (b - 1/2)
-        return delta * math.log(a)  # * log1p(delta / b) = delta to float precision
-    if b < 10**6:
-        return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
-            math.lgamma(b)  # fmt: skip
-    return (b - 0.5) * math.log1p(delta / b) + delta * math.log(a) - delta + \
-        1 / (12 * a) - 1 / (12 * b)  # fmt: skip
+    return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
+        math.lgamma(b)  # fmt: skip
 
 
 def log_comb(n: int, r: int) -> float:
@@ -366,7 +371,7 @@ def upper_bound(net, partition=None) -> dict:
     mono = exact(monomial_bound, mono_log)
     upper = blk if which == "block" else mono
     if upper is not None:
-        log10_upper = math.log10(upper) if upper > 0 else float("-inf")
+        log10_upper = math.log10(upper)  # both bounds are >= 1
     return {
         "upper": upper,
         "log10_upper": log10_upper,
