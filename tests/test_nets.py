@@ -113,3 +113,42 @@ def test_kernel_refuses_exactly_beyond_its_overflow_limits(m, p, accepted):
         assert got is None
     else:
         assert np.array_equal(got, evaluate_grid(net, params, F, Ap, Bp, A, B))
+
+
+_BOUNDS_SCRIPT = """
+import numpy as np
+from seprank.domains import ModP
+from seprank.grid import evaluate_grid
+from seprank.nets import LinearSelfAttention
+from seprank.nets._attention_kernel import grid_modp
+
+for residual in (False, True):
+    net = LinearSelfAttention(depth=2, width=2, heads=1, seq_len=3, residual=residual,
+                              query_position=1, output_coord=1)
+    F = ModP(101)
+    rng = np.random.default_rng(0)
+    params = net.init(rng, F)
+    Ap, Bp = F.random(rng, (3, 1, 2)), F.random(rng, (70, 2, 2))  # 70: a partial tile
+    got = grid_modp(net, params, Ap, Bp, (1,), (0, 2), F.p)
+    assert np.array_equal(got, evaluate_grid(net, params, F, Ap, Bp, (1,), (0, 2)))
+print("ok")
+"""
+
+
+def test_kernel_stays_within_its_arrays(tmp_path):
+    """Compiled with numba's bounds checking (a fresh process and cache): no index leaves
+    its array, the last partial tile included (an out-of-range read would not change the
+    output, only crash now and then)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import seprank
+
+    root = str(Path(seprank.__file__).resolve().parents[1])
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", _BOUNDS_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=600)  # fmt: skip
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
