@@ -122,13 +122,45 @@ def test_modp_add_mul_from_ints_reduce_into_range(p):
 @pytest.mark.parametrize("n, prime", [(2, True), (3, True), (4, False), (9, False), (91, False),
                                       (97, True), (561, False), (65521, True),
                                       (DEFAULT_PRIME, True), (MAX_PRIME, True),
-                                      (3215031751, False), (0, False), (-7, False)])  # fmt: skip
+                                      (2147483629, True), (46337**2, False),
+                                      (2047, False), (1373653, False), (25326001, False),
+                                      (0, False), (-7, False)])  # fmt: skip
 def test_is_prime_against_sympy(n, prime):
+    """Near the top of the range too: the largest modulus, the prime below it, the square
+    of the largest prime below isqrt(MAX_PRIME), and strong pseudoprimes to the first one
+    to three prime bases (a Miller-Rabin with too few bases would call them prime)."""
     from sympy import isprime
 
     from seprank.domains import _is_prime
 
     assert _is_prime(n) is prime and isprime(n) == prime
+
+
+def test_is_prime_against_a_sieve():
+    """Every integer below 20,000 (and a few negatives): the answer of a sieve."""
+    from seprank.domains import _is_prime
+
+    n = 20000
+    sieve = np.ones(n, dtype=bool)
+    sieve[:2] = False
+    for q in range(2, 142):
+        if sieve[q]:
+            sieve[q * q :: q] = False
+    assert [_is_prime(k) for k in range(-3, n)] == [False] * 3 + sieve.tolist()
+
+
+@pytest.mark.parametrize("n", [MAX_PRIME + 1, MAX_PRIME + 2, 3215031751, 2**40 + 15])
+def test_is_prime_refuses_beyond_the_largest_modulus(n):
+    """Moduli are at most 2**31 - 1; a larger candidate is refused, prime or not
+    (3215031751: the strong pseudoprime to bases 2, 3, 5 and 7), by name."""
+    from seprank.domains import _is_prime
+    from seprank.saturation import next_primes_below
+
+    with pytest.raises(DomainError, match=rf"^prime={n} is too large: must be <= 2\*\*31-1 "):
+        _is_prime(n)
+    with pytest.raises(DomainError, match=f"prime={n} is too large"):
+        next_primes_below(n, 2)
+    assert next_primes_below(MAX_PRIME, 2) == [MAX_PRIME, 2147483629]
 
 
 def test_modp_rejects_non_integer_moduli():

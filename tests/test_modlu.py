@@ -291,6 +291,24 @@ def test_kernel_rem_is_exact_at_multiples_of_p(p):
         assert r == x % p, (x, p)
 
 
+@pytest.mark.parametrize("x, p, off", [
+    (65521, 65521, -1),  # x * (1/p) rounds below 1: r = x - 0 * p = p, one p too many
+    (8870864266512961, 1000003, 1),  # rounds up to x // p + 1: r = -1, one p short
+    (95842799947359492, 101, 1),
+    (2880299230861569979, 65521, 1),
+    (7555730239663412592, DEFAULT_PRIME, 1),
+    (4434906691467220919, MAX_PRIME, 1),
+])  # fmt: skip
+def test_kernel_rem_corrects_the_quotient_guess_both_ways(x, p, off):
+    """The kernel's division-free reduction where its float quotient guess is one off
+    (x < 2**63, x / p < 2**50: its contract), so each correction branch is needed."""
+    from seprank.nets._attention_kernel import _rem
+
+    assert x < 2**63 and x // p < 2**50
+    assert int(np.int64(np.float64(x) * (1.0 / p))) == x // p + off
+    assert _rem(np.int64(x), np.int64(p), 1.0 / p) == x % p
+
+
 @pytest.mark.parametrize("p,shape", [(DEFAULT_PRIME, (2, 4, 2, 3)), (65521, (3, 2, 1, 3))])
 def test_kernel_high_residues_equal_python_ints(p, shape):
     """Weights and inputs in the top quarter of the residues: exact against Python ints."""
