@@ -158,6 +158,13 @@ def test_memory_guard_message_and_default_limit(monkeypatch):
         grid.check_matrix_fits(11, 12)  # 1056 bytes
 
 
+def test_default_limit_is_a_whole_number_of_bytes(monkeypatch):
+    """2**30 + 1 bytes of memory: the limit is 2**28 bytes (0.25 GiB, printed 0.2)."""
+    monkeypatch.setattr(grid, "_available_memory", lambda: 2**30 + 1)
+    with pytest.raises(SamplingError, match=r"over the 0\.2 GiB allowed"):
+        grid.check_matrix_fits(1 << 13, 1 << 13)  # 0.5 GiB
+
+
 def test_available_memory_falls_back_to_8_gib(monkeypatch):
     import os
 
