@@ -210,6 +210,8 @@ def test_make_evaluator_uses_the_kernel_only_where_it_applies(monkeypatch):
     F = grid.make_evaluator(sub, params, D, (0, 1), (2, 3))(Ap, Bp)
     assert np.array_equal(F % 101, want % 101)
     assert calls == []
+    with pytest.raises(TypeError):  # use_kernel and chunk are keyword-only
+        grid.make_evaluator(net, params, D, (0, 1), (2, 3), False)
     monkeypatch.setattr(_attention_kernel, "grid_modp", lambda *a: calls.append(1))  # declines
     F = grid.make_evaluator(net, params, D, (0, 1), (2, 3))(Ap, Bp)
     assert calls == [1] and np.array_equal(F % 101, want % 101)
