@@ -74,6 +74,12 @@ def test_templates_needed_is_the_smallest_m(samples, positions, want):
     assert m == want and m**positions >= samples and (m - 1) ** positions < samples
 
 
+@pytest.mark.parametrize("positions", [1, 2, 3])
+def test_templates_needed_is_at_least_one(positions):
+    """A template grid needs a template even for an empty sample (M = 0 has no rows)."""
+    assert grid.templates_needed(0, positions) == 1
+
+
 def test_random_points_shape_and_domain():
     pts = grid.random_points(ModP(7), np.random.default_rng(0), 5, 2, 3)
     assert pts.shape == (5, 2, 3) and pts.min() >= 0 and pts.max() < 7
@@ -152,6 +158,13 @@ def test_memory_guard_message_and_default_limit(monkeypatch):
         grid.check_matrix_fits(11, 12)  # 1056 bytes
 
 
+def test_default_limit_is_a_whole_number_of_bytes(monkeypatch):
+    """2**30 + 1 bytes of memory: the limit is 2**28 bytes (0.25 GiB, printed 0.2)."""
+    monkeypatch.setattr(grid, "_available_memory", lambda: 2**30 + 1)
+    with pytest.raises(SamplingError, match=r"over the 0\.2 GiB allowed"):
+        grid.check_matrix_fits(1 << 13, 1 << 13)  # 0.5 GiB
+
+
 def test_available_memory_falls_back_to_8_gib(monkeypatch):
     import os
 
@@ -162,3 +175,43 @@ def test_available_memory_falls_back_to_8_gib(monkeypatch):
 
         monkeypatch.setattr(os, "sysconf", broken)
         assert grid._available_memory() == 8 * 2**30
+
+
+def test_make_evaluator_uses_the_kernel_only_where_it_applies(monkeypatch):
+    """The compiled kernel by default for LinearSelfAttention over GF(p) (not for other
+    domains, other architectures or use_kernel=False); the same grid as evaluate_grid, and
+    evaluate_grid when the kernel declines (returns None)."""
+    from seprank.nets import _attention_kernel
+
+    if not _attention_kernel.available():
+        pytest.skip("numba kernel not available")
+    real, calls = _attention_kernel.grid_modp, []
+
+    def spy(*args):
+        calls.append(type(args[0]).__name__)
+        return real(*args)
+
+    monkeypatch.setattr(_attention_kernel, "grid_modp", spy)
+    rng = np.random.default_rng(0)
+    net, D = LinearSelfAttention(depth=2, width=2, seq_len=4), ModP(101)
+    params = net.init(rng, D)
+    Ap, Bp = D.random(rng, (3, 2, 2)), D.random(rng, (5, 2, 2))
+    want = grid.evaluate_grid(net, params, D, Ap, Bp, (0, 1), (2, 3))
+    F = grid.make_evaluator(net, params, D, (0, 1), (2, 3))(Ap, Bp)
+    assert calls == ["LinearSelfAttention"] and np.array_equal(F % 101, want % 101)
+    calls.clear()
+    grid.make_evaluator(net, params, D, (0, 1), (2, 3), use_kernel=False)(Ap, Bp)
+    fp = net.init(rng, Float64())
+    grid.make_evaluator(net, fp, Float64(), (0, 1), (2, 3))(Ap.astype(float), Bp.astype(float))
+    class Subclass(LinearSelfAttention):  # another architecture: the kernel is not its own
+        pass
+
+    sub = Subclass(depth=2, width=2, seq_len=4)
+    F = grid.make_evaluator(sub, params, D, (0, 1), (2, 3))(Ap, Bp)
+    assert np.array_equal(F % 101, want % 101)
+    assert calls == []
+    with pytest.raises(TypeError):  # use_kernel and chunk are keyword-only
+        grid.make_evaluator(net, params, D, (0, 1), (2, 3), False)
+    monkeypatch.setattr(_attention_kernel, "grid_modp", lambda *a: calls.append(1))  # declines
+    F = grid.make_evaluator(net, params, D, (0, 1), (2, 3))(Ap, Bp)
+    assert calls == [1] and np.array_equal(F % 101, want % 101)
