@@ -549,3 +549,19 @@ def test_rank_of_one_by_one_matrices():
     assert modlu.rank_blocked(np.array([[3]]), 7) == 1
     assert modlu.rank_blocked(np.array([[7]]), 7) == 0
     assert modlu.rank_blocked(np.array([[0]]), 2) == 0
+
+
+@pytest.mark.parametrize("p", [7, 65521])
+def test_fused_subtract_and_combine_return_residues(p):
+    """Every difference C - (H * 2**13 + Lo) in (-p, p), -1 and 0 among them, comes back
+    as its residue in [0, p) (-1 as p - 1, never -1 or p)."""
+    vals = np.array([0, 1, 2, p - 2, p - 1], dtype=np.float64)
+    C, Lo = (a.ravel().copy() for a in np.meshgrid(vals, vals))
+    H = np.zeros_like(C)
+    C, H, Lo = C[None], H[None], Lo[None]
+    want = ((C - Lo) % p).astype(np.int64).tolist()
+    modlu._subtract(C, H, Lo, float(p), 1.0 / p)
+    assert C.astype(np.int64).tolist() == want
+    H2 = np.full_like(Lo, p - 1.0)
+    modlu._combine(H2, Lo, float(p), 1.0 / p)
+    assert H2.astype(np.int64).tolist() == (((p - 1) * 8192 + Lo) % p).astype(np.int64).tolist()
