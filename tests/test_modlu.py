@@ -422,3 +422,164 @@ def test_float_trustworthy_rank_one_and_missing_rank():
     s = np.array([10.0, 1e-9, 5e-10, 2e-10])
     assert float_trustworthy(M(spectrum=s, rank=1, tolerance=1e-8, saturated=True))
     assert not float_trustworthy(M(spectrum=s, tolerance=1e-8, saturated=True))  # no rank
+
+
+# ------------------------------------- found by the mutation run on modlu.py (second part)
+def test_largest_prime_and_the_first_refused_modulus():
+    """2**26 - 5 is the largest prime accepted; 2**26 and the first prime above it are
+    refused (their products of residues no longer split exactly)."""
+    F = np.array([[1, 2], [3, 4]])
+    assert modlu.rank_blocked(F, (1 << 26) - 5) == 2
+    for p in (1 << 26, (1 << 26) + 15):
+        with pytest.raises(ValueError, match="p="):
+            modlu.rank_blocked(F, p)
+
+
+def test_matmul_mod_largest_low_halves_with_a_high_remainder():
+    """B's low 13 bits 8191 with a carry into bit 13 (16383 = 2**14 - 1), A all p - 1,
+    inner dimension 2**13: the low-half product is the largest the split allows, and the
+    high half reduces to p - 1. A split at 2**14 would round here (the sum passes 2**53)."""
+    p = (1 << 26) - 5
+    k = 1 << 13
+    B = np.full((k, 3), 16383.0)
+    B[-1, 0] += 16384  # the high parts sum to 1: (p - 1) * 1 reduces to p - 1
+    B[:, 2] = (p - 1) - ((p - 1) % 16384) - 1  # the largest residue with low 14 bits set
+    A = np.full((2, k), p - 1.0)
+    want = (A.astype(np.int64).astype(object) @ B.astype(np.int64).astype(object)) % p
+    assert modlu.matmul_mod(A, B, p).astype(np.int64).tolist() == want.tolist()
+
+
+def _swap_probe(m, c_piv, c_amb):
+    """3 x m: column c_piv's only nonzero is in row 2, column c_amb's are in rows 0 and 1.
+
+    Inside one scalar panel the search for c_amb's pivot goes in row order and meets row 0
+    first. Across a panel boundary the panel's pivot row 2 has been swapped to the top
+    (positions: rows 2, 1, 0), so the search meets row 1 first. The pivot rows thus show
+    whether c_piv and c_amb lie in one panel."""
+    A = np.zeros((3, m))
+    A[2, c_piv] = 1.0
+    A[0, c_amb] = A[1, c_amb] = 1.0
+    return A
+
+
+@pytest.mark.parametrize(
+    "m, c_piv, c_amb, block, rows",
+    [
+        (40, 31, 32, None, [2, 1]),  # INNER = 32: columns 31 and 32 in different panels
+        (40, 32, 33, None, [2, 0]),  # columns 32 and 33 in one panel
+        (40, 31, 32, 64, [2, 1]),
+        (40, 0, 1, 32, [2, 0]),  # block <= INNER: one scalar pass, no recursion
+        (300, 255, 256, None, [2, 1]),  # BLOCK = 256: 255 | 256 is a block boundary
+        (300, 256, 257, None, [2, 0]),  # 256 and 257 in one panel of the second block
+    ],
+)
+def test_panel_boundaries_and_the_row_order_of_the_pivot_search(m, c_piv, c_amb, block, rows):
+    A = _swap_probe(m, c_piv, c_amb)
+    got_rows, cols = modlu.pivots(A, 7) if block is None else modlu.pivots(A, 7, block)
+    assert (got_rows.tolist(), cols.tolist()) == (rows, [c_piv, c_amb])
+
+
+def test_pivot_search_takes_the_first_nonzero_row():
+    """Column 0: rows 1 and 2 qualify, row 1 is taken; column 1 then has row 2 alone
+    (row 1 is used, row 0 is zero)."""
+    W = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    rows, cols = modlu._panel(W, 7.0, 1.0 / 7)
+    assert rows.tolist() == [1, 2] and cols.tolist() == [0, 1]
+
+
+def _zero_diagonal(k, p=7):
+    return (5 * np.roll(np.eye(k), 1, axis=0)) % p  # invertible, every diagonal entry zero
+
+
+def test_leaf_size_decides_between_gauss_jordan_and_blocks():
+    """Up to LEAF = 64 Gauss-Jordan with row swaps inverts any invertible matrix; past it
+    the block inversion needs an invertible leading half (the half sizes are k // 2) and
+    refuses one that is singular instead of returning a wrong inverse."""
+    from seprank.errors import EliminationError
+
+    p = 7
+    S = _zero_diagonal(64, p)
+    assert _is_inverse(S, modlu.inverse_mod(S, p), p)
+    D = np.zeros((128, 128))  # halves of 64: each one Gauss-Jordan
+    D[:64, :64] = D[64:, 64:] = S
+    assert _is_inverse(D, modlu.inverse_mod(D, p), p)
+    with pytest.raises(EliminationError, match="singular"):
+        modlu.inverse_mod(_zero_diagonal(65, p), p)  # leading 32 x 32 half is singular
+
+
+@pytest.mark.parametrize("rel, r, j0, rows, message", [
+    ([0, 1, 2, 0], 0, 0, 3, "more pivot rows than rows left"),
+    ([0], -1, 0, 3, "more pivot rows"), ([0], 0, -1, 3, "more pivot rows"),
+    ([0], 0, 0, 2, "more pivot rows"), ([5], 0, 0, 3, "out of range or repeated"),
+    ([3], 0, 0, 3, "out of range"), ([0, 0], 0, 0, 3, "repeated"),
+    ([-1], 0, 0, 3, "out of range")])  # fmt: skip
+@pytest.mark.parametrize("compiled", [True, False])
+def test_row_move_refusals_name_the_reason(rel, r, j0, rows, message, compiled):
+    """Each refusal says which check failed; the Python body (numpy checks every index)
+    refuses the same way before touching anything."""
+    from seprank.errors import EliminationError
+
+    move = modlu._move_rows if compiled else modlu._move_rows_body
+    A, order = np.zeros((3, 4)), np.arange(rows)
+    with pytest.raises(EliminationError, match=message):
+        move(A, order, r, np.array(rel, dtype=np.int64), j0)
+    assert not A.any() and order.tolist() == list(range(rows))
+
+
+def test_python_bodies_match_the_compiled_routines_with_index_checks():
+    """The compiled routines do no bounds checks; their Python bodies run under numpy's,
+    so an index past an array's end raises here instead of reading or writing memory."""
+    from seprank.errors import EliminationError
+
+    rng = np.random.default_rng(23)
+    for p in (2, 7, 65521):
+        pf, pinv = float(p), 1.0 / p
+        for shape in [(5, 3), (3, 5), (6, 6)]:
+            W = rng.integers(0, p, shape).astype(np.float64)
+            W[1] = W[0]
+            got = modlu._panel_pivots_body(W.copy(), pf, pinv)
+            want = modlu._panel(W.copy(), pf, pinv)
+            assert [a.tolist() for a in got] == [a.tolist() for a in want]
+        for k in (1, 2, 5):
+            S = _unit_lu(rng, k, p)
+            S = S[::-1].copy()  # reversed rows: the search for a pivot swaps rows
+            inv = modlu._gj_inverse_body(S, pf, pinv)
+            assert _is_inverse(S, inv, p) and np.array_equal(inv, modlu._gj_inverse(S, pf, pinv))
+        singular = np.array([[1.0, 2.0, 1.0], [0.0, 1.0, 0.0], [1.0, 3.0, 1.0]])
+        with pytest.raises(EliminationError, match="singular"):
+            modlu._gj_inverse_body(singular, pf, pinv)
+    A = np.arange(20, dtype=np.float64).reshape(4, 5)
+    order = np.arange(4)
+    modlu._move_rows_body(A, order, 1, np.array([2, 0], dtype=np.int64), 1)
+    assert order.tolist() == [0, 3, 1, 2]
+    assert A[:, 1:].tolist() == [[5.0 * o + c for c in range(1, 5)] for o in order.tolist()]
+    assert A[:, 0].tolist() == [0.0, 5.0, 10.0, 15.0]  # columns before j0 never move
+    H, Lo = np.array([[3.0, 9000.0], [0.0, 6.0]]), np.array([[5.0, 1.0], [8191.0, 0.0]])
+    C = np.array([[1.0, 0.0], [2.0, 4.0]])
+    modlu._subtract_body(C, H.copy(), Lo, pf, pinv)
+    modlu._combine_body(H, Lo, pf, pinv)
+    want = (np.array([[3, 9000], [0, 6]]) * 8192 + np.array([[5, 1], [8191, 0]])) % p
+    assert H.astype(np.int64).tolist() == want.tolist()
+    assert C.astype(np.int64).tolist() == ((np.array([[1, 0], [2, 4]]) - want) % p).tolist()
+
+
+def test_rank_of_one_by_one_matrices():
+    assert modlu.rank_blocked(np.array([[3]]), 7) == 1
+    assert modlu.rank_blocked(np.array([[7]]), 7) == 0
+    assert modlu.rank_blocked(np.array([[0]]), 2) == 0
+
+
+@pytest.mark.parametrize("p", [7, 65521])
+def test_fused_subtract_and_combine_return_residues(p):
+    """Every difference C - (H * 2**13 + Lo) in (-p, p), -1 and 0 among them, comes back
+    as its residue in [0, p) (-1 as p - 1, never -1 or p)."""
+    vals = np.array([0, 1, 2, p - 2, p - 1], dtype=np.float64)
+    C, Lo = (a.ravel().copy() for a in np.meshgrid(vals, vals))
+    H = np.zeros_like(C)
+    C, H, Lo = C[None], H[None], Lo[None]
+    want = ((C - Lo) % p).astype(np.int64).tolist()
+    modlu._subtract(C, H, Lo, float(p), 1.0 / p)
+    assert C.astype(np.int64).tolist() == want
+    H2 = np.full_like(Lo, p - 1.0)
+    modlu._combine(H2, Lo, float(p), 1.0 / p)
+    assert H2.astype(np.int64).tolist() == (((p - 1) * 8192 + Lo) % p).astype(np.int64).tolist()
