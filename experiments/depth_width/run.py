@@ -151,12 +151,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
                       leave=False, disable=not progress) as bar:
                 row = train_one(run, preset, data, device, bar)
             new_rows.append(row)
-            fresh = not path.exists()
-            with path.open("a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-                if fresh:
-                    w.writeheader()
-                w.writerow(row)
+            append_row(path, row, FIELDS)
     except KeyboardInterrupt:
         print(f"\ninterrupted: {len(new_rows)} new rows kept in {path}", file=sys.stderr)
         raise
@@ -164,6 +159,16 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
         outer.close()
     _write_machine(out, preset_name, device)
     return new_rows
+
+
+def append_row(path: Path, row: dict, fields: list[str]) -> None:
+    """Append one finished run to a results CSV (header first if the file is new)."""
+    fresh = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        if fresh:
+            w.writeheader()
+        w.writerow(row)
 
 
 def machine_line(preset: str, device: str) -> str:

@@ -169,6 +169,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     """Run every unfinished run of the preset, appending rows to out/results.csv."""
     import torch
 
+    from ..depth_width.run import append_row
     from .targets import make_target
     from .train import make_data
 
@@ -195,12 +196,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
                 cache = {tk: (target, info, data)}  # one target at a time in memory
             row = run_one(run, preset, *cache[tk], device)
             new_rows.append(row)
-            fresh = not path.exists()
-            with path.open("a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-                if fresh:
-                    w.writeheader()
-                w.writerow(row)
+            append_row(path, row, FIELDS)
             if progress:
                 el = time.perf_counter() - t0
                 print(f"[{i}/{len(todo)} {el / 60:.1f} min] {run['target']} (rank "
