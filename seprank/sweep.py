@@ -284,17 +284,17 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
             from ._firstrun import warm_up  # compile once here, not in every worker at once
 
             warm_up(say if progress else None)
+        def start(s):  # every submission is an attempt
+            tries[s["key"]] = tries.get(s["key"], 0) + 1
+            ex.submit(s)
+
         while queue or suspects or ex.in_flight():
             if suspects:  # alone, so that a crash names its task
                 if not ex.in_flight():
-                    s = suspects.pop()
-                    tries[s["key"]] = tries.get(s["key"], 0) + 1
-                    ex.submit(s)
+                    start(suspects.pop())
             else:
                 while queue and ex.in_flight() < IN_FLIGHT_PER_WORKER * ex.workers:
-                    s = queue.pop()
-                    tries[s["key"]] = tries.get(s["key"], 0) + 1
-                    ex.submit(s)
+                    start(queue.pop())
             bar.running = ex.running()
             bar.update()
             for s, res in ex.wait(timeout=0.5):
