@@ -367,7 +367,7 @@ FIGURES = [fig_rank_vs_depth, fig_regimes, fig_transition, fig_heads, fig_float_
 def make_all(out: Path, quick: bool = False, db: Path | str | None = None) -> list[str]:
     """Write every figure to ``out`` (PNG, PDF, CSV) and a README with captions. With
     ``db`` (a result store path) the exact measurements are read from it where stored and
-    stored as they finish (:func:`_m`)."""
+    stored as they finish (:class:`Measurer`)."""
     import matplotlib
 
     matplotlib.use("Agg")
