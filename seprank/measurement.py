@@ -49,6 +49,7 @@ class Measurement:
     rank_seconds: float = 0.0
     budget_hit: bool = False
     tolerance: float | None = None
+    scaled_rank: int | None = None
     history: list = field(default_factory=list)
     spectrum: np.ndarray | None = field(default=None, repr=False)
     strategy: str = "direct"

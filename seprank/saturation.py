@@ -94,22 +94,9 @@ def schwartz_zippel_bound(m, e: int) -> float:
     return min(1.0, float(total))
 
 
-def _float_why(m) -> str:
-    from .rank import FLOAT_GAP
-
-    s, r, tol = m.spectrum, m.rank, m.tolerance
-    if s is None or r <= 0 or r >= len(s):
-        return "no singular value below the tolerance (the rank reached the sample size)"
-    ratio = s[r - 1] / max(s[r], 1e-300)
-    above = s[r - 1] / tol if tol else float("inf")
-    return (f"float SVD rank without a clear cliff at the rank (s[r-1]/s[r] = {ratio:.3g}, "
-            f"s[r-1]/tolerance = {above:.3g}; a float rank is accepted only when both are "
-            f">= {FLOAT_GAP:g}): an estimate only")  # fmt: skip
-
-
 def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
     """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
-    from .rank import float_trustworthy
+    from .rank import float_distrust
 
     raw = bool(m.saturated)
     m.sample_saturated, m.saturation_threshold = raw, float(threshold)
@@ -125,11 +112,12 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             m.saturation_reason += " (float: an estimate, untrusted)"
         return m
     if m.method == "float":
-        ok = float_trustworthy(m)
-        m.saturated = ok
+        why = float_distrust(m)
+        m.saturated = why is None
         m.saturation_reason = (
-            "float: spectrum has a clear gap at the rank (float_trustworthy); an estimate "
-            "with no probability bound" if ok else "untrusted: " + _float_why(m))  # fmt: skip
+            "float: a clear gap at the rank, the same rank after equilibration "
+            "(float_trustworthy); an estimate with no probability bound" if why is None
+            else f"untrusted: {why}; an estimate only")  # fmt: skip
         return m
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
         e = entry_degree(net, random_weights)

@@ -68,12 +68,13 @@ def _alphabet(plan: Plan, reason: str) -> Measurement:
                       _grid.template_points(symbols, len(plan.B)))  # fmt: skip
     t_eval = time.perf_counter() - te
     tr = time.perf_counter()
-    tolerance = spectrum = None
+    tolerance = spectrum = scaled = None
     if modular:
         rank = rank_residues(F, plan.domain.p, plan.rank_engine, plan.device)
     else:
         fr = rank_float(F, plan.tol)
         rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
+        scaled = fr.scaled_rank
     t_rank = time.perf_counter() - tr
     plan.say(f"  complete alphabet grid {rows}x{cols}: rank {rank}")
     return Measurement(
@@ -82,7 +83,8 @@ def _alphabet(plan: Plan, reason: str) -> Measurement:
         prime=plan.domain.p if modular else None, samples=(int(rows), int(cols)),
         seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
         partition=plan.A, sampler="alphabet", eval_seconds=t_eval, rank_seconds=t_rank,
-        tolerance=tolerance, history=[(int(rows), int(cols), int(rank))], spectrum=spectrum,
+        tolerance=tolerance, scaled_rank=scaled, history=[(int(rows), int(cols), int(rank))],
+        spectrum=spectrum,
         strategy="direct", strategy_reason=reason,
         blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
                  "saturated": True}],
@@ -136,7 +138,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
                 templates, F = _grow_templates(plan, n, templates)
             t_eval += time.perf_counter() - te
             tr = time.perf_counter()
-            tolerance = spectrum = None
+            tolerance = spectrum = scaled = None
             if growing is not None:
                 rank = growing.add(right, bottom)
             elif modular:
@@ -144,6 +146,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             else:
                 fr = rank_float(F, plan.tol)
                 rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
+                scaled = fr.scaled_rank
             t_rank += time.perf_counter() - tr
         except KeyboardInterrupt:
             raise MeasurementInterrupted(
@@ -165,7 +168,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             samples=(int(rows), int(cols)), seconds=time.perf_counter() - plan.t_start,
             seed=plan.seed, config=plan.config, partition=plan.A, sampler=plan.sampler,
             eval_seconds=t_eval, rank_seconds=t_rank, budget_hit=budget_hit,
-            tolerance=tolerance, history=list(history), spectrum=spectrum,
+            tolerance=tolerance, scaled_rank=scaled, history=list(history), spectrum=spectrum,
             strategy="direct", strategy_reason=reason,
             blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
                      "saturated": bool(saturated)}],
