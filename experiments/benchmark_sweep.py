@@ -41,9 +41,10 @@ def _normalised(store) -> dict:
 
 
 def main(argv=None) -> int:
-    from seprank._firstrun import warm_up
-    from seprank.store import Store
-    from seprank.sweep import read_grid, run, specs
+    from seprank.engine.warm_up import warm_up
+    from seprank.sweeps.grid_file import read_grid, specs
+    from seprank.sweeps.runner import run
+    from seprank.sweeps.store import Store
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(

@@ -1,9 +1,9 @@
 """Benchmark: the GF(p) rank engines on square matrices of rank below their size.
 
 Run: ``python experiments/benchmark_xpelim.py [--sizes 1000 3000] [--torch-threads N]``.
-Times, from one run, :mod:`seprank.modlu` (numba panels, the default CPU engine) against
-:mod:`seprank.xpelim` on numpy, torch CPU and, when a CUDA device is present, torch CUDA;
-prints a Markdown table with each time's ratio to modlu. Every engine must return the
+Times, from one run, :mod:`seprank.algebra.blas_elimination` (numba panels, the default CPU engine) against
+:mod:`seprank.algebra.array_elimination` on numpy, torch CPU and, when a CUDA device is present, torch CUDA;
+prints a Markdown table with each time's ratio to blas_elimination. Every engine must return the
 same rank (a mismatch is flagged WRONG). Each engine is warmed up once (numba compile,
 torch import, CUDA context) on a small matrix before it is timed.
 """
@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from seprank import modlu, xpelim
-from seprank.domains import DEFAULT_PRIME
+from seprank.algebra import array_elimination, blas_elimination
+from seprank.algebra.domains import DEFAULT_PRIME
 
 
 def matrix(n: int, rank: int, p: int, seed: int = 0) -> np.ndarray:
@@ -31,8 +31,8 @@ def matrix(n: int, rank: int, p: int, seed: int = 0) -> np.ndarray:
 def engines(torch_threads: int | None):
     """(name, rank function) for every engine that can run here."""
     out = [
-        ("modlu (numba)", lambda F, p: modlu.rank_blocked(F, p)),
-        ("array-numpy", lambda F, p: xpelim.rank(F, p, xpelim.get_backend("numpy"))),
+        ("blas_elimination (numba)", lambda F, p: blas_elimination.rank_blocked(F, p)),
+        ("array-numpy", lambda F, p: array_elimination.rank(F, p, array_elimination.get_backend("numpy"))),
     ]
     try:
         import torch
@@ -40,19 +40,19 @@ def engines(torch_threads: int | None):
         return out
     if torch_threads:
         torch.set_num_threads(torch_threads)
-    cpu = xpelim.get_backend("torch", "cpu")
+    cpu = array_elimination.get_backend("torch", "cpu")
     out.append(
         (
             f"array-torch cpu ({torch.get_num_threads()} threads)",
-            lambda F, p: xpelim.rank(F, p, cpu),
+            lambda F, p: array_elimination.rank(F, p, cpu),
         )
     )
     if torch.cuda.is_available():
-        cuda = xpelim.get_backend("torch", "cuda")
+        cuda = array_elimination.get_backend("torch", "cuda")
         out.append(
             (
                 f"array-torch cuda ({torch.cuda.get_device_name()})",
-                lambda F, p: xpelim.rank(F, p, cuda),
+                lambda F, p: array_elimination.rank(F, p, cuda),
             )
         )
     return out
@@ -70,7 +70,7 @@ def main(argv=None) -> None:
     warm = matrix(64, 60, p)
     for _, run in todo:
         run(warm, p)
-    print("| size | rank | engine | time (s) | time / modlu |")
+    print("| size | rank | engine | time (s) | time / blas_elimination |")
     print("|---|---|---|---|---|")
     for n in args.sizes:
         F = matrix(n, n - args.deficit, p, seed=n)

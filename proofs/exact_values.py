@@ -71,8 +71,8 @@ def _cmd(c: dict, A) -> str:
 
 
 def certify_grid(grid: str, seed: int = 0, skip_existing: bool = False) -> list[dict]:
-    from seprank.certificates import certify, check_certificate
-    from seprank.verify import configs
+    from seprank.studies.verify import configs
+    from seprank.verdicts.certificates import certify, check_certificate
 
     CERTS.mkdir(exist_ok=True)
     nets, _ = configs(grid)
@@ -102,8 +102,8 @@ def certify_grid(grid: str, seed: int = 0, skip_existing: bool = False) -> list[
 
 
 def _existing(net, seed, have) -> bool:
-    from seprank.domains import DEFAULT_PRIME
-    from seprank.grid import default_partition
+    from seprank.algebra.domains import DEFAULT_PRIME
+    from seprank.nets.partitions import default_partition
 
     A = "-".join(map(str, default_partition(net.seq_len)))
     res = "_res" if net.residual else ""
@@ -112,7 +112,7 @@ def _existing(net, seed, have) -> bool:
 
 
 def write_table(reference: bool = False) -> int:
-    from seprank.certificates import check_certificate
+    from seprank.verdicts.certificates import check_certificate
 
     rows, bad = [], []
     for path in sorted(CERTS.glob("*.json")):

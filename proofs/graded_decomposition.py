@@ -17,7 +17,7 @@ columns by |beta|: the entry in row group k and column group T - k' vanishes unl
 k = k'. So C(f) is block diagonal with diagonal blocks C_k = C(f_k), and
 rank C(f) = sum_k rank C(f_k). QED.
 
-What the graded strategy computes from it (seprank/strategies/graded.py): for distinct
+What the graded strategy computes from it (seprank/engine/strategies/graded.py): for distinct
 t_1..t_m and the set K of degrees that occur, f(t_j a, b) = sum_{k in K} t_j^k f_k(a, b),
 a generalised Vandermonde system V c = g, solved exactly over GF(p) (V is inverted
 exactly and refused if singular). So each block grid F_k[r, c] = f_k(a_r, b_c) mod p is
@@ -35,8 +35,8 @@ non-homogeneous f (residual) is the false variant: its blocks do not add up.
 def _ranks(net, A, seed=1):
     import numpy as np
 
-    from seprank.domains import Symbolic, symbolic_inputs
-    from seprank.rank import coefficient_matrix, rank_coefficients
+    from seprank.algebra.coefficients import coefficient_matrix, rank_coefficients
+    from seprank.algebra.domains import Symbolic, symbolic_inputs
 
     dom = Symbolic()
     params = net.init(np.random.default_rng(seed), dom)

@@ -23,7 +23,7 @@ def check(depth=3, width=3, heads=1, seq_len=4, residual=False, seed=0,
     is the residual term the recursion uses (the false variant drops it)."""
     if recursion_residual is None:
         recursion_residual = residual
-    from seprank.domains import Symbolic
+    from seprank.algebra.domains import Symbolic
     from seprank.nets import LinearSelfAttention
 
     net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len,

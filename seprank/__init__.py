@@ -10,14 +10,14 @@ compare it with the bounds of "The Depth-to-Width Interplay in Self-Attention"
 3
 """
 
-from . import domains, errors, nets
-from .certificates import Certification, certify, check_certificate
-from .domains import DEFAULT_PRIME, Float64, ModP, Symbolic
-from .errors import ConfigError, DomainError, SamplingError, SeprankError
-from .measure import Measurement, measure
-from .nets import LinearSelfAttention, SoftmaxSelfAttention
-
-__version__ = "0.1.0"
+from seprank import errors, nets, theory
+from seprank._version import __version__
+from seprank.algebra import domains
+from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic
+from seprank.engine.measure import Measurement, measure
+from seprank.errors import ConfigError, DomainError, SamplingError, SeprankError
+from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.verdicts.certificates import Certification, certify, check_certificate
 
 __all__ = [
     "Certification",
@@ -31,6 +31,7 @@ __all__ = [
     "SamplingError",
     "SeprankError",
     "SoftmaxSelfAttention",
+    "__version__",
     "Symbolic",
     "certify",
     "check_certificate",
@@ -38,4 +39,5 @@ __all__ = [
     "errors",
     "measure",
     "nets",
+    "theory",
 ]

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import os
 
-from .grid import check_partition, default_partition
-from .measure import measure
-from .nets import LinearSelfAttention, head_counts
-from .nets.base import config_of
+import numpy as np
+
+from seprank.algebra.domains import Float64, ModP, Symbolic
+from seprank.algebra.float_rank import float_trustworthy
+from seprank.engine.measure import measure
+from seprank.nets import LinearSelfAttention, head_counts
+from seprank.nets.base import config_of
+from seprank.nets.partitions import check_partition, default_partition
+from seprank.theory.bounds import upper_bound
 
 __all__ = [
     "assert_engines_agree",
@@ -42,7 +47,6 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
     from hypothesis import assume
     from hypothesis import strategies as st
 
-    from .theory.bounds import upper_bound
 
     @st.composite
     def _cfg(draw):
@@ -94,7 +98,6 @@ def domains():
     """Strategy over the three domains (ModP with the default and a small prime)."""
     from hypothesis import strategies as st
 
-    from .domains import Float64, ModP, Symbolic
 
     return st.sampled_from([Float64(), ModP(), ModP(101), Symbolic()])
 
@@ -164,7 +167,7 @@ def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
 def assert_partition_invariant(net, partitions_, *, method: str = "modular", seed: int = 0):
     """All given partitions give the same rank, each stopped below its sample size
     (``sample_saturated``; ``saturated`` may be withheld by the probability bound, see
-    :mod:`seprank.saturation`, without making the ranks less comparable)."""
+    :mod:`seprank.engine.saturation`, without making the ranks less comparable)."""
     ranks = {}
     for p in partitions_:
         m = measure(net, p, method=method, seed=seed)
@@ -185,11 +188,6 @@ def assert_engines_agree(net, partition=None, *, seed: int = 0, float_check: str
     """Modular and symbolic ranks agree exactly on one integer network; the float rank
     agrees too when its spectrum is trustworthy (``float_check='trusted'``), always
     (``'always'``) or is not checked (``'never'``)."""
-    import numpy as np
-
-    from .domains import Symbolic
-    from .rank import float_trustworthy
-
     weights = net.init(np.random.default_rng(seed), Symbolic())
     sym = measure(net, partition, method="symbolic", weights=weights)
     mod = measure(net, partition, method="modular", weights=weights, seed=seed)

@@ -1,9 +1,9 @@
-"""A task function for tests/test_sweep.py: kills its worker process for a marked spec
+"""A task function for tests/sweeps/test_sweep.py: kills its worker process for a marked spec
 (importable by name, as spawned pool workers need)."""
 
 import os
 
-from seprank.tasks import run_task
+from seprank.sweeps.tasks import run_task
 
 
 def run_or_die(spec: dict) -> dict:

@@ -3,7 +3,7 @@ import os
 import numpy as np
 import pytest
 
-from seprank.domains import Float64, ModP, Symbolic
+from seprank.algebra.domains import Float64, ModP, Symbolic
 
 THOROUGH = os.environ.get("SEPRANK_THOROUGH") == "1"
 
@@ -16,6 +16,28 @@ def domain(request):
         "modp-small": ModP(101),
         "symbolic": Symbolic(),
     }[request.param]
+
+
+def _engines():
+    import importlib.util
+
+    from seprank.algebra import blas_elimination
+
+    out = ["flint", "array-numpy"]
+    if blas_elimination.available():
+        out.insert(0, "blas")
+    if importlib.util.find_spec("torch") is not None:
+        out.append("array-torch")
+    return out
+
+
+@pytest.fixture(params=_engines())
+def rank_engine(request):
+    """Each GF(p) rank engine that runs here (p = 65521: every engine accepts it), chosen
+    once as the package chooses it (:meth:`seprank.algebra.rank.RankEngine.choose`)."""
+    from seprank.algebra.rank import RankEngine
+
+    return RankEngine.choose(request.param, 65521)
 
 
 @pytest.fixture

@@ -155,7 +155,7 @@ class AttentionTeacher:
         return f"teacher-L{self.depth}"
 
     def __call__(self, u: np.ndarray) -> np.ndarray:
-        from seprank.domains import Float64
+        from seprank.algebra.domains import Float64
 
         w = {k: v.astype(np.float64) for k, v in self.weights.items()}
         return self.net.apply(w, u, Float64())
@@ -163,10 +163,11 @@ class AttentionTeacher:
     def rank_info(self, use_kernel: bool = True) -> dict:
         """Measured (seprank.measure on these weights) and proved upper bound."""
         import seprank
+        from seprank.engine.options import MeasureOptions
         from seprank.theory.bounds import upper_bound
 
-        m = seprank.measure(self.net, weights=self.weights, seed=self.seed,
-                            use_kernel=use_kernel)  # fmt: skip
+        m = seprank.measure(self.net, weights=self.weights,
+                            options=MeasureOptions(seed=self.seed, use_kernel=use_kernel))
         up = upper_bound(self.net)["upper"]
         status = (
             "exact, proved"

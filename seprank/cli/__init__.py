@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import SeprankError
-from . import (
+from seprank._version import __version__
+from seprank.cli import (
     archs,
     bounds,
     certify,
@@ -23,11 +23,11 @@ from . import (
     transition,
     verify,
 )
-from ._common import _Parser
+from seprank.cli._common import _Parser
+from seprank.errors import SeprankError
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
 
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
                  epilog="exit codes: 0 done, 1 verify found a proven bound violated, or "

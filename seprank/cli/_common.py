@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-
-from ..errors import ConfigError
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -69,20 +66,6 @@ def _add_net_args(p, need=True):
     p.add_argument("--residual", action="store_true", help="add the skip connection")
     p.add_argument("--query-position", type=int, default=0 if need else None,
                    help="position i whose output y^{L,i} is studied (default 0)")  # fmt: skip
-
-
-def check_out_dir(path, arg: str = "out") -> Path:
-    """Create ``path`` if needed and make sure a file can be written there, before any work."""
-    p = Path(path)
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-        probe = p / ".seprank-write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        reason = exc.strerror or exc
-        raise ConfigError(f"{arg}={str(path)!r} is not a writable folder ({reason})") from None
-    return p
 
 
 def _progress(args):

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-from ..errors import ConfigError
+from seprank.errors import ConfigError
+from seprank.nets import ARCHITECTURES
+from seprank.nets.base import KIND_HELP, build, config_of, describe, param_specs
+from seprank.nets.partitions import check_partition, default_partition
+from seprank.theory.architecture_bounds import known_bound
 
 DEFAULT_ARCH = "attention"
 #: Flags of the attention networks (today's interface), as (flag, field, default).
@@ -36,7 +40,6 @@ def add_parser(sub) -> None:
 
 
 def arch_class(name: str):
-    from ..nets import ARCHITECTURES
 
     if name not in ARCHITECTURES:
         raise ConfigError(f"arch={name!r} is not an architecture; valid: "
@@ -47,7 +50,6 @@ def arch_class(name: str):
 def net_from_args(args):
     """The architecture named by ``--arch`` with its ``--param`` values (and, for the
     attention networks, today's flags)."""
-    from ..nets.base import build
 
     cls = arch_class(args.arch)
     given = {field: getattr(args, flag[2:].replace("-", "_"), None)
@@ -72,8 +74,6 @@ def net_from_args(args):
 
 
 def listing() -> list[dict]:
-    from ..nets import ARCHITECTURES
-    from ..nets.base import KIND_HELP, describe, param_specs
 
     out = []
     for name, cls in ARCHITECTURES.items():
@@ -125,20 +125,18 @@ def cmd_archs(args) -> int:
 
 def bounds_for(net, name: str, partition) -> dict:
     """The architecture's known bound for the partition, labelled with its source."""
-    from ..grid import check_partition, default_partition
 
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
-    from ..nets.base import config_of
 
     out = {"arch": name, "config": config_of(net), "partition": list(A)}
-    known = getattr(net, "known_bound", None)
+    known = known_bound(net, A)
     if known is None:
         out.update({"upper": None, "kind": "none", "source": f"no known bound for {name} "
                     "in seprank" + ("" if getattr(net, "polynomial", True) else
                                     " (not a polynomial: measured by the float engine only)")})
         return out
-    out.update(known(A))
+    out.update(known)
     return out
 
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import json
 
-from ._common import _add_net_args, _int_list
-from .archs import add_arch_args
+from seprank.cli._common import _add_net_args, _int_list
+from seprank.cli.archs import add_arch_args, cmd_bounds, net_from_args
+from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
+from seprank.theory.regimes import (
+    doubled_transition_depth,
+    growth_regime,
+    paper_regime,
+    paper_transition_depth,
+)
 
 
 def add_parser(sub) -> None:
@@ -23,15 +31,6 @@ def add_parser(sub) -> None:
 def _cmd_bounds(args) -> int:
     import math
 
-    from ..nets import LinearSelfAttention, SoftmaxSelfAttention
-    from ..theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
-    from ..theory.regimes import (
-        doubled_transition_depth,
-        growth_regime,
-        paper_regime,
-        paper_transition_depth,
-    )
-    from .archs import cmd_bounds, net_from_args
 
     if args.arch != "attention":
         return cmd_bounds(args)

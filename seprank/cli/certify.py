@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
-from ._common import _add_net_args, _int_list, check_out_dir, nonneg_int
+from seprank.cli._common import _add_net_args, _int_list, nonneg_int
+from seprank.nets import LinearSelfAttention
+from seprank.paths import check_out_dir
+from seprank.verdicts import certificates
 
 CERTIFY_EPILOG = """\
 status "exact, proved": the certified lower bound (nonsingular minors over GF(p)) meets
@@ -45,21 +48,19 @@ def add_parsers(sub) -> None:
 
 
 def cmd_certify(args) -> int:
-    from ..certificates import certify, check_certificate
-    from ..nets import LinearSelfAttention
 
     out = check_out_dir(args.out)
     net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
                               seq_len=args.seq_len, residual=args.residual,
                               query_position=args.query_position)  # fmt: skip
     progress = None if (args.quiet or args.json) else True
-    c = certify(net, args.partition, seed=args.seed, prime=args.prime,
+    c = certificates.certify(net, args.partition, seed=args.seed, prime=args.prime,
                 max_samples=args.max_samples, progress=progress)  # fmt: skip
     if c.certificate is not None:
         c.write(out)
     checked = None
     if args.check and c.path:
-        checked = check_certificate(c.path)
+        checked = certificates.check_certificate(c.path)
     if args.json:
         d = c.to_dict()
         if checked is not None:
@@ -84,9 +85,8 @@ def cmd_certify(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from ..certificates import check_certificate
 
-    r = check_certificate(args.file, kernel=args.kernel)
+    r = certificates.check_certificate(args.file, kernel=args.kernel)
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "reasons": r.reasons}))
     elif r.ok:

@@ -7,8 +7,9 @@ import importlib
 import sys
 from pathlib import Path
 
-from ..errors import ConfigError
-from ._common import check_out_dir, pos_int
+from seprank.cli._common import pos_int
+from seprank.errors import ConfigError
+from seprank.paths import check_out_dir
 
 EXPERIMENTS = {"depth-width": "depth_width", "teacher-student": "teacher_student"}
 
@@ -27,9 +28,7 @@ def add_parser(sub) -> None:
 
 
 def _find_experiments(folder: str = "depth_width") -> Path | None:
-    import seprank
-
-    for base in (Path.cwd(), Path(seprank.__file__).resolve().parents[1]):
+    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "experiments" / folder / "run.py").exists():
             return base
     return None

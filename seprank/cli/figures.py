@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ..store import DEFAULT_DB
-from ._common import check_out_dir
+from seprank.engine.warm_up import warm_up
+from seprank.figures import paper as plots
+from seprank.paths import check_out_dir
+from seprank.sweeps.store import DEFAULT_DB
 
 QUICK_FIGURES = "seprank-figures-quick"
 
@@ -22,11 +24,9 @@ def add_parser(sub) -> None:
 
 
 def _cmd_figures(args) -> int:
-    from .. import plots
 
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     print(f"writing figures to {out.resolve()}", file=sys.stderr)
-    from .._firstrun import warm_up
 
     warm_up(lambda msg: print(msg, file=sys.stderr, flush=True))
     done = plots.make_all(out, quick=args.quick, db=args.db)

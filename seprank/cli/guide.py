@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..errors import ConfigError
+from seprank.errors import ConfigError
+from seprank.theory import guidelines as gl
 
 
 def add_parser(sub) -> None:
@@ -16,7 +17,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_guide(args) -> int:
-    from ..theory import guidelines as gl
 
     if args.params is not None:
         if args.depth is not None or args.width is not None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import MeasurementInterrupted
-from ._common import _add_net_args, _int_list, _progress, nonneg_int, pos_int
-from .archs import add_arch_args
+from seprank.cli._common import _add_net_args, _int_list, _progress, nonneg_int, pos_int
+from seprank.cli.archs import add_arch_args, net_from_args
+from seprank.engine.confirm import confirm
+from seprank.engine.measure import measure
+from seprank.errors import MeasurementInterrupted
 
 MEASURE_JSON = """\
 --json prints one object with these fields:
@@ -71,8 +73,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_measure(args) -> int:
-    from ..measure import measure
-    from .archs import net_from_args
 
     net = net_from_args(args)
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
@@ -81,7 +81,6 @@ def _cmd_measure(args) -> int:
     summary = None
     try:
         if args.confirm > 1:
-            from ..saturation import confirm
 
             m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
                                  prime=args.prime, **kw)  # fmt: skip

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..store import DEFAULT_DB
+from seprank.errors import ConfigError
+from seprank.sweeps.store import DEFAULT_DB, Store
 
 RESULTS_EPILOG = """\
 --where COLUMN=VALUE (also !=, <, <=, >, >=; repeatable, all must hold) filters on:
@@ -76,8 +77,6 @@ def _cell(row: dict, col: str) -> str:
 
 
 def cmd(args) -> int:
-    from ..errors import ConfigError
-    from ..store import Store
 
     if not Path(args.db).is_file():
         raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "

@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ._common import add_sweep_args, check_out_dir, nonneg_int
+from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.errors import ConfigError
+from seprank.paths import check_out_dir
+from seprank.sweeps.grid_file import read_grid, shipped_grid, specs
+from seprank.sweeps.runner import run
+from seprank.sweeps.store import Store
 
 SWEEP_EPILOG = """\
-GRID is a TOML file (seprank/grids/example.toml shows every key) or the name of a
+GRID is a TOML file (seprank/sweeps/grids/example.toml shows every key) or the name of a
 shipped grid (example, verify-quick, verify-default). Each task (one configuration,
 partition, method, strategy, seed, prime) is keyed by a hash that includes the seprank
 version; tasks already done in the store are skipped, so a stopped sweep resumes where
@@ -45,7 +50,6 @@ def add_parser(sub) -> None:
 
 
 def _grid_path(text: str) -> Path:
-    from ..sweep import shipped_grid
 
     p = Path(text)
     if p.suffix == ".toml" or p.exists():
@@ -54,9 +58,6 @@ def _grid_path(text: str) -> Path:
 
 
 def cmd(args) -> int:
-    from ..errors import ConfigError
-    from ..store import Store
-    from ..sweep import read_grid, run, specs
 
     grid = read_grid(_grid_path(args.grid))
     seeds = None

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from ..store import DEFAULT_DB
-from ._common import add_sweep_args, check_out_dir, nonneg_int
+from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.figures import transition as plot_transition
+from seprank.paths import check_out_dir
+from seprank.studies import transition
+from seprank.sweeps.store import DEFAULT_DB
 
 
 def add_parser(sub) -> None:
@@ -29,7 +32,6 @@ def add_parser(sub) -> None:
 
 
 def cmd(args) -> int:
-    from .. import plot_transition, transition
 
     out = check_out_dir(args.out or ("seprank-transition-quick" if args.quick
                                      else "paper_figures"))  # fmt: skip

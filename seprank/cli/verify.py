@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 
-from ._common import add_sweep_args, check_out_dir, nonneg_int
+from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.paths import check_out_dir
+from seprank.studies import verify
 
 VERIFY_EPILOG = """\
-the grid: seprank/grids/verify-quick.toml or verify-default.toml, run as a sweep through
+the grid: seprank/sweeps/grids/verify-quick.toml or verify-default.toml, run as a sweep through
 the result store (--db, default OUT/results.sqlite): a rerun measures only what is
 missing and prints the same table; seprank results --db lists the stored tasks.
 columns: L depth, d width, H heads, N sequence length, res residual connection;
@@ -43,7 +45,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_verify(args) -> int:
-    from .. import verify
 
     out = check_out_dir(args.out)
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,

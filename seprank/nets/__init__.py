@@ -4,13 +4,13 @@ The protocol is documented in :mod:`seprank.nets.base`. ``ARCHITECTURES`` maps e
 name (``seprank measure --arch NAME``, ``seprank archs``) to its class.
 """
 
-from .attention import LinearSelfAttention, SoftmaxSelfAttention, head_counts
-from .base import Architecture, config_of
-from .convac import ConvACDeep, ConvACShallow
-from .embedded_attention import EmbeddedAttention
-from .gnn import GNN
-from .rac import RAC
-from .tensor_network import MPS
+from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention, head_counts
+from seprank.nets.base import Architecture, config_of
+from seprank.nets.convac import ConvACDeep, ConvACShallow
+from seprank.nets.embedded_attention import EmbeddedAttention
+from seprank.nets.gnn import GNN
+from seprank.nets.rac import RAC
+from seprank.nets.tensor_network import MPS
 
 #: name -> architecture class (one file per family in seprank/nets/).
 ARCHITECTURES = {

@@ -8,7 +8,7 @@ Layer l maps y^{l,i} to (the paper's network, softmax, feed-forward and norms re
 The studied function is coordinate ``output_coord`` of y^{L,query_position}.
 
 >>> import numpy as np
->>> from seprank.domains import ModP
+>>> from seprank.algebra.domains import ModP
 >>> net = LinearSelfAttention(depth=1, width=2, heads=1, seq_len=2)
 >>> params = net.init(np.random.default_rng(0), ModP(7))
 >>> net.apply(params, np.ones((3, 2, 2), dtype=np.int64), ModP(7)).shape
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError, DomainError
+from seprank.errors import ConfigError, DomainError
 
 
 def _check_int(name: str, value, lo: int) -> None:

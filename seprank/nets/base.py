@@ -52,7 +52,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ConfigError
+from seprank.errors import ConfigError
 
 #: The type of a graph's edge list: ((a, b), ...); the CLI reads it as ``0-1,1-2``.
 Edges = tuple[tuple[int, int], ...]

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from .base import Multilinear, check_int
-from .tensor_network import min_cut
+from seprank.errors import ConfigError
+from seprank.nets.base import Multilinear, check_int
+from seprank.nets.tensor_network import min_cut
 
 
 @dataclass(frozen=True)

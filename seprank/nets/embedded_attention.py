@@ -19,7 +19,7 @@ V^T u with u = U^T e_t in R^r, so S = sum_j x^j x^j^T = V^T S_u V with S_u an r 
 matrix, and by the structural lemma (proofs/structural_lemma.py: y^{L,i} = P_L(S) x^i)
 f = e^T P_L(V^T S_u V) V^T u_i is a polynomial in (S_u, u_i) of the same shape as the
 width-r network's: the proven block bound at width min(d_x, r) bounds sep for every d_x
-(:meth:`EmbeddedAttention.known_bound`), flat once d_x >= r. That the rank reaches a
+(:func:`seprank.theory.architecture_bounds.known_bound`), flat once d_x >= r. That the rank reaches a
 plateau exactly at d_x = r is measured (paper_figures/fig9).
 """
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .attention import LinearSelfAttention
-from .base import check_int
+from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.base import check_int
 
 
 @dataclass(frozen=True)
@@ -81,20 +81,6 @@ class EmbeddedAttention:
         params["U"] = domain.random(rng, (self.vocab, self.embed_rank))
         params["V"] = domain.random(rng, (self.embed_rank, self.width))
         return params
-
-    def known_bound(self, partition) -> dict:
-        """The proven attention bound at width min(d_x, r) (one head: it bounds every H),
-        and the token grid's size V^min(|A|, |B|) [D]."""
-        from ..theory.bounds import upper_bound
-
-        k = min(len(set(partition)), self.seq_len - len(set(partition)))
-        eff = min(self.width, self.embed_rank)
-        ub = upper_bound(LinearSelfAttention(depth=self.depth, width=eff, heads=1,
-                                             seq_len=self.seq_len), partition)["upper"]
-        return {"upper": min(ub, self.vocab**k), "kind": "upper bound (every weight) [D]",
-                "tag": "D", "source": f"attention block bound at width min(d_x, r) = {eff} "
-                "(the embedding has rank r; structural lemma) and the token grid size "
-                f"V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua 2021 [M]"}
 
     def apply(self, params, X, domain):
         low = domain.einsum("bnt,tr->bnr", X, params["U"])

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError
-from .base import Edges, check_int, parse_edges
+from seprank.errors import ConfigError
+from seprank.nets.base import Edges, check_int, parse_edges
 
 
 @dataclass(frozen=True)

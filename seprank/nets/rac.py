@@ -26,8 +26,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from .base import check_int
+import numpy as np
+
+from seprank.errors import ConfigError
+from seprank.nets.base import check_int
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,4 @@ def recalled_deep_lower_bound(T: int, M: int, R: int) -> int:
 
 
 def _ones(n: int):
-    import numpy as np
-
     return np.ones(n, dtype=np.int64)

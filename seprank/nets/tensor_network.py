@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError
-from .base import Multilinear, check_flag, check_int
+from seprank.errors import ConfigError
+from seprank.nets.base import Multilinear, check_flag, check_int
 
 #: Nodes whose sides the exact min-cut enumerates (2**MAX_FREE_NODES assignments).
 MAX_FREE_NODES = 22

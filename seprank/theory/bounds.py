@@ -31,8 +31,11 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from ..errors import ConfigError, TooBigError
-from . import _sequences as _seq
+from seprank.errors import ConfigError, TooBigError
+from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.partitions import check_partition, default_partition
+from seprank.theory import sequences as _seq
+from seprank.theory.combinatorics import log_comb
 
 
 def output_degree(depth: int) -> int:
@@ -135,7 +138,7 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
     """The block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact.
 
     Computed in O(log D) exact evaluations (crossover by bisection, cumulative sums in
-    closed form; :mod:`seprank.theory._sequences`). Raises TooBigError, with the size, when
+    closed form; :mod:`seprank.theory.sequences`). Raises TooBigError, with the size, when
     the integer would have more than ``MAX_DIGITS`` digits (with a side of fewer positions
     than the width: by an upper estimate, the sum of that side's dimensions) or a side
     needs too many Schur dimensions.
@@ -191,36 +194,6 @@ def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
         b, a = _side("b", width, n_other), _side("a", width, n_query)
         return _seq.min_sum_log10(b, a, matrix_degree(depth), 1)
     return math.log10(block_bound(depth, width, n_query, n_other, residual))
-
-
-def _lgamma_ratio(a: int, delta: int) -> float:
-    """lgamma(a) - lgamma(a - delta) for integers a > delta >= 0, stable for huge a.
-
-    A direct lgamma difference loses digits as lgamma(a) grows (relative error 1e-10 for
-    log C(n, 1) at n ~ 1e6, 1e-4 at n ~ 1e12, everything once lgamma(a) ~ 1e17). From
-    b = a - delta = 100 on, Stirling's series for both, written with log1p, keeps full
-    relative precision; below, lgamma(a) (directly for a < 1e6, else by Stirling's series)
-    is at most ~325 or far larger than lgamma(b): relative error below 1e-13 everywhere
-    (against mpmath; a test checks it).
-    """
-    b = a - delta
-    if b >= 100:
-        if b > 10**300 and delta * 10**12 < b:  # beyond floats (depths ~ 630+): (b - 1/2)
-            return delta * math.log(a)  # * log1p(delta / b) = delta to float precision
-        return (b - 0.5) * math.log1p(delta / b) + delta * math.log(a) - delta + \
-            1 / (12 * a) - 1 / (12 * b) - 1 / (360 * a**3) + 1 / (360 * b**3)  # fmt: skip
-    if a < 10**6:
-        return math.lgamma(a) - math.lgamma(b)
-    return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
-        math.lgamma(b)  # fmt: skip
-
-
-def log_comb(n: int, r: int) -> float:
-    """Natural log of C(n, r), stable for huge n (integers, 0 <= r <= n)."""
-    if r < 0 or r > n:
-        return -math.inf
-    r = min(r, n - r)
-    return _lgamma_ratio(n + 1, r) - math.lgamma(r + 1)
 
 
 def _crossover(D: int, d: int) -> int:
@@ -316,7 +289,6 @@ def check_has_theorem(net) -> None:
     LinearSelfAttention network (polynomial attention over all positions, no softmax, no
     biases or positional terms; residual or not). Subclasses (the softmax variant) and
     other architectures are refused rather than given a number no theorem covers."""
-    from ..nets.attention import LinearSelfAttention
 
     if type(net) is not LinearSelfAttention:
         raise ConfigError(
@@ -336,7 +308,6 @@ def upper_bound(net, partition=None) -> dict:
     the width is too costly for the block bound, the monomial bound is used and ``why``
     says so.
     """
-    from ..grid import check_partition, default_partition
 
     check_has_theorem(net)
     if partition is None:

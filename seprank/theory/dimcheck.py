@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from ..domains import DEFAULT_PRIME
-from ..rank import rank_modp
+from seprank.algebra.domains import DEFAULT_PRIME
+from seprank.algebra.rank import rank_modp
 
 
 def evaluation_dim(k: int, width: int, positions: int, kind: str, seed: int = 0,

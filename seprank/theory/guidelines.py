@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import ConfigError
+from seprank.errors import ConfigError
 
 FIT_INTERCEPT = 5.039
 FIT_SLOPE = 0.0555

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .bounds import generic_block_bound_log10
+from seprank.theory.bounds import generic_block_bound_log10
 
 GROWTH_THRESHOLD = 2.0
 

@@ -70,7 +70,7 @@ def test_float_is_never_trusted_when_the_degree_is_high(seed):
     """Depth 4 (degree 81): the exact rank is 861, beyond the 300 samples, so no float rank
     is right; every seed must be untrusted (seed 22 once gave a trusted rank of 1)."""
     from seprank import measure
-    from seprank.rank import float_trustworthy
+    from seprank.algebra.float_rank import float_trustworthy
 
     m = measure(LinearSelfAttention(depth=4, width=2, heads=1, seq_len=2), method="float",
                 max_samples=300, seed=seed)
@@ -81,7 +81,7 @@ def test_float_is_never_trusted_when_the_degree_is_high(seed):
 @pytest.mark.parametrize("cfg, exact", [((1, 3, 1, 4), 4), ((1, 4, 2, 4), 5), ((1, 2, 1, 2), 3)])
 def test_float_is_trusted_and_right_at_low_degree(cfg, exact, seed):
     from seprank import measure
-    from seprank.rank import FLOAT_GAP, float_trustworthy
+    from seprank.algebra.float_rank import FLOAT_GAP, float_trustworthy
 
     L, d, H, N = cfg
     m = measure(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N), method="float",
@@ -99,7 +99,7 @@ def test_float_verdict_ignores_how_far_below_round_off_the_tail_falls():
 
     import numpy as np
 
-    from seprank.rank import float_trustworthy
+    from seprank.algebra.float_rank import float_trustworthy
 
     for tail in (1e-13, 1e-19, 1e-40, 0.0):
         s = np.array([4.5e3, 56.5, 2.9e-13, tail])
@@ -112,7 +112,7 @@ def test_untrusted_message_names_the_failed_criterion_and_its_value():
 
     import numpy as np
 
-    from seprank.rank import float_distrust
+    from seprank.algebra.float_rank import float_distrust
 
     s = np.array([10.0, 5.0, 1e-9, 5e-10])
     good = dict(spectrum=s, rank=2, tolerance=1e-8, saturated=True, scaled_rank=2)
@@ -126,7 +126,7 @@ def test_untrusted_message_names_the_failed_criterion_and_its_value():
 def test_equilibration_keeps_the_exact_rank_and_exposes_a_graded_grid():
     import numpy as np
 
-    from seprank.rank import equilibrated_rank, rank_float
+    from seprank.algebra.float_rank import equilibrated_rank, rank_float
 
     rng = np.random.default_rng(0)
     low = rng.standard_normal((12, 3)) @ rng.standard_normal((3, 12))
@@ -141,7 +141,7 @@ def test_float_trust_rules_one_by_one():
 
     import numpy as np
 
-    from seprank.rank import FLOAT_GAP, float_trustworthy
+    from seprank.algebra.float_rank import FLOAT_GAP, float_trustworthy
 
     s = np.array([10.0, 5.0, 1e-9, 5e-10, 2e-10])
     good = dict(spectrum=s, rank=2, tolerance=1e-8, saturated=True, scaled_rank=2)

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from seprank import measure
+from seprank.engine.sample_grid import evaluate_grid
 from seprank.errors import SeprankError
-from seprank.grid import evaluate_grid
 from seprank.nets import LinearSelfAttention, head_counts
 from seprank.testing import (
     assert_engines_agree,
@@ -118,7 +118,7 @@ def test_rank_does_not_increase_with_heads_conjecture(width, depth, N):
 @given(vals=st.lists(st.integers(0, 2**40), min_size=4, max_size=4),
        p=st.sampled_from([2, 3, 101, 67108859, 2**31 - 1]))
 def test_modp_agrees_with_python_ints_including_p_minus_1(vals, p):
-    from seprank.domains import ModP
+    from seprank.algebra.domains import ModP
 
     F = ModP(p)
     xs = [v % p for v in vals] + [p - 1, p - 1]
@@ -133,7 +133,7 @@ def test_modp_agrees_with_python_ints_including_p_minus_1(vals, p):
 @settings(max_examples=5)
 @given(net=configs(max_depth=2, max_bound=200), chunk=st.integers(1, 50))
 def test_grid_independent_of_chunk_size(net, chunk):
-    from seprank.domains import ModP
+    from seprank.algebra.domains import ModP
 
     F = ModP()
     rng = np.random.default_rng(0)
@@ -147,7 +147,7 @@ def test_grid_independent_of_chunk_size(net, chunk):
 
 def _valid_inputs(depth, width, heads, seq_len, part, method, prime) -> bool:
     """Whether measure() must accept these inputs (the package's documented contract)."""
-    from seprank.domains import MAX_PRIME, _is_prime
+    from seprank.algebra.domains import MAX_MODULUS, is_prime
 
     def is_int(v):
         return isinstance(v, int) and not isinstance(v, bool)
@@ -160,7 +160,7 @@ def _valid_inputs(depth, width, heads, seq_len, part, method, prime) -> bool:
         return False
     if len(part) == seq_len or method != "modular":
         return False
-    return prime is None or (prime <= MAX_PRIME and _is_prime(prime))
+    return prime is None or (prime <= MAX_MODULUS and is_prime(prime))
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)

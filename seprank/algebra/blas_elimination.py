@@ -1,0 +1,295 @@
+"""Blocked Gaussian elimination over GF(p) on float64 BLAS: the fast exact rank engine.
+
+For primes ``p < 2**26`` (the default prime is one) every residue is an exact float64
+and a product of two residues is below ``2**52``. A product of two matrices mod p is done
+as two BLAS matrix products: split the right factor ``B = 2**13 * B_hi + B_lo`` with
+entries of both halves below ``2**13``; then each entry of ``A @ B_lo`` (or ``A @ B_hi``)
+is a sum of ``k`` terms below ``2**39``, exact in float64 while ``k <= 2**13`` (the inner
+dimension here is one block, at most ``BLOCK`` columns). So the arithmetic is exact, not
+approximate: the result is the rank over GF(p), the same number flint computes (the
+tests check this on random low-rank matrices).
+
+The elimination runs over column blocks: the pivots of a block are found (recursively,
+on narrow strips that fit in cache), then one matrix product applies the block's row
+operations to the rest of the matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
+from seprank.errors import EliminationError
+
+try:  # numba is a declared dependency, but keep import-time failures soft.
+    import numba as _nb
+except Exception:  # pragma: no cover
+    _nb = None
+
+#: Columns per outer block (inner dimension of the big products; must stay <= 2**13).
+BLOCK = 256
+#: Columns per inner strip, eliminated by the scalar routine.
+INNER = 32
+#: Columns per trailing-update product (bounds the temporaries' memory).
+CHUNK = 4096
+#: Matrices up to this size are inverted by Gauss-Jordan, larger ones by blocks.
+LEAF = 64
+_SPLIT = float(1 << 13)
+
+
+def _mod(x, p, pinv):
+    """x mod p for an exact float64 0 <= x < 2**53 (one quotient guess, one correction)."""
+    r = x - np.floor(x * pinv) * p
+    if r < 0:
+        r += p
+    elif r >= p:
+        r -= p
+    return r
+
+
+def _inv(a, p, pinv):
+    """Inverse of a nonzero residue by Fermat's little theorem (float64 square-and-multiply)."""
+    result = 1.0
+    base = a
+    e = int(p) - 2
+    while e > 0:
+        if e & 1:
+            result = _mod(result * base, p, pinv)
+        base = _mod(base * base, p, pinv)
+        e >>= 1
+    return result
+
+
+def _panel_pivots_body(W, p, pinv):
+    """Pivots of the (narrow) block W over GF(p) by scalar elimination; W is destroyed.
+
+    Returns (pivot rows, pivot columns) in the order found, so the pivot rows x pivot
+    columns submatrix of the original W has every leading principal minor nonzero.
+    """
+    rows, b = W.shape
+    used = np.zeros(rows, dtype=np.bool_)
+    pivrow = np.empty(b, dtype=np.int64)
+    pivcol = np.empty(b, dtype=np.int64)
+    prow = np.empty(b)
+    k = 0
+    for c in range(b):
+        i = -1
+        for t in range(rows):
+            if not used[t] and W[t, c] != 0.0:
+                i = t
+                break
+        if i < 0:
+            continue
+        used[i] = True
+        pivrow[k] = i
+        pivcol[k] = c
+        k += 1
+        inv = _inv(W[i, c], p, pinv)
+        for e in range(c, b):
+            prow[e] = _mod(W[i, e] * inv, p, pinv)
+        for t in range(rows):
+            f = W[t, c]
+            if not used[t] and f != 0.0:
+                g = p - f
+                for e in range(c, b):
+                    W[t, e] = _mod(W[t, e] + g * prow[e], p, pinv)
+    return pivrow[:k].copy(), pivcol[:k].copy()
+
+
+def _gj_inverse_body(S, p, pinv):
+    """Inverse of the invertible matrix S over GF(p) (Gauss-Jordan with row pivoting).
+
+    Raises EliminationError if S is singular (no pivot left in a column).
+    """
+    k = S.shape[0]
+    M = np.zeros((k, 2 * k))
+    for s in range(k):
+        for c in range(k):
+            M[s, c] = S[s, c]
+        M[s, k + s] = 1.0
+    for c in range(k):
+        i = c
+        while i < k and M[i, c] == 0.0:
+            i += 1
+        if i == k:
+            raise EliminationError("inverse_mod: singular pivot block (no pivot in a column)")
+        if i != c:
+            for e in range(2 * k):
+                M[i, e], M[c, e] = M[c, e], M[i, e]
+        inv = _inv(M[c, c], p, pinv)
+        for e in range(2 * k):
+            M[c, e] = _mod(M[c, e] * inv, p, pinv)
+        for t in range(k):
+            f = M[t, c]
+            if t != c and f != 0.0:
+                g = p - f
+                for e in range(2 * k):
+                    M[t, e] = _mod(M[t, e] + g * M[c, e], p, pinv)
+    return M[:, k:].copy()
+
+
+def _move_rows_body(A, order, r, rel, j0):
+    """Bring rows r + rel[0], r + rel[1], ... to positions r, r+1, ... by swaps.
+
+    Only columns >= j0 move (earlier ones are never read again); ``order`` (the original
+    index of the row at each position) is permuted alongside. ``rel`` must hold distinct
+    offsets in [0, n - r): anything else raises EliminationError, never an out-of-range
+    write (the compiled code does no bounds checks of its own).
+    """
+    n = A.shape[0] - r
+    if r < 0 or n < rel.shape[0] or j0 < 0 or order.shape[0] != A.shape[0]:
+        raise EliminationError("_move_rows: more pivot rows than rows left")
+    seen = np.zeros(max(n, 0), dtype=np.bool_)
+    for t in range(rel.shape[0]):
+        if rel[t] < 0 or rel[t] >= n or seen[rel[t]]:
+            raise EliminationError("_move_rows: pivot row offset out of range or repeated")
+        seen[rel[t]] = True
+    where = np.arange(n)  # where[row as it was] = its current position
+    at = np.arange(n)  # at[position] = the row as it was
+    for t in range(rel.shape[0]):
+        src = where[rel[t]]
+        if src != t:
+            for e in range(j0, A.shape[1]):
+                A[r + t, e], A[r + src, e] = A[r + src, e], A[r + t, e]
+            order[r + t], order[r + src] = order[r + src], order[r + t]
+            o = at[t]
+            at[t] = rel[t]
+            at[src] = o
+            where[rel[t]] = t
+            where[o] = src
+
+
+def _join(h, lo, p, pinv):
+    """(h * 2**13 + lo) mod p for the two halves of a split product (exact below 2**52)."""
+    return _mod(_mod(h, p, pinv) * _SPLIT + lo, p, pinv)
+
+
+def _combine_body(H, Lo, p, pinv):
+    """H <- (H * 2**13 + Lo) mod p, elementwise, in place."""
+    for i in range(H.shape[0]):
+        for j in range(H.shape[1]):
+            H[i, j] = _join(H[i, j], Lo[i, j], p, pinv)
+
+
+def _subtract_body(C, H, Lo, p, pinv):
+    """C <- (C - (H * 2**13 + Lo)) mod p, elementwise, in place (fused update)."""
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            x = C[i, j] - _join(H[i, j], Lo[i, j], p, pinv)
+            C[i, j] = x + p if x < 0 else x
+
+
+if _nb is not None:
+    _mod = _nb.njit(inline="always", cache=True)(_mod)
+    _join = _nb.njit(inline="always", cache=True)(_join)
+    _inv = _nb.njit(cache=True)(_inv)
+    _panel = _nb.njit(cache=True)(_panel_pivots_body)
+    _gj_inverse = _nb.njit(cache=True)(_gj_inverse_body)
+    _move_rows = _nb.njit(cache=True)(_move_rows_body)
+    _combine = _nb.njit(cache=True)(_combine_body)
+    _subtract = _nb.njit(cache=True)(_subtract_body)
+else:  # pragma: no cover
+    _panel = None
+
+
+def available() -> bool:
+    return _panel is not None
+
+
+def _split_products(A, B):
+    """(A @ B_hi, A @ B_lo) with B = 2**13 * B_hi + B_lo: both exact in float64."""
+    if A.shape[1] > (1 << 13):
+        raise ValueError("inner dimension exceeds 2**13")
+    B_hi = np.floor(B / _SPLIT)
+    return A @ B_hi, A @ (B - B_hi * _SPLIT)
+
+
+def matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
+    """(A @ B) mod p, exactly, for float64 residues, p < 2**26, inner dimension <= 2**13."""
+    C, Lo = _split_products(A, B)
+    _combine(C, Lo, float(p), 1.0 / p)
+    return C
+
+
+def inverse_mod(S: np.ndarray, p: int) -> np.ndarray:
+    """Inverse over GF(p) of S, whose leading principal minors are all nonzero.
+
+    Recursive 2 x 2 block inversion through the Schur complement (whose leading minors
+    are then nonzero too), so the work is matrix products; Gauss-Jordan below LEAF.
+    """
+    k = S.shape[0]
+    pf = float(p)
+    if k <= LEAF:
+        return _gj_inverse(S, pf, 1.0 / pf)
+    h = k // 2
+    I11 = inverse_mod(np.ascontiguousarray(S[:h, :h]), p)
+    T = matmul_mod(S[h:, :h], I11, p)  # S21 S11^-1
+    U = matmul_mod(I11, S[:h, h:], p)  # S11^-1 S12
+    C = np.mod(S[h:, h:] - matmul_mod(T, S[:h, h:], p), pf)  # Schur complement
+    IC = inverse_mod(C, p)
+    UIC = matmul_mod(U, IC, p)
+    out = np.empty_like(S)
+    out[:h, :h] = np.mod(I11 + matmul_mod(UIC, T, p), pf)
+    out[:h, h:] = np.mod(-UIC, pf)
+    out[h:, :h] = np.mod(-matmul_mod(IC, T, p), pf)
+    out[h:, h:] = IC
+    return out
+
+
+def pivots(A: np.ndarray, p: int, block: int = BLOCK):
+    """Pivot rows and columns of A over GF(p): A[rows][:, cols] is invertible and
+    ``len(rows)`` is the rank. ``A`` (float64 residues) is overwritten.
+
+    Column blocks of width ``block``; each block's pivots are found by the same routine
+    on a copy with blocks of width INNER (so the scalar elimination works on a strip that
+    stays in cache), then one product per block updates the rest of the matrix.
+    """
+    n, m = A.shape
+    pf = float(p)
+    pinv = 1.0 / pf
+    order = np.arange(n)
+    found_rows, found_cols = [], []
+    r = 0
+    for j0 in range(0, m, block):
+        j1 = min(m, j0 + block)
+        strip = np.array(A[r:, j0:j1])
+        if j1 - j0 <= INNER:
+            rel, pc = _panel(strip, pf, pinv)
+        else:
+            rel, pc = pivots(strip, p, INNER)
+        k = len(rel)
+        if k == 0:
+            continue
+        _move_rows(A, order, r, np.asarray(rel, dtype=np.int64), j0)
+        rn = r + k
+        if rn < n and j1 < m:
+            Sinv = inverse_mod(np.ascontiguousarray(A[r:rn, j0 + pc]), p)
+            L = matmul_mod(A[rn:, j0 + pc], Sinv, p)
+            for c0 in range(j1, m, CHUNK):  # bounded temporaries: two n x CHUNK products
+                c1 = min(m, c0 + CHUNK)
+                _subtract(A[rn:, c0:c1], *_split_products(L, A[r:rn, c0:c1]), pf, pinv)
+        found_rows.append(order[r:rn].copy())
+        found_cols.append(j0 + pc)
+        r = rn
+        if r == n:
+            break
+    if not found_rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(found_rows), np.concatenate(found_cols)
+
+
+def rank_blocked(F: np.ndarray, p: int, block: int = BLOCK) -> int:
+    """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26."""
+    if not available():  # pragma: no cover
+        raise RuntimeError("numba is not available")
+    if not 2 <= p < FLOAT64_PRIME_LIMIT:
+        raise ValueError(f"p={p} must be a prime below 2**26")
+    if not 1 <= block <= (1 << 13):
+        raise ValueError(f"block={block} must be in 1..8192")
+    F = np.asarray(F, dtype=np.int64)
+    if F.size and (F.min() < 0 or F.max() >= p):
+        F = np.mod(F, p)
+    A = F.astype(np.float64)
+    if A.size == 0:
+        return 0
+    return len(pivots(A, p, block)[0])

@@ -1,0 +1,117 @@
+"""Is f homogeneous, and of which degree? Declared by the architecture or checked at points.
+
+An architecture may declare ``degree`` (total degree of f in the inputs) and
+``homogeneous`` (bool). seprank never takes a declaration on trust:
+
+- declared homogeneous of degree T: check ``f(tX) = t^T f(X)`` at random (t, X); a
+  failure is a ConfigError (the declaration is wrong);
+- degree declared, homogeneity not: interpolate ``g(t) = f(tX)`` at T+1 points; f is
+  homogeneous iff every probe's g has one nonzero coefficient, at the same power;
+- nothing declared: find the degree of g by interpolation with growing point counts
+  (up to MAX_DEGREE), then as above.
+
+Every check is probabilistic only through Schwartz-Zippel: the returned
+``false_bound`` bounds the probability that a non-homogeneous f (or a wrong degree)
+passed it. Only GF(p) is supported (exact arithmetic).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from seprank.algebra.vandermonde import interpolate
+from seprank.errors import ConfigError
+from seprank.nets.base import input_dim
+
+#: Probes (independent random inputs) per check.
+PROBES = 3
+#: Degrees searched when an architecture declares none.
+MAX_DEGREE = 1024
+
+
+@dataclass(frozen=True)
+class Homogeneity:
+    """Outcome: ``homogeneous``, its ``degree`` T, how it was established (``source``) and
+    a Schwartz-Zippel upper bound ``false_bound`` on the chance that the check misled."""
+
+    homogeneous: bool
+    degree: int | None
+    source: str
+    false_bound: float = 0.0
+
+
+def _values(net, params, domain, X, ts):
+    """g(t) = f(tX) for every t in ts, one batch."""
+    batch = np.concatenate([(int(t) * X) % domain.p for t in ts])
+    return np.asarray(net.apply(params, batch, domain), dtype=np.int64) % domain.p
+
+
+def _probe(net, domain, rng):
+
+    return domain.random(rng, (1, net.seq_len, input_dim(net)))
+
+
+def _find_degree(net, params, domain, rng) -> int | None:
+    """Degree of g(t) = f(tX) (max over probes) by interpolation, or None if > MAX_DEGREE."""
+    p = domain.p
+    n = 4
+    while n <= min(MAX_DEGREE, p - 3):
+        ts = list(range(n + 1))
+        found = 0
+        for _ in range(PROBES):
+            X = _probe(net, domain, rng)
+            c = interpolate(ts, _values(net, params, domain, X, ts), p)
+            extra = [int(v) for v in rng.integers(n + 1, p, size=2)]
+            pred = [sum(int(ci) * pow(t, k, p) for k, ci in enumerate(c)) % p for t in extra]
+            if pred != [int(v) for v in _values(net, params, domain, X, extra)]:
+                break
+            nz = np.nonzero(c)[0]
+            found = max(found, int(nz[-1]) if nz.size else 0)
+        else:
+            return found
+        n *= 2
+    return None
+
+
+def homogeneity(net, params, domain, rng) -> Homogeneity:
+    """Decide whether f (the net with these params, over GF(p)) is homogeneous."""
+    p = domain.p
+    declared = getattr(net, "homogeneous", None)
+    T = getattr(net, "degree", None)
+    if declared is False:
+        return Homogeneity(False, T, "declared not homogeneous by the architecture")
+    if declared and T is not None:
+        for _ in range(PROBES):
+            X = _probe(net, domain, rng)
+            t = int(rng.integers(2, p))
+            f1, ft = _values(net, params, domain, X, [1, t])
+            if int(ft) != pow(t, T, p) * int(f1) % p:
+                raise ConfigError(
+                    f"net={type(net).__name__} declares homogeneous of degree={T}, but "
+                    f"f(tX) != t^{T} f(X) at a random point"
+                )
+        return Homogeneity(
+            True, T, f"declared by the architecture, checked at {PROBES} random points",
+            min(1.0, (2 * T / p) ** PROBES),
+        )  # fmt: skip
+    source = "declared degree" if T is not None else "detected degree"
+    if T is None:
+        T = _find_degree(net, params, domain, rng)
+        if T is None:
+            return Homogeneity(False, None, f"degree not found up to {MAX_DEGREE}")
+    if T + 1 >= p:
+        return Homogeneity(False, T, f"prime={p} too small to interpolate degree {T}")
+    ts = list(range(T + 1))
+    powers = set()
+    for _ in range(PROBES):
+        c = interpolate(ts, _values(net, params, domain, _probe(net, domain, rng), ts), p)
+        powers |= set(int(k) for k in np.nonzero(c)[0])
+    if len(powers) > 1:
+        return Homogeneity(False, T, f"{source}; components of degrees {sorted(powers)} found")
+    T = powers.pop() if powers else T
+    return Homogeneity(
+        True, T, f"{source}, homogeneity checked by interpolation at {PROBES} random points",
+        min(1.0, (T + 1) * (T / p) ** PROBES),
+    )  # fmt: skip

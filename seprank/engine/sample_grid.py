@@ -1,0 +1,122 @@
+"""Grid tensors: sample A-side and B-side inputs and assemble the matricised grid.
+
+Two samplers produce the row points (inputs of the A positions) and column points
+(inputs of the B positions):
+
+- ``random``: independent random points for each row and each column;
+- ``templates``: the classic grid tensor of Cohen, Sharir and Shashua: ``M`` template
+  vectors, every assignment of templates to the positions. Row r is an assignment to
+  the A positions, column c one to the B positions, so the matrix is the (A, B)
+  matricisation of the order-N tensor; the tensor itself is never materialised.
+
+``evaluate_grid`` then fills F[r, c] = f(row r on A, column c on B) in vectorised,
+memory-bounded batches (plan once, evaluate many).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+
+import numpy as np
+
+from seprank.algebra.domains import ModP
+from seprank.errors import SamplingError
+from seprank.nets import attention_kernel
+from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.base import input_dim
+
+#: Network evaluations per vectorised batch (bounds the memory of the generic path).
+DEFAULT_CHUNK = 1 << 14
+
+
+def random_points(domain, rng, count: int, positions: int, width: int) -> np.ndarray:
+    """``count`` independent random inputs on ``positions`` positions.
+
+    Shape (count, positions, width)."""
+    return domain.random(rng, (count, positions, width))
+
+
+def template_points(templates: np.ndarray, positions: int) -> np.ndarray:
+    """Every assignment of the M templates (M, width) to ``positions`` positions."""
+    M = templates.shape[0]
+    idx = np.array(list(itertools.product(range(M), repeat=positions)), dtype=np.int64)
+    return templates[idx]  # (M**positions, positions, width)
+
+
+def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_CHUNK):
+    """F[r, c] = f(A_pts[r] at positions A, B_pts[c] at positions B), generic path.
+
+    Rows are processed in blocks so that at most about ``chunk`` network inputs exist
+    at once. Works in every domain.
+    """
+    P, Q = A_pts.shape[0], B_pts.shape[0]
+
+    N, d = net.seq_len, input_dim(net)
+    dtype = A_pts.dtype
+    rows_per_block = max(1, chunk // max(Q, 1))
+    F = np.empty((P, Q), dtype=dtype)
+    for r0 in range(0, P, rows_per_block):
+        r1 = min(P, r0 + rows_per_block)
+        nr = r1 - r0
+        X = np.empty((nr * Q, N, d), dtype=dtype)
+        X[:, list(A)] = np.repeat(A_pts[r0:r1], Q, axis=0)
+        X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
+        F[r0:r1] = np.asarray(net.apply(params, X, domain)).reshape(nr, Q)
+    return F
+
+
+def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK):
+    """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
+
+    Uses the compiled GF(p) kernel beside the architecture when one applies (only
+    ``LinearSelfAttention`` has one), else :func:`evaluate_grid` (every domain).
+    """
+
+    fast = (
+        use_kernel
+        and isinstance(domain, ModP)
+        and type(net) is LinearSelfAttention
+        and attention_kernel.available()
+    )
+
+    def evaluate(A_pts, B_pts):
+        if fast:
+            F = attention_kernel.grid_modp(net, params, A_pts, B_pts, A, B, domain.p)
+            if F is not None:
+                return F
+        return evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk=chunk)
+
+    return evaluate
+
+
+def check_matrix_fits(rows: int, cols: int, itemsize: int = 8, limit_bytes: int | None = None):
+    """Refuse a grid matrix that would not fit in memory (a quarter of RAM by default).
+
+    A quarter, because the measurement holds about two matrix-sized arrays at once (the
+    grid and the rank engine's float64 working copy) plus bounded temporaries.
+    """
+    if limit_bytes is None:
+        limit_bytes = available_memory() // 4
+    need = rows * cols * itemsize
+    if need > limit_bytes:
+        raise SamplingError(
+            f"max_samples: a {rows}x{cols} grid needs {need / 2**30:.1f} GiB, "
+            f"over the {limit_bytes / 2**30:.1f} GiB allowed"
+        )
+
+
+def available_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 8 * 2**30
+
+
+def templates_needed(samples: int, positions: int) -> int:
+    """Smallest M with M**positions >= samples."""
+    m = max(1, int(math.floor(samples ** (1.0 / positions))))
+    while m**positions < samples:
+        m += 1
+    return m

@@ -1,0 +1,187 @@
+"""When may a measured rank be called *saturated*, and on which ground.
+
+A modular measurement stops when the rank of its grid matrix is strictly below the sample
+size ("sample-saturated"). That alone proves nothing: the grid is a random sample, and an
+unlucky sample can have a rank below the separation rank at every size. What it gives is
+a probability bound, and only when the prime is large compared with a degree.
+
+**The degree argument (Schwartz-Zippel).** Let R be the separation rank of f over the
+algebraic closure of GF(p) for generic weights, and e the total degree of one grid entry
+f(a, b) as a polynomial in everything drawn at random: the weights and the coordinates
+of the row point a and of the column point b. For LinearSelfAttention a layer maps a
+polynomial of degree e_l to one of degree 4 + 3 e_l (four weight matrices, a cubic in y),
+so from e_0 = 1, e = 3^(L+1) - 2 = 3^L (inputs) + 2 (3^L - 1) (weights); with given
+(not random) weights only the inputs are random and e = 3^L. For m <= R the determinant of
+the leading m x m grid minor is a nonzero polynomial (R linearly independent functions on
+each side have a nonsingular m x m evaluation matrix at generic points), of total degree
+at most m e; the weights and points are uniform in GF(p), so it vanishes with probability
+at most m e / p. A step with an n x n grid stops falsely (rank < min(n, R)) only if the
+leading min(n, R) minor vanishes: probability <= n e / p. A union bound over the steps
+that were run gives
+
+    bound = e / p * sum over steps of n      (direct; graded: summed over the blocks, each
+                                              over the steps it was live, plus the chances
+                                              that a degree was missed or f is not
+                                              homogeneous)
+
+capped at 1. ``saturated`` is reported only when this bound is at most a threshold (default
+``DEFAULT_THRESHOLD`` = 1e-2). With 26-bit primes the bound is vacuous for large ranks
+(rank 10^4 at depth 5 gives about 10^4 * 727 / 6.7e7 per step); there a rank is exact only
+when it meets a proved upper bound (:mod:`seprank.verdicts.certificates`), with no probability at all.
+
+Caveat: R is the rank over GF(p)-bar. It equals the rank over Q except for the finitely
+many primes dividing every coefficient of every R x R minor; ``confirm`` repeats with
+other primes (and seeds) for that reason too.
+
+Other grounds: ``method="symbolic"`` is exact (no sampling); ``method="float"`` is
+saturated only when :func:`seprank.algebra.float_rank.float_trustworthy` accepts its spectrum (else
+"untrusted", with the spectral ratio); the ``templates`` sampler is never called
+saturated (its grid is not a generic sample; a rank plateau is evidence, not a bound).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from seprank.algebra.degree import DegreeDomain
+from seprank.algebra.float_rank import float_distrust
+from seprank.errors import ConfigError
+from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.nets.base import input_dim
+
+#: Largest Schwartz-Zippel bound under which a sample-saturated rank is called saturated.
+DEFAULT_THRESHOLD = 1e-2
+
+
+def check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or \
+            not 0 <= threshold <= 1 or math.isnan(threshold):  # fmt: skip
+        raise ConfigError(f"saturation_threshold={threshold!r} must be a number in [0, 1]")
+    return float(threshold)
+
+
+def entry_degree(net, random_weights: bool = True) -> int | None:
+    """Total degree of one grid entry in the random quantities (module docstring), or None
+    when it cannot be bounded (an architecture that is not a polynomial).
+
+    LinearSelfAttention: the formula above. Other architectures: ``degree`` (inputs) plus
+    a declared ``weight_degree``, or else a proved upper bound computed by running their
+    own ``apply`` in :func:`traced_degree` (a larger e only makes
+    the bound more conservative)."""
+
+    if isinstance(net, LinearSelfAttention) and not isinstance(net, SoftmaxSelfAttention):
+        T = 3**net.depth
+        return T + (2 * (T - 1) if random_weights else 0)
+    if getattr(net, "polynomial", True) is False:
+        return None
+    T = getattr(net, "degree", None)
+    wd = getattr(net, "weight_degree", None)
+    if T is not None and (wd is not None or not random_weights):
+        return int(T) + (int(wd) if random_weights else 0)
+    return traced_degree(net, random_weights)
+
+
+def traced_degree(net, random_weights: bool = True) -> int | None:
+    """Upper bound on the total degree of ``net``'s output in the random weights (unless
+    ``random_weights`` is False) and inputs, found by running its ``apply`` in
+    :class:`~seprank.algebra.degree.DegreeDomain`; None if ``apply`` does not run there.
+
+    >>> from seprank.nets import LinearSelfAttention
+    >>> traced_degree(LinearSelfAttention(depth=2, width=2, seq_len=3))  # 9 + 2 (9 - 1)
+    25
+    """
+    dom = DegreeDomain()
+    params = net.init(np.random.default_rng(0), dom)
+    if not random_weights:
+        params = {k: np.zeros(np.shape(v), dtype=np.int64) for k, v in params.items()}
+    X = np.ones((1, net.seq_len, input_dim(net)), dtype=np.int64)
+    try:
+        out = net.apply(params, X, dom)
+    except Exception:  # an architecture that needs real numbers (e.g. softmax)
+        return None
+    return int(np.max(out))
+
+
+def schwartz_zippel_bound(m, e: int) -> float:
+    """The bound of the module docstring for a modular, random-sampler Measurement."""
+    p = m.prime
+    sizes = [min(int(r), int(c)) for r, c, _ in m.history]
+    if m.strategy == "graded":
+        total = 0.0
+        for b in m.blocks:
+            total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
+        g = m.graded or {}
+        total += g.get("support_miss_bound", 0.0) + g.get("homogeneity_false_bound", 0.0)
+    else:
+        total = sum(sizes) * e / p
+    return min(1.0, float(total))
+
+
+def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
+    """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
+
+    raw = bool(m.saturated)
+    m.sample_saturated, m.saturation_threshold = raw, float(threshold)
+    if m.method == "symbolic":
+        m.saturation_bound, m.saturated = 0.0, True
+        m.saturation_reason = "exact: rank of the coefficient matrix (no sampling)"
+        return m
+    if not raw:
+        m.saturated = False
+        m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
+                               if m.budget_hit else "the rank reached the sample size")
+        if m.method == "float":
+            m.saturation_reason += " (float: an estimate, untrusted)"
+        return m
+    if m.method == "float":
+        why = float_distrust(m)
+        m.saturated = why is None
+        m.saturation_reason = (
+            "float: a clear gap at the rank, the same rank after equilibration "
+            "(float_trustworthy); an estimate with no probability bound" if why is None
+            else f"untrusted: {why}; an estimate only")  # fmt: skip
+        return m
+    if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
+        e = entry_degree(net, random_weights)
+        b = 1.0 if e is None else min(1.0, m.rank * e / m.prime)
+        m.saturation_bound = b
+        m.saturated = b <= threshold
+        m.saturation_reason = (
+            f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
+            f"rank over Q only if the random weights hit a minor's zero set, probability <= "
+            f"rank x entry degree / p = {b:.1e}" + ("" if m.saturated else
+                                                    f" > threshold {threshold}"))  # fmt: skip
+        return m
+    if m.sampler != "random":
+        m.saturated = False
+        m.saturation_reason = ("templates sampler: the rank plateaued below the number of "
+                               "distinct rows and columns, but a template grid is not a "
+                               "generic sample: no probability bound; a lower bound only")
+        return m
+    e = entry_degree(net, random_weights)
+    if e is None:
+        m.saturated = False
+        m.saturation_reason = (f"{type(net).__name__} is not a polynomial seprank can bound "
+                               "the degree of: no probability bound on a false saturation; "
+                               "a lower bound only")  # fmt: skip
+        return m
+    b = schwartz_zippel_bound(m, e)
+    m.saturation_bound = b
+    if b > threshold:
+        m.saturated = False
+        m.saturation_reason = (
+            f"not saturated: the Schwartz-Zippel bound on a false saturation is {b:.3g} > "
+            f"threshold {threshold:g} (prime {m.prime} too small for rank {m.rank} at entry "
+            f"degree {e}); the rank stopped below the sample size but is a lower bound only")
+        return m
+    m.saturated = True
+    m.saturation_reason = (
+        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel, "
+        f"entry degree {e}, prime {m.prime}; threshold {threshold:g}); the rank is that "
+        f"over GF({m.prime}), equal to the rank over Q for all but finitely many primes "
+        f"(confirm with other primes: --confirm K)")
+    return m
+
+

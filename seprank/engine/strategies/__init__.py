@@ -1,0 +1,45 @@
+"""How a rank is measured: ``direct`` (one grid matrix) or ``graded`` (one per A-degree).
+
+:func:`choose` picks the strategy for ``strategy="auto"``: graded when the method is
+modular, the sampler random, and f is homogeneous (declared by the architecture and
+checked, or detected at random points: see :mod:`seprank.engine.homogeneity`); direct otherwise.
+The reason is recorded in the Measurement.
+"""
+
+from __future__ import annotations
+
+from seprank.engine.homogeneity import Homogeneity, homogeneity
+from seprank.engine.strategies import direct, graded
+from seprank.engine.strategies.base import Plan
+from seprank.errors import ConfigError
+
+STRATEGIES = ("auto", "direct", "graded")
+
+__all__ = ["STRATEGIES", "Plan", "choose", "direct", "graded"]
+
+
+def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None]:
+    """(strategy to run, why, homogeneity outcome or None if not examined).
+
+    ``strategy`` is one of STRATEGIES (validated by the caller, :func:`seprank.measure`)."""
+    if strategy == "direct":
+        return "direct", "requested", None
+    if plan.method != "modular" or plan.sampler != "random":
+        why = (f"graded needs method='modular' and sampler='random' "
+               f"(got method={plan.method!r}, sampler={plan.sampler!r})")  # fmt: skip
+        if strategy == "graded":
+            raise ConfigError(f"strategy='graded': {why}")
+        return "direct", f"auto: {why}", None
+    h = homogeneity(plan.net, plan.params, plan.domain, rng)
+    if h.homogeneous and h.degree + 1 >= plan.domain.p and strategy == "auto":
+        return "direct", (f"auto: f homogeneous of degree {h.degree}, but prime="
+                          f"{plan.domain.p} is too small to interpolate it"), h  # fmt: skip
+    if h.homogeneous:
+        return "graded", f"{'auto' if strategy == 'auto' else 'requested'}: f homogeneous of " \
+                         f"degree {h.degree} ({h.source})", h  # fmt: skip
+    if strategy == "graded":
+        raise ConfigError(
+            f"strategy='graded' needs a homogeneous network; this one is not ({h.source}): "
+            f"use strategy='direct'"
+        )
+    return "direct", f"auto: f not homogeneous ({h.source})", h

@@ -1,0 +1,181 @@
+"""Direct strategy: one grid matrix F[r, c] = f(row r on A, column c on B), ranked whole.
+
+The general method: it needs nothing of f (residual networks, float, any sampler). The
+sample grows geometrically, reusing every evaluated cell, until the rank is strictly
+below the sample size (sample-saturated: whether that may be called saturated is
+:mod:`seprank.engine.saturation`'s decision) or the budget is hit.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from seprank.algebra.float_rank import rank_float
+from seprank.engine import sample_grid as _grid
+from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.strategies.base import Plan
+from seprank.errors import MeasurementInterrupted, SamplingError
+
+
+def _grow_random(plan: Plan, n: int, Ap, Bp):
+    """New random points up to n per side and the new cells only: (Ap, Bp, right, bottom),
+    right = old rows x new columns, bottom = new rows x all columns."""
+    old = 0 if Ap is None else Ap.shape[0]
+    new_A, new_B = plan.new_points(n - old, plan.A), plan.new_points(n - old, plan.B)
+    if Ap is None:
+        return new_A, new_B, np.zeros((0, n), dtype=new_A.dtype), plan.evaluate(new_A, new_B)
+    right = plan.evaluate(Ap, new_B)
+    Bp = np.concatenate([Bp, new_B])
+    Ap = np.concatenate([Ap, new_A])
+    return Ap, Bp, right, plan.evaluate(new_A, Bp)
+
+
+def _grow_templates(plan: Plan, n: int, templates):
+    """The template grid with enough templates for n rows and columns (re-evaluated)."""
+    A, B = plan.A, plan.B
+    M = max(_grid.templates_needed(n, len(A)), _grid.templates_needed(n, len(B)))
+    have = 0 if templates is None else templates.shape[0]
+    M = max(M, have + 1) if templates is not None else M
+    extra = plan.new_points(M - have, (0,))[:, 0]
+    templates = extra if templates is None else np.concatenate([templates, extra])
+    Ap = _grid.template_points(templates, len(A))
+    Bp = _grid.template_points(templates, len(B))
+    _grid.check_matrix_fits(Ap.shape[0], Bp.shape[0])
+    return templates, plan.evaluate(Ap, Bp)
+
+
+def _alphabet(plan: Plan, reason: str) -> Measurement:
+    """The complete grid over the net's input alphabet: every assignment of its M symbols to
+    the A positions (rows) and to the B positions (columns), ranked once. The matrix is the
+    exact (A, B) matricisation of the net's tensor over the alphabet, so nothing is sampled:
+    its rank over Q is that tensor's separation rank, and the GF(p) rank a lower bound equal
+    to it unless p divides every maximal nonzero minor (probability about rank * degree / p
+    over the random weights)."""
+    modular = plan.method == "modular"
+    symbols = plan.net.alphabet(plan.domain)
+    M = symbols.shape[0]
+    rows, cols = M ** len(plan.A), M ** len(plan.B)
+    if max(rows, cols) > plan.max_samples:
+        raise SamplingError(
+            f"max_samples={plan.max_samples}: the complete grid over the alphabet is "
+            f"{rows}x{cols} ({M} symbols on {len(plan.A)} and {len(plan.B)} positions); raise "
+            f"max_samples or lower seq_len")  # fmt: skip
+    _grid.check_matrix_fits(rows, cols)
+    te = time.perf_counter()
+    F = plan.evaluate(_grid.template_points(symbols, len(plan.A)),
+                      _grid.template_points(symbols, len(plan.B)))  # fmt: skip
+    t_eval = time.perf_counter() - te
+    tr = time.perf_counter()
+    tolerance = spectrum = scaled = None
+    if modular:
+        rank = plan.engine.rank(F)
+    else:
+        fr = rank_float(F, plan.tol)
+        rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
+        scaled = fr.scaled_rank
+    t_rank = time.perf_counter() - tr
+    plan.say(f"  complete alphabet grid {rows}x{cols}: rank {rank}")
+    return Measurement(
+        rank=int(rank), saturated=True, certified=CERTIFIED[plan.method] + "; complete grid "
+        "over the alphabet (nothing sampled)", method=plan.method,
+        prime=plan.domain.p if modular else None, samples=(int(rows), int(cols)),
+        seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
+        partition=plan.A, sampler="alphabet", eval_seconds=t_eval, rank_seconds=t_rank,
+        tolerance=tolerance, scaled_rank=scaled, history=[(int(rows), int(cols), int(rank))],
+        spectrum=spectrum,
+        strategy="direct", strategy_reason=reason,
+        blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
+                 "saturated": True}],
+    )  # fmt: skip
+
+
+#: Templates: the rank must be unchanged over this many growth steps before stopping.
+TEMPLATE_PLATEAU = 2
+
+
+def templates_saturated(F: np.ndarray, rank: int, history: list) -> bool:
+    """Stop rule for the template grid (evidence only, never a proof: see
+    :mod:`seprank.engine.saturation`).
+
+    A template grid repeats rows and columns: attention is symmetric in the positions
+    other than the query, so assignments that permute templates over those positions give
+    equal rows (or columns). A rank below the number of rows proves nothing when it equals
+    the number of *distinct* rows; so require the rank below the distinct rows and the
+    distinct columns, and unchanged over ``TEMPLATE_PLATEAU`` growth steps.
+    """
+    if rank < 0:
+        return False
+    distinct = min(np.unique(F, axis=0).shape[0], np.unique(F, axis=1).shape[1])
+    if not rank < distinct:
+        return False
+    last = [h[2] for h in history[-TEMPLATE_PLATEAU:]]
+    return len(last) == TEMPLATE_PLATEAU and all(r == rank for r in last)
+
+
+def run(plan: Plan, reason: str = "") -> Measurement:
+    """The adaptive loop of the direct strategy."""
+    if plan.sampler == "alphabet":
+        return _alphabet(plan, reason)
+    modular = plan.method == "modular"
+    n = min(max(2, plan.start), plan.max_samples)
+    Ap = Bp = F = templates = None
+    growing = plan.engine.grow(plan.incremental) if (
+        modular and plan.sampler == "random") else None  # fmt: skip
+    t_eval = t_rank = 0.0
+    history: list = []
+    last = None
+    while True:
+        try:
+            te = time.perf_counter()
+            if plan.sampler == "random":
+                Ap, Bp, right, bottom = _grow_random(plan, n, Ap, Bp)
+                if growing is None:  # float: keep the whole matrix
+                    F = bottom if F is None else np.concatenate(
+                        [np.concatenate([F, right], axis=1), bottom])  # fmt: skip
+            else:
+                templates, F = _grow_templates(plan, n, templates)
+            t_eval += time.perf_counter() - te
+            tr = time.perf_counter()
+            tolerance = spectrum = scaled = None
+            if growing is not None:
+                rank = growing.add(right, bottom)
+            elif modular:
+                rank = plan.engine.rank(F)
+            else:
+                fr = rank_float(F, plan.tol)
+                rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
+                scaled = fr.scaled_rank
+            t_rank += time.perf_counter() - tr
+        except KeyboardInterrupt:
+            raise MeasurementInterrupted(
+                "measurement interrupted; the last finished step is kept", partial=last
+            ) from None
+        rows, cols = (n, n) if growing is not None else F.shape
+        saturated = 0 <= rank < min(rows, cols)
+        if plan.sampler == "templates":
+            saturated = templates_saturated(F, rank, history)
+        history.append((rows, cols, rank))
+        stop = " (below the sample size: stop)" if saturated else ""
+        plan.say(f"  samples {rows}x{cols}: rank {rank}{stop}")
+        budget_hit = not saturated and max(rows, cols) >= plan.max_samples
+        minor = growing.minor() if growing is not None and (
+            saturated or budget_hit or growing.incremental) else None  # fmt: skip
+        last = Measurement(
+            rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[plan.method],
+            method=plan.method, prime=plan.domain.p if modular else None,
+            samples=(int(rows), int(cols)), seconds=time.perf_counter() - plan.t_start,
+            seed=plan.seed, config=plan.config, partition=plan.A, sampler=plan.sampler,
+            eval_seconds=t_eval, rank_seconds=t_rank, budget_hit=budget_hit,
+            tolerance=tolerance, scaled_rank=scaled, history=list(history), spectrum=spectrum,
+            strategy="direct", strategy_reason=reason,
+            blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
+                     "saturated": bool(saturated)}],
+            minors=None if minor is None else [
+                {"degree": None, "rank": int(rank), "rows": minor[0], "cols": minor[1]}],
+            draws=[list(d) for d in plan.draws],
+        )  # fmt: skip
+        if saturated or budget_hit or rank < 0:
+            return last
+        n = plan.next_size(n)

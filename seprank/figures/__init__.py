@@ -1,0 +1,1 @@
+"""Every figure: the paper figures, the transition figure, captions and one style."""

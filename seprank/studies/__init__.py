@@ -1,0 +1,1 @@
+"""The jobs: ``verify`` (measured against proved, over a grid) and ``transition``."""

@@ -1,0 +1,160 @@
+"""The measured transition: exact separation ranks at depths 1-5 (width 2) and 1-3
+(widths 3, 4), beside the proved block bound, and the growth ratio of each.
+
+``seprank transition [--quick] [--out DIR]`` measures every configuration of the grid
+(graded strategy: exact ranks far beyond one matrix) as a sweep through the result store
+(:mod:`seprank.sweeps.runner`: each finished configuration is stored at once, so an interrupted
+run keeps its work and a rerun measures only what is missing), writes the CSV from the
+store (rows already in the CSV are kept and not measured again), then draws the figure
+from the CSV. The growth ratio at depth L is
+log sep(L+1) / log sep(L): about 3 while depth pays doubly exponentially, tending to
+(L+1)/L once it does not. Columns: ``measured`` (certified lower bound), ``sample_saturated``
+(the rank stopped below the sample size), ``saturation_bound`` and ``saturated`` (the
+Schwartz-Zippel bound and the label it allows: :mod:`seprank.engine.saturation`; blank in rows
+measured before they were recorded), ``exact_proved`` (measured == the proved upper bound:
+the separation rank of that network, with no probability involved). ``ratio_measured``
+uses measured ranks that are exact (proved, or saturated);
+``ratio_formula`` the proved bound (for H = 1 the block formula, which every
+measurement so far attains).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from pathlib import Path
+
+from seprank.engine.measure import measure
+from seprank.nets import LinearSelfAttention
+from seprank.sweeps.runner import run as sweep_run
+from seprank.sweeps.store import DEFAULT_DB, Store
+from seprank.sweeps.tasks import spec_for_net
+from seprank.theory.bounds import upper_bound
+from seprank.theory.regimes import growth_ratios
+
+#: (width, heads, seq_len, depths): N = 2 d_x, so each side has d_x positions (generic).
+GRIDS = {
+    "quick": [(2, 1, 4, (1, 2, 3)), (2, 2, 4, (1, 2, 3)), (3, 1, 6, (1, 2)),
+              (4, 1, 8, (1, 2))],
+    "deep": [(2, 1, 4, (1, 2, 3, 4, 5)), (2, 2, 4, (1, 2, 3, 4, 5)), (3, 1, 6, (1, 2, 3)),
+             (3, 3, 6, (1, 2, 3)), (4, 1, 8, (1, 2, 3)), (4, 2, 8, (1, 2, 3))],
+}  # fmt: skip
+CSV_NAME = "fig8_measured_transition.csv"
+COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "sample_saturated",
+           "saturation_bound", "saturated", "upper_proved", "exact_proved", "ratio_measured",
+           "ratio_formula", "strategy", "blocks", "largest_block", "samples", "seconds",
+           "seed", "prime", "block_ranks"]  # fmt: skip
+
+
+def plan(grid: str) -> list[LinearSelfAttention]:
+    """The grid's networks: one head first (the formula's case), then the others, each
+    cheapest first (by proved bound: a planning estimate only, never a result)."""
+    nets = [LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
+            for d, H, N, depths in GRIDS[grid] for L in depths]  # fmt: skip
+    return sorted(nets, key=lambda n: (n.heads > 1, upper_bound(n)["upper"]))
+
+
+def _key(row) -> tuple:
+    return tuple(int(row[c]) for c in ("width", "heads", "seq_len", "depth"))
+
+
+def read(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def measure_one(net, seed: int = 0, progress=None) -> dict:
+    m = measure(net, seed=seed, progress=progress)
+    return row_from(net, m.to_dict(), seed)
+
+
+def row_from(net, m: dict, seed: int) -> dict:
+    """The CSV row of one configuration from its Measurement (as ``to_dict()``, or as the
+    result store holds it)."""
+    ub = upper_bound(net)["upper"]
+    return {
+        "width": net.width, "heads": net.heads, "seq_len": net.seq_len, "depth": net.depth,
+        "measured": m["rank"], "sample_saturated": m["sample_saturated"],
+        "saturation_bound": m["saturation_bound"], "saturated": m["saturated"],
+        "upper_proved": ub, "exact_proved": m["rank"] == ub, "ratio_measured": "",
+        "ratio_formula": "", "strategy": m["strategy"], "blocks": len(m["blocks"]),
+        "largest_block": max(b["rank"] for b in m["blocks"]), "samples": m["samples"][0],
+        "seconds": round(m["seconds"], 1), "seed": seed, "prime": m["prime"],
+        "block_ranks": " ".join(f"{b['degree']}:{b['rank']}" for b in m["blocks"]),
+    }  # fmt: skip
+
+
+def spec_for(net, seed: int, grid: str) -> dict:
+    """The sweep task of one configuration (what ``measure_one`` measures)."""
+
+    return spec_for_net("measure", net, method="modular", seed=seed, grid=f"transition-{grid}")
+
+
+def fill_ratios(rows: list[dict]) -> None:
+    """Growth ratios from the measured ranks (exact: proved, or saturated) and from the
+    proved bound."""
+    groups: dict = {}
+    for r in rows:
+        g = groups.setdefault((int(r["width"]), int(r["heads"])), {"m": {}, "f": {}})
+        exact = str(r["saturated"]) == "True" or str(r["exact_proved"]) == "True"
+        if exact and int(r["measured"]) > 1:
+            g["m"][int(r["depth"])] = math.log(int(r["measured"]))
+        g["f"][int(r["depth"])] = math.log(int(r["upper_proved"]))
+    for r in rows:
+        g = groups[(int(r["width"]), int(r["heads"]))]
+        for col, src in (("ratio_measured", "m"), ("ratio_formula", "f")):
+            v = growth_ratios(g[src]).get(int(r["depth"]))
+            r[col] = "" if v is None else round(v, 4)
+
+
+def write(rows: list[dict], path: Path) -> None:
+    rows.sort(key=_key)
+    fill_ratios(rows)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, restval="")
+        w.writeheader()
+        w.writerows(rows)
+    tmp.replace(path)
+
+
+def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
+        progress: bool = True, max_bound: int | None = None, *,
+        db: Path | str = DEFAULT_DB, executor: str = "processes",
+        scheduler: str | None = None, workers: int | None = None,
+        worker_memory: int | None = None, retries: int = 2) -> tuple[list[dict], int]:  # fmt: skip
+    """Measure what the CSV in ``out`` lacks, as a sweep through the result store ``db``
+    (configurations already stored are not measured again; each is stored as it
+    finishes), then write the CSV from the store. ``max_bound`` skips configurations
+    whose proved bound exceeds it (planning only). Returns the rows and how many
+    configurations failed or were refused (stored with the reason). Ctrl-C: the CSV is
+    written with what finished, then KeyboardInterrupt propagates."""
+
+    out = Path(out)
+    path = out / CSV_NAME
+    rows = read(path)
+    done = {_key(r) for r in rows}
+    todo = [n for n in plan(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done
+            and (max_bound is None or upper_bound(n)["upper"] <= max_bound)]
+    say = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
+    say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure "
+        f"(or read from the store {db})")  # fmt: skip
+    specs = [spec_for(n, seed, grid) for n in todo]
+    with Store(db) as store:
+        o = sweep_run(specs, store, executor=executor, scheduler=scheduler, workers=workers,
+                      worker_memory=worker_memory, retries=retries, progress=progress,
+                      label=f"transition {grid}", say=say)  # fmt: skip
+        for net, spec in zip(todo, specs):
+            r = store.get(spec["key"])
+            if r is not None and r["status"] == "done":
+                rows.append(row_from(net, r["measurement"], seed))
+            elif r is not None:
+                say(f"  depth {net.depth} width {net.width} heads {net.heads}: {r['status']}: "
+                    f"{r['error']}")  # fmt: skip
+    write(rows, path)
+    if o.interrupted:
+        raise KeyboardInterrupt
+    return rows, o.failed + o.refused

@@ -1,0 +1,257 @@
+"""The main job: measured separation ranks beside the proven bounds and the paper's regimes.
+
+``seprank verify [--quick] [--out DIR]`` sweeps a grid of configurations (a TOML file
+shipped in seprank/sweeps/grids/) through the result store (:mod:`seprank.sweeps.runner`), measures
+each exactly (modular engine), computes the proven upper bound, checks partition
+invariance on a sample of balanced partitions, and writes a table (stdout, CSV,
+Markdown) from the store: a rerun measures only what is not there yet.
+Exit code 1 if any measured rank exceeds a proven upper bound.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from pathlib import Path
+
+from seprank.errors import ConfigError
+from seprank.nets import LinearSelfAttention
+from seprank.sweeps import grid_file, runner
+from seprank.sweeps import tasks as sweep_tasks
+from seprank.sweeps.store import Store
+from seprank.theory.bounds import upper_bound
+from seprank.theory.regimes import growth_ratios, growth_regime
+
+COLUMNS = [
+    "depth", "width", "heads", "seq_len", "residual", "measured", "saturated", "upper",
+    "log10_upper", "bound", "tight", "gap", "regime_paper", "regime_growth",
+    "partitions_checked", "partition_invariant", "verdict", "seconds",
+]  # fmt: skip
+
+#: The grids are TOML files shipped in the package: seprank/sweeps/grids/verify-{quick,default}.toml
+GRID_NAMES = ("quick", "default")
+#: Where the store lives in the output folder unless --db says otherwise.
+DB_NAME = "results.sqlite"
+
+
+def _grid_file(grid: str) -> dict:
+
+    if grid not in GRID_NAMES:
+        raise ConfigError(f"grid={grid!r} must be one of {', '.join(GRID_NAMES)}")
+    return grid_file.read_grid(grid_file.shipped_grid(f"verify-{grid}"))
+
+
+def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
+    """Configurations of a grid whose proven bound fits the grid's budget; and how many
+    were left out for size (the bound is used only to plan, never as a measurement)."""
+
+    g = _grid_file(grid)
+    budget = g["grid"]["max_bound"]
+    nets, skipped = [], 0
+    for c in grid_file.combos(g):
+        net = LinearSelfAttention(**c)
+        upper = upper_bound(net)["upper"]
+        if upper is None or upper > budget:
+            skipped += 1
+            continue
+        nets.append(net)
+    return nets, skipped
+
+
+def _fill_growth(rows: list[dict]) -> None:
+    """Regime by measured growth: log rank(L+1) / log rank(L) at fixed (d, H, N, res)."""
+    groups: dict = {}
+    for r in rows:
+        key = (r["width"], r["heads"], r["seq_len"], r["residual"])
+        if (r["saturated"] or r["tight"]) and r["measured"] > 1:  # tight: exact, proved
+            groups.setdefault(key, {})[r["depth"]] = math.log(r["measured"])
+    for r in rows:
+        key = (r["width"], r["heads"], r["seq_len"], r["residual"])
+        ratios = growth_ratios(groups.get(key, {}))
+        ratio = ratios.get(r["depth"])
+        r["regime_growth"] = (
+            f"{growth_regime(ratio)} ({ratio:.2f})" if ratio is not None else "- (no L+1 row)"
+        )
+
+
+def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 0,
+        progress: bool = True, *, db: Path | str | None = None, executor: str = "processes",
+        scheduler: str | None = None, workers: int | None = None,
+        worker_memory: int | None = None, dask_processes: bool = True, retries: int = 2,
+        ) -> tuple[list[dict], dict]:  # fmt: skip
+    """Sweep a grid through the result store (``db``, default ``out/results.sqlite``):
+    configurations already there are not measured again. Write results.csv and results.md
+    to ``out``; return rows, summary (``summary["run"]`` says what this run measured)."""
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+
+        raise ConfigError(f"seed={seed!r} must be a non-negative integer")
+    nets, skipped = configs(grid)
+    budget = _grid_file(grid)["grid"].get("max_samples", 6000)
+    out = Path(out)
+    tasks = [sweep_tasks.spec_for_net("verify", net, seed=seed, max_samples=budget,
+                                      grid=f"verify-{grid}")
+             for net in nets]  # fmt: skip
+    with Store(out / DB_NAME if db is None else db) as store:
+        outcome = runner.run(tasks, store, executor=executor, scheduler=scheduler,
+                            workers=workers, worker_memory=worker_memory, progress=progress,
+                            dask_processes=dask_processes, retries=retries,
+                            label=f"verify {grid}")  # fmt: skip
+        stored = [store.get(t["key"]) for t in tasks]
+    rows = [r["extra"] for r in stored if r is not None and r["status"] == "done"]
+    missing = [r for r in stored if r is not None and r["status"] != "done"]
+    _fill_growth(rows)
+    summary = {
+        "grid": grid, "configurations": len(rows), "planned": len(nets),
+        "skipped_for_size": skipped, "tight": sum(r["tight"] for r in rows),
+        "saturated": sum(bool(r["saturated"]) for r in rows),
+        "violations": sum(r["verdict"] == "VIOLATION" for r in rows),
+        "h1_conjecture_failures": sum(r["verdict"].startswith("below formula") for r in rows),
+        "partition_mismatches": sum(r["partition_invariant"] == "NO" for r in rows),
+        "interrupted": outcome.interrupted, "seed": seed,
+        "not_measured": [{"config": r["config"], "status": r["status"], "error": r["error"]}
+                         for r in missing],
+        "run": outcome.to_dict(),
+    }  # fmt: skip
+    write(rows, summary, out)
+    return rows, summary
+
+
+def write(rows: list[dict], summary: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "results.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    (out / "results.md").write_text(markdown(rows, summary))
+
+
+def summary_lines(summary: dict) -> list[str]:
+    s = summary
+    lines = [
+        f"{s['configurations']} configurations measured (grid {s['grid']}, seed {s['seed']}; "
+        f"{s['skipped_for_size']} left out as too large for this grid)",
+        f"{s['saturated']} saturated, {s['tight']} tight (measured == proven upper bound)",
+        f"{s['violations']} violations of a proven bound; "
+        f"{s['h1_conjecture_failures']} H=1 configurations below the block formula; "
+        f"{s['partition_mismatches']} partition-invariance mismatches",
+    ]
+    if s.get("not_measured"):
+        lines.append(f"{len(s['not_measured'])} configurations failed or were refused: "
+                     f"seprank results --db {s['run'].get('db') or 'OUT/results.sqlite'} "
+                     "--where status!=done shows why")  # fmt: skip
+    if s["interrupted"]:
+        lines.append("INTERRUPTED: the table holds the configurations finished so far")
+    return lines
+
+
+def _growth_agreement(rows: list[dict]) -> tuple[int, int, int, int]:
+    """(agree, disagree, paper-efficient-but-slow, paper-inefficient-but-fast) over rows
+    with a measured L+1 growth ratio."""
+    agree = slow = fast = 0
+    for r in rows:
+        g = r["regime_growth"]
+        if not g.startswith("depth-"):
+            continue
+        measured = g.split(" ")[0]
+        if measured == r["regime_paper"]:
+            agree += 1
+        elif r["regime_paper"] == "depth-efficient":
+            slow += 1
+        else:
+            fast += 1
+    return agree, slow + fast, slow, fast
+
+
+def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
+    """The plain statement per claim, as the last lines of ``seprank verify``."""
+    n = len(rows)
+    sat = [r for r in rows if r["saturated"] or r["tight"]]  # tight: exact, proved
+    held = n - summary["violations"]
+    lines = [f"VERDICT (grid {summary['grid']}, {n} configurations):"]
+    lines.append(
+        f"- proved upper bound: held in {held}/{n} (measured rank <= proven bound)"
+        + ("" if held == n else f"; VIOLATED in {n - held}: a bug, see stderr")
+    )
+    h1 = [r for r in sat if r["heads"] == 1 and not r["residual"]
+          and r["seq_len"] // 2 >= r["width"]]  # fmt: skip
+    h1_exact = sum(r["tight"] for r in h1)
+    lines.append(
+        f"- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
+        f"per side): exact in {h1_exact}/{len(h1)} configurations that are tight or saturated"
+        + ("" if h1_exact == len(h1) else " (the others are counterexamples: see verdict)")
+    )
+    agree, disagree, slow, fast = _growth_agreement(rows)
+    lines.append(
+        f"- paper's regime rule (depth-efficient iff L < log3 d_x) vs the measured growth "
+        f"(log rank(L+1) / log rank(L) >= 2): agree in {agree}, disagree in {disagree} of "
+        f"{agree + disagree} rows with an L+1 measurement"
+    )
+    if fast:
+        lines.append(
+            f"  {fast} disagreements: the rule calls L depth-inefficient, yet the measured log "
+            "rank still grows by 2x or more per layer there: depth keeps paying beyond "
+            "log3 d_x at these sizes"
+        )
+    if slow:
+        lines.append(
+            f"  {slow} disagreements: the rule calls L depth-efficient, yet the measured log "
+            "rank grows by less than 2x per layer"
+        )
+    checked = [r for r in rows if r["partitions_checked"]]
+    inv = sum(r["partition_invariant"] == "yes" for r in checked)
+    lines.append(
+        f"- partition invariance: the same rank on every other balanced partition checked in "
+        f"{inv}/{len(checked)} configurations ({sum(r['partitions_checked'] for r in checked)} "
+        "partitions; configurations with N < 4 or odd N are not checked)"
+    )
+    if len(sat) < n:
+        lines.append(f"- {n - len(sat)} configurations are neither tight nor saturated (the "
+                     "Schwartz-Zippel bound on a false saturation above the threshold): their "
+                     "ranks are lower bounds only")  # fmt: skip
+    return lines
+
+
+LEGEND = (
+    "Columns: `depth` L, `width` d_x, `heads` H, `seq_len` N, `residual` skip connection; "
+    "`measured`: exact rank over GF(p) of a sampled grid (a certified lower bound); "
+    "`saturated`: the rank stopped below the sample size and the Schwartz-Zippel bound on "
+    "a false saturation is <= 1e-2 (then the separation rank except with that "
+    "probability); "
+    "`upper`: proven upper bound (exact integer), `log10_upper` its log10, `bound`: which "
+    "proof gives it (block or monomial); `tight`: measured == upper (exact, proved: no "
+    "probability involved; `seprank certify` writes the certificate); `gap`: upper - "
+    "measured; `regime_paper`: the paper's rule (depth-efficient iff L < log3 d_x); "
+    "`regime_growth`: measured log rank(L+1) / log rank(L) (>= 2: depth-efficient); "
+    "`partitions_checked`, `partition_invariant`: other balanced partitions measured and "
+    "whether they gave the same rank; `verdict`: tight, below bound, below formula (H=1 "
+    "conjecture fails), not saturated, or VIOLATION (measured > proven: a bug); `seconds`: "
+    "time for the row."
+)
+
+
+def markdown(rows: list[dict], summary: dict) -> str:
+    head = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
+    body = "".join("| " + " | ".join(str(r[c]) for c in COLUMNS) + " |\n" for r in rows)
+    verdict = "\n".join(verdict_lines(rows, summary)[1:])
+    return "# seprank verify\n\n" + "\n".join(f"- {x}" for x in summary_lines(summary)) + \
+        "\n\n## Verdict\n\n" + verdict + "\n\n## Table\n\n" + LEGEND + "\n\n" + head + \
+        body  # fmt: skip
+
+
+def print_table(rows: list[dict], file=None) -> None:
+    file = sys.stdout if file is None else file  # looked up per call, not at import
+    cols = ["depth", "width", "heads", "seq_len", "residual", "measured", "saturated",
+            "upper", "tight", "regime_paper", "regime_growth", "partition_invariant", "verdict"]
+    short = {"seq_len": "N", "residual": "res", "saturated": "sat", "partition_invariant": "part"}
+    table = [[short.get(c, c) for c in cols]] + [[str(r[c]) for c in cols] for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
+    for row in table:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)), file=file)
+
+
+def reproduce_command(row: dict) -> str:
+    return (f"seprank measure --depth {row['depth']} --width {row['width']} --heads "
+            f"{row['heads']} --seq-len {row['seq_len']}" + (" --residual" if row["residual"]
+            else ""))  # fmt: skip

@@ -1,0 +1,150 @@
+"""TOML grid files: read, validate, expand into task specs."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from seprank.errors import ConfigError, SeprankError
+from seprank.nets import ARCHITECTURES, LinearSelfAttention, head_counts
+from seprank.nets.base import param_specs
+from seprank.nets.partitions import check_partition, default_partition
+from seprank.sweeps.tasks import KINDS, make_spec
+from seprank.theory.architecture_bounds import known_bound
+from seprank.theory.bounds import upper_bound
+
+try:  # Python >= 3.11
+    import tomllib
+except ImportError:  # pragma: no cover
+    import tomli as tomllib
+
+GRID_KEYS = ("name", "task", "arch", "methods", "strategies", "seeds", "primes",
+             "max_samples", "max_bound", "partitions")  # fmt: skip
+
+
+def shipped_grid(name: str) -> Path:
+    """Path of a grid shipped in the package (``seprank/sweeps/grids/NAME.toml``)."""
+    from importlib import resources
+
+    p = Path(str(resources.files("seprank.sweeps") / "grids" / f"{name}.toml"))
+    if not p.exists():
+        raise ConfigError(f"grid={name!r} is not a shipped grid (seprank/sweeps/grids/)")
+    return p
+
+
+#: [grid] keys whose value is a list of alternatives.
+LIST_KEYS = ("methods", "strategies", "seeds", "primes", "partitions")
+
+
+def read_grid(path: Path | str) -> dict:
+    """The grid file parsed and checked (ConfigError naming the key or the file)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"grid={str(path)!r} cannot be read ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"grid={str(path)!r} is not valid TOML ({exc})") from None
+    extra = set(data) - {"grid", "params", "exclude"}
+    if extra:
+        raise ConfigError(f"grid {path.name}: unknown table {sorted(extra)[0]!r}; expected "
+                          "[grid], [params] and [[exclude]]")  # fmt: skip
+    g = dict(data.get("grid", {}))
+    bad = set(g) - set(GRID_KEYS)
+    if bad:
+        raise ConfigError(f"grid {path.name}: [grid] key {sorted(bad)[0]!r} is unknown; valid: "
+                          f"{', '.join(GRID_KEYS)}")  # fmt: skip
+    g.setdefault("name", path.stem)
+    g.setdefault("task", "measure")
+    g.setdefault("arch", "attention")
+
+    if g["task"] not in KINDS:
+        raise ConfigError(f"grid {path.name}: task={g['task']!r} must be one of "
+                          f"{', '.join(KINDS)}")  # fmt: skip
+
+    if g["arch"] not in ARCHITECTURES:
+        raise ConfigError(f"grid {path.name}: arch={g['arch']!r} is not an architecture; "
+                          f"valid: {', '.join(ARCHITECTURES)}")  # fmt: skip
+    names = {s["name"] for s in param_specs(ARCHITECTURES[g["arch"]])}
+    params = data.get("params", {})
+    for k in params:
+        if k not in names:
+            raise ConfigError(f"grid {path.name}: [params] {k!r} is not a parameter of "
+                              f"{g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
+    for k in LIST_KEYS:  # a bare string would be iterated letter by letter
+        if k in g and not isinstance(g[k], list):
+            raise ConfigError(f"grid {path.name}: [grid] {k} must be a list, e.g. "
+                              f"{k} = [{g[k]!r}], got {g[k]!r}")  # fmt: skip
+    exclude = data.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(r, dict) for r in exclude):
+        raise ConfigError(f"grid {path.name}: exclude must be [[exclude]] tables")
+    for rule in exclude:
+        for k in rule:  # a mistyped key would match nothing and exclude nothing
+            if k not in names:
+                raise ConfigError(f"grid {path.name}: [[exclude]] {k!r} is not a parameter "
+                                  f"of {g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
+    return {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
+
+
+def _values(key, v, combo):
+    if key == "heads" and v == "divisors":
+
+        return head_counts(combo["width"])
+    return v if isinstance(v, list) else [v]
+
+
+def _excluded(combo: dict, rules: list) -> bool:
+    def hit(k, rule):
+        v = combo.get(k)
+        if isinstance(rule, dict):
+            return v is not None and rule.get("min", v) <= v <= rule.get("max", v)
+        return v in rule if isinstance(rule, list) else v == rule
+
+    return any(all(hit(k, r) for k, r in rule.items()) for rule in rules)
+
+
+def combos(grid: dict) -> list[dict]:
+    """Every parameter combination of the grid, in file order, minus the excluded ones."""
+    out = [{}]
+    for key, v in grid["params"].items():
+        out = [dict(c, **{key: x}) for c in out for x in _values(key, v, c)]
+    return [c for c in out if not _excluded(c, grid["exclude"])]
+
+
+def proved_bound(net, partition=None) -> int | None:
+    """The proved upper bound used to plan (None: none known), never as a measurement."""
+
+    if isinstance(net, LinearSelfAttention):
+
+        return upper_bound(net, partition)["upper"]
+    A, _ = check_partition(default_partition(net.seq_len) if partition is None
+                           else partition, net.seq_len)  # fmt: skip
+    return (known_bound(net, A) or {}).get("upper")
+
+
+def specs(grid: dict, *, seeds=None) -> tuple[list[dict], int]:
+    """The grid's task specs, and how many combinations ``max_bound`` left out."""
+
+    g = grid["grid"]
+    cls = ARCHITECTURES[g["arch"]]
+    parts = [None if p == "default" else p for p in g.get("partitions", ["default"])]
+    out, skipped = [], 0
+    for c in combos(grid):
+        for part in parts:
+            cap = g.get("max_bound")
+            if cap is not None:
+                try:
+                    up = proved_bound(cls(**c), part)
+                except SeprankError:  # an invalid combination: its task fails, stored
+                    up = 0
+                if up is None or up > cap:
+                    skipped += 1
+                    continue
+            for method, strategy, seed, prime in itertools.product(
+                g.get("methods", ["auto"]), g.get("strategies", ["auto"]),
+                g.get("seeds", [0]) if seeds is None else seeds, g.get("primes", [None]),
+            ):  # fmt: skip
+                out.append(make_spec(g["task"], g["arch"], c, partition=part, method=method,
+                                     strategy=strategy, seed=seed, prime=prime,
+                                     max_samples=g.get("max_samples"), grid=g["name"]))  # fmt: skip
+    return out, skipped

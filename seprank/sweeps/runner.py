@@ -1,0 +1,194 @@
+"""Sweeps: a TOML grid -> task specs -> an executor -> the result store.
+
+A grid file (``seprank sweep GRID.toml``; ``seprank/sweeps/grids/*.toml`` are the shipped ones)::
+
+    [grid]
+    name = "example"          # stored with every task (seprank results --where grid=example)
+    task = "measure"          # measure | verify
+    arch = "attention"        # seprank archs lists them
+    methods = ["modular"]     # default ["auto"]
+    strategies = ["auto"]
+    seeds = [0, 1]
+    primes = [67108859]       # default: the default prime
+    max_samples = 6000        # default: measure's default
+    max_bound = 1500          # leave out configurations whose proved bound exceeds this
+    partitions = ["default"]  # or lists of A-side positions, e.g. [[0, 1], [0, 2]]
+
+    [params]                  # every combination, in this order (the last varies fastest)
+    depth = [1, 2]
+    width = [2, 4]
+    heads = "divisors"        # every head count dividing the width
+    seq_len = [4]
+    residual = [false, true]
+
+    [[exclude]]               # combinations left out: a value, a list, or {min, max}
+    residual = true
+    depth = {min = 3}
+
+:func:`run` skips the tasks already ``done`` in the store, orders the rest large-first by
+their estimated cost, refuses (and stores) those whose estimated memory exceeds a
+worker's, runs them with bounded retries, writes each outcome in its own transaction,
+and keeps a progress line; Ctrl-C stops it with every finished task kept.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+from seprank.engine.warm_up import warm_up
+from seprank.sweeps import executors
+from seprank.sweeps.progress import Progress
+from seprank.sweeps.tasks import memory_refusal, plan, run_task
+
+#: Tasks in flight per worker: enough to keep workers busy, few enough to keep the order.
+IN_FLIGHT_PER_WORKER = 2
+
+
+@dataclass
+class Outcome:
+    """What a sweep did (counts of this run) and where its results are."""
+
+    planned: int
+    skipped: int = 0  # already done in the store: not run again
+    done: int = 0
+    failed: int = 0
+    refused: int = 0
+    retried: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+    start_seconds: float = 0.0  # of that, starting the executor (a pool, a cluster)
+    executor: str = ""
+    workers: int = 0
+    db: str = ""
+    keys: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("keys")
+        return d
+
+    def line(self) -> str:
+        s = (f"{self.planned} tasks: {self.done} measured now, {self.skipped} already in the "
+             f"store, {self.failed} failed, {self.refused} refused ({self.executor}, "
+             f"{self.workers} workers, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
+        return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
+
+
+def _plan_all(todo: list, store, bar, out) -> list:
+    """Plan each task (estimates); an invalid configuration is stored as failed, not run.
+    Largest first, so that the long ones do not end last."""
+    ready = []
+    for s in todo:
+        try:
+            ready.append(plan(s))
+        except Exception as exc:
+            store.put(s, {"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
+            bar.failed += 1
+            out.failed += 1
+    return sorted(ready, key=lambda s: -s["est_seconds"])
+
+
+def _refuse_oversized(ready: list, worker_memory, store, bar, out) -> list:
+    """The tasks that fit a worker's memory; the others are stored as refused."""
+    queue = []
+    for s in ready:
+        why = memory_refusal(s, worker_memory)
+        if why:
+            store.put(s, {"status": "refused", "error": why})
+            out.refused += 1
+            bar.refused += 1
+        else:
+            queue.append(s)
+    return queue
+
+
+def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
+    """Submit and collect until every task has a stored result (module docstring: a task
+    lost in another's crash is rerun alone, uncharged; a retryable failure is requeued)."""
+    tries: dict[str, int] = {}
+    queue.reverse()  # pop() from the end takes the largest first
+    suspects: list = []
+
+    def start(s):  # every submission is an attempt
+        tries[s["key"]] = tries.get(s["key"], 0) + 1
+        ex.submit(task_fn, s)
+
+    while queue or suspects or ex.in_flight():
+        if suspects:  # alone, so that a crash names its task
+            if not ex.in_flight():
+                start(suspects.pop())
+        else:
+            while queue and ex.in_flight() < IN_FLIGHT_PER_WORKER * ex.workers:
+                start(queue.pop())
+        bar.running = ex.running()
+        bar.update()
+        for s, res in ex.wait(timeout=0.5):
+            if res.get("lost"):  # not its fault (yet): no attempt charged, not stored
+                tries[s["key"]] -= 1
+                suspects.append(s)
+                continue
+            store.put(s, res)
+            if res["status"] == "failed" and res.get("retry") and tries[s["key"]] <= retries:
+                out.retried += 1
+                queue.append(s)  # next to run
+                continue
+            setattr(out, res["status"], getattr(out, res["status"]) + 1)
+            setattr(bar, res["status"], getattr(bar, res["status"]) + 1)
+            bar.est_done += s["est_seconds"]
+            bar.est_left -= s["est_seconds"]
+        bar.running = ex.running()
+        bar.update()
+
+
+def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler=None,
+        workers: int | None = None, worker_memory: int | None = None, retries: int = 2,
+        progress: bool = True, dask_processes: bool = True, label: str = "sweep",
+        say=None, task_fn=run_task) -> Outcome:  # fmt: skip
+    """Run every task not yet ``done`` in ``store``; see the module docstring.
+
+    ``task_fn(spec) -> dict`` is what each executor runs on a task (default
+    :func:`seprank.sweeps.tasks.run_task`; importable by name: workers are spawned)."""
+    say = say or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    unique = list({s["key"]: s for s in task_specs}.values())
+    t0 = time.perf_counter()
+    out = Outcome(planned=len(unique), executor=executor, db=str(store.path),
+                  keys=[s["key"] for s in unique])  # fmt: skip
+    status = store.status_of(out.keys)
+    todo = [s for s in unique if status.get(s["key"]) != "done"]
+    out.skipped = len(unique) - len(todo)
+    if not todo:
+        say(f"{label}: all {len(unique)} tasks are in the store {store.path}: nothing to run")
+        return out
+    bar = Progress(len(unique), out.skipped, enabled=progress, label=label)
+    ready = _plan_all(todo, store, bar, out)
+    t_start = time.perf_counter()
+    ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
+                        scheduler=scheduler, dask_processes=dask_processes)  # fmt: skip
+    out.start_seconds = time.perf_counter() - t_start
+    out.workers = ex.workers
+    mem = "" if ex.worker_memory is None else f", {ex.worker_memory / 2**30:,.1f} GiB each"
+    peak = max((s["est_bytes"] for s in ready), default=0)
+    say(
+        f"{label}: {len(unique)} tasks, {out.skipped} already in the store; running "
+        f"{len(ready)} on {executor} ({ex.workers} workers{mem}; estimated peak of the "
+        f"largest task {peak / 2**20:,.0f} MiB, each task's in the store); store {store.path}"
+    )
+    queue = _refuse_oversized(ready, ex.worker_memory, store, bar, out)
+    bar.est_left = sum(s["est_seconds"] for s in queue)
+    interrupted, failed_hard = False, True
+    try:
+        if queue and (executor != "dask" or scheduler is None):
+            warm_up(say if progress else None)
+        _drain(ex, queue, store, bar, out, retries, task_fn)
+        failed_hard = False
+    except KeyboardInterrupt:
+        interrupted = out.interrupted = True
+        failed_hard = False
+    finally:  # the pool or cluster is closed on every exit, an unexpected error included
+        ex.close(cancel=interrupted or failed_hard)
+    bar.running = 0
+    bar.close()
+    out.seconds = time.perf_counter() - t0
+    return out

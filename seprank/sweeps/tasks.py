@@ -1,0 +1,182 @@
+"""One task of a sweep: a plain dict (``spec``) that names a network and how to measure it.
+
+:func:`make_spec` builds it and its key (a hash of everything that decides the result,
+the package version included); :func:`plan` adds the cost and memory estimates (from
+:mod:`seprank.engine.estimate`); :func:`run_task` runs it, on whatever process or host it lands,
+and returns a JSON-friendly outcome instead of raising (a Ctrl-C still stops it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import socket
+import time
+import traceback
+
+from seprank import _version
+from seprank.algebra.domains import DEFAULT_PRIME
+from seprank.engine.estimate import estimate
+from seprank.engine.measure import DEFAULT_MAX_SAMPLES, measure
+from seprank.errors import MeasurementInterrupted, SeprankError, TooBigError
+from seprank.nets import ARCHITECTURES
+from seprank.nets.base import config_of, is_polynomial
+from seprank.nets.partitions import check_partition, default_partition
+from seprank.verdicts import verdict
+
+#: Task kinds: ``measure`` (one Measurement) and ``verify`` (a row of ``seprank verify``:
+#: the measurement, the proven bound and the other balanced partitions).
+KINDS = ("measure", "verify")
+#: Bytes an idle worker already holds (interpreter, numpy, numba, seprank): added to each
+#: task's estimate.
+BASE_BYTES = 200 * 2**20
+
+
+def arch_name(net) -> str:
+
+    for name, cls in ARCHITECTURES.items():
+        if type(net) is cls:
+            return name
+    return type(net).__name__
+
+
+def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str = "auto",
+              strategy: str = "auto", seed: int = 0, prime: int | None = None,
+              max_samples: int | None = None, grid: str | None = None) -> dict:  # fmt: skip
+    """The task as a dict, with ``key``: sha256 of (kind, architecture, config, partition,
+    method, strategy, seed, prime, max_samples, package version)."""
+
+    params = _canonical(arch, params)
+    if prime is None and method in ("modular", "auto"):
+
+        prime = DEFAULT_PRIME  # the same task, however it was written
+    spec = {"task": kind, "arch": arch, "params": dict(params),
+            "partition": None if partition is None else [int(p) for p in partition],
+            "method": method, "strategy": strategy, "seed": int(seed), "prime": prime,
+            "max_samples": max_samples, "version": _version.__version__}  # fmt: skip
+    text = json.dumps(spec, sort_keys=True, default=str)
+    spec["key"] = hashlib.sha256(text.encode()).hexdigest()[:32]
+    spec["grid"] = grid
+    return spec
+
+
+def _canonical(arch: str, params: dict) -> dict:
+    """The network's full config (defaults filled in), so that one configuration has one
+    key however it was listed; the raw params where they build no network (the task then
+    fails, and is stored, when it runs)."""
+
+    try:
+        full = config_of(build_net({"arch": arch, "params": params}))
+    except Exception:
+        return dict(params)
+    full.pop("architecture", None)
+    return json.loads(json.dumps(full, default=list))  # tuples as the JSON lists they become
+
+
+def spec_for_net(kind: str, net, **kw) -> dict:
+
+    params = config_of(net)
+    params.pop("architecture", None)
+    return make_spec(kind, arch_name(net), params, **kw)
+
+
+def build_net(spec: dict):
+    """The network a spec names (JSON lists back to the tuples a config holds)."""
+
+    cls = ARCHITECTURES[spec["arch"]]
+    params = {k: _tuples(v) for k, v in spec["params"].items()}
+    return cls(**params)
+
+
+def _tuples(v):
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+
+def _sides(net, spec):
+
+    part = spec["partition"]
+    return check_partition(default_partition(net.seq_len) if part is None else part,
+                           net.seq_len)  # fmt: skip
+
+
+def plan(spec: dict) -> dict:
+    """Add ``est_seconds`` (expected, from the proved bound) and ``est_bytes`` (estimated
+    peak memory of the worker running it) to ``spec``; both are estimates, not measured."""
+
+    net = build_net(spec)
+    A, B = _sides(net, spec)
+    method = spec["method"]
+    if method == "auto":
+        method = "modular" if is_polynomial(net) else "float"
+    budget = spec["max_samples"] or DEFAULT_MAX_SAMPLES.get(method, 6000)
+    est = estimate(net, A, B, method=method, max_samples=budget, start=16,
+                   fast=method == "modular")  # fmt: skip
+    lg = est["log10_expected_rank"]
+    n = budget if lg is None or lg >= math.log10(budget) else min(budget, int(1.25 * 10**lg) + 2)
+    # the grid matrix at its final size, with room for the elimination's working copies
+    matrix = 3 * n * n * 8
+    spec["est_bytes"] = int(BASE_BYTES + est["param_bytes"] + est["points_bytes_at_budget"]
+                            + matrix)  # fmt: skip
+    runs = 3 if spec["task"] == "verify" else 1  # verify also measures two other partitions
+    spec["est_seconds"] = float(est["expected_seconds"]) * runs
+    return spec
+
+
+def memory_refusal(spec: dict, worker_bytes: int | None) -> str | None:
+    """The refusal message when the task's estimated peak exceeds a worker's memory."""
+    need = spec.get("est_bytes")
+    if worker_bytes is None or need is None or need <= worker_bytes:
+        return None
+    gib = 2**30
+    return (
+        f"refused: estimated peak memory {need / gib:,.2f} GiB exceeds the worker's "
+        f"{worker_bytes / gib:,.2f} GiB (lower max_samples or the sizes, or use workers "
+        "with more memory: --workers fewer, or --worker-memory)"
+    )
+
+
+def _host() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_task(spec: dict) -> dict:
+    """Run one task; return ``{"status": done | failed | refused, ...}``.
+
+    ``done`` carries ``measurement`` (Measurement.to_dict()) and, for verify, ``extra``
+    (the verify row). An error is returned, not raised: ``retry`` says whether another
+    attempt could help (False for a SeprankError: the input is refused, deterministically).
+    KeyboardInterrupt propagates.
+    """
+
+    t0 = time.perf_counter()
+    try:
+        net = build_net(spec)
+        if spec["task"] == "verify":
+
+            row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
+                                       max_samples=spec["max_samples"] or 6000)  # fmt: skip
+            out = {"measurement": m.to_dict(), "extra": row}
+        elif spec["task"] == "measure":
+
+            m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],
+                        prime=spec["prime"], strategy=spec["strategy"],
+                        max_samples=spec["max_samples"])  # fmt: skip
+            out = {"measurement": m.to_dict(), "extra": None}
+        else:
+            raise ValueError(f"task={spec['task']!r} must be one of {', '.join(KINDS)}")
+        out.update(status="done")
+    except MeasurementInterrupted:
+        raise KeyboardInterrupt from None
+    except TooBigError as exc:
+        out = {"status": "refused", "error": f"refused: {exc}", "retry": False}
+    except SeprankError as exc:
+        out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "retry": False}
+    except Exception as exc:  # recorded, and retried a bounded number of times
+        tb = traceback.format_exc(limit=-3).strip().splitlines()
+        out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "retry": True,
+               "traceback": tb[-6:]}  # fmt: skip
+    out["seconds"] = round(time.perf_counter() - t0, 4)
+    out["host"] = _host()
+    return out

@@ -1,0 +1,64 @@
+"""The verdict row of one network: measured rank against the proved bound, on several partitions."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from seprank.engine.measure import measure
+from seprank.nets.partitions import default_partition
+from seprank.theory.bounds import upper_bound
+from seprank.theory.regimes import paper_regime
+
+
+def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """Up to k balanced partitions other than the default (one without the query)."""
+    N = net.seq_len
+    if N < 4 or N % 2:
+        return []
+    half = N // 2
+    k = min(k, math.comb(N, half) - 1)  # there are no more: the loop below must end
+    out = [tuple(range(half, N))]  # query (position 0) on the other side
+    while len(out) < k:
+        p = tuple(sorted(rng.sample(range(N), half)))
+        if p != default_partition(N) and p not in out:
+            out.append(p)
+    return out[:k]
+
+
+def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples: int = 6000,
+               with_measurement: bool = False):  # fmt: skip
+    """The verify row of one network (and its Measurement, with ``with_measurement``)."""
+    t0 = time.perf_counter()
+    m = measure(net, seed=seed, max_samples=max_samples)
+    ub = upper_bound(net)
+    rng = random.Random(seed)
+    checked, invariant = 0, True
+    for p in _other_partitions(net, partitions_to_check, rng):
+        checked += 1
+        if measure(net, p, seed=seed).rank != m.rank:
+            invariant = False
+    upper = ub["upper"]
+    if m.rank > upper:
+        verdict = "VIOLATION"
+    elif m.rank == upper:  # exact, proved: certified lower bound == proved upper bound
+        verdict = "tight"
+    elif not m.saturated:
+        verdict = "not saturated (lower bound only)"
+    elif net.heads == 1 and not net.residual and ub["n_query_side"] >= net.width \
+            and ub["n_other_side"] >= net.width:  # fmt: skip
+        verdict = "below formula (H=1 conjecture fails)"
+    else:
+        verdict = "below bound"
+    row = {
+        "depth": net.depth, "width": net.width, "heads": net.heads, "seq_len": net.seq_len,
+        "residual": net.residual, "measured": m.rank, "saturated": m.saturated,
+        "upper": upper, "log10_upper": round(ub["log10_upper"], 4), "bound": ub["which"],
+        "tight": m.rank == upper, "gap": upper - m.rank,
+        "regime_paper": paper_regime(net.depth, net.width), "regime_growth": "",
+        "partitions_checked": checked,
+        "partition_invariant": ("yes" if invariant else "NO") if checked else "-",
+        "verdict": verdict, "seconds": round(time.perf_counter() - t0, 3),
+    }  # fmt: skip
+    return (row, m) if with_measurement else row

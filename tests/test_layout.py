@@ -1,0 +1,175 @@
+"""The package's shape (docs/architecture.md): layers in one direction, no import cycle,
+imports at module top, small modules and functions, no private name used across modules."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "seprank"
+#: Function-level imports are allowed only for these (optional or heavy) dependencies.
+LAZY_OK = {"flint", "torch", "matplotlib", "distributed", "dask", "sympy", "scipy", "numba",
+           "tomllib", "tomli", "multiprocessing", "concurrent", "importlib", "logging",
+           "pandas", "tensorly", "hypothesis", "resource", "signal", "socket", "platform",
+           "json", "csv", "shutil", "tempfile", "subprocess", "hashlib", "random", "argparse",
+           "textwrap", "traceback", "threading", "itertools", "functools", "math", "os", "sys",
+           "time", "types", "warnings", "inspect", "contextlib", "collections", "dataclasses"}
+
+
+def _modules():
+    for f in sorted(PKG.rglob("*.py")):
+        parts = f.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        yield name, f
+
+
+def _imports(name: str, f: Path):
+    """(target module, in a function?, line) for every import of seprank in ``f``."""
+    pkg = name if f.name == "__init__.py" else name.rpartition(".")[0]
+    modules = dict(_modules())
+
+    def visit(node, in_func):
+        for ch in ast.iter_child_nodes(node):
+            func = in_func or isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(ch, ast.ImportFrom):
+                if ch.level:
+                    base = pkg.split(".")[: len(pkg.split(".")) - ch.level + 1]
+                    mod = ".".join(base + ([ch.module] if ch.module else []))
+                else:
+                    mod = ch.module or ""
+                for a in ch.names:
+                    full = f"{mod}.{a.name}"
+                    yield (full if full in modules else mod), func, ch.lineno, a.name
+            elif isinstance(ch, ast.Import):
+                for a in ch.names:
+                    yield a.name, func, ch.lineno, a.name
+            yield from visit(ch, func)
+
+    yield from visit(ast.parse(f.read_text()), False)
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = dict(_modules())
+    return {n: {t for t, *_ in _imports(n, f) if t in mods and t != n} for n, f in mods.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_in_seprank():
+    """Every import counts, at module top or inside a function (our own AST walk, not
+    import-linter's)."""
+    assert _cycles(_graph()) == []
+
+
+def test_import_linter_layers_contract():
+    lint = pytest.importorskip("importlinter")
+    assert lint
+    exe = Path(sys.executable).parent / "lint-imports"  # the console script of this env
+    r = subprocess.run([str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and "1 kept, 0 broken" in r.stdout, r.stdout + r.stderr
+
+
+def test_seprank_imports_are_at_module_top():
+    late = [f"{f.relative_to(ROOT)}:{line} {t}" for n, f in _modules()
+            for t, func, line, _ in _imports(n, f)
+            if func and (t == "seprank" or t.startswith("seprank."))]  # fmt: skip
+    assert late == []
+
+
+def test_function_level_imports_are_optional_or_heavy_dependencies():
+    late = [f"{f.relative_to(ROOT)}:{line} {t}" for n, f in _modules()
+            for t, func, line, _ in _imports(n, f)
+            if func and t.split(".")[0] not in LAZY_OK | {"seprank"}]  # fmt: skip
+    assert late == []
+
+
+def test_no_private_name_imported_across_modules():
+    """``from x import _name`` across modules hides coupling (a private helper used
+    elsewhere should be public). Dunder names and private modules of the same package
+    (cli/_common) are allowed."""
+    bad = []
+    for n, f in _modules():
+        for t, _func, line, name in _imports(n, f):
+            if not t.startswith("seprank") or not name.startswith("_") or name.startswith("__"):
+                continue
+            if t.endswith("." + name):
+                continue  # a module imported as a module (seprank._version)
+            own = n if f.name == "__init__.py" else n.rpartition(".")[0]
+            if t.rpartition(".")[0] == own and t.rpartition(".")[2].startswith("_"):
+                continue  # a private module's names, inside its own package
+            bad.append(f"{f.relative_to(ROOT)}:{line} {t}.{name}")
+    assert bad == []
+
+
+def test_few_modules_at_the_top_and_none_too_long():
+    top = sorted(p.name for p in PKG.glob("*.py"))
+    assert len(top) <= 8, top
+    long = [f"{f.relative_to(ROOT)} {len(f.read_text().splitlines())}" for _, f in _modules()
+            if len(f.read_text().splitlines()) > 500]  # fmt: skip
+    assert long == []
+
+
+def test_no_function_over_80_lines_except_the_kernel_body():
+    long = []
+    for _, f in _modules():
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > 80 and node.name != "_kernel_body":
+                    long.append(f"{f.relative_to(ROOT)}:{node.name} {n}")
+    assert long == []
+
+
+def test_version_is_written_once():
+    import seprank
+    from seprank import _version
+
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in text and "seprank._version.__version__" in text
+    assert seprank.__version__ == _version.__version__ == "0.2.0"
+    assert f"## {seprank.__version__}" in (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_theory_is_importable_after_import_seprank():
+    r = subprocess.run([sys.executable, "-c", "import seprank; print(seprank.theory.bounds"
+                        ".upper_bound(seprank.LinearSelfAttention(1, 2, 1, 2))['upper'])"],
+                       capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert r.returncode == 0 and r.stdout.strip() == "3", r.stderr
