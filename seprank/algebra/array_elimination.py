@@ -1,6 +1,7 @@
 """Exact rank over GF(p), written once over an array backend: numpy, or torch (CPU or CUDA).
 
-The same blocked elimination as :mod:`seprank.algebra.blas_elimination`, but with no compiled scalar code:
+The same blocked elimination as :mod:`seprank.algebra.blas_elimination`, but with no
+compiled scalar code:
 every step is a whole-array operation of a small backend object (:class:`NumpyBackend`,
 :class:`TorchBackend`), so the one algorithm runs on a GPU through torch when one is
 present. Torch is imported only when a torch backend is made.

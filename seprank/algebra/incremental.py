@@ -16,7 +16,8 @@ kept and extended (a blocked LU whose pivot blocks are appended step by step):
   eliminated against them (U); the remaining Schur complement is small (new rows x new
   columns plus the new columns of the non-pivot rows) and its pivots become a new block.
 
-The arithmetic is that of :mod:`seprank.algebra.blas_elimination` (float64 residues, p < 2**26, products
+The arithmetic is that of :mod:`seprank.algebra.blas_elimination` (float64 residues,
+p < 2**26, products
 split so every float sum is an exact integer below 2**53), so the rank is exact; the
 tests compare it with a from-scratch elimination at every step.
 
@@ -124,7 +125,8 @@ class IncrementalRank:
         self.row_ids[r:] = self.row_ids[rows]
         self.Z[:, r:] = self.Z[:, cols]
         self.col_ids[r:] = self.col_ids[cols]
-        Sinv = blas_elimination.inverse_mod(np.ascontiguousarray(self.Z[r : r + k, r : r + k]), self.p)
+        block = np.ascontiguousarray(self.Z[r : r + k, r : r + k])
+        Sinv = blas_elimination.inverse_mod(block, self.p)
         self.Z[r + k :, r : r + k] = _mulmod(self.Z[r + k :, r : r + k], Sinv, self.p)  # L
         self.Z[r + k :, r + k :] = 0.0  # fully reduced: zero, since the rank is now complete
         self.blocks.append((r, k, Sinv))

@@ -28,7 +28,6 @@ from seprank.errors import SeprankError
 
 
 def _build_parser() -> argparse.ArgumentParser:
-
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
                  epilog="exit codes: 0 done, 1 verify found a proven bound violated, or "
                  "sweep/verify/transition stored a failed or refused task, 2 bad input or "

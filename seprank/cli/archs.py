@@ -40,7 +40,6 @@ def add_parser(sub) -> None:
 
 
 def arch_class(name: str):
-
     if name not in ARCHITECTURES:
         raise ConfigError(f"arch={name!r} is not an architecture; valid: "
                           f"{', '.join(ARCHITECTURES)}")  # fmt: skip
@@ -74,7 +73,6 @@ def net_from_args(args):
 
 
 def listing() -> list[dict]:
-
     out = []
     for name, cls in ARCHITECTURES.items():
         params = []

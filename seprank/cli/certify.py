@@ -48,7 +48,6 @@ def add_parsers(sub) -> None:
 
 
 def cmd_certify(args) -> int:
-
     out = check_out_dir(args.out)
     net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
                               seq_len=args.seq_len, residual=args.residual,
@@ -85,7 +84,6 @@ def cmd_certify(args) -> int:
 
 
 def cmd_check(args) -> int:
-
     r = certificates.check_certificate(args.file, kernel=args.kernel)
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "reasons": r.reasons}))

@@ -24,7 +24,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_figures(args) -> int:
-
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     print(f"writing figures to {out.resolve()}", file=sys.stderr)
 

@@ -17,7 +17,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_guide(args) -> int:
-
     if args.params is not None:
         if args.depth is not None or args.width is not None:
             raise ConfigError("params: give either --params or --depth and --width, not both")

@@ -73,7 +73,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_measure(args) -> int:
-
     net = net_from_args(args)
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
               rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
@@ -81,7 +80,6 @@ def _cmd_measure(args) -> int:
     summary = None
     try:
         if args.confirm > 1:
-
             m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
                                  prime=args.prime, **kw)  # fmt: skip
         else:

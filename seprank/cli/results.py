@@ -77,7 +77,6 @@ def _cell(row: dict, col: str) -> str:
 
 
 def cmd(args) -> int:
-
     if not Path(args.db).is_file():
         raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "
                           "writes it; --db names another)")  # fmt: skip

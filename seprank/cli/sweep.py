@@ -50,7 +50,6 @@ def add_parser(sub) -> None:
 
 
 def _grid_path(text: str) -> Path:
-
     p = Path(text)
     if p.suffix == ".toml" or p.exists():
         return p
@@ -58,7 +57,6 @@ def _grid_path(text: str) -> Path:
 
 
 def cmd(args) -> int:
-
     grid = read_grid(_grid_path(args.grid))
     seeds = None
     if args.seeds is not None:

@@ -32,7 +32,6 @@ def add_parser(sub) -> None:
 
 
 def cmd(args) -> int:
-
     out = check_out_dir(args.out or ("seprank-transition-quick" if args.quick
                                      else "paper_figures"))  # fmt: skip
     rows, not_measured = transition.read(out / transition.CSV_NAME), 0

@@ -45,7 +45,6 @@ def add_parser(sub) -> None:
 
 
 def _cmd_verify(args) -> int:
-
     out = check_out_dir(args.out)
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,

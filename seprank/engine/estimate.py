@@ -54,7 +54,6 @@ def _cell_ops(net) -> float:
 
 
 def _input_dim(net) -> int:
-
     return input_dim(net)
 
 
@@ -71,7 +70,6 @@ def _sides_cheap(width: int, *sides: int) -> bool:
 
 
 def _log10_expected_rank(net, A) -> float | None:
-
     if not isinstance(net, LinearSelfAttention):
         return _log10_known_upper(net, A)
     nq, no = bounds.sides(net.seq_len, A, net.query_position)

@@ -49,7 +49,6 @@ def _values(net, params, domain, X, ts):
 
 
 def _probe(net, domain, rng):
-
     return domain.random(rng, (1, net.seq_len, input_dim(net)))
 
 

@@ -30,7 +30,8 @@ class Measurement:
     bound, or None where none applies), which must not exceed ``saturation_threshold``.
     ``saturation_reason`` says which ground the label rests on, or why it is refused.
     ``minors`` (one per block: degree, rank, rows, cols of a nonsingular minor) and
-    ``draws`` (the sampling schedule) make a certificate (:mod:`seprank.verdicts.certificates`); they are
+    ``draws`` (the sampling schedule) make a certificate
+    (:mod:`seprank.verdicts.certificates`); they are
     left out of :meth:`to_dict` unless asked for.
     """
 

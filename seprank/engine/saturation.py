@@ -27,7 +27,8 @@ that were run gives
 capped at 1. ``saturated`` is reported only when this bound is at most a threshold (default
 ``DEFAULT_THRESHOLD`` = 1e-2). With 26-bit primes the bound is vacuous for large ranks
 (rank 10^4 at depth 5 gives about 10^4 * 727 / 6.7e7 per step); there a rank is exact only
-when it meets a proved upper bound (:mod:`seprank.verdicts.certificates`), with no probability at all.
+when it meets a proved upper bound (:mod:`seprank.verdicts.certificates`), with no
+probability at all.
 
 Caveat: R is the rank over GF(p)-bar. It equals the rank over Q except for the finitely
 many primes dividing every coefficient of every R x R minor; ``confirm`` repeats with

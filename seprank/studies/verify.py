@@ -36,7 +36,6 @@ DB_NAME = "results.sqlite"
 
 
 def _grid_file(grid: str) -> dict:
-
     if grid not in GRID_NAMES:
         raise ConfigError(f"grid={grid!r} must be one of {', '.join(GRID_NAMES)}")
     return grid_file.read_grid(grid_file.shipped_grid(f"verify-{grid}"))
@@ -85,7 +84,6 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     to ``out``; return rows, summary (``summary["run"]`` says what this run measured)."""
 
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-
         raise ConfigError(f"seed={seed!r} must be a non-negative integer")
     nets, skipped = configs(grid)
     budget = _grid_file(grid)["grid"].get("max_samples", 6000)

@@ -31,7 +31,6 @@ def _died(exc: BaseException, lost: bool = False) -> dict:
 
 
 def _memory() -> int:
-
     return available_memory()
 
 

@@ -88,7 +88,6 @@ def read_grid(path: Path | str) -> dict:
 
 def _values(key, v, combo):
     if key == "heads" and v == "divisors":
-
         return head_counts(combo["width"])
     return v if isinstance(v, list) else [v]
 
@@ -115,7 +114,6 @@ def proved_bound(net, partition=None) -> int | None:
     """The proved upper bound used to plan (None: none known), never as a measurement."""
 
     if isinstance(net, LinearSelfAttention):
-
         return upper_bound(net, partition)["upper"]
     A, _ = check_partition(default_partition(net.seq_len) if partition is None
                            else partition, net.seq_len)  # fmt: skip

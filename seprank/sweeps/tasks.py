@@ -35,7 +35,6 @@ BASE_BYTES = 200 * 2**20
 
 
 def arch_name(net) -> str:
-
     for name, cls in ARCHITECTURES.items():
         if type(net) is cls:
             return name
@@ -50,7 +49,6 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
 
     params = _canonical(arch, params)
     if prime is None and method in ("modular", "auto"):
-
         prime = DEFAULT_PRIME  # the same task, however it was written
     spec = {"task": kind, "arch": arch, "params": dict(params),
             "partition": None if partition is None else [int(p) for p in partition],
@@ -76,7 +74,6 @@ def _canonical(arch: str, params: dict) -> dict:
 
 
 def spec_for_net(kind: str, net, **kw) -> dict:
-
     params = config_of(net)
     params.pop("architecture", None)
     return make_spec(kind, arch_name(net), params, **kw)
@@ -95,7 +92,6 @@ def _tuples(v):
 
 
 def _sides(net, spec):
-
     part = spec["partition"]
     return check_partition(default_partition(net.seq_len) if part is None else part,
                            net.seq_len)  # fmt: skip
@@ -154,12 +150,10 @@ def run_task(spec: dict) -> dict:
     try:
         net = build_net(spec)
         if spec["task"] == "verify":
-
             row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
                                        max_samples=spec["max_samples"] or 6000)  # fmt: skip
             out = {"measurement": m.to_dict(), "extra": row}
         elif spec["task"] == "measure":
-
             m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],
                         prime=spec["prime"], strategy=spec["strategy"],
                         max_samples=spec["max_samples"])  # fmt: skip

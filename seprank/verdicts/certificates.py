@@ -67,7 +67,6 @@ def _homogeneous_by_theorem(net) -> bool:
 
 
 def _net_from(name: str, config: dict):
-
     cls = getattr(nets, name, None)
     if cls is None or not isinstance(cls, type):
         raise ConfigError(f"architecture={name!r} is not one seprank knows")
@@ -229,7 +228,6 @@ class CheckResult:
 
 
 def _regenerate_points(cert, net, p):
-
     rng = np.random.default_rng([int(cert["seed"]), 1])
     dom = ModP(p)
     A, B = [], []
@@ -372,7 +370,6 @@ def _check(cert, recheck_upper: bool, kernel: bool = False) -> CheckResult:
     exact = False
     if not bad and cert.get("exact"):
         if recheck_upper:
-
             up = upper_bound(net, A)["upper"]
             if up != total:
                 bad.append(f"claims exact, but the proved upper bound is {up}, not {total}")
