@@ -1,0 +1,94 @@
+"""MeasureOptions (validated once, frozen), plan() (decides, evaluates no grid) and
+execute() (runs it): measure() is execute(plan(...))."""
+
+import dataclasses
+
+import pytest
+
+from seprank import measure
+from seprank.engine.measure import MeasurementPlan, execute, plan
+from seprank.engine.options import MeasureOptions
+from seprank.errors import ConfigError
+from seprank.nets import LinearSelfAttention
+
+NET = LinearSelfAttention(depth=2, width=2, seq_len=4)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("method", "exact", r"^method='exact' must be one of modular, float, symbolic, auto$"),
+    ("strategy", "fast", r"^strategy='fast' must be one of"),
+    ("sampler", 3, r"^sampler=3 must be one of"),
+    ("rank_engine", "gpu", r"^rank_engine='gpu' must be one of"),
+    ("device", "tpu", r"^device='tpu' must be one of cpu, cuda$"),
+    ("seed", -1, r"^seed=-1 must be a non-negative integer$"),
+    ("seed", True, r"^seed=True must be a non-negative integer$"),
+    ("max_samples", 2.5, r"^max_samples=2.5 must be an integer$"),
+    ("max_samples", 1, r"^max_samples=1 must be >= 2$"),
+    ("growth", float("nan"), r"^growth=nan must be a finite number > 1$"),
+    ("growth", "2", r"^growth='2' must be a finite number > 1$"),
+    ("growth", 1.0, r"^growth=1.0 must be > 1$"),
+    ("tol", -1.0, r"^tol=-1.0 must be a number >= 0$"),
+    ("tol", True, r"^tol=True must be a number >= 0$"),
+    ("saturation_threshold", 2, r"^saturation_threshold=2 must be a number in \[0, 1\]$"),
+    ("incremental", 1, r"^incremental=1 must be True or False$"),
+    ("use_kernel", None, r"^use_kernel=None must be True or False$"),
+    ("start", 1, r"^start=1 must be an integer >= 2$"),
+    ("chunk", 0, r"^chunk=0 must be an integer >= 1$"),
+])  # fmt: skip
+def test_each_bad_option_is_refused_naming_it(field, value, message):
+    with pytest.raises(ConfigError, match=message):
+        MeasureOptions(**{field: value})
+
+
+@pytest.mark.parametrize("field, value", [("max_samples", 2), ("growth", 1.0001), ("tol", 0.0),
+                                          ("start", 2), ("chunk", 1), ("seed", 0),
+                                          ("saturation_threshold", 0)])  # fmt: skip
+def test_the_limits_themselves_are_accepted(field, value):
+    assert getattr(MeasureOptions(**{field: value}), field) == value
+
+
+def test_options_are_frozen_and_the_user_fields_are_measures_keywords():
+    import inspect
+
+    opts = MeasureOptions()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.method = "float"
+    keywords = set(inspect.signature(measure).parameters)
+    assert set(MeasureOptions.user_fields()) <= keywords
+    assert {"start", "chunk", "use_kernel"} & keywords == set()  # internal knobs: options only
+
+
+def test_plan_decides_without_measuring_and_execute_runs_it():
+    p = plan(NET, options=MeasureOptions(seed=3))
+    assert isinstance(p, MeasurementPlan) and p.strategy == "graded" and p.method == "modular"
+    assert p.sampler == "random" and p.A == (0, 1) and p.B == (2, 3)
+    assert "homogeneous" in p.reason and p.estimate["strategy"] == "graded"
+    assert p.run.engine.name in ("blas", "flint")  # the rank engine, chosen once
+    m = execute(p)
+    assert m.rank == 18 and m.saturated and m.seed == 3
+    assert m.rank == measure(NET, seed=3).rank
+
+
+def test_plan_of_symbolic_and_float():
+    p = plan(LinearSelfAttention(depth=1, width=2, seq_len=2),
+             options=MeasureOptions(method="symbolic"))  # fmt: skip
+    assert p.strategy == "coefficients" and p.run is None and execute(p).rank == 3
+    p = plan(NET, options=MeasureOptions(method="float"))
+    assert p.strategy == "direct" and p.run.engine is None
+
+
+def test_options_and_keywords_together_are_refused():
+    with pytest.raises(ConfigError, match=r"^options= given together with method, seed: set"):
+        measure(NET, seed=1, method="float", options=MeasureOptions())
+    assert measure(NET, seed=0, options=MeasureOptions(seed=2)).seed == 2  # a default is fine
+
+
+def test_options_must_be_measure_options():
+    with pytest.raises(ConfigError, match=r"^options=\{'seed': 1\} must be a MeasureOptions$"):
+        plan(NET, options={"seed": 1})
+
+
+def test_internal_knobs_reach_the_run():
+    m = measure(NET, options=MeasureOptions(start=8, chunk=7, use_kernel=False,
+                                            strategy="direct"))  # fmt: skip
+    assert m.history[0][:2] == (8, 8) and m.rank == 18
