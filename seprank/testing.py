@@ -47,7 +47,6 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
     from hypothesis import assume
     from hypothesis import strategies as st
 
-
     @st.composite
     def _cfg(draw):
         depth = draw(st.integers(1, max_depth))
@@ -97,7 +96,6 @@ def partitions(seq_len: int, *, balanced: bool | None = None, contains=None):
 def domains():
     """Strategy over the three domains (ModP with the default and a small prime)."""
     from hypothesis import strategies as st
-
 
     return st.sampled_from([Float64(), ModP(), ModP(101), Symbolic()])
 

@@ -139,6 +139,26 @@ def test_no_private_name_imported_across_modules():
     assert bad == []
 
 
+def test_no_private_attribute_of_another_seprank_module():
+    """``module._name`` where ``module`` is another seprank module (imported as a module)."""
+    mods = dict(_modules())
+    bad = []
+    for n, f in mods.items():
+        aliases = {}
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("seprank"):
+                for a in node.names:
+                    if f"{node.module}.{a.name}" in mods:
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):  # fmt: skip
+                bad.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
+    assert bad == []
+
+
 def test_few_modules_at_the_top_and_none_too_long():
     top = sorted(p.name for p in PKG.glob("*.py"))
     assert len(top) <= 8, top

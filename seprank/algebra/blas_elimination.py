@@ -187,7 +187,8 @@ if _nb is not None:
     _gj_inverse = _nb.njit(cache=True)(_gj_inverse_body)
     _move_rows = _nb.njit(cache=True)(_move_rows_body)
     _combine = _nb.njit(cache=True)(_combine_body)
-    _subtract = _nb.njit(cache=True)(_subtract_body)
+    #: C <- C - (A @ B) mod p from split_products(A, B) (incremental.py uses it too)
+    subtract_products = _nb.njit(cache=True)(_subtract_body)
 else:  # pragma: no cover
     _panel = None
 
@@ -196,7 +197,7 @@ def available() -> bool:
     return _panel is not None
 
 
-def _split_products(A, B):
+def split_products(A, B):
     """(A @ B_hi, A @ B_lo) with B = 2**13 * B_hi + B_lo: both exact in float64."""
     if A.shape[1] > (1 << 13):
         raise ValueError("inner dimension exceeds 2**13")
@@ -206,7 +207,7 @@ def _split_products(A, B):
 
 def matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
     """(A @ B) mod p, exactly, for float64 residues, p < 2**26, inner dimension <= 2**13."""
-    C, Lo = _split_products(A, B)
+    C, Lo = split_products(A, B)
     _combine(C, Lo, float(p), 1.0 / p)
     return C
 
@@ -267,7 +268,7 @@ def pivots(A: np.ndarray, p: int, block: int = BLOCK):
             L = matmul_mod(A[rn:, j0 + pc], Sinv, p)
             for c0 in range(j1, m, CHUNK):  # bounded temporaries: two n x CHUNK products
                 c1 = min(m, c0 + CHUNK)
-                _subtract(A[rn:, c0:c1], *_split_products(L, A[r:rn, c0:c1]), pf, pinv)
+                subtract_products(A[rn:, c0:c1], *split_products(L, A[r:rn, c0:c1]), pf, pinv)
         found_rows.append(order[r:rn].copy())
         found_cols.append(j0 + pc)
         r = rn

@@ -56,9 +56,9 @@ def _submod(C: np.ndarray, A: np.ndarray, B: np.ndarray, p: int) -> None:
         return
     pf = float(p)
     for s in range(0, A.shape[1], _INNER):
-        H, Lo = blas_elimination._split_products(np.ascontiguousarray(A[:, s : s + _INNER]),
+        H, Lo = blas_elimination.split_products(np.ascontiguousarray(A[:, s : s + _INNER]),
                                       np.ascontiguousarray(B[s : s + _INNER]))  # fmt: skip
-        blas_elimination._subtract(C, H, Lo, pf, 1.0 / pf)
+        blas_elimination.subtract_products(C, H, Lo, pf, 1.0 / pf)
 
 
 class IncrementalRank:

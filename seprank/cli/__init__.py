@@ -50,16 +50,16 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {
-    "measure": measure._cmd_measure,
+    "measure": measure.cmd_measure,
     "archs": archs.cmd_archs,
     "certify": certify.cmd_certify,
     "check-certificate": certify.cmd_check,
     "transition": transition.cmd,
-    "bounds": bounds._cmd_bounds,
-    "guide": guide._cmd_guide,
-    "verify": verify._cmd_verify,
-    "figures": figures._cmd_figures,
-    "experiment": experiment._cmd_experiment,
+    "bounds": bounds.cmd,
+    "guide": guide.cmd_guide,
+    "verify": verify.cmd_verify,
+    "figures": figures.cmd_figures,
+    "experiment": experiment.cmd_experiment,
     "sweep": sweep.cmd,
     "results": results.cmd,
 }

@@ -28,9 +28,8 @@ def add_parser(sub) -> None:
     b.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _cmd_bounds(args) -> int:
+def cmd(args) -> int:
     import math
-
 
     if args.arch != "attention":
         return cmd_bounds(args)

@@ -34,7 +34,7 @@ def _find_experiments(folder: str = "depth_width") -> Path | None:
     return None
 
 
-def _cmd_experiment(args) -> int:
+def cmd_experiment(args) -> int:
     name = getattr(args, "name", "depth-width")
     if name not in EXPERIMENTS:
         raise ConfigError(f"name={name!r} must be one of {', '.join(EXPERIMENTS)}")

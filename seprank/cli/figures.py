@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                         "(shared with transition and sweep): a rerun measures nothing stored")
 
 
-def _cmd_figures(args) -> int:
+def cmd_figures(args) -> int:
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     print(f"writing figures to {out.resolve()}", file=sys.stderr)
 

@@ -16,7 +16,7 @@ def add_parser(sub) -> None:
     g.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _cmd_guide(args) -> int:
+def cmd_guide(args) -> int:
     if args.params is not None:
         if args.depth is not None or args.width is not None:
             raise ConfigError("params: give either --params or --depth and --width, not both")

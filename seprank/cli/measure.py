@@ -72,7 +72,7 @@ def add_parser(sub) -> None:
     m.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
-def _cmd_measure(args) -> int:
+def cmd_measure(args) -> int:
     net = net_from_args(args)
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
               rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,

@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
                    "already there are not measured again")
 
 
-def _cmd_verify(args) -> int:
+def cmd_verify(args) -> int:
     out = check_out_dir(args.out)
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,

@@ -15,7 +15,7 @@ COMPILING = "compiling kernels (first run only, about 20 s; cached for later run
 
 
 def _dispatchers() -> list:
-    names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "_subtract", "_inv"]
+    names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products", "_inv"]
     out = [getattr(blas_elimination, n, None) for n in names]
     out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]

@@ -57,7 +57,6 @@ class Measurer:
             return measure(net, method=method, seed=seed, max_samples=max_samples)
         from types import SimpleNamespace
 
-
         spec = sweep_tasks.spec_for_net("measure", net, method="modular", seed=seed,
                             max_samples=max_samples, grid="figures")  # fmt: skip
         r = self.store.get(spec["key"])
@@ -378,7 +377,6 @@ def make_all(out: Path, quick: bool = False, db: Path | str | None = None) -> li
     out.mkdir(parents=True, exist_ok=True)
     done = []
     from contextlib import nullcontext
-
 
     with Store(db) if db is not None else nullcontext() as store:
         m = Measurer(store)

@@ -62,7 +62,6 @@ def draw(out, rows: list[dict]) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-
     apply_style()
     depths = sorted({int(r["depth"]) for r in rows})
     fig, axes = plt.subplots(1, len(depths), figsize=(5.2 * len(depths), 4.2), squeeze=False)

@@ -311,7 +311,6 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False)
 def _check(cert, recheck_upper: bool, kernel: bool = False) -> CheckResult:
     import flint
 
-
     if not isinstance(cert, dict):
         cert = json.loads(Path(cert).read_text())
     bad: list[str] = []

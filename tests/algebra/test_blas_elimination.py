@@ -579,7 +579,7 @@ def test_fused_subtract_and_combine_return_residues(p):
     H = np.zeros_like(C)
     C, H, Lo = C[None], H[None], Lo[None]
     want = ((C - Lo) % p).astype(np.int64).tolist()
-    blas_elimination._subtract(C, H, Lo, float(p), 1.0 / p)
+    blas_elimination.subtract_products(C, H, Lo, float(p), 1.0 / p)
     assert C.astype(np.int64).tolist() == want
     H2 = np.full_like(Lo, p - 1.0)
     blas_elimination._combine(H2, Lo, float(p), 1.0 / p)

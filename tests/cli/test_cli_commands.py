@@ -262,14 +262,14 @@ def test_bounds_text_over_max_digits(capsys):
 
 
 def test_bounds_without_the_softmax_attribute_is_linear(capsys):
-    # _cmd_bounds reads --softmax with getattr(args, "softmax", False): args built without
+    # bounds.cmd reads --softmax with getattr(args, "softmax", False): args built without
     # that flag (another caller than this parser) mean the linear network
     from seprank.cli import _build_parser, bounds
 
     args = _build_parser().parse_args(["bounds", "--depth", "2", "--width", "3", "--seq-len",
                                        "6", "--json"])  # fmt: skip
     del args.softmax
-    assert bounds._cmd_bounds(args) == 0
+    assert bounds.cmd(args) == 0
     assert json.loads(capsys.readouterr().out)["upper"] == 49
 
 

@@ -64,10 +64,13 @@ def test_float_never_says_saturated_or_trusted_unless_trustworthy(capsys):
                  "float"]) == 0
     cap = capsys.readouterr()
     out = cap.out + cap.err  # the progress lines (stderr) included
-    assert "untrusted" in out and "saturated" not in out and "rank 22" in cap.err
+    # the float rank itself (22 with numpy 2.4.6's LAPACK) depends on round-off: only its
+    # label is asserted, and that it falls short of the exact rank 232
+    assert "untrusted" in out and "saturated" not in out
     assert not re.search(r"(?<!un)trusted", out)
     m = measure(NET, method="float")
-    assert not m.saturated and m.saturation_reason.startswith("untrusted")
+    assert not m.saturated and m.saturation_reason.startswith("untrusted") and m.rank < 232
+    assert re.search(rf"rank {m.rank}\b", cap.err)
 
 
 def test_upper_bound_refuses_softmax():
