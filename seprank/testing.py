@@ -1,4 +1,7 @@
-"""Hypothesis strategies and assertions for property-based tests of rank bounds.
+"""Hypothesis generators and assertions for property-based tests of rank bounds.
+
+(Hypothesis calls its generators "search strategies"; in seprank "strategy" means a
+measurement strategy, :mod:`seprank.engine.strategies`.)
 
 For seprank's own suite and for users testing their own architectures:
 
@@ -37,7 +40,7 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------- strategies
+# ----------------------------------------------------------------------------- generators
 def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
             max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):  # fmt: skip
     """Strategy of LinearSelfAttention configs whose proven bound is <= ``max_bound``.

@@ -92,3 +92,9 @@ def test_internal_knobs_reach_the_run():
     m = measure(NET, options=MeasureOptions(start=8, chunk=7, use_kernel=False,
                                             strategy="direct"))  # fmt: skip
     assert m.history[0][:2] == (8, 8) and m.rank == 18
+
+
+def test_plan_repr_shows_the_decisions_not_the_state():
+    text = repr(plan(NET))
+    assert "strategy='graded'" in text and "reason=" in text and "estimate=" in text
+    assert "run=" not in text and "t_start" not in text and "homogeneity=" not in text
