@@ -1,8 +1,9 @@
 """Benchmark: the GF(p) rank engines on square matrices of rank below their size.
 
 Run: ``python experiments/benchmark_xpelim.py [--sizes 1000 3000] [--torch-threads N]``.
-Times, from one run, :mod:`seprank.algebra.blas_elimination` (numba panels, the default CPU engine) against
-:mod:`seprank.algebra.array_elimination` on numpy, torch CPU and, when a CUDA device is present, torch CUDA;
+Times, from one run, :mod:`seprank.algebra.blas_elimination` (numba panels, the default CPU
+engine) against :mod:`seprank.algebra.array_elimination` on numpy, torch CPU and, when a
+CUDA device is present, torch CUDA;
 prints a Markdown table with each time's ratio to blas_elimination. Every engine must return the
 same rank (a mismatch is flagged WRONG). Each engine is warmed up once (numba compile,
 torch import, CUDA context) on a small matrix before it is timed.
@@ -32,7 +33,8 @@ def engines(torch_threads: int | None):
     """(name, rank function) for every engine that can run here."""
     out = [
         ("blas_elimination (numba)", lambda F, p: blas_elimination.rank_blocked(F, p)),
-        ("array-numpy", lambda F, p: array_elimination.rank(F, p, array_elimination.get_backend("numpy"))),
+        ("array-numpy",
+         lambda F, p: array_elimination.rank(F, p, array_elimination.get_backend("numpy"))),
     ]
     try:
         import torch

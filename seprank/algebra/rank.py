@@ -127,7 +127,8 @@ class RankEngine:
     def grow(self, incremental: bool = True) -> GrowingRank:
         """A rank that grows with its matrix (:class:`GrowingRank`): one extended
         elimination when ``incremental`` and the engine is BLAS, else re-ranked."""
-        return GrowingRank(self, incremental and self.name == "blas")
+        return GrowingRank(self, incremental and self.name == "blas"
+                           and blas_elimination.available())  # fmt: skip
 
 
 def _flint(M: np.ndarray, p: int):

@@ -1,5 +1,6 @@
 """Helpers shared by the sub-command modules: the parser classes, argument types, the
-attention network's flags, the output-folder check and the progress callback."""
+attention network's flags and the progress callback (the output-folder check is
+:func:`seprank.paths.check_out_dir`)."""
 
 from __future__ import annotations
 

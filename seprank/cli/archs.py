@@ -49,7 +49,6 @@ def arch_class(name: str):
 def net_from_args(args):
     """The architecture named by ``--arch`` with its ``--param`` values (and, for the
     attention networks, today's flags)."""
-
     cls = arch_class(args.arch)
     given = {field: getattr(args, flag[2:].replace("-", "_"), None)
              for flag, field, _ in ATTENTION_FLAGS}  # fmt: skip
@@ -123,7 +122,6 @@ def cmd_archs(args) -> int:
 
 def bounds_for(net, name: str, partition) -> dict:
     """The architecture's known bound for the partition, labelled with its source."""
-
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
 

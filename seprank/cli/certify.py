@@ -54,7 +54,7 @@ def cmd_certify(args) -> int:
                               query_position=args.query_position)  # fmt: skip
     progress = None if (args.quiet or args.json) else True
     c = certificates.certify(net, args.partition, seed=args.seed, prime=args.prime,
-                max_samples=args.max_samples, progress=progress)  # fmt: skip
+                             max_samples=args.max_samples, progress=progress)  # fmt: skip
     if c.certificate is not None:
         c.write(out)
     checked = None

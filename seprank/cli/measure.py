@@ -93,11 +93,11 @@ def cmd_measure(args) -> int:
     return 0
 
 
-def _print_measurement(m, as_json: bool, confirm: dict | None = None) -> None:
+def _print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
     if as_json:
         d = m.to_dict()
-        if confirm is not None:
-            d["confirm"] = confirm
+        if summary is not None:
+            d["confirm"] = summary
         print(json.dumps(d))
         return
     if m.method == "float":
@@ -109,8 +109,8 @@ def _print_measurement(m, as_json: bool, confirm: dict | None = None) -> None:
     print(f"separation rank (measured, {m.method}): {m.rank}  [{state}]")
     print(f"  certified: {m.certified}")
     print(f"  ground: {m.saturation_reason}")
-    if confirm is not None:
-        print(f"  confirm: {confirm['reason']}")
+    if summary is not None:
+        print(f"  confirm: {summary['reason']}")
     extra = f", prime {m.prime}" if m.prime else ""
     extra += f", tolerance {m.tolerance:.3g}" if m.tolerance is not None else ""
     print(f"  samples {m.samples[0]}x{m.samples[1]}, seed {m.seed}{extra}")

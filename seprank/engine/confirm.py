@@ -11,7 +11,6 @@ from seprank.errors import ConfigError
 
 def next_primes_below(p: int, k: int) -> list[int]:
     """p (if prime) and the next primes below it, k in all."""
-
     out, q = [], int(p)
     while len(out) < k and q > 2:
         if is_prime(q):
@@ -30,7 +29,6 @@ def confirm(net, partition=None, k: int = 3, *, seed: int = 0, prime: int | None
     of the runs that reached the maximum (a run below it counts as 1). ``saturated`` in
     the summary uses that combined bound against the threshold.
     """
-
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"confirm={k!r} must be an integer >= 1")
     primes = next_primes_below(DEFAULT_PRIME if prime is None else prime, k)

@@ -65,7 +65,6 @@ def _param_count(net) -> int:
 def _sides_cheap(width: int, *sides: int) -> bool:
     """Whether the block bound's side dimensions are cheap to compute for an estimate
     (a side with fewer positions than the width needs Schur sums: at most 20,000)."""
-
     return all(n >= width or seq.bounded_rank_terms(width, n, 20_000) <= 20_000 for n in sides)
 
 
@@ -110,7 +109,6 @@ def graded_blocks(net, A) -> list[int] | None:
     """Proved bounds of the A-degree blocks the graded strategy will measure, for the
     networks whose homogeneity is a theorem (LinearSelfAttention without residual); None
     for any other network (or too many blocks to list)."""
-
     if type(net) is not LinearSelfAttention or net.residual:
         return None
     nq, no = bounds.sides(net.seq_len, A, net.query_position)

@@ -27,5 +27,3 @@ def kernels_cached() -> bool:
         return all(os.path.exists(d._cache._cache_file._index_path) for d in _dispatchers())
     except (AttributeError, ImportError):  # numba internals moved: assume cached, say nothing
         return True
-
-

@@ -146,9 +146,8 @@ def _resolve_sampler(net, sampler: str) -> str:
     return sampler
 
 
-def _plan_symbolic(net, opts, A, B, weights) -> MeasurementPlan:
-    if opts.sampler == "alphabet" or (opts.sampler == "auto" and _resolve_sampler(net, "auto")
-                                      == "alphabet"):  # fmt: skip
+def _plan_symbolic(net, opts, sampler, A, B, weights, t0) -> MeasurementPlan:
+    if sampler == "alphabet":
         raise ConfigError(f"method='symbolic' expands {type(net).__name__} as a polynomial "
                           "of its one-hot inputs, not its tensor over the alphabet: use "
                           "method='modular'")  # fmt: skip
@@ -156,7 +155,7 @@ def _plan_symbolic(net, opts, A, B, weights) -> MeasurementPlan:
         raise ConfigError("strategy='graded' needs method='modular' (got method='symbolic')")
     return MeasurementPlan(net=net, options=opts, method="symbolic", sampler="coefficients",
                            A=A, B=B, strategy="coefficients", reason="method='symbolic'",
-                           weights=weights)  # fmt: skip
+                           weights=weights, t_start=t0)  # fmt: skip
 
 
 def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
@@ -165,7 +164,12 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     the homogeneity test evaluates the network at a few random points).
 
     Raises ConfigError (a bad option for this net), TooBigError (the estimate is over the
-    limits) before anything large is allocated or compiled."""
+    limits) before anything large is allocated or compiled.
+
+    The options were validated when built (each field on its own); what depends on the
+    network follows, in this order: the architecture, the method (a non-polynomial refuses
+    exact methods), the prime, the rank engine and device, the sampler, the partition."""
+    t0 = time.perf_counter()
     opts = MeasureOptions() if options is None else options
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
@@ -178,11 +182,11 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     check_rank_engine(opts.rank_engine, modulus, name="rank_engine", device=opts.device)
     engine = None if modulus is None else RankEngine.choose(opts.rank_engine, modulus,
                                                             opts.device, arg="rank_engine")
-    sampler = _resolve_sampler(net, opts.sampler) if method != "symbolic" else opts.sampler
+    sampler = _resolve_sampler(net, opts.sampler)
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     if method == "symbolic":
-        return _plan_symbolic(net, opts, A, B, weights)
+        return _plan_symbolic(net, opts, sampler, A, B, weights, t0)
     fast_path = method == "modular" and opts.use_kernel
     # The estimate models the strategy that will run: graded where that is known before
     # any evaluation (homogeneity by theorem), else direct (the estimate says which).
@@ -207,7 +211,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         method=method, sampler=sampler, seed=seed, config=config_of(net),
         max_samples=0, start=opts.start, growth=0.0, rank_engine=opts.rank_engine,
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),
-        incremental=opts.incremental, device=opts.device, engine=engine,
+        incremental=opts.incremental, device=opts.device, engine=engine, t_start=t0,
     )  # fmt: skip
     name, reason, homog = choose(opts.strategy, run, np.random.default_rng([seed, 2]))
     key = "graded" if name == "graded" else method
@@ -219,11 +223,11 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     _grid.check_matrix_fits(run.max_samples, run.max_samples)  # one matrix (or block)
     return MeasurementPlan(net=net, options=opts, method=method, sampler=sampler, A=A, B=B,
                            strategy=name, reason=note + reason, weights=weights,
-                           estimate=cost, run=run, homogeneity=homog)  # fmt: skip
+                           estimate=cost, run=run, homogeneity=homog, t_start=t0)  # fmt: skip
 
 
 def _execute_symbolic(mp: MeasurementPlan) -> Measurement:
-    net, t_start = mp.net, time.perf_counter()
+    net, t_start = mp.net, mp.t_start
     rank, shape, te, tr = _measure_symbolic(net, mp.A, mp.options.seed, mp.weights)
     return Measurement(
         rank=rank, saturated=True, certified=CERTIFIED["symbolic"], method="symbolic",

@@ -15,6 +15,7 @@ seprank.errors.ConfigError: growth=1.0 must be > 1
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -30,7 +31,12 @@ SAMPLERS = ("auto", "random", "templates", "alphabet")
 
 
 def _is_int(v) -> bool:
-    return not isinstance(v, bool) and isinstance(v, (int, np.integer))
+    return not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, np.integer))
+
+
+def _is_real(v) -> bool:
+    """A real number (numpy scalars included), not a bool."""
+    return not isinstance(v, (bool, np.bool_)) and isinstance(v, numbers.Real)
 
 
 def _choice(name: str, value, choices) -> None:
@@ -84,20 +90,18 @@ class MeasureOptions:
                 raise ConfigError(f"max_samples={self.max_samples} must be >= 2")
             check_matrix_fits(int(self.max_samples), int(self.max_samples))
         if self.growth is not None:
-            if isinstance(self.growth, bool) or not isinstance(self.growth, (int, float)) \
-                    or math.isnan(self.growth) or math.isinf(self.growth):  # fmt: skip
-                raise ConfigError(f"growth={self.growth!r} must be a finite number > 1")
+            if not _is_real(self.growth) or math.isnan(self.growth) or math.isinf(self.growth):
+                raise ConfigError(f"growth={self.growth!r} must be a number > 1")
             if not self.growth > 1:
                 raise ConfigError(f"growth={self.growth} must be > 1")
-        if self.tol is not None and (
-            isinstance(self.tol, bool) or not isinstance(self.tol, (int, float))
-            or not self.tol >= 0
-        ):  # fmt: skip
+        if self.tol is not None and (not _is_real(self.tol) or not self.tol >= 0):
             raise ConfigError(f"tol={self.tol!r} must be a number >= 0")
         check_threshold(self.saturation_threshold)
-        for name in ("incremental", "use_kernel"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r} must be True or False")
+        for name in ("incremental", "use_kernel"):  # bool, numpy bool, or 0/1 as before
+            v = getattr(self, name)
+            if not (isinstance(v, (bool, np.bool_)) or (_is_int(v) and v in (0, 1))):
+                raise ConfigError(f"{name}={v!r} must be True or False")
+            object.__setattr__(self, name, bool(v))
         if not _is_int(self.start) or self.start < 2:
             raise ConfigError(f"start={self.start!r} must be an integer >= 2")
         if not _is_int(self.chunk) or self.chunk < 1:

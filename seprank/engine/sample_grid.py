@@ -73,7 +73,6 @@ def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_
     Uses the compiled GF(p) kernel beside the architecture when one applies (only
     ``LinearSelfAttention`` has one), else :func:`evaluate_grid` (every domain).
     """
-
     fast = (
         use_kernel
         and isinstance(domain, ModP)

@@ -69,9 +69,8 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
 
     LinearSelfAttention: the formula above. Other architectures: ``degree`` (inputs) plus
     a declared ``weight_degree``, or else a proved upper bound computed by running their
-    own ``apply`` in :func:`traced_degree` (a larger e only makes
-    the bound more conservative)."""
-
+    own ``apply`` in :func:`traced_degree` (a larger e only makes the bound more
+    conservative)."""
     if isinstance(net, LinearSelfAttention) and not isinstance(net, SoftmaxSelfAttention):
         T = 3**net.depth
         return T + (2 * (T - 1) if random_weights else 0)
@@ -122,7 +121,6 @@ def schwartz_zippel_bound(m, e: int) -> float:
 
 def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
     """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
-
     raw = bool(m.saturated)
     m.sample_saturated, m.saturation_threshold = raw, float(threshold)
     if m.method == "symbolic":
@@ -184,5 +182,3 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         f"over GF({m.prime}), equal to the rank over Q for all but finitely many primes "
         f"(confirm with other primes: --confirm K)")
     return m
-
-

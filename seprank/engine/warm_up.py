@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from seprank.engine.kernels import COMPILING, kernels_cached
+from seprank.engine import kernels
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
 
 
 def warm_up(say=None) -> None:
     """Compile (or load) every kernel with a tiny measurement, saying so if it compiles."""
-    if kernels_cached():
+    if kernels.kernels_cached():
         return
     if say is not None:
-        say(COMPILING)
+        say(kernels.COMPILING)
     # (3, 2, 1, 4) reaches a 275 x 275 grid: the kernel and the blocked rank engine both run
     measure(LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4), rank_engine="blas")

@@ -58,7 +58,7 @@ class Measurer:
         from types import SimpleNamespace
 
         spec = sweep_tasks.spec_for_net("measure", net, method="modular", seed=seed,
-                            max_samples=max_samples, grid="figures")  # fmt: skip
+                                        max_samples=max_samples, grid="figures")  # fmt: skip
         r = self.store.get(spec["key"])
         if r is None or r["status"] != "done":
             r = sweep_tasks.run_task(spec)

@@ -32,7 +32,6 @@ QUICK = {"vocab": 4, "seq_len": 4, "depths": (1, 2), "ranks": (1, 2), "widths": 
 
 def run(out, quick: bool = False, seed: int = 0, say=print) -> list[dict]:
     """Measure the grid and write ``out``/fig9_vocab_bottleneck.csv; returns the rows."""
-
     g = QUICK if quick else FULL
     V, N = g["vocab"], g["seq_len"]
     rows = []

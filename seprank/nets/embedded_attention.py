@@ -20,8 +20,7 @@ matrix, and by the structural lemma (proofs/structural_lemma.py: y^{L,i} = P_L(S
 f = e^T P_L(V^T S_u V) V^T u_i is a polynomial in (S_u, u_i) of the same shape as the
 width-r network's: the proven block bound at width min(d_x, r) bounds sep for every d_x
 (:func:`seprank.theory.architecture_bounds.known_bound`), flat once d_x >= r. That the
-rank reaches a
-plateau exactly at d_x = r is measured (paper_figures/fig9).
+rank reaches a plateau exactly at d_x = r is measured (paper_figures/fig9).
 """
 
 from __future__ import annotations

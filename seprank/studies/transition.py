@@ -89,7 +89,6 @@ def row_from(net, m: dict, seed: int) -> dict:
 
 def spec_for(net, seed: int, grid: str) -> dict:
     """The sweep task of one configuration (what ``measure_one`` measures)."""
-
     return spec_for_net("measure", net, method="modular", seed=seed, grid=f"transition-{grid}")
 
 
@@ -132,7 +131,6 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     whose proved bound exceeds it (planning only). Returns the rows and how many
     configurations failed or were refused (stored with the reason). Ctrl-C: the CSV is
     written with what finished, then KeyboardInterrupt propagates."""
-
     out = Path(out)
     path = out / CSV_NAME
     rows = read(path)

@@ -44,7 +44,6 @@ def _grid_file(grid: str) -> dict:
 def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
     """Configurations of a grid whose proven bound fits the grid's budget; and how many
     were left out for size (the bound is used only to plan, never as a measurement)."""
-
     g = _grid_file(grid)
     budget = g["grid"]["max_bound"]
     nets, skipped = [], 0
@@ -82,7 +81,6 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     """Sweep a grid through the result store (``db``, default ``out/results.sqlite``):
     configurations already there are not measured again. Write results.csv and results.md
     to ``out``; return rows, summary (``summary["run"]`` says what this run measured)."""
-
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed={seed!r} must be a non-negative integer")
     nets, skipped = configs(grid)
@@ -93,9 +91,9 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
              for net in nets]  # fmt: skip
     with Store(out / DB_NAME if db is None else db) as store:
         outcome = runner.run(tasks, store, executor=executor, scheduler=scheduler,
-                            workers=workers, worker_memory=worker_memory, progress=progress,
-                            dask_processes=dask_processes, retries=retries,
-                            label=f"verify {grid}")  # fmt: skip
+                             workers=workers, worker_memory=worker_memory, progress=progress,
+                             dask_processes=dask_processes, retries=retries,
+                             label=f"verify {grid}")  # fmt: skip
         stored = [store.get(t["key"]) for t in tasks]
     rows = [r["extra"] for r in stored if r is not None and r["status"] == "done"]
     missing = [r for r in stored if r is not None and r["status"] != "done"]

@@ -13,7 +13,7 @@ import os
 import signal
 from collections import deque
 
-from seprank.engine.sample_grid import available_memory
+from seprank.engine import sample_grid
 from seprank.errors import ConfigError
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -31,7 +31,7 @@ def _died(exc: BaseException, lost: bool = False) -> dict:
 
 
 def _memory() -> int:
-    return available_memory()
+    return sample_grid.available_memory()
 
 
 class Serial:
@@ -58,7 +58,11 @@ class Serial:
         if not self._queue:
             return []
         fn, spec = self._queue.popleft()
-        return [(spec, fn(spec))]
+        try:
+            return [(spec, fn(spec))]
+        except Exception as exc:  # a failed outcome, retried, as a pool would report it
+            return [(spec, {"status": "failed", "retry": True,
+                            "error": f"{type(exc).__name__}: {exc}"})]  # fmt: skip
 
     def close(self, cancel: bool = False) -> None:
         self._queue.clear()

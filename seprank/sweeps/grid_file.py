@@ -1,4 +1,30 @@
-"""TOML grid files: read, validate, expand into task specs."""
+"""TOML grid files: read, validate, expand into task specs.
+
+A grid file (``seprank sweep GRID.toml``; ``seprank/sweeps/grids/*.toml`` are the shipped ones)::
+
+    [grid]
+    name = "example"          # stored with every task (seprank results --where grid=example)
+    task = "measure"          # measure | verify
+    arch = "attention"        # seprank archs lists them
+    methods = ["modular"]     # default ["auto"]
+    strategies = ["auto"]
+    seeds = [0, 1]
+    primes = [67108859]       # default: the default prime
+    max_samples = 6000        # default: measure's default
+    max_bound = 1500          # leave out configurations whose proved bound exceeds this
+    partitions = ["default"]  # or lists of A-side positions, e.g. [[0, 1], [0, 2]]
+
+    [params]                  # every combination, in this order (the last varies fastest)
+    depth = [1, 2]
+    width = [2, 4]
+    heads = "divisors"        # every head count dividing the width
+    seq_len = [4]
+    residual = [false, true]
+
+    [[exclude]]               # combinations left out: a value, a list, or {min, max}
+    residual = true
+    depth = {min = 3}
+"""
 
 from __future__ import annotations
 
@@ -10,7 +36,7 @@ from seprank.nets import ARCHITECTURES, LinearSelfAttention, head_counts
 from seprank.nets.base import param_specs
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.sweeps.tasks import KINDS, make_spec
-from seprank.theory.architecture_bounds import known_bound
+from seprank.theory.architecture_bounds import has_known_bound, known_bound
 from seprank.theory.bounds import upper_bound
 
 try:  # Python >= 3.11
@@ -112,9 +138,10 @@ def combos(grid: dict) -> list[dict]:
 
 def proved_bound(net, partition=None) -> int | None:
     """The proved upper bound used to plan (None: none known), never as a measurement."""
-
     if isinstance(net, LinearSelfAttention):
         return upper_bound(net, partition)["upper"]
+    if not has_known_bound(net):
+        return None
     A, _ = check_partition(default_partition(net.seq_len) if partition is None
                            else partition, net.seq_len)  # fmt: skip
     return (known_bound(net, A) or {}).get("upper")
@@ -122,7 +149,6 @@ def proved_bound(net, partition=None) -> int | None:
 
 def specs(grid: dict, *, seeds=None) -> tuple[list[dict], int]:
     """The grid's task specs, and how many combinations ``max_bound`` left out."""
-
     g = grid["grid"]
     cls = ARCHITECTURES[g["arch"]]
     parts = [None if p == "default" else p for p in g.get("partitions", ["default"])]

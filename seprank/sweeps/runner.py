@@ -1,29 +1,6 @@
 """Sweeps: a TOML grid -> task specs -> an executor -> the result store.
 
-A grid file (``seprank sweep GRID.toml``; ``seprank/sweeps/grids/*.toml`` are the shipped ones)::
-
-    [grid]
-    name = "example"          # stored with every task (seprank results --where grid=example)
-    task = "measure"          # measure | verify
-    arch = "attention"        # seprank archs lists them
-    methods = ["modular"]     # default ["auto"]
-    strategies = ["auto"]
-    seeds = [0, 1]
-    primes = [67108859]       # default: the default prime
-    max_samples = 6000        # default: measure's default
-    max_bound = 1500          # leave out configurations whose proved bound exceeds this
-    partitions = ["default"]  # or lists of A-side positions, e.g. [[0, 1], [0, 2]]
-
-    [params]                  # every combination, in this order (the last varies fastest)
-    depth = [1, 2]
-    width = [2, 4]
-    heads = "divisors"        # every head count dividing the width
-    seq_len = [4]
-    residual = [false, true]
-
-    [[exclude]]               # combinations left out: a value, a list, or {min, max}
-    residual = true
-    depth = {min = 3}
+A grid file (its format: :mod:`seprank.sweeps.grid_file`) expands into task specs.
 
 :func:`run` skips the tasks already ``done`` in the store, orders the rest large-first by
 their estimated cost, refuses (and stores) those whose estimated memory exceeds a
@@ -105,8 +82,9 @@ def _refuse_oversized(ready: list, worker_memory, store, bar, out) -> list:
 
 
 def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
-    """Submit and collect until every task has a stored result (module docstring: a task
-    lost in another's crash is rerun alone, uncharged; a retryable failure is requeued)."""
+    """Submit and collect until every task has a stored result. A task lost in another
+    task's crash (a broken pool fails all its tasks) is rerun alone and not charged an
+    attempt; a failure marked ``retry`` is requeued until ``retries`` is used up."""
     tries: dict[str, int] = {}
     queue.reverse()  # pop() from the end takes the largest first
     suspects: list = []

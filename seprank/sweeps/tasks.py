@@ -46,7 +46,6 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
               max_samples: int | None = None, grid: str | None = None) -> dict:  # fmt: skip
     """The task as a dict, with ``key``: sha256 of (kind, architecture, config, partition,
     method, strategy, seed, prime, max_samples, package version)."""
-
     params = _canonical(arch, params)
     if prime is None and method in ("modular", "auto"):
         prime = DEFAULT_PRIME  # the same task, however it was written
@@ -64,7 +63,6 @@ def _canonical(arch: str, params: dict) -> dict:
     """The network's full config (defaults filled in), so that one configuration has one
     key however it was listed; the raw params where they build no network (the task then
     fails, and is stored, when it runs)."""
-
     try:
         full = config_of(build_net({"arch": arch, "params": params}))
     except Exception:
@@ -81,7 +79,6 @@ def spec_for_net(kind: str, net, **kw) -> dict:
 
 def build_net(spec: dict):
     """The network a spec names (JSON lists back to the tuples a config holds)."""
-
     cls = ARCHITECTURES[spec["arch"]]
     params = {k: _tuples(v) for k, v in spec["params"].items()}
     return cls(**params)
@@ -100,7 +97,6 @@ def _sides(net, spec):
 def plan(spec: dict) -> dict:
     """Add ``est_seconds`` (expected, from the proved bound) and ``est_bytes`` (estimated
     peak memory of the worker running it) to ``spec``; both are estimates, not measured."""
-
     net = build_net(spec)
     A, B = _sides(net, spec)
     method = spec["method"]
@@ -145,7 +141,6 @@ def run_task(spec: dict) -> dict:
     attempt could help (False for a SeprankError: the input is refused, deterministically).
     KeyboardInterrupt propagates.
     """
-
     t0 = time.perf_counter()
     try:
         net = build_net(spec)

@@ -28,6 +28,11 @@ def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
             f"V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua 2021 [M]"}  # fmt: skip
 
 
+def has_known_bound(net) -> bool:
+    """Whether :func:`known_bound` can answer for ``net`` (checked before any partition)."""
+    return isinstance(net, EmbeddedAttention) or callable(getattr(net, "known_bound", None))
+
+
 def known_bound(net, partition) -> dict | None:
     """The architecture's own proved bound for the A side ``partition`` (a dict as above),
     or None when seprank knows none."""

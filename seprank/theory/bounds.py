@@ -289,7 +289,6 @@ def check_has_theorem(net) -> None:
     LinearSelfAttention network (polynomial attention over all positions, no softmax, no
     biases or positional terms; residual or not). Subclasses (the softmax variant) and
     other architectures are refused rather than given a number no theorem covers."""
-
     if type(net) is not LinearSelfAttention:
         raise ConfigError(
             f"net={type(net).__name__}: no proved upper bound (the theorems cover "
@@ -308,7 +307,6 @@ def upper_bound(net, partition=None) -> dict:
     the width is too costly for the block bound, the monomial bound is used and ``why``
     says so.
     """
-
     check_has_theorem(net)
     if partition is None:
         partition = default_partition(net.seq_len)

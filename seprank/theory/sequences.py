@@ -39,7 +39,6 @@ class Generic:
 
     def log10(self, k: int, r: int = 0) -> float:
         """log10 of :meth:`value`, in floating point (-inf for k < 0)."""
-
         if k < 0:
             return -math.inf
         return math.log10(self.factor) + log_comb(self.m - 1 + r + k, self.m - 1 + r) / math.log(10)

@@ -62,7 +62,6 @@ WEIGHTS_RULE = "net.init(numpy.random.default_rng(seed), ModP(prime)) (integers 
 
 def _homogeneous_by_theorem(net) -> bool:
     """Architectures whose homogeneity (degree 3^L) is a theorem, not a measurement."""
-
     return type(net) is LinearSelfAttention and not net.residual
 
 
@@ -142,7 +141,6 @@ def certificate_name(cert: dict) -> str:
 
 def make_certificate(net, m, upper: int | None = None) -> dict | None:
     """The certificate of a modular, random-sampler Measurement (None without minors)."""
-
     if m.minors is None or m.method != "modular" or m.sampler != "random":
         return None
     params = net.init(np.random.default_rng(m.seed), ModP(m.prime))
@@ -184,7 +182,6 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     upper bound (no probability involved); otherwise ``"lower bound"`` with the gap, and
     ``ground`` repeats the probability ground of the saturation label, if any.
     """
-
     try:
         ub = upper_bound(net, partition)
         upper, why = ub["upper"], ub["why"]
@@ -252,7 +249,6 @@ def _regenerate_points(cert, net, p):
 def _grid(net, params, dom, a_pts, b_pts, A, B, kernel: bool, chunk=1 << 14):
     """F[i, j] = f(a_pts[i] on A, b_pts[j] on B) mod p: by the network's reference (numpy)
     code, or with ``kernel`` by the compiled kernel the measurement uses."""
-
     if kernel:
         return make_evaluator(net, params, dom, A, B)(a_pts, b_pts) % dom.p
     return np.asarray(evaluate_grid(net, params, dom, a_pts, b_pts, A, B, chunk=chunk),
@@ -376,4 +372,3 @@ def _check(cert, recheck_upper: bool, kernel: bool = False) -> CheckResult:
         else:
             exact = cert.get("upper_bound") == total
     return CheckResult(not bad, bad, exact=exact and not bad, rank=total)
-

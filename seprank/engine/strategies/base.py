@@ -1,4 +1,5 @@
-"""What every measurement strategy receives (a plan) and shares (points, ranks, results).
+"""What every measurement strategy receives (a plan) and shares (the sample points; the
+ranks come from the plan's :class:`~seprank.algebra.rank.RankEngine`).
 
 A strategy is a function ``run(plan) -> Measurement``; the plan holds everything decided
 once (network, weights, domain, sides, the grid evaluator, budgets), so the strategy is
@@ -75,7 +76,6 @@ class Plan:
     def new_points(self, count: int, side: tuple[int, ...], tag: str | None = None) -> np.ndarray:
         """``count`` random points on ``side``; ``tag`` (default "A" or "B" by the side) is
         recorded in :attr:`draws`."""
-
         if tag is None:
             tag = "A" if tuple(side) == tuple(self.A) else "B"
         self.draws.append([tag, int(count), len(side)])

@@ -185,5 +185,4 @@ def _minors(blocks) -> list | None:
 
 def _check_memory(live: int, n: int) -> None:
     """Refuse a step whose block matrices (and one rank working copy) would not fit."""
-
     check_matrix_fits(n, n * (live + 1))
