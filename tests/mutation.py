@@ -3,8 +3,8 @@
     pip install -e '.[test,mutation]'
     nice python tests/mutation.py                          # every module in pyproject
     nice python tests/mutation.py seprank/algebra/blas_elimination.py         # one module
-    nice python tests/mutation.py seprank/algebra/blas_elimination.py --minutes 20   # stop; rerun resumes
-    nice python tests/mutation.py seprank/algebra/blas_elimination.py --recheck      # survivors, current tests
+    nice python tests/mutation.py seprank/algebra/rank.py --minutes 20   # stop; rerun resumes
+    nice python tests/mutation.py seprank/algebra/rank.py --recheck      # survivors, current tests
     python tests/mutation.py --count                       # how many mutants, no run
 
 The modules, the tests that guard each one, the operators left out and the per-mutant

@@ -90,7 +90,8 @@ def test_rank_and_pivots_equal_flint(xp, case, p):
 @pytest.mark.parametrize("widths", [(5, 2, 1), (3, 1), (1,)])
 @pytest.mark.parametrize("case", ["square-low-rank", "row-swaps", "wide", "tall"])
 def test_other_strip_widths_and_chunks(xp, case, widths, monkeypatch):
-    monkeypatch.setattr(array_elimination, "WIDTHS", widths)  # more recursion levels on small inputs
+    # more recursion levels on small inputs
+    monkeypatch.setattr(array_elimination, "WIDTHS", widths)
     monkeypatch.setattr(array_elimination, "CHUNK", 7)  # the update products in many column chunks
     build, n, m, k = CASES[case]
     F = build(1, n, m, k, 31)
@@ -147,7 +148,8 @@ def test_rank_modp_refuses_bad_device_or_prime(kwargs, match):
 
 
 def test_cuda_missing_is_a_one_line_config_error(monkeypatch):
-    monkeypatch.setattr(array_elimination, "cuda_problem", lambda: "torch.cuda.is_available() is False")
+    monkeypatch.setattr(array_elimination, "cuda_problem",
+                        lambda: "torch.cuda.is_available() is False")
     with pytest.raises(ConfigError, match="device='cuda' is unavailable") as e:
         rank_modp(np.eye(3, dtype=np.int64), 7, device="cuda")
     assert "\n" not in str(e.value)
@@ -165,7 +167,8 @@ def test_without_torch(monkeypatch):
 
 
 def test_package_imports_without_importing_torch():
-    code = "import sys, seprank, seprank.algebra.rank, seprank.algebra.array_elimination; assert 'torch' not in sys.modules"
+    code = ("import sys, seprank, seprank.algebra.rank, seprank.algebra.array_elimination; "
+            "assert 'torch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

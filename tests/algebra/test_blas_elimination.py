@@ -425,7 +425,7 @@ def test_float_trustworthy_rank_one_and_missing_rank():
     assert not float_trustworthy(M(spectrum=s, tolerance=1e-8, saturated=True))  # no rank
 
 
-# ------------------------------------- found by the mutation run on blas_elimination.py (second part)
+# -------------------------------- found by the mutation run on blas_elimination.py (part 2)
 def test_largest_prime_and_the_first_refused_modulus():
     """2**26 - 5 is the largest prime accepted; 2**26 and the first prime above it are
     refused (their products of residues no longer split exactly)."""
@@ -476,7 +476,8 @@ def _swap_probe(m, c_piv, c_amb):
 )
 def test_panel_boundaries_and_the_row_order_of_the_pivot_search(m, c_piv, c_amb, block, rows):
     A = _swap_probe(m, c_piv, c_amb)
-    got_rows, cols = blas_elimination.pivots(A, 7) if block is None else blas_elimination.pivots(A, 7, block)
+    got_rows, cols = (blas_elimination.pivots(A, 7) if block is None
+                      else blas_elimination.pivots(A, 7, block))
     assert (got_rows.tolist(), cols.tolist()) == (rows, [c_piv, c_amb])
 
 
@@ -545,7 +546,8 @@ def test_python_bodies_match_the_compiled_routines_with_index_checks():
             S = _unit_lu(rng, k, p)
             S = S[::-1].copy()  # reversed rows: the search for a pivot swaps rows
             inv = blas_elimination._gj_inverse_body(S, pf, pinv)
-            assert _is_inverse(S, inv, p) and np.array_equal(inv, blas_elimination._gj_inverse(S, pf, pinv))
+            direct = blas_elimination._gj_inverse(S, pf, pinv)
+            assert _is_inverse(S, inv, p) and np.array_equal(inv, direct)
         singular = np.array([[1.0, 2.0, 1.0], [0.0, 1.0, 0.0], [1.0, 3.0, 1.0]])
         with pytest.raises(EliminationError, match="singular"):
             blas_elimination._gj_inverse_body(singular, pf, pinv)

@@ -53,6 +53,7 @@ def test_numpy_scalars_and_0_1_flags_are_accepted_as_before():
     o = MeasureOptions(growth=np.float32(1.5), tol=np.float32(0.1), incremental=0,
                        use_kernel=np.bool_(True), seed=np.int64(3), max_samples=np.int64(40))
     assert o.incremental is False and o.use_kernel is True and o.growth == 1.5
+    assert MeasureOptions(incremental=1).incremental is True
 
 
 def test_options_are_frozen_and_the_user_fields_are_measures_keywords():

@@ -432,7 +432,8 @@ def test_cli_bounds_labelled_with_source(capsys, args, upper, words):
 
 # ------------------------------------------------------------------ figure 9 (vocab bottleneck)
 def test_vocab_bottleneck_command_quick(tmp_path):
-    """`python -m seprank.figures.vocab_bottleneck --quick` writes CSV, PNG and PDF; flat from d_x = r."""
+    """`python -m seprank.figures.vocab_bottleneck --quick` writes CSV, PNG and PDF; flat from
+    d_x = r."""
     from seprank.figures import vocab_bottleneck as vb
 
     assert vb.main(["--quick", "--out", str(tmp_path)]) == 0
