@@ -168,7 +168,12 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
 
     The options were validated when built (each field on its own); what depends on the
     network follows, in this order: the architecture, the method (a non-polynomial refuses
-    exact methods), the prime, the rank engine and device, the sampler, the partition."""
+    exact methods), the prime, the rank engine and device, the sampler, the partition.
+
+    Random streams, each its own generator (same seed, same answer): the weights
+    ``default_rng(seed)``, the sample points ``default_rng([seed, 1])`` (the rule a
+    certificate states), the homogeneity probes ``default_rng([seed, 2])`` (so probing never
+    moves the sample points)."""
     t0 = time.perf_counter()
     opts = MeasureOptions() if options is None else options
     if not isinstance(opts, MeasureOptions):

@@ -107,3 +107,32 @@ def test_plan_repr_shows_the_decisions_not_the_state():
     text = repr(plan(NET))
     assert "strategy='graded'" in text and "reason=" in text and "estimate=" in text
     assert "run=" not in text and "t_start" not in text and "homogeneity=" not in text
+
+
+def test_sample_points_come_from_the_certificate_rule_generator():
+    """Certificates state that the sample points are drawn from default_rng([seed, 1]);
+    a certificate check cannot see another generator (generic points keep every minor
+    nonsingular), so the plan's generator is compared directly."""
+    import numpy as np
+
+    for seed in (0, 4):
+        run = plan(NET, options=MeasureOptions(seed=seed)).run
+        want = np.random.default_rng([seed, 1]).bit_generator.state
+        assert run.pts_rng.bit_generator.state == want and run.draws == []
+
+
+def test_homogeneity_probes_have_their_own_stream(monkeypatch):
+    """The probes draw from default_rng([seed, 2]), not from the points' stream."""
+    import numpy as np
+
+    from seprank.engine import measure as measure_module
+
+    seen, real = [], measure_module.choose
+
+    def spy(strategy, run, rng):
+        seen.append(rng.bit_generator.state)
+        return real(strategy, run, rng)
+
+    monkeypatch.setattr(measure_module, "choose", spy)
+    plan(NET, options=MeasureOptions(seed=5))
+    assert seen == [np.random.default_rng([5, 2]).bit_generator.state]
