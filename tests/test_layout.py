@@ -2,6 +2,7 @@
 imports at module top, small modules and functions, no private name used across modules."""
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -19,17 +20,24 @@ LAZY_OK = {"flint", "torch", "matplotlib", "distributed", "dask", "sympy", "scip
            "time", "types", "warnings", "inspect", "contextlib", "collections", "dataclasses"}
 
 
-def _modules():
+@functools.cache
+def _module_map() -> dict[str, Path]:
+    """Dotted module name -> file, for every module of seprank (read once)."""
+    out = {}
     for f in sorted(PKG.rglob("*.py")):
         parts = f.relative_to(ROOT).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        yield name, f
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+def _modules():
+    return _module_map().items()
 
 
 def _imports(name: str, f: Path):
     """(target module, in a function?, line) for every import of seprank in ``f``."""
     pkg = name if f.name == "__init__.py" else name.rpartition(".")[0]
-    modules = dict(_modules())
+    modules = _module_map()
 
     def visit(node, in_func):
         for ch in ast.iter_child_nodes(node):
@@ -52,7 +60,7 @@ def _imports(name: str, f: Path):
 
 
 def _graph() -> dict[str, set[str]]:
-    mods = dict(_modules())
+    mods = _module_map()
     return {n: {t for t, *_ in _imports(n, f) if t in mods and t != n} for n, f in mods.items()}
 
 
@@ -141,9 +149,9 @@ def test_no_private_name_imported_across_modules():
 
 def test_no_private_attribute_of_another_seprank_module():
     """``module._name`` where ``module`` is another seprank module (imported as a module)."""
-    mods = dict(_modules())
+    mods = _module_map()
     bad = []
-    for n, f in mods.items():
+    for f in mods.values():
         aliases = {}
         tree = ast.parse(f.read_text())
         for node in ast.walk(tree):

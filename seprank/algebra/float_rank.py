@@ -11,7 +11,9 @@ import numpy as np
 class FloatRank:
     """Float SVD rank: ``rank`` = number of singular values above ``tolerance``;
     ``scaled_rank`` the same rule applied to the row-and-column equilibrated matrix
-    (:func:`equilibrated_rank`), or None when not computed."""
+    (:func:`equilibrated_rank`); computed only when 0 < rank < min(shape), the one case a
+    trust verdict reads it (:func:`float_distrust` refuses every other rank first), else
+    None."""
 
     rank: int
     tolerance: float
@@ -53,7 +55,8 @@ def rank_float(F: np.ndarray, tol: float | None = None) -> FloatRank:
     s = np.linalg.svd(F, compute_uv=False)
     if tol is None:
         tol = float(s[0] * max(F.shape) * np.finfo(np.float64).eps) if s.size else 0.0
-    return FloatRank(int(np.sum(s > tol)), float(tol), s, equilibrated_rank(F))
+    r = int(np.sum(s > tol))
+    return FloatRank(r, float(tol), s, equilibrated_rank(F) if 0 < r < len(s) else None)
 
 
 #: A float rank is trusted only if the spectrum drops by this factor at the rank.

@@ -184,9 +184,11 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         else None  # fmt: skip
     if modulus is not None:
         ModP(modulus)  # validates prime before anything compiles
-    check_rank_engine(opts.rank_engine, modulus, name="rank_engine", device=opts.device)
-    engine = None if modulus is None else RankEngine.choose(opts.rank_engine, modulus,
-                                                            opts.device, arg="rank_engine")
+    if modulus is None:  # no GF(p) rank: the engine and device names are still checked
+        check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)
+        engine = None
+    else:
+        engine = RankEngine.choose(opts.rank_engine, modulus, opts.device, arg="rank_engine")
     sampler = _resolve_sampler(net, opts.sampler)
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip

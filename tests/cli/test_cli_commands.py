@@ -1,9 +1,9 @@
 """The sub-commands' code in this process (``main(argv)``, exit code and output), so that
 the mutation run's coverage map sees which test executes which line
-(tests/cli/test_cli_subprocess.py starts subprocesses, which it cannot see into). ``verify`` and ``certify`` get their
-results from a stand-in where only the command's own logic is under test: the exit codes
-(a VIOLATION must exit 1, a failed check must exit 1), the lines printed, the arguments
-passed on."""
+(tests/cli/test_cli_subprocess.py starts subprocesses, which it cannot see into).
+``verify`` and ``certify`` get their results from a stand-in where only the command's own
+logic is under test: the exit codes (a VIOLATION must exit 1, a failed check must exit 1),
+the lines printed, the arguments passed on."""
 
 import json
 import math

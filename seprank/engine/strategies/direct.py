@@ -46,6 +46,15 @@ def _grow_templates(plan: Plan, n: int, templates):
     return templates, plan.evaluate(Ap, Bp)
 
 
+def _rank_of(plan: Plan, F: np.ndarray, modular: bool):
+    """(rank, tolerance, spectrum, scaled_rank) of the whole matrix ``F``: exact over GF(p)
+    (the float fields None), or the float SVD rank with what its trust verdict reads."""
+    if modular:
+        return plan.engine.rank(F), None, None, None
+    fr = rank_float(F, plan.tol)
+    return fr.rank, fr.tolerance, fr.spectrum, fr.scaled_rank
+
+
 def _alphabet(plan: Plan, reason: str) -> Measurement:
     """The complete grid over the net's input alphabet: every assignment of its M symbols to
     the A positions (rows) and to the B positions (columns), ranked once. The matrix is the
@@ -68,13 +77,7 @@ def _alphabet(plan: Plan, reason: str) -> Measurement:
                       _grid.template_points(symbols, len(plan.B)))  # fmt: skip
     t_eval = time.perf_counter() - te
     tr = time.perf_counter()
-    tolerance = spectrum = scaled = None
-    if modular:
-        rank = plan.engine.rank(F)
-    else:
-        fr = rank_float(F, plan.tol)
-        rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
-        scaled = fr.scaled_rank
+    rank, tolerance, spectrum, scaled = _rank_of(plan, F, modular)
     t_rank = time.perf_counter() - tr
     plan.say(f"  complete alphabet grid {rows}x{cols}: rank {rank}")
     return Measurement(
@@ -138,15 +141,10 @@ def run(plan: Plan, reason: str = "") -> Measurement:
                 templates, F = _grow_templates(plan, n, templates)
             t_eval += time.perf_counter() - te
             tr = time.perf_counter()
-            tolerance = spectrum = scaled = None
             if growing is not None:
-                rank = growing.add(right, bottom)
-            elif modular:
-                rank = plan.engine.rank(F)
+                rank, tolerance, spectrum, scaled = growing.add(right, bottom), None, None, None
             else:
-                fr = rank_float(F, plan.tol)
-                rank, tolerance, spectrum = fr.rank, fr.tolerance, fr.spectrum
-                scaled = fr.scaled_rank
+                rank, tolerance, spectrum, scaled = _rank_of(plan, F, modular)
             t_rank += time.perf_counter() - tr
         except KeyboardInterrupt:
             raise MeasurementInterrupted(
