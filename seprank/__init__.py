@@ -17,6 +17,7 @@ from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic
 from seprank.engine.measure import Measurement, measure
 from seprank.errors import ConfigError, DomainError, SamplingError, SeprankError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.nets.torch_module import from_torch  # torch itself is imported when used
 from seprank.verdicts.certificates import Certification, certify, check_certificate
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "check_certificate",
     "domains",
     "errors",
+    "from_torch",
     "measure",
     "nets",
     "theory",

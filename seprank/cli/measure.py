@@ -6,7 +6,8 @@ import json
 import sys
 
 from seprank.cli._common import _add_net_args, _int_list, _progress, nonneg_int, pos_int
-from seprank.cli.archs import add_arch_args, net_from_args
+from seprank.cli.archs import DEFAULT_ARCH, add_arch_args, net_from_args
+from seprank.cli.torch_args import add_torch_args, torch_net_from_args
 from seprank.engine.confirm import confirm
 from seprank.engine.measure import measure
 from seprank.errors import MeasurementInterrupted
@@ -36,6 +37,7 @@ def add_parser(sub) -> None:
     m = sub.add_parser("measure", help="measure the separation rank of one network",
                        epilog=MEASURE_JSON)  # fmt: skip
     add_arch_args(m)
+    add_torch_args(m)
     _add_net_args(m, need=False)
     m.add_argument("--method", default="auto",
                    help="auto | modular | float | symbolic (auto: modular for a polynomial "
@@ -73,7 +75,8 @@ def add_parser(sub) -> None:
 
 
 def cmd_measure(args) -> int:
-    net = net_from_args(args)
+    net = torch_net_from_args(args, DEFAULT_ARCH)
+    net = net_from_args(args) if net is None else net
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
               rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
               progress=_progress(args), saturation_threshold=args.saturation_threshold)

@@ -125,15 +125,17 @@ class MeasurementPlan:
 
 def _resolve_method(net, method: str) -> tuple[str, str]:
     """(method to run, note for the reason); refuses exact methods on non-polynomials."""
+    why = getattr(net, "polynomial_reason", None)  # the architecture may say why
     if method == "auto":
         if is_polynomial(net):
             return "modular", ""
         return "float", (f"method='auto' took 'float': {type(net).__name__} is not a "
-                         "polynomial (float engine only, no certificate); ")  # fmt: skip
+                         f"polynomial ({why + '; ' if why else ''}float engine only, no "
+                         "certificate); ")  # fmt: skip
     if method != "float" and not is_polynomial(net):
         raise ConfigError(f"method={method!r}: {type(net).__name__} is not a polynomial "
-                          f"(declares polynomial=False): only method='float' (or 'auto') "
-                          f"measures it")  # fmt: skip
+                          f"({why or 'declares polynomial=False'}): only method='float' (or "
+                          "'auto') measures it")  # fmt: skip
     return method, ""
 
 

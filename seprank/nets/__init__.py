@@ -11,6 +11,7 @@ from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.nets.gnn import GNN
 from seprank.nets.rac import RAC
 from seprank.nets.tensor_network import MPS
+from seprank.nets.torch_module import TorchModule, from_torch
 
 #: name -> architecture class (one file per family in seprank/nets/).
 ARCHITECTURES = {
@@ -25,5 +26,5 @@ ARCHITECTURES = {
 }
 
 __all__ = ["ARCHITECTURES", "GNN", "MPS", "RAC", "Architecture", "ConvACDeep", "ConvACShallow",
-           "EmbeddedAttention", "LinearSelfAttention", "SoftmaxSelfAttention", "config_of",
-           "head_counts"]  # fmt: skip
+           "EmbeddedAttention", "LinearSelfAttention", "SoftmaxSelfAttention", "TorchModule",
+           "config_of", "from_torch", "head_counts"]  # fmt: skip

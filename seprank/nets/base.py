@@ -27,7 +27,8 @@ Optional declarations (seprank checks them; it never takes one on trust):
 - ``polynomial`` (bool, default True): False for a net that is not a polynomial in its
   inputs (softmax, ReLU...). Such a net is **measured by the float engine only**:
   ``measure(method="auto")`` picks ``float`` and says so in the result, and
-  ``method="modular"`` or ``"symbolic"`` is refused in one line;
+  ``method="modular"`` or ``"symbolic"`` is refused in one line (naming
+  ``polynomial_reason``, a str, where the architecture gives one);
 - ``alphabet(domain) -> array (M, width)``: the net reads discrete inputs (tokens, one-hot
   vectors). Its function is then a tensor with M^N entries, and seprank measures that
   tensor: the full grid over the alphabet (the classic grid tensor with the alphabet as
@@ -69,10 +70,16 @@ class Architecture(Protocol):
 
 
 def config_of(net) -> dict:
-    """A JSON-friendly dict of an architecture's config (its dataclass fields)."""
-    from dataclasses import asdict, is_dataclass
+    """A JSON-friendly dict of an architecture's config (its dataclass fields; a field
+    with ``init=False``, such as a traced torch module, is state, not config)."""
+    from dataclasses import asdict, fields, is_dataclass
 
-    d = asdict(net) if is_dataclass(net) else dict(vars(net))
+    if not is_dataclass(net):
+        d = dict(vars(net))
+    elif all(f.init for f in fields(net)):
+        d = asdict(net)
+    else:  # asdict would deep-copy the state fields too
+        d = {f.name: getattr(net, f.name) for f in fields(net) if f.init}
     d["architecture"] = type(net).__name__
     return d
 

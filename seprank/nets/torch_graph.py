@@ -1,0 +1,234 @@
+"""Interpret a torch.fx graph with numpy on a domain's arrays (the engine of ``from_torch``).
+
+:func:`classify` reads a traced graph once: which nodes depend on the input or the
+weights (*live* nodes), and whether each live node is an operation seprank can compute
+exactly (a polynomial one: a handler of :mod:`seprank.nets.torch_ops`, or one of
+:data:`POLY_MODULES`). The first live
+node that is not gives the reason the architecture is not a polynomial.
+
+:func:`run` evaluates the graph. Live nodes are computed with plain numpy operators
+(``+ - * @ **``, ``np.einsum``, ``np.sum``, indexing, ...) on the arrays the domain hands
+``apply`` (float64 arrays, GF(p) field arrays, or object arrays of polynomials), so one
+code path serves every domain; the domain's own methods are used only for constants
+(``domain.constant``, else ``domain.from_ints``). Nodes that depend on neither (shapes,
+buffers, masks built from buffers) are computed by torch itself and converted to domain
+constants where a live node meets them. In the degree domain (:mod:`seprank.engine.saturation`'s
+``traced_degree``) the same walk propagates degree upper bounds instead (:class:`DegreeArith`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from seprank.errors import DomainError
+from seprank.nets.torch_ops import HANDLERS, call_module
+
+#: Operations known not to be polynomials: the net is then measured by the float engine.
+NONPOLY_FUNCS = frozenset(
+    "softmax log_softmax softmin relu relu6 gelu tanh sigmoid silu elu selu celu leaky_relu "
+    "softplus mish hardtanh hardswish hardsigmoid logsigmoid softsign exp exp2 expm1 log log2 "
+    "log1p sqrt rsqrt reciprocal abs sign max min amax amin clamp clamp_min clamp_max where "
+    "sin cos tan erf layer_norm batch_norm group_norm rms_norm instance_norm normalize norm "
+    "floordiv mod fmod remainder logsumexp scaled_dot_product_attention dropout2d "
+    "multi_head_attention_forward".split()
+)
+NONPOLY_MODULES = frozenset(
+    "Softmax LogSoftmax Softmin ReLU ReLU6 GELU Tanh Sigmoid SiLU ELU SELU CELU LeakyReLU "
+    "PReLU Softplus Mish Hardtanh Hardswish Hardsigmoid LogSigmoid Softsign Tanhshrink "
+    "Threshold GLU LayerNorm RMSNorm GroupNorm BatchNorm1d BatchNorm2d InstanceNorm1d "
+    "MultiheadAttention".split()
+)
+#: Nodes that read a tensor's metadata, not its values (never live).
+META = frozenset({"size", "dim", "numel", "shape", "ndim", "dtype", "device", "is_cuda"})
+#: Same-meaning aliases of one operation.
+ALIASES = {"iadd": "add", "isub": "sub", "imul": "mul", "imatmul": "matmul", "bmm": "matmul",
+           "multiply": "mul", "subtract": "sub", "negative": "neg", "concat": "cat",
+           "concatenate": "cat", "swapaxes": "transpose", "swapdims": "transpose",
+           "true_divide": "truediv", "div": "truediv", "pos": "positive"}  # fmt: skip
+POLY_MODULES = frozenset({"Linear", "Conv1d", "Identity", "Dropout", "Dropout1d", "AlphaDropout",
+                          "Flatten"})  # fmt: skip
+
+
+def op_name(node) -> str:
+    """The operation a call node performs, as one name (``operator.mul`` and
+    ``torch.mul`` and ``Tensor.mul`` are all ``mul``)."""
+    t = node.target
+    name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
+    return ALIASES.get(name, name)
+
+
+def _rational(v) -> bool:
+    return isinstance(v, (numbers.Integral, Fraction)) or (
+        isinstance(v, float) and math.isfinite(v))  # fmt: skip
+
+
+# ------------------------------------------------------------------------ classification
+def classify(gm, params: set[str]):
+    """(live nodes, reason or None): the nodes that depend on the input or a weight, and
+    why the graph is not exactly computable (the first live node that is not), or None."""
+    live: set = set()
+    reason = None
+    placeholders = 0
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            if placeholders == 0:
+                live.add(node)
+            placeholders += 1
+        elif node.op == "get_attr":
+            if node.target in params:
+                live.add(node)
+        elif node.op in ("call_function", "call_method", "call_module"):
+            if node.op != "call_module" and op_name(node) in META:
+                continue
+            if node.op == "call_function" and node.target is getattr and node.args[1] in META:
+                continue
+            if not any(n in live for n in node.all_input_nodes):
+                continue
+            live.add(node)
+            why = _check(gm, node, live)
+            if why is not None and reason is None:
+                reason = f"{why} at node '{node.name}' is not "
+                reason += ("a polynomial" if why.split()[0] in NONPOLY_FUNCS | NONPOLY_MODULES
+                           else "supported by seprank's torch interpreter")  # fmt: skip
+                reason += ": the exact engines cannot measure it; method=float"
+    return live, reason
+
+
+def _check(gm, node, live) -> str | None:
+    """None if ``node`` (a live call) is computed exactly, else the operation's name."""
+    if node.op == "call_module":
+        mod = gm.get_submodule(node.target)
+        kind = type(mod).__name__
+        if kind in NONPOLY_MODULES:
+            return kind
+        if kind not in POLY_MODULES:
+            return f"{kind} (module)"
+        if kind == "Conv1d" and (mod.groups != 1 or mod.padding_mode != "zeros"):
+            return "Conv1d with groups or padding_mode other than 1, 'zeros'"
+        return None
+    name = op_name(node)
+    if name in NONPOLY_FUNCS:
+        return name
+    if name not in HANDLERS:
+        return name
+    if name == "truediv":
+        if any(_is_node(a) for a in node.args[1:]) or node.kwargs.get("rounding_mode"):
+            return "division by a tensor"
+        if not all(_rational(a) for a in node.args[1:]):
+            return "division by a non-number"
+    if name == "pow":
+        k = node.args[1] if len(node.args) > 1 else node.kwargs.get("exponent")
+        if (
+            _is_node(node.args[0])
+            and node.args[0] not in live
+            or not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 0)
+        ):
+            return "pow by a non-integer or tensor exponent"
+    if name == "masked_fill":
+        mask, value = node.args[1], node.args[2] if len(node.args) > 2 else node.kwargs["value"]
+        if (_is_node(mask) and mask in live) or _is_node(value) or not _rational(value):
+            return f"masked_fill with value {value}" if not _is_node(value) else "masked_fill"
+    if name == "getitem" and any(_is_node(a) and a in live for a in _flat(node.args[1:])):
+        return "indexing by a computed tensor"
+    if name in ("conv1d",) and (len(node.args) > 6 and node.args[6] != 1
+                                or node.kwargs.get("groups", 1) != 1):  # fmt: skip
+        return "conv1d with groups"
+    return None
+
+
+def _is_node(a) -> bool:
+    return type(a).__name__ == "Node"
+
+
+def _flat(xs):
+    for x in xs:
+        if isinstance(x, (tuple, list)):
+            yield from _flat(x)
+        elif isinstance(x, slice):
+            yield from (x.start, x.stop, x.step)
+        else:
+            yield x
+
+
+# ------------------------------------------------------------------------ evaluation
+def run(gm, live, X, params: dict, alias: dict, ar):
+    """The graph's output for input ``X``: live nodes with ``ar``'s numpy arithmetic,
+    the others (shapes, constants) with torch; constants lifted where live nodes use them."""
+    from torch.fx.node import map_arg
+
+    env: dict = {}
+    lifted: dict = {}
+
+    def weight(name):
+        return params[alias[name]]
+
+    def lift(v):
+        if hasattr(v, "detach") and hasattr(v, "numpy"):  # a constant tensor
+            if id(v) not in lifted:  # the tensor is kept alive beside its conversion
+                lifted[id(v)] = (v, ar.const(v.detach().cpu().numpy()))
+            return lifted[id(v)][1]
+        if isinstance(v, (list, tuple)) and not _shape_like(v):
+            return type(v)(lift(u) for u in v)
+        return v
+
+    placeholders = 0
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            env[node] = X if placeholders == 0 else (node.args[0] if node.args else None)
+            placeholders += 1
+            continue
+        if node.op == "get_attr":
+            env[node] = weight(node.target) if node in live else _fetch(gm, node.target)
+            continue
+        args = map_arg(node.args, lambda n: env[n])
+        kwargs = map_arg(node.kwargs, lambda n: env[n])
+        if node.op == "output":
+            return args[0]
+        if node in live:
+            args, kwargs = lift(args), {k: lift(v) for k, v in kwargs.items()}
+            if node.op == "call_module":
+                env[node] = call_module(ar, gm, node, args, kwargs, weight)
+            else:
+                env[node] = HANDLERS[op_name(node)](ar, *args, **kwargs)
+        else:
+            env[node] = _static(gm, node, args, kwargs)
+    raise DomainError("the traced graph has no output")  # pragma: no cover
+
+
+def _shape_like(v) -> bool:
+    return all(isinstance(u, numbers.Integral) for u in v)
+
+
+def _fetch(gm, target: str):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _static(gm, node, args, kwargs):
+    """A node that depends on neither input nor weights: torch computes it (shapes of the
+    live arrays are read from the numpy arrays)."""
+    name = op_name(node)
+    first = args[0] if args else None
+    if isinstance(first, np.ndarray) and name in META:
+        if name == "size":
+            return tuple(first.shape) if len(args) < 2 else first.shape[args[1]]
+        if name == "dim":
+            return first.ndim
+        if name == "numel":
+            return int(first.size)
+    if node.op == "call_function" and node.target is getattr and isinstance(first, np.ndarray):
+        return tuple(first.shape) if args[1] == "shape" else getattr(first, args[1])
+    if node.op == "call_module":
+        return gm.get_submodule(node.target)(*args, **kwargs)
+    if node.op == "call_method":
+        return getattr(first, node.target)(*args[1:], **kwargs)
+    return node.target(*args, **kwargs)
+
+
+__all__ = ["NONPOLY_FUNCS", "NONPOLY_MODULES", "POLY_MODULES", "classify", "op_name", "run"]

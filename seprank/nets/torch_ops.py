@@ -1,0 +1,306 @@
+"""The operations ``from_torch`` computes exactly, written with plain numpy operators.
+
+Each handler takes the arithmetic object first (:class:`NumpyArith`: numpy operators on
+the domain's arrays, so the same code computes in float64, in GF(p) on field arrays and
+on object arrays of polynomials; :class:`DegreeArith`: degree upper bounds) and then the
+torch call's own arguments, so ``HANDLERS[name](ar, *args, **kwargs)`` mirrors
+``torch.name(*args, **kwargs)``. :mod:`seprank.nets.torch_graph` walks the graph.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from seprank.errors import DomainError
+
+IDENTITY = frozenset({"contiguous", "clone", "detach", "float", "double", "to", "type_as",
+                      "positive", "dropout", "alpha_dropout", "feature_alpha_dropout"})  # fmt: skip
+
+
+def constant(domain, value):
+    """A constant (int, bool, float, Fraction, or an array of them) as a domain array:
+    ``domain.constant`` where the domain has it, else ``from_ints`` for integers (float64:
+    a float array); DomainError for a non-integer in an exact domain without it."""
+    conv = getattr(domain, "constant", None)
+    if conv is not None:
+        return conv(value)
+    arr = np.asarray(value)
+    if domain.name in ("float64", "degree"):
+        return domain.from_ints(arr) if domain.name == "degree" else arr.astype(np.float64)
+    if arr.dtype.kind in "biu":
+        return domain.from_ints(arr.astype(np.int64))
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+        return domain.from_ints(arr.astype(np.int64))
+    raise DomainError(f"constant {value!r}: domain={domain.name} takes integer constants only")
+
+
+class NumpyArith:
+    """The arithmetic of live values: plain numpy operators on the domain's arrays."""
+
+    def __init__(self, domain):
+        self.domain = domain
+
+    def const(self, value):
+        return constant(self.domain, value)
+
+    def operand(self, v):
+        if isinstance(v, (bool, np.bool_)):
+            return int(v)
+        if isinstance(v, numbers.Integral):
+            return v
+        if isinstance(v, (numbers.Number, Fraction)):
+            return self.const(v)
+        return v
+
+    def add(self, a, b):
+        return self.operand(a) + self.operand(b)
+
+    def sub(self, a, b):
+        return self.operand(a) - self.operand(b)
+
+    def mul(self, a, b):
+        return self.operand(a) * self.operand(b)
+
+    def neg(self, a):
+        return -a
+
+    def pow(self, a, k: int):
+        return a**k
+
+    def matmul(self, a, b):
+        return a @ b
+
+    def einsum(self, eq, *ops):
+        return np.einsum(eq, *ops)
+
+    def sum(self, x, axis, keepdims):
+        return np.sum(x, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, x, axis):
+        return np.cumsum(x, axis=axis)
+
+    def zeros(self, shape):
+        return self.const(np.zeros(shape, dtype=np.int64))
+
+
+class DegreeArith(NumpyArith):
+    """Degree upper bounds (values are per-entry degrees, as in the degree domain): a sum
+    takes the maximum, a product the sum, a contraction the largest degrees' sum."""
+
+    def const(self, value):
+        return np.zeros(np.shape(value), dtype=np.int64)
+
+    def operand(self, v):
+        return np.asarray(v, dtype=np.int64) if isinstance(v, np.ndarray) else 0
+
+    def add(self, a, b):
+        return np.maximum(self.operand(a), self.operand(b))
+
+    sub = add
+
+    def mul(self, a, b):
+        return self.operand(a) + self.operand(b)
+
+    def neg(self, a):
+        return a
+
+    def pow(self, a, k: int):
+        return a * k
+
+    def _full(self, shape, ops):
+        return np.full(shape, sum(int(o.max()) if o.size else 0 for o in ops), dtype=np.int64)
+
+    def matmul(self, a, b):
+        return self._full(np.matmul(np.zeros(a.shape), np.zeros(b.shape)).shape, (a, b))
+
+    def einsum(self, eq, *ops):
+        return self._full(np.einsum(eq, *[np.zeros(o.shape) for o in ops]).shape, ops)
+
+    def sum(self, x, axis, keepdims):
+        return np.max(x, axis=axis, keepdims=keepdims, initial=0)
+
+    def cumsum(self, x, axis):
+        return np.maximum.accumulate(x, axis=-1 if axis is None else axis)
+
+
+# ------------------------------------------------------------------------ operations
+def _dims(args, kw, key):
+    """``f(x, 0, 2, 1)``, ``f(x, (0, 2, 1))`` or ``f(x, dims=...)`` -> a tuple of ints."""
+    if key in kw:
+        v = kw[key]
+    elif len(args) == 1 and isinstance(args[0], (tuple, list)):
+        v = args[0]
+    else:
+        v = args
+    return tuple(int(d) for d in v)
+
+
+def _axis(dim):
+    if dim is None:
+        return None
+    return tuple(int(d) for d in dim) if isinstance(dim, (tuple, list)) else int(dim)
+
+
+def _sum(ar, x, dim=None, keepdim=False, dtype=None, axis=None):
+    return ar.sum(x, _axis(dim if axis is None else axis), bool(keepdim))
+
+
+def _mean(ar, x, dim=None, keepdim=False, dtype=None, axis=None):
+    axis = _axis(dim if axis is None else axis)
+    axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    count = math.prod(x.shape[a] for a in axes)
+    return ar.mul(ar.sum(x, axis, bool(keepdim)), Fraction(1, count))
+
+
+def _einsum(ar, eq, *ops):
+    if len(ops) == 1 and isinstance(ops[0], (tuple, list)):
+        ops = tuple(ops[0])
+    return ar.einsum(eq, *ops)
+
+
+def _truediv(ar, a, b, rounding_mode=None):
+    return ar.mul(a, 1 / Fraction(b))
+
+
+def _add(ar, a, b, alpha=1):
+    return ar.add(a, b if alpha == 1 else ar.mul(b, alpha))
+
+
+def _sub(ar, a, b, alpha=1):
+    return ar.sub(a, b if alpha == 1 else ar.mul(b, alpha))
+
+
+def _reshape(ar, x, *shape, **kw):
+    return np.reshape(x, _dims(shape, kw, "shape"))
+
+
+def _flatten(ar, x, start_dim=0, end_dim=-1):
+    n = max(x.ndim, 1)
+    s, e = start_dim % n, end_dim % n
+    return np.reshape(x, x.shape[:s] + (math.prod(x.shape[s : e + 1]),) + x.shape[e + 1 :])
+
+
+def _squeeze(ar, x, dim=None):
+    if dim is None:
+        return np.reshape(x, tuple(n for n in x.shape if n != 1))
+    axes = {a % x.ndim for a in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+    return np.reshape(x, tuple(n for a, n in enumerate(x.shape) if not (a in axes and n == 1)))
+
+
+def _expand(ar, x, *sizes, **kw):
+    sizes = _dims(sizes, kw, "size")
+    lead = len(sizes) - x.ndim
+    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    return np.broadcast_to(x, shape, subok=True)
+
+
+def _getitem(ar, x, idx):
+    if not isinstance(x, np.ndarray):
+        return x[idx]
+    return x[_index(idx)]
+
+
+def _index(idx):
+    if isinstance(idx, tuple):
+        return tuple(_index(i) for i in idx)
+    if hasattr(idx, "detach"):  # a constant torch tensor
+        return idx.detach().cpu().numpy()
+    return idx
+
+
+def _masked_fill(ar, x, mask, value):
+    m = np.asarray(mask.detach().cpu().numpy() if hasattr(mask, "detach") else mask, dtype=bool)
+    out = ar.mul(x, ar.const(np.logical_not(m).astype(np.int64)))
+    if value != 0:
+        out = ar.add(out, ar.mul(ar.const(m.astype(np.int64)), value))
+    return out
+
+
+def _linear(ar, x, w, b=None):
+    y = ar.matmul(x, np.swapaxes(w, -1, -2))
+    return y if b is None else ar.add(y, b)
+
+
+def _one(v) -> int:
+    return int(v[0] if isinstance(v, (tuple, list)) else v)
+
+
+def _conv1d(ar, x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """Zero-padded 1-D convolution, (B, C_in, L) -> (B, C_out, L_out): unfold + einsum."""
+    k, s, dil = w.shape[-1], _one(stride), _one(dilation)
+    if padding == "valid":
+        left = right = 0
+    elif padding == "same":
+        total = dil * (k - 1)
+        left, right = total // 2, total - total // 2
+    else:
+        left = right = _one(padding)
+    if left or right:
+        lead = x.shape[:-1]
+        x = np.concatenate([ar.zeros(lead + (left,)), x, ar.zeros(lead + (right,))], axis=-1)
+    out = (x.shape[-1] - dil * (k - 1) - 1) // s + 1
+    idx = np.arange(out)[:, None] * s + np.arange(k)[None, :] * dil
+    y = ar.einsum("...ctk,ock->...ot", x[..., idx], w)
+    return y if b is None else ar.add(y, b[:, None])
+
+
+def _stack(ar, xs, dim=0, axis=None):
+    return np.stack(list(xs), axis=dim if axis is None else axis)
+
+
+def _cat(ar, xs, dim=0, axis=None):
+    return np.concatenate(list(xs), axis=dim if axis is None else axis)
+
+
+HANDLERS = {
+    "add": _add, "sub": _sub, "rsub": lambda ar, a, b, alpha=1: _sub(ar, b, a, alpha),
+    "mul": lambda ar, a, b: ar.mul(a, b), "neg": lambda ar, a: ar.neg(a),
+    "square": lambda ar, a: ar.mul(a, a), "truediv": _truediv,
+    "pow": lambda ar, a, exponent: ar.pow(a, int(exponent)),
+    "matmul": lambda ar, a, b: ar.matmul(a, b), "einsum": _einsum, "linear": _linear,
+    "conv1d": _conv1d, "sum": _sum, "mean": _mean,
+    "cumsum": lambda ar, x, dim, dtype=None: ar.cumsum(x, int(dim)),
+    "transpose": lambda ar, x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+    "t": lambda ar, x: np.swapaxes(x, 0, -1) if x.ndim == 2 else x,
+    "permute": lambda ar, x, *d, **kw: np.transpose(x, _dims(d, kw, "dims")),
+    "reshape": _reshape, "view": _reshape, "flatten": _flatten, "squeeze": _squeeze,
+    "unsqueeze": lambda ar, x, dim: np.expand_dims(x, int(dim)),
+    "expand": _expand, "expand_as": lambda ar, x, other: _expand(ar, x, *other.shape),
+    "getitem": _getitem, "getattr": lambda ar, x, name: _attribute(x, name),
+    "cat": _cat, "stack": _stack, "masked_fill": _masked_fill,
+    "tril": lambda ar, x, diagonal=0: np.tril(x, int(diagonal)),
+    "triu": lambda ar, x, diagonal=0: np.triu(x, int(diagonal)),
+}  # fmt: skip
+HANDLERS.update({name: (lambda ar, x, *a, **kw: x) for name in IDENTITY})
+
+
+def _attribute(x, name):
+    if name == "T":
+        return np.transpose(x)
+    if name == "mT":
+        return np.swapaxes(x, -1, -2)
+    raise DomainError(f"attribute {name!r} of a tensor is not supported")
+
+
+def call_module(ar, gm, node, args, kwargs, weight):
+    """A live ``call_module`` node: Linear, Conv1d, Flatten, or an identity."""
+    mod = gm.get_submodule(node.target)
+    kind = type(mod).__name__
+    x = args[0]
+    if kind == "Linear":
+        return _linear(ar, x, weight(f"{node.target}.weight"),
+                       None if mod.bias is None else weight(f"{node.target}.bias"))  # fmt: skip
+    if kind == "Conv1d":
+        return _conv1d(ar, x, weight(f"{node.target}.weight"),
+                       None if mod.bias is None else weight(f"{node.target}.bias"),
+                       mod.stride, mod.padding, mod.dilation)  # fmt: skip
+    if kind == "Flatten":
+        return _flatten(ar, x, mod.start_dim, mod.end_dim)
+    return x  # Identity, Dropout (evaluation mode)
+
+
+__all__ = ["HANDLERS", "IDENTITY", "DegreeArith", "NumpyArith", "call_module", "constant"]
