@@ -137,7 +137,10 @@ class TorchModule:
         if domain.name == "modp" and type(X) is np.ndarray:
             raise DomainError("domain=modp: from_torch computes with numpy operators and "
                               "needs ModP's field arrays, got a plain int64 array")  # fmt: skip
-        ar = DegreeArith(domain) if domain.name == "degree" else NumpyArith(domain)
+        # plain int arrays of degrees (the degree domain's operations); its degree arrays,
+        # like every exact array, take the plain numpy code of NumpyArith
+        plain_degrees = domain.name == "degree" and type(X) is np.ndarray
+        ar = DegreeArith(domain) if plain_degrees else NumpyArith(domain)
         return self._read(run(t.gm, t.live, X, params, t.alias, ar))
 
     def _read(self, out):

@@ -38,6 +38,29 @@ def constant(domain, value):
     raise DomainError(f"constant {value!r}: domain={domain.name} takes integer constants only")
 
 
+def explicit(eq: str, ops) -> str:
+    """``eq`` with every index written: ``...`` expanded to letters and the output given
+    (implicit mode: the letters seen once, in alphabetical order), as torch reads it."""
+    eq = eq.replace(" ", "")
+    ins, arrow, out = eq.partition("->")
+    terms = ins.split(",")
+    if "..." not in eq and arrow:
+        return eq
+    used = set(eq) - {".", ",", "-", ">"}
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    most = max((np.ndim(o) - len(t.replace("...", "")) for t, o in zip(terms, ops)
+                if "..." in t), default=0)  # fmt: skip
+    dots = "".join(free[:most])
+    terms = [t.replace("...", dots[most - (np.ndim(o) - len(t.replace("...", ""))) :])
+             for t, o in zip(terms, ops)]  # fmt: skip
+    if arrow:
+        out = out.replace("...", dots)
+    else:
+        seen = "".join(terms)
+        out = dots + "".join(sorted(c for c in set(seen) - set(dots) if seen.count(c) == 1))
+    return ",".join(terms) + "->" + out
+
+
 class NumpyArith:
     """The arithmetic of live values: plain numpy operators on the domain's arrays."""
 
@@ -75,7 +98,7 @@ class NumpyArith:
         return a @ b
 
     def einsum(self, eq, *ops):
-        return np.einsum(eq, *ops)
+        return np.einsum(explicit(eq, ops), *ops)
 
     def sum(self, x, axis, keepdims):
         return np.sum(x, axis=axis, keepdims=keepdims)
@@ -244,7 +267,7 @@ def _conv1d(ar, x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
         x = np.concatenate([ar.zeros(lead + (left,)), x, ar.zeros(lead + (right,))], axis=-1)
     out = (x.shape[-1] - dil * (k - 1) - 1) // s + 1
     idx = np.arange(out)[:, None] * s + np.arange(k)[None, :] * dil
-    y = ar.einsum("...ctk,ock->...ot", x[..., idx], w)
+    y = ar.einsum("bctk,ock->bot", x[..., idx], w)
     return y if b is None else ar.add(y, b[:, None])
 
 
