@@ -13,9 +13,18 @@ are its parameters) with two methods and two attributes:
 - ``init(rng, domain) -> params``: draw the weights with ``domain.random(rng, shape)``
   (any structure of arrays; a dict of arrays lets ``measure(weights=...)`` pass integer
   weights to every engine);
-- ``apply(params, X, domain) -> f``: the scalar outputs, shape ``(batch,)``, computed with
-  the domain's operations only: ``domain.einsum`` (two operands), ``domain.add``,
-  ``domain.mul``, ``domain.from_ints`` (constants) and numpy indexing/stacking.
+- ``apply(params, X, domain) -> f``: the scalar outputs, shape ``(batch,)`` (or
+  ``(batch, 1)``), written in **plain numpy**. seprank hands ``apply`` its inputs and
+  weights as the domain's arrays (:meth:`seprank.algebra.domains.Domain.wrap`): field
+  arrays under ModP, on which ``+ - * @``, ``** k``, ``np.einsum`` (any operand count),
+  ``sum``/``mean``/``prod``/``cumsum``, broadcasting, indexing, ``concatenate``/``stack``,
+  ``transpose``/``reshape``, ``np.tril``/``np.triu`` and integer or exact-rational
+  constants are exact in GF(p); float64 arrays under Float64; polynomials under Symbolic.
+  An operation with no exact meaning raises DomainError naming it, and an output that is
+  not the domain's array (after a cast, or from torch code) is refused
+  (:mod:`seprank.engine.evaluate`). The older domain operations (``domain.einsum`` of two
+  operands, ``domain.add``, ``domain.mul``, ``domain.from_ints``) keep working;
+  ``domain.constant(values)`` makes the domain's array of any constants.
 
 Optional declarations (seprank checks them; it never takes one on trust):
 
