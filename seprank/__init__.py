@@ -17,6 +17,7 @@ from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic
 from seprank.engine.measure import Measurement, measure
 from seprank.errors import ConfigError, DomainError, SamplingError, SeprankError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.theory.architecture_bounds import proved_upper_bound as upper_bound
 from seprank.verdicts.certificates import Certification, certify, check_certificate
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "measure",
     "nets",
     "theory",
+    "upper_bound",
 ]

@@ -52,6 +52,10 @@ The registry :data:`seprank.nets.ARCHITECTURES` maps a CLI name to its class; th
 docstring's first line is its description and its dataclass fields (with their type
 annotations: ``int``, ``bool`` (0/1), ``tuple[int, ...]`` (comma list) or the graph type
 ``Edges``) are the parameters ``seprank measure --arch NAME --param KEY=VALUE`` accepts.
+A class outside the registry is named ``--arch module:Class`` or by an entry point
+(:mod:`seprank.nets.registry`). Its own proved bound, if any: a method
+``upper_bound(partition) -> (bound, source)`` (an int and where it is proved), read by
+``seprank.upper_bound``, ``seprank bounds`` and ``seprank certify`` ("exact, proved").
 """
 
 from __future__ import annotations
@@ -122,8 +126,13 @@ def is_polynomial(net) -> bool:
 
 
 # ------------------------------------------------------------------- parameters (for the CLI)
-def _kind(type_str: str) -> str:
-    t = str(type_str).replace(" ", "")
+def _kind(type_str) -> str:
+    """The CLI kind of a field's annotation: a string (``from __future__ import
+    annotations``) or the type itself (a user's module without it)."""
+    t = type_str.__name__ if isinstance(type_str, type) else str(type_str)
+    t = t.replace(" ", "").replace("typing.", "")
+    if t == "tuple[tuple[int,int],...]":
+        return "edges"
     if t in ("int", "numbers.Integral"):
         return "int"
     if t == "bool":
@@ -149,6 +158,9 @@ KIND_HELP = {
 
 def param_specs(cls) -> list[dict]:
     """The parameters of an architecture class: name, kind, default (None if required)."""
+    if not dataclasses.is_dataclass(cls):
+        raise ConfigError(f"{cls.__name__} is not a dataclass: its parameters (--param, grid "
+                          "[params]) are its dataclass fields")  # fmt: skip
     out = []
     for f in dataclasses.fields(cls):
         if not f.init:
