@@ -18,6 +18,7 @@ from seprank.engine.measure import Measurement, measure
 from seprank.errors import ConfigError, DomainError, SamplingError, SeprankError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.torch_module import from_torch  # torch itself is imported when used
+from seprank.theory.architecture_bounds import proved_upper_bound as upper_bound
 from seprank.verdicts.certificates import Certification, certify, check_certificate
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "measure",
     "nets",
     "theory",
+    "upper_bound",
 ]

@@ -10,18 +10,26 @@ For seprank's own suite and for users testing their own architectures:
 >>> m = assert_rank_within_bounds(net, lower=3, upper=3)
 
 Every assertion failure message holds the config, the seed and a command (or Python
-snippet) that reproduces the case.
+snippet) that reproduces the case. :func:`configs_of` builds configs of any architecture
+class from its dataclass fields. It needs hypothesis (``pip install 'seprank[test]'``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
 
+try:
+    import hypothesis  # noqa: F401  (the guard: a one-line message when it is missing)
+except ImportError:
+    raise ImportError("seprank.testing needs hypothesis: pip install 'seprank[test]'") from None
+
 from seprank.algebra.domains import Float64, ModP, Symbolic
 from seprank.algebra.float_rank import float_trustworthy
 from seprank.engine.measure import measure
+from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention, head_counts
 from seprank.nets.base import config_of
 from seprank.nets.partitions import check_partition, default_partition
@@ -32,6 +40,7 @@ __all__ = [
     "assert_partition_invariant",
     "assert_rank_within_bounds",
     "configs",
+    "configs_of",
     "domains",
     "partitions",
     "register_profiles",
@@ -63,6 +72,45 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
                                   query_position=q)  # fmt: skip
         assume(upper_bound(net, _side_with(net, q))["upper"] <= max_bound)
         return net
+
+    return _cfg()
+
+
+def configs_of(cls, /, **field_strategies):
+    """Strategy of ``cls`` configs: each field named here drawn from its strategy (a plain
+    value is fixed), every other field at its default; configs whose constructor raises
+    ConfigError are rejected (hypothesis ``assume``: a strategy that is rejected too often
+    fails its health check rather than looping).
+
+    >>> from hypothesis import strategies as st
+    >>> from seprank.nets import MPS
+    >>> s = configs_of(MPS, seq_len=st.integers(2, 4), phys_dim=2, bond=st.integers(1, 3))
+    """
+    from hypothesis import assume
+    from hypothesis import strategies as st
+
+    if not dataclasses.is_dataclass(cls):
+        raise ConfigError(f"configs_of: {cls!r} is not a dataclass (an architecture config)")
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    for name in field_strategies:
+        if name not in fields:
+            raise ConfigError(f"configs_of: {name!r} is not a field of {cls.__name__}; "
+                              f"fields: {', '.join(fields)}")  # fmt: skip
+    for name, f in fields.items():
+        if name not in field_strategies and f.default is dataclasses.MISSING \
+                and f.default_factory is dataclasses.MISSING:  # fmt: skip
+            raise ConfigError(f"configs_of: {cls.__name__}.{name} is required (no default): "
+                              f"give it a strategy, e.g. {name}=st.integers(...)")  # fmt: skip
+    strats = {k: v if isinstance(v, st.SearchStrategy) else st.just(v)
+              for k, v in field_strategies.items()}  # fmt: skip
+
+    @st.composite
+    def _cfg(draw):
+        kw = {k: draw(v) for k, v in strats.items()}
+        try:
+            return cls(**kw)
+        except ConfigError:
+            assume(False)
 
     return _cfg()
 

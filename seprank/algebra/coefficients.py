@@ -19,7 +19,7 @@ def coefficient_matrix(poly, a_vars: set[int]) -> tuple[dict, dict, list]:
         mb = tuple(e if i not in a_vars else 0 for i, e in enumerate(monom))
         r = rows.setdefault(ma, len(rows))
         c = cols.setdefault(mb, len(cols))
-        entries.append((r, c, int(coeff)))
+        entries.append((r, c, coeff))
     return rows, cols, entries
 
 
@@ -39,7 +39,15 @@ def rank_coefficients(poly, a_vars: set[int]) -> tuple[int, tuple[int, int]]:
         raise TooBigError(
             f"method=symbolic: coefficient matrix {R}x{C} exceeds {SYMBOLIC_MAX_CELLS} cells"
         )
-    M = flint.fmpz_mat(R, C)
-    for r, c, v in entries:
-        M[r, c] = v
+    from sympy import QQ
+
+    fracs = [(r, c, int(QQ.numer(v)), int(QQ.denom(v))) for r, c, v in entries]
+    if all(q == 1 for *_, q in fracs):
+        M = flint.fmpz_mat(R, C)
+        for r, c, n, _ in fracs:
+            M[r, c] = n
+    else:  # rational constants in the network (1/2 for a mean): rank over Q
+        M = flint.fmpq_mat(R, C)
+        for r, c, n, q in fracs:
+            M[r, c] = flint.fmpq(n, q)
     return int(M.rank()), (R, C)

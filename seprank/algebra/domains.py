@@ -1,8 +1,12 @@
 """Number systems a network is evaluated in: ``Float64``, ``ModP(p)`` and ``Symbolic``.
 
-An architecture is written once against the few operations below (``einsum`` of two
-operands, ``add``, ``mul``, ``random`` weights, ``from_ints``) and is then measurable in
-every domain. The domain object is passed explicitly; there is no global backend.
+An architecture's ``apply`` is handed arrays of its domain (:meth:`Domain.wrap`): float64
+arrays, :class:`~seprank.algebra.field_array.FieldArray` s (exact GF(p) under plain numpy
+code) or object arrays of polynomials, so one plain numpy implementation is measurable in
+every domain. The older domain operations (``einsum`` of two operands, ``add``, ``mul``,
+``from_ints``) keep working; ``constant`` turns numbers (ints, Fractions, exact floats)
+into the domain's arrays. The domain object is passed explicitly; there is no global
+backend.
 
 >>> import numpy as np
 >>> F = ModP(7)
@@ -15,9 +19,12 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
+from seprank.algebra.exact_array import ExactArray
+from seprank.algebra.field_array import GF, FieldArray, einsum_modp, max_terms
 from seprank.algebra.limits import MAX_MODULUS
 from seprank.errors import DomainError
 
@@ -25,8 +32,6 @@ from seprank.errors import DomainError
 #: contraction can add 2**11 products before it must reduce (see ``ModP.einsum``),
 #: large enough that an unlucky rank drop (probability about rank/p) is rare.
 DEFAULT_PRIME = 67108859
-
-_INT64_MAX = 2**63 - 1
 
 
 @functools.cache
@@ -45,16 +50,18 @@ def is_prime(n: int) -> bool:
     return True
 
 
-def _contracted(spec: str, a, b) -> tuple[str, dict[str, int]]:
-    """Letters summed over in a two-operand einsum, and every letter's size."""
-    ins, out = spec.replace(" ", "").split("->")
-    sa, sb = ins.split(",")
-    sizes: dict[str, int] = {}
-    for letters, arr in ((sa, a), (sb, b)):
-        for ch, n in zip(letters, np.shape(arr)):
-            sizes[ch] = n
-    summed = "".join(ch for ch in dict.fromkeys(sa + sb) if ch not in out)
-    return summed, sizes
+def raw(x) -> np.ndarray:
+    """The stored values of an exact array, or ``x`` as an ndarray."""
+    return x.raw if isinstance(x, ExactArray) else np.asarray(x)
+
+
+def _tree(x, leaf):
+    """``leaf`` applied to every ndarray inside nested dicts, lists and tuples."""
+    if isinstance(x, dict):
+        return {k: _tree(v, leaf) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_tree(v, leaf) for v in x)
+    return leaf(x) if isinstance(x, np.ndarray) else x
 
 
 class Domain:
@@ -80,6 +87,22 @@ class Domain:
 
     def zeros(self, shape) -> np.ndarray:
         return self.from_ints(np.zeros(shape, dtype=np.int64))
+
+    #: The arithmetic of the exact arrays ``wrap`` makes (None: plain ndarrays).
+    exact_array = None
+
+    def wrap(self, x):
+        """Inputs and weights (arrays, or dicts/lists of them) as this domain's arrays."""
+        ops = self.exact_array
+        if ops is None:
+            return x
+        return _tree(x, lambda a: a if isinstance(a, ExactArray) else
+                     ops.wrap(np.asarray(a, dtype=np.int64)))  # fmt: skip
+
+    def constant(self, x):
+        """Numbers (ints, bools, Fractions, floats) as an array of this domain."""
+        ops = self.exact_array
+        return self.from_ints(x) if ops is None else ops.wrap(ops.constant(x))
 
     def describe(self) -> dict:
         return {"domain": self.name}
@@ -108,6 +131,12 @@ class Float64(Domain):
     def from_ints(self, arr):
         return np.asarray(arr, dtype=np.float64)
 
+    def constant(self, x):
+        a = np.asarray(x)
+        if a.dtype == object:
+            return np.array([float(v) for v in a.ravel()], dtype=np.float64).reshape(a.shape)
+        return a.astype(np.float64)
+
 
 @dataclass(frozen=True)
 class ModP(Domain):
@@ -134,35 +163,26 @@ class ModP(Domain):
     @property
     def max_terms(self) -> int:
         """Most products a contraction may add before one reduction mod p."""
-        return _INT64_MAX // max((self.p - 1) ** 2, 1)
+        return max_terms(self.p)
+
+    @property
+    def exact_array(self) -> GF:
+        return GF(int(self.p))
+
+    def _out(self, res, *inputs):
+        """Field arrays in, a field array out; plain residues in, plain out."""
+        if any(isinstance(x, FieldArray) for x in inputs):
+            return self.exact_array.wrap(res)
+        return res
 
     def einsum(self, spec, a, b):
-        summed, sizes = _contracted(spec, a, b)
-        total = math.prod(sizes[ch] for ch in summed) if summed else 1
-        if total <= self.max_terms:
-            return np.einsum(spec, a, b) % self.p
-        # Split the first summed letter into chunks small enough to be safe.
-        ch = summed[0]
-        rest = total // sizes[ch]
-        step = max(self.max_terms // rest, 1)
-        if rest > self.max_terms:
-            raise DomainError(f"prime={self.p}: contraction over {summed} too long to be exact")
-        ins, out = spec.replace(" ", "").split("->")
-        sa, sb = ins.split(",")
-        acc = None
-        for start in range(0, sizes[ch], step):
-            sl = slice(start, start + step)
-            pa = a[tuple(sl if c == ch else slice(None) for c in sa)]
-            pb = b[tuple(sl if c == ch else slice(None) for c in sb)]
-            part = np.einsum(spec, pa, pb) % self.p
-            acc = part if acc is None else (acc + part) % self.p
-        return acc
+        return self._out(einsum_modp(spec, raw(a), raw(b), self.p), a, b)
 
     def add(self, a, b):
-        return (a + b) % self.p
+        return self._out((raw(a) + raw(b)) % self.p, a, b)
 
     def mul(self, a, b):
-        return (a * b) % self.p
+        return self._out((raw(a) * raw(b)) % self.p, a, b)
 
     def random(self, rng, shape):
         return rng.integers(0, self.p, size=shape, dtype=np.int64)
@@ -181,7 +201,8 @@ class ModP(Domain):
 
 @dataclass(frozen=True)
 class Symbolic(Domain):
-    """Exact polynomials over the integers (sympy's sparse ``PolyElement``).
+    """Exact polynomials over the rationals (sympy's sparse ``PolyElement`` over QQ), so
+    that constants such as 1/2 (a mean) stay exact.
 
     Weights are random non-zero integers in [-``weight_range``, ``weight_range``]; inputs are
     the generators of a polynomial ring (see :func:`symbolic_inputs`).
@@ -193,6 +214,16 @@ class Symbolic(Domain):
 
     def einsum(self, spec, a, b):
         return np.einsum(spec, np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+
+    def constant(self, x):
+        """Integers stay integers; Fractions and exact floats become sympy Rationals."""
+        from sympy import Rational
+
+        a = np.asarray(x)
+        out = np.empty(a.shape, dtype=object)
+        out.ravel()[:] = [int(v) if float(v).is_integer() else Rational(*_ratio(v))
+                          for v in a.ravel()]  # fmt: skip
+        return out
 
     def add(self, a, b):
         return a + b
@@ -212,17 +243,27 @@ class Symbolic(Domain):
         return out
 
 
+def _ratio(v) -> tuple[int, int]:
+    q = Fraction(v) if not isinstance(v, (float, np.floating)) else Fraction(float(v))
+    if isinstance(v, (float, np.floating)) and q.denominator > 2**20:
+        raise DomainError(
+            f"the float constant {float(v)!r} is not an exact rational with a "
+            "small denominator: write fractions.Fraction"
+        )
+    return q.numerator, q.denominator
+
+
 def symbolic_inputs(seq_len: int, width: int):
     """Polynomial ring over the seq_len*width input variables and the input array.
 
     Returns ``(ring, X)`` where ``X`` has shape (1, seq_len, width) and holds the
     generators ``x{position}_{coordinate}``.
     """
-    from sympy import ZZ
+    from sympy import QQ
     from sympy.polys.rings import ring
 
     names = [f"x{n}_{c}" for n in range(seq_len) for c in range(width)]
-    R, *gens = ring(",".join(names), ZZ)
+    R, *gens = ring(",".join(names), QQ)
     X = np.empty((1, seq_len, width), dtype=object)
     X.ravel()[:] = gens
     return R, X

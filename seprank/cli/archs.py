@@ -1,14 +1,16 @@
-"""``seprank archs`` and the ``--arch NAME --param KEY=VALUE`` options of measure and bounds."""
+"""``seprank archs`` and the ``--arch NAME --param KEY=VALUE`` options of measure, bounds,
+certify and verify (NAME: a registry name, ``module:Class`` or an entry point)."""
 
 from __future__ import annotations
 
 import json
 
 from seprank.errors import ConfigError
-from seprank.nets import ARCHITECTURES
+from seprank.nets import ARCHITECTURES, LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.base import KIND_HELP, build, config_of, describe, param_specs
 from seprank.nets.partitions import check_partition, default_partition
-from seprank.theory.architecture_bounds import known_bound
+from seprank.nets.registry import resolve
+from seprank.theory.architecture_bounds import architecture_bound
 
 DEFAULT_ARCH = "attention"
 #: Flags of the attention networks (today's interface), as (flag, field, default).
@@ -25,9 +27,11 @@ ATTENTION_HELP = {
 
 
 def add_arch_args(p) -> None:
-    """--arch and repeatable --param (measure and bounds)."""
-    p.add_argument("--arch", default=DEFAULT_ARCH,
-                   help="architecture (seprank archs lists them); attention keeps the "
+    """--arch and repeatable --param (measure, bounds, certify)."""
+    p.add_argument("--arch", default=DEFAULT_ARCH, metavar="NAME|module:Class",
+                   help="architecture: a name (seprank archs lists them), an import path "
+                        "module:Class (importable, e.g. on PYTHONPATH) or an entry point of "
+                        "the group seprank.architectures; attention keeps the "
                         "--depth/--width/... flags")  # fmt: skip
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="an architecture parameter, repeatable: ints, comma lists (2,4), 0/1 "
@@ -40,10 +44,8 @@ def add_parser(sub) -> None:
 
 
 def arch_class(name: str):
-    if name not in ARCHITECTURES:
-        raise ConfigError(f"arch={name!r} is not an architecture; valid: "
-                          f"{', '.join(ARCHITECTURES)}")  # fmt: skip
-    return ARCHITECTURES[name]
+    """The class ``--arch`` names (:func:`seprank.nets.registry.resolve`)."""
+    return resolve(name)
 
 
 def net_from_args(args):
@@ -52,7 +54,7 @@ def net_from_args(args):
     cls = arch_class(args.arch)
     given = {field: getattr(args, flag[2:].replace("-", "_"), None)
              for flag, field, _ in ATTENTION_FLAGS}  # fmt: skip
-    if args.arch in ("attention", "softmax-attention"):
+    if cls in (LinearSelfAttention, SoftmaxSelfAttention):
         pairs = [f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in given.items()
                  if v is not None and v is not False]  # fmt: skip
         pairs += list(args.param)
@@ -126,13 +128,13 @@ def bounds_for(net, name: str, partition) -> dict:
                            net.seq_len)  # fmt: skip
 
     out = {"arch": name, "config": config_of(net), "partition": list(A)}
-    known = known_bound(net, A)
+    known = architecture_bound(net, A)
     if known is None:
         out.update({"upper": None, "kind": "none", "source": f"no known bound for {name} "
                     "in seprank" + ("" if getattr(net, "polynomial", True) else
                                     " (not a polynomial: measured by the float engine only)")})
         return out
-    out.update(known)
+    out.update({k: v for k, v in known.items() if k != "config"})
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from seprank.cli._common import _add_net_args, _int_list
-from seprank.cli.archs import add_arch_args, cmd_bounds, net_from_args
+from seprank.cli.archs import add_arch_args, arch_class, cmd_bounds, net_from_args
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
 from seprank.theory.regimes import (
@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
 def cmd(args) -> int:
     import math
 
-    if args.arch != "attention":
+    if arch_class(args.arch) is not LinearSelfAttention:
         return cmd_bounds(args)
     net = net_from_args(args)
     if getattr(args, "softmax", False):

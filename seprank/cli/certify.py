@@ -6,14 +6,17 @@ import json
 import sys
 
 from seprank.cli._common import _add_net_args, _int_list, nonneg_int
-from seprank.nets import LinearSelfAttention
+from seprank.cli.archs import add_arch_args, net_from_args
+from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 from seprank.verdicts import certificates
 
 CERTIFY_EPILOG = """\
 status "exact, proved": the certified lower bound (nonsingular minors over GF(p)) meets
-the proved upper bound: a theorem, no probability involved. Otherwise "lower bound" with
-the gap, and the ground of the saturation label (a Schwartz-Zippel bound) if any.
+the architecture's proved upper bound (seprank bounds --arch NAME prints it): a theorem,
+no probability involved. With --upper U: "exact, given the stated bound (SOURCE)" when
+the rank meets U. Otherwise "lower bound" with the gap, and the ground of the saturation
+label (a Schwartz-Zippel bound) if any.
 The certificate (JSON) is re-checked, without trusting the measurement, by
   seprank check-certificate FILE      (exit 0: valid, 1: invalid)
 exit codes: 0 done, 1 --check found the certificate invalid, 2 bad input."""
@@ -22,7 +25,15 @@ exit codes: 0 done, 1 --check found the certificate invalid, 2 bad input."""
 def add_parsers(sub) -> None:
     c = sub.add_parser("certify", help="exact separation rank as a theorem, with a certificate",
                        epilog=CERTIFY_EPILOG)  # fmt: skip
-    _add_net_args(c)
+    add_arch_args(c)
+    _add_net_args(c, need=False)
+    c.add_argument("--output-coord", type=int, default=None,
+                   help="coordinate of y^{L,i} studied (attention; default 0)")
+    c.add_argument("--upper", type=nonneg_int, default=None, metavar="U",
+                   help="an upper bound you state (proved elsewhere) instead of the "
+                        "architecture's own; the verdict then says 'given the stated bound'")
+    c.add_argument("--upper-source", default=None, metavar="TEXT",
+                   help="where the --upper bound is proved (recorded in the certificate)")
     c.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
     c.add_argument("--seed", type=nonneg_int, default=0, help="weights and sample points")
@@ -48,13 +59,16 @@ def add_parsers(sub) -> None:
 
 
 def cmd_certify(args) -> int:
+    if args.upper_source is not None and args.upper is None:
+        raise ConfigError("--upper-source needs --upper U (the bound it is the source of)")
+    net = net_from_args(args)
     out = check_out_dir(args.out)
-    net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
-                              seq_len=args.seq_len, residual=args.residual,
-                              query_position=args.query_position)  # fmt: skip
     progress = None if (args.quiet or args.json) else True
+    stated = {} if args.upper is None else {"upper": args.upper,
+                                            "upper_source": args.upper_source}  # fmt: skip
     c = certificates.certify(net, args.partition, seed=args.seed, prime=args.prime,
-                             max_samples=args.max_samples, progress=progress)  # fmt: skip
+                             max_samples=args.max_samples, progress=progress,
+                             **stated)  # fmt: skip
     if c.certificate is not None:
         c.write(out)
     checked = None
@@ -67,8 +81,9 @@ def cmd_certify(args) -> int:
         print(json.dumps(d))
     else:
         up = "none proved" if c.upper is None else str(c.upper)
+        which = "stated" if c.upper_given else "proved"
         print(f"separation rank: {c.lower}  [{c.status}]" if c.exact else
-              f"separation rank >= {c.lower}  [{c.status}; proved upper bound {up}"
+              f"separation rank >= {c.lower}  [{c.status}; {which} upper bound {up}"
               + (f", gap {c.gap}]" if c.gap is not None else "]"))
         print(f"  ground: {c.ground}")
         print(f"  upper bound: {c.upper_why}")
@@ -86,9 +101,11 @@ def cmd_certify(args) -> int:
 def cmd_check(args) -> int:
     r = certificates.check_certificate(args.file, kernel=args.kernel)
     if args.json:
-        print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "reasons": r.reasons}))
+        print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
+                          "reasons": r.reasons}))  # fmt: skip
     elif r.ok:
-        what = "exact, proved (meets the proved upper bound)" if r.exact else "a lower bound"
+        what = ("a lower bound" if not r.exact else r.status if r.given else
+                "exact, proved (meets the proved upper bound)")  # fmt: skip
         print(f"valid: separation rank {'=' if r.exact else '>='} {r.rank}; {what}")
     else:
         print("INVALID certificate:", file=sys.stderr)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import sys
 
-from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.cli._common import _int_list, add_sweep_args, nonneg_int
+from seprank.cli.archs import net_from_args
+from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 from seprank.studies import verify
+from seprank.verdicts.verdict import verify_partitions
 
 VERIFY_EPILOG = """\
 the grid: seprank/sweeps/grids/verify-quick.toml or verify-default.toml, run as a sweep through
@@ -24,6 +27,10 @@ columns: L depth, d width, H heads, N sequence length, res residual connection;
   part      rank equal on other balanced partitions (yes / NO / - not checked)
   verdict   tight | below bound | below formula (H=1 conjecture fails) |
             not saturated | VIOLATION (measured > proven: a bug)
+--arch NAME|module:Class [--param KEY=VALUE ...] [--partition A ...]: one network of
+any architecture instead of the grid: its rank on each partition (default: the first
+N//2) beside its own proved bound where one exists (seprank bounds --arch prints it);
+verdict tight | below bound | not saturated | no proved bound | VIOLATION.
 exit codes: 0 every configuration measured and no proven bound violated, 1 a proven
 bound was violated or a configuration failed or was refused (the verification is then
 incomplete; stderr says which), 2 bad input, 130 interrupted (the table holds what
@@ -40,11 +47,43 @@ def add_parser(sub) -> None:
                    help="draws the weights and sample points of every configuration")
     v.add_argument("--json", action="store_true",
                    help="print one JSON object (rows, summary, verdict) instead of the table")
+    v.add_argument("--arch", default=None, metavar="NAME|module:Class",
+                   help="verify one network of this architecture instead of the grid")
+    v.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of --arch (repeatable)")
+    v.add_argument("--partition", action="append", type=_int_list, default=[],
+                   metavar="A", help="an A side for --arch, e.g. 0,1 (repeatable)")
     add_sweep_args(v, "result store (SQLite; default OUT/results.sqlite): configurations "
                    "already there are not measured again")
 
 
+def cmd_arch(args) -> int:
+    """``verify --arch``: one network, measured on its partitions against its own bound."""
+    if args.quick:
+        raise ConfigError("--quick selects the attention grid; with --arch give --param and "
+                          "--partition instead")  # fmt: skip
+    rows = verify_partitions(net_from_args(args), args.partition or None, seed=args.seed)
+    if args.json:
+        print(json.dumps({"arch": args.arch, "rows": rows}))
+    else:
+        for r in rows:
+            up = "none" if r["upper"] is None else r["upper"]
+            print(f"A={r['partition']}: measured {r['measured']} ({r['method']}, saturated "
+                  f"{r['saturated']}), proved upper {up}: {r['verdict']}")  # fmt: skip
+            if r["source"]:
+                print(f"  source: {r['source']}")
+    bad = [r for r in rows if r["verdict"] == "VIOLATION"]
+    for r in bad:
+        print(f"VIOLATION: measured {r['measured']} > proven {r['upper']} on "
+              f"A={r['partition']}: a bug is far likelier than a refutation", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def cmd_verify(args) -> int:
+    if args.arch is not None:
+        return cmd_arch(args)
+    if args.param or args.partition:
+        raise ConfigError("--param and --partition need --arch (the grid job takes neither)")
     out = check_out_dir(args.out)
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from seprank.algebra.vandermonde import interpolate
+from seprank.engine.evaluate import evaluate
 from seprank.errors import ConfigError
 from seprank.nets.base import input_dim
 
@@ -45,7 +46,7 @@ class Homogeneity:
 def _values(net, params, domain, X, ts):
     """g(t) = f(tX) for every t in ts, one batch."""
     batch = np.concatenate([(int(t) * X) % domain.p for t in ts])
-    return np.asarray(net.apply(params, batch, domain), dtype=np.int64) % domain.p
+    return np.asarray(evaluate(net, params, batch, domain), dtype=np.int64) % domain.p
 
 
 def _probe(net, domain, rng):

@@ -41,6 +41,7 @@ from seprank.engine import estimate as _estimate
 from seprank.engine import kernels
 from seprank.engine import sample_grid as _grid
 from seprank.engine import saturation as _saturation
+from seprank.engine.evaluate import evaluate
 from seprank.engine.options import METHODS, SAMPLERS, MeasureOptions
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.strategies import STRATEGIES, Plan, choose, direct, graded
@@ -84,7 +85,7 @@ def _measure_symbolic(net, A, seed, weights):
     d = input_dim(net)
     R, X = symbolic_inputs(net.seq_len, d)
     t0 = time.perf_counter()
-    poly = net.apply(params, X, dom)[0]
+    poly = evaluate(net, params, X, dom)[0]
     t1 = time.perf_counter()
     a_vars = {n * d + c for n in A for c in range(d)}
     rank, shape = rank_coefficients(R(poly), a_vars)

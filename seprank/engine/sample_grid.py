@@ -22,6 +22,7 @@ import os
 import numpy as np
 
 from seprank.algebra.domains import ModP
+from seprank.engine.evaluate import evaluate
 from seprank.errors import SamplingError
 from seprank.nets import attention_kernel
 from seprank.nets.attention import LinearSelfAttention
@@ -63,7 +64,7 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
         X = np.empty((nr * Q, N, d), dtype=dtype)
         X[:, list(A)] = np.repeat(A_pts[r0:r1], Q, axis=0)
         X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
-        F[r0:r1] = np.asarray(net.apply(params, X, domain)).reshape(nr, Q)
+        F[r0:r1] = evaluate(net, params, X, domain).reshape(nr, Q)
     return F
 
 

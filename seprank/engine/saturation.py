@@ -48,6 +48,7 @@ import numpy as np
 
 from seprank.algebra.degree import DegreeDomain
 from seprank.algebra.float_rank import float_distrust
+from seprank.engine.evaluate import evaluate
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.base import input_dim
@@ -98,9 +99,9 @@ def traced_degree(net, random_weights: bool = True) -> int | None:
         params = {k: np.zeros(np.shape(v), dtype=np.int64) for k, v in params.items()}
     X = np.ones((1, net.seq_len, input_dim(net)), dtype=np.int64)
     try:
-        out = net.apply(params, X, dom)
-    except Exception:  # an architecture that needs real numbers (e.g. softmax)
-        return None
+        out = evaluate(net, params, X, dom)
+    except Exception:  # an architecture that needs real numbers (e.g. softmax), or one that
+        return None  # left polynomial arithmetic: no bound, so no probability label
     return int(np.max(out))
 
 

@@ -13,9 +13,18 @@ are its parameters) with two methods and two attributes:
 - ``init(rng, domain) -> params``: draw the weights with ``domain.random(rng, shape)``
   (any structure of arrays; a dict of arrays lets ``measure(weights=...)`` pass integer
   weights to every engine);
-- ``apply(params, X, domain) -> f``: the scalar outputs, shape ``(batch,)``, computed with
-  the domain's operations only: ``domain.einsum`` (two operands), ``domain.add``,
-  ``domain.mul``, ``domain.from_ints`` (constants) and numpy indexing/stacking.
+- ``apply(params, X, domain) -> f``: the scalar outputs, shape ``(batch,)`` (or
+  ``(batch, 1)``), written in **plain numpy**. seprank hands ``apply`` its inputs and
+  weights as the domain's arrays (:meth:`seprank.algebra.domains.Domain.wrap`): field
+  arrays under ModP, on which ``+ - * @``, ``** k``, ``np.einsum`` (any operand count),
+  ``sum``/``mean``/``prod``/``cumsum``, broadcasting, indexing, ``concatenate``/``stack``,
+  ``transpose``/``reshape``, ``np.tril``/``np.triu`` and integer or exact-rational
+  constants are exact in GF(p); float64 arrays under Float64; polynomials under Symbolic.
+  An operation with no exact meaning raises DomainError naming it, and an output that is
+  not the domain's array (after a cast, or from torch code) is refused
+  (:mod:`seprank.engine.evaluate`). The older domain operations (``domain.einsum`` of two
+  operands, ``domain.add``, ``domain.mul``, ``domain.from_ints``) keep working;
+  ``domain.constant(values)`` makes the domain's array of any constants.
 
 Optional declarations (seprank checks them; it never takes one on trust):
 
@@ -44,6 +53,10 @@ The registry :data:`seprank.nets.ARCHITECTURES` maps a CLI name to its class; th
 docstring's first line is its description and its dataclass fields (with their type
 annotations: ``int``, ``bool`` (0/1), ``tuple[int, ...]`` (comma list) or the graph type
 ``Edges``) are the parameters ``seprank measure --arch NAME --param KEY=VALUE`` accepts.
+A class outside the registry is named ``--arch module:Class`` or by an entry point
+(:mod:`seprank.nets.registry`). Its own proved bound, if any: a method
+``upper_bound(partition) -> (bound, source)`` (an int and where it is proved), read by
+``seprank.upper_bound``, ``seprank bounds`` and ``seprank certify`` ("exact, proved").
 """
 
 from __future__ import annotations
@@ -120,8 +133,13 @@ def is_polynomial(net) -> bool:
 
 
 # ------------------------------------------------------------------- parameters (for the CLI)
-def _kind(type_str: str) -> str:
-    t = str(type_str).replace(" ", "")
+def _kind(type_str) -> str:
+    """The CLI kind of a field's annotation: a string (``from __future__ import
+    annotations``) or the type itself (a user's module without it)."""
+    t = type_str.__name__ if isinstance(type_str, type) else str(type_str)
+    t = t.replace(" ", "").replace("typing.", "")
+    if t == "tuple[tuple[int,int],...]":
+        return "edges"
     if t in ("int", "numbers.Integral"):
         return "int"
     if t == "bool":
@@ -147,6 +165,9 @@ KIND_HELP = {
 
 def param_specs(cls) -> list[dict]:
     """The parameters of an architecture class: name, kind, default (None if required)."""
+    if not dataclasses.is_dataclass(cls):
+        raise ConfigError(f"{cls.__name__} is not a dataclass: its parameters (--param, grid "
+                          "[params]) are its dataclass fields")  # fmt: skip
     out = []
     for f in dataclasses.fields(cls):
         if not f.init:

@@ -5,7 +5,7 @@ A grid file (``seprank sweep GRID.toml``; ``seprank/sweeps/grids/*.toml`` are th
     [grid]
     name = "example"          # stored with every task (seprank results --where grid=example)
     task = "measure"          # measure | verify
-    arch = "attention"        # seprank archs lists them
+    arch = "attention"        # seprank archs lists them; or "mymod:MyNet", an entry point
     methods = ["modular"]     # default ["auto"]
     strategies = ["auto"]
     seeds = [0, 1]
@@ -32,12 +32,11 @@ import itertools
 from pathlib import Path
 
 from seprank.errors import ConfigError, SeprankError
-from seprank.nets import ARCHITECTURES, LinearSelfAttention, head_counts
+from seprank.nets import head_counts
 from seprank.nets.base import param_specs
-from seprank.nets.partitions import check_partition, default_partition
+from seprank.nets.registry import name_of, resolve
 from seprank.sweeps.tasks import KINDS, make_spec
-from seprank.theory.architecture_bounds import has_known_bound, known_bound
-from seprank.theory.bounds import upper_bound
+from seprank.theory.architecture_bounds import architecture_bound, has_architecture_bound
 
 try:  # Python >= 3.11
     import tomllib
@@ -88,10 +87,12 @@ def read_grid(path: Path | str) -> dict:
         raise ConfigError(f"grid {path.name}: task={g['task']!r} must be one of "
                           f"{', '.join(KINDS)}")  # fmt: skip
 
-    if g["arch"] not in ARCHITECTURES:
-        raise ConfigError(f"grid {path.name}: arch={g['arch']!r} is not an architecture; "
-                          f"valid: {', '.join(ARCHITECTURES)}")  # fmt: skip
-    names = {s["name"] for s in param_specs(ARCHITECTURES[g["arch"]])}
+    try:
+        cls = resolve(g["arch"])
+        names = {s["name"] for s in param_specs(cls)}
+    except ConfigError as exc:
+        raise ConfigError(f"grid {path.name}: {exc}") from None
+    g["arch"] = name_of(cls)  # a registry name, else the resolved import path
     params = data.get("params", {})
     for k in params:
         if k not in names:
@@ -138,19 +139,15 @@ def combos(grid: dict) -> list[dict]:
 
 def proved_bound(net, partition=None) -> int | None:
     """The proved upper bound used to plan (None: none known), never as a measurement."""
-    if isinstance(net, LinearSelfAttention):
-        return upper_bound(net, partition)["upper"]
-    if not has_known_bound(net):
+    if not has_architecture_bound(net):
         return None
-    A, _ = check_partition(default_partition(net.seq_len) if partition is None
-                           else partition, net.seq_len)  # fmt: skip
-    return (known_bound(net, A) or {}).get("upper")
+    return (architecture_bound(net, partition) or {}).get("upper")
 
 
 def specs(grid: dict, *, seeds=None) -> tuple[list[dict], int]:
     """The grid's task specs, and how many combinations ``max_bound`` left out."""
     g = grid["grid"]
-    cls = ARCHITECTURES[g["arch"]]
+    cls = resolve(g["arch"])
     parts = [None if p == "default" else p for p in g.get("partitions", ["default"])]
     out, skipped = [], 0
     for c in combos(grid):

@@ -21,9 +21,9 @@ from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine.estimate import estimate
 from seprank.engine.measure import DEFAULT_MAX_SAMPLES, measure
 from seprank.errors import MeasurementInterrupted, SeprankError, TooBigError
-from seprank.nets import ARCHITECTURES
 from seprank.nets.base import config_of, is_polynomial
 from seprank.nets.partitions import check_partition, default_partition
+from seprank.nets.registry import name_of, resolve
 from seprank.verdicts import verdict
 
 #: Task kinds: ``measure`` (one Measurement) and ``verify`` (a row of ``seprank verify``:
@@ -35,17 +35,20 @@ BASE_BYTES = 200 * 2**20
 
 
 def arch_name(net) -> str:
-    for name, cls in ARCHITECTURES.items():
-        if type(net) is cls:
-            return name
-    return type(net).__name__
+    """The registry name of ``net``'s class, else its import path ``module:Class``."""
+    return name_of(type(net))
 
 
 def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str = "auto",
               strategy: str = "auto", seed: int = 0, prime: int | None = None,
               max_samples: int | None = None, grid: str | None = None) -> dict:  # fmt: skip
     """The task as a dict, with ``key``: sha256 of (kind, architecture, config, partition,
-    method, strategy, seed, prime, max_samples, package version)."""
+    method, strategy, seed, prime, max_samples, package version). ``arch`` is recorded as
+    its registry name, else as the resolved import path ``module:Class``."""
+    try:
+        arch = name_of(resolve(arch))
+    except SeprankError:  # a name that resolves to nothing: its task fails when it runs
+        pass
     params = _canonical(arch, params)
     if prime is None and method in ("modular", "auto"):
         prime = DEFAULT_PRIME  # the same task, however it was written
@@ -79,7 +82,7 @@ def spec_for_net(kind: str, net, **kw) -> dict:
 
 def build_net(spec: dict):
     """The network a spec names (JSON lists back to the tuples a config holds)."""
-    cls = ARCHITECTURES[spec["arch"]]
+    cls = resolve(spec["arch"])
     params = {k: _tuples(v) for k, v in spec["params"].items()}
     return cls(**params)
 

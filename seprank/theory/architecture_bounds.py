@@ -1,18 +1,32 @@
-"""The proved upper bound each architecture comes with, in one place.
+"""The proved upper bound each architecture comes with, in one place: :func:`architecture_bound`.
 
-An architecture may define ``known_bound(partition) -> dict`` (keys ``upper``, ``kind``,
-``tag``, ``source``) when its bound needs nothing beyond the architecture itself (the mps
-min-cut, the convac channel bounds, the gnn walk-index bound). Bounds that rest on this
-package's theorems live here instead, so that nets/ never imports theory/:
-:class:`~seprank.nets.embedded_attention.EmbeddedAttention` is bounded by the attention
-block bound at width min(d_x, r).
+It answers for every architecture, in this order:
+
+- :class:`~seprank.nets.attention.LinearSelfAttention`: this package's theorems
+  (:func:`seprank.theory.bounds.upper_bound`);
+- :class:`~seprank.nets.embedded_attention.EmbeddedAttention`: the attention block bound
+  at width min(d_x, r) (it rests on those theorems, so it lives here: nets/ never imports
+  theory/);
+- an architecture's own ``upper_bound(partition) -> (bound, source)`` (the protocol for
+  users' classes: an int and a one-line statement of where it is proved);
+- an architecture's own ``known_bound(partition) -> dict`` (keys ``upper``, ``kind``,
+  ``tag``, ``source``: the zoo's mps min-cut, convac channel bounds, gnn walk index).
+
+``seprank.upper_bound``, ``seprank bounds`` and ``seprank certify`` all read it.
 """
 
 from __future__ import annotations
 
+import numbers
+
+from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.embedded_attention import EmbeddedAttention
+from seprank.nets.partitions import check_partition, default_partition
 from seprank.theory.bounds import upper_bound
+
+#: The ``kind`` of a bound given by an architecture's own ``upper_bound`` method.
+OWN_KIND = "upper bound, the architecture's own upper_bound method"
 
 
 def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
@@ -28,15 +42,53 @@ def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
             f"V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua 2021 [M]"}  # fmt: skip
 
 
-def has_known_bound(net) -> bool:
-    """Whether :func:`known_bound` can answer for ``net`` (checked before any partition)."""
-    return isinstance(net, EmbeddedAttention) or callable(getattr(net, "known_bound", None))
+def has_architecture_bound(net) -> bool:
+    """Whether :func:`architecture_bound` can answer for ``net`` (before any partition)."""
+    return (type(net) is LinearSelfAttention or isinstance(net, EmbeddedAttention)
+            or callable(getattr(net, "upper_bound", None))
+            or callable(getattr(net, "known_bound", None)))  # fmt: skip
 
 
-def known_bound(net, partition) -> dict | None:
-    """The architecture's own proved bound for the A side ``partition`` (a dict as above),
-    or None when seprank knows none."""
+def _own(net, A) -> dict:
+    got = net.upper_bound(A)
+    name = type(net).__name__
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise ConfigError(f"{name}.upper_bound returned {got!r}; expected (bound, source)")
+    bound, source = got
+    if isinstance(bound, bool) or not isinstance(bound, numbers.Integral) or bound < 0:
+        raise ConfigError(f"{name}.upper_bound: bound={bound!r} must be a non-negative int")
+    if not isinstance(source, str) or not source.strip():
+        raise ConfigError(f"{name}.upper_bound: source={source!r} must say where it is proved")
+    return {"upper": int(bound), "kind": OWN_KIND, "tag": "user", "source": source.strip()}
+
+
+def architecture_bound(net, partition=None) -> dict | None:
+    """The architecture's own proved bound for the A side ``partition`` (default: the
+    first N // 2), a dict with at least ``upper`` (an int, or None when too large to
+    write or not known), ``kind`` and ``source``; None when seprank knows none."""
+    A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
+                           net.seq_len)  # fmt: skip
+    if type(net) is LinearSelfAttention:
+        ub = upper_bound(net, A)
+        return dict(ub, kind="proved upper bound (every weight)", tag="P", source=ub["why"])
     if isinstance(net, EmbeddedAttention):
-        return embedded_attention_bound(net, partition)
+        return embedded_attention_bound(net, A)
+    if callable(getattr(net, "upper_bound", None)):
+        return _own(net, A)
     own = getattr(net, "known_bound", None)
-    return own(partition) if callable(own) else None
+    return own(A) if callable(own) else None
+
+
+def proved_upper_bound(net, partition=None) -> dict:
+    """:func:`architecture_bound`, or ConfigError when there is none (``seprank.upper_bound``)."""
+    out = architecture_bound(net, partition)
+    if out is None or out.get("upper") is None and out.get("log10_upper") is None:
+        raise ConfigError(f"net={type(net).__name__}: no proved upper bound in seprank (give "
+                          "the class an upper_bound(partition) -> (bound, source) method, or "
+                          "certify(..., upper=U, upper_source=...))")  # fmt: skip
+    return out
+
+
+#: The names of 0.2.0's first layout, kept: they now answer for every architecture.
+known_bound = architecture_bound
+has_known_bound = has_architecture_bound

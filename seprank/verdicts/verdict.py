@@ -8,6 +8,7 @@ import time
 
 from seprank.engine.measure import measure
 from seprank.nets.partitions import default_partition
+from seprank.theory.architecture_bounds import architecture_bound
 from seprank.theory.bounds import upper_bound
 from seprank.theory.regimes import paper_regime
 
@@ -62,3 +63,33 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples:
         "verdict": verdict, "seconds": round(time.perf_counter() - t0, 3),
     }  # fmt: skip
     return (row, m) if with_measurement else row
+
+
+def bound_verdict(rank: int, saturated: bool, upper) -> str:
+    """The verdict of a measured rank against a proved bound (None: none known)."""
+    if upper is None:
+        return "no proved bound"
+    if rank > upper:
+        return "VIOLATION"
+    if rank == upper:
+        return "tight"
+    return "below bound" if saturated else "not saturated (lower bound only)"
+
+
+def verify_partitions(net, partitions, *, seed: int = 0, max_samples: int = 6000) -> list[dict]:
+    """Any architecture: its rank measured on each partition (None: the default) beside
+    its own proved bound (:func:`architecture_bound`), where one exists."""
+    rows = []
+    for part in partitions or [None]:
+        t0 = time.perf_counter()
+        A = default_partition(net.seq_len) if part is None else tuple(part)
+        m = measure(net, A, seed=seed, max_samples=max_samples)
+        ub = architecture_bound(net, A) or {}
+        upper = ub.get("upper")
+        rows.append({"partition": list(m.partition), "measured": m.rank,
+                     "saturated": m.saturated, "method": m.method, "upper": upper,
+                     "source": ub.get("source"), "tight": upper is not None and m.rank == upper,
+                     "gap": None if upper is None else upper - m.rank,
+                     "verdict": bound_verdict(m.rank, m.saturated, upper),
+                     "seconds": round(time.perf_counter() - t0, 3)})  # fmt: skip
+    return rows

@@ -538,4 +538,5 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
     assert out == "" and err == "INVALID certificate:\n  bad one\n  bad two\n"
     assert main(["check-certificate", "x.json", "--json"]) == 1
     assert json.loads(capsys.readouterr().out) == {"ok": False, "exact": False, "rank": None,
+                                                   "status": "invalid",
                                                    "reasons": ["bad one", "bad two"]}

@@ -156,7 +156,8 @@ def test_paper_module_modular_rank_equals_native_graded_deeper(L, d, H, N, rank)
     assert (m.rank, m.method, m.strategy, m.sample_saturated) == (rank, "modular", "graded", True)
     native = seprank.measure(LinearSelfAttention(L, d, H, N))
     assert [b["rank"] for b in m.blocks] == [b["rank"] for b in native.blocks]
-    assert m.saturated == native.saturated and m.saturation_bound == native.saturation_bound
+    assert m.saturated == native.saturated
+    assert m.saturation_bound == pytest.approx(native.saturation_bound, rel=1e-6)
 
 
 def test_modp_needs_field_arrays_until_they_exist():

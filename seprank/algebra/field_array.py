@@ -1,0 +1,207 @@
+"""Field arrays: numpy arrays whose ordinary arithmetic is exact in GF(p).
+
+The ModP domain hands an architecture's ``apply`` its inputs and weights as
+:class:`FieldArray` s, so that plain numpy code (``X @ W``, ``a * b - c``, ``x ** 2``,
+``np.einsum`` with any number of operands, ``mean``, ``cumsum``, ``np.tril``, integer and
+rational constants) computes the exact values mod p; every operation that would leave the
+field raises DomainError naming it (see :mod:`seprank.algebra.exact_array`).
+
+>>> F = field([3, 5], 7)
+>>> (F * F - 1).raw.tolist(), (F / 2).raw.tolist(), (F.mean() * 2).raw.tolist()
+([1, 3], [5, 6], 1)
+>>> import numpy as np
+>>> try:
+...     np.exp(F)
+... except DomainError as exc:
+...     print(exc)
+numpy.exp on a FieldArray leaves GF(7): not a polynomial operation seprank can compute exactly
+
+Overflow contract: residues are in [0, p) with p <= 2**31 - 1, so one product is below
+2**62; contractions add at most ``(2**63 - 1) // (p - 1)**2`` products before a reduction
+mod p (:func:`einsum_modp`, :func:`matmul_modp` split longer ones), sums at most 2**32
+residues.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from seprank.algebra.exact_array import Arithmetic, ExactArray
+from seprank.errors import DomainError
+
+_INT64_MAX = 2**63 - 1
+#: Largest denominator a float constant may have (it must be k / 2**j exactly, j <= 20):
+#: 0.5 and 0.375 are exact rationals; 0.1 is not 1/10 (write Fraction(1, 10)).
+MAX_FLOAT_DENOMINATOR = 2**20
+
+
+class FieldArray(ExactArray):
+    """Residues mod ``ops.p`` (int64 in [0, p)); arithmetic exact in GF(p)."""
+
+    @property
+    def p(self) -> int:
+        return self.ops.p
+
+
+def max_terms(p: int) -> int:
+    """Most products a contraction may add before one reduction mod p."""
+    return _INT64_MAX // max((p - 1) ** 2, 1)
+
+
+def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
+    """Two-operand einsum mod p, the first summed letter split into chunks if needed."""
+    ins, out = spec.replace(" ", "").split("->")
+    sa, sb = ins.split(",")
+    sizes = {ch: n for letters, arr in ((sa, a), (sb, b)) for ch, n in zip(letters, np.shape(arr))}
+    summed = "".join(ch for ch in dict.fromkeys(sa + sb) if ch not in out)
+    total = math.prod(sizes[ch] for ch in summed) if summed else 1
+    limit = max_terms(p)
+    if total <= limit:
+        return np.einsum(spec, a, b) % p
+    ch = summed[0]
+    rest = total // sizes[ch]
+    if rest > limit:
+        raise DomainError(f"prime={p}: contraction over {summed} too long to be exact")
+    step = max(limit // rest, 1)
+    acc = None
+    for start in range(0, sizes[ch], step):
+        sl = slice(start, start + step)
+        pa = a[tuple(sl if c == ch else slice(None) for c in sa)]
+        pb = b[tuple(sl if c == ch else slice(None) for c in sb)]
+        part = np.einsum(spec, pa, pb) % p
+        acc = part if acc is None else (acc + part) % p
+    return acc
+
+
+def matmul_modp(a, b, p: int) -> np.ndarray:
+    """``a @ b`` mod p (numpy's broadcasting), the contraction split into safe chunks."""
+    n = np.shape(a)[-1]
+    step = max_terms(p)
+    if n <= step:
+        return np.matmul(a, b) % p
+    acc = None
+    for s in range(0, n, step):
+        pb = b[s : s + step] if np.ndim(b) == 1 else b[..., s : s + step, :]
+        part = np.matmul(a[..., s : s + step], pb) % p
+        acc = part if acc is None else (acc + part) % p
+    return acc
+
+
+def _residue(v, p: int) -> int:
+    """One constant as a residue: ints, bools, Fractions, exact small-denominator floats."""
+    if isinstance(v, (bool, np.bool_, int, np.integer)):
+        return int(v) % p
+    if isinstance(v, (float, np.floating)):
+        if not math.isfinite(v):
+            raise DomainError(f"the constant {v!r} is not a number of GF({p})")
+        q = Fraction(float(v))
+        if q.denominator > MAX_FLOAT_DENOMINATOR:
+            raise DomainError(f"the float constant {float(v)!r} is not an exact rational with a "
+                              f"small denominator: write an integer or fractions.Fraction "
+                              f"(e.g. Fraction(1, 10) for 0.1)")  # fmt: skip
+        v = q
+    if isinstance(v, Fraction):
+        if v.denominator % p == 0:
+            raise DomainError(f"the constant {v} has a denominator divisible by p={p}")
+        return v.numerator * pow(v.denominator, -1, p) % p
+    raise DomainError(f"a {type(v).__name__} constant ({v!r}) is not a number of GF({p})")
+
+
+@dataclass(frozen=True)
+class GF(Arithmetic):
+    """Arithmetic mod the prime ``p`` on raw residues."""
+
+    p: int
+    array_type = FieldArray
+
+    @property
+    def where(self) -> str:
+        return f"GF({self.p})"
+
+    def __str__(self):
+        return f"GF({self.p})"
+
+    def constant(self, x) -> np.ndarray:
+        a = np.asarray(x)
+        if a.dtype.kind in "iub":
+            if a.dtype.kind == "u" and a.size and int(a.max()) > _INT64_MAX:
+                a = a.astype(object)
+            else:
+                return a.astype(np.int64) % self.p
+        if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and \
+                np.all(a == np.round(a)) and float(np.abs(a).max()) < 2**62:  # fmt: skip
+            return a.astype(np.int64) % self.p
+        if a.dtype.kind not in "fO":
+            raise DomainError(f"a constant of dtype {a.dtype} is not a number of GF({self.p})")
+        out = np.empty(a.shape, dtype=np.int64)
+        out.ravel()[:] = [_residue(v, self.p) for v in a.ravel()]
+        return out
+
+    def add(self, a, b):
+        return (a + b) % self.p
+
+    def subtract(self, a, b):
+        return (a - b) % self.p
+
+    def multiply(self, a, b):
+        return (a * b) % self.p
+
+    def negative(self, a):
+        return (-a) % self.p
+
+    def power(self, a, k: int):
+        out = np.ones(np.shape(a), dtype=np.int64) % self.p
+        base = np.array(a, dtype=np.int64)
+        while k:
+            if k & 1:
+                out = (out * base) % self.p
+            base, k = (base * base) % self.p, k >> 1
+        return out
+
+    def divide_constant(self, a, c):
+        inv = np.vectorize(lambda v: pow(int(v), -1, self.p), otypes=[np.int64])
+        den = self.constant(c)
+        if np.any(den == 0):
+            raise DomainError(f"division by a constant that is 0 mod p={self.p}")
+        return (a * inv(den)) % self.p
+
+    def matmul(self, a, b):
+        return matmul_modp(a, b, self.p)
+
+    def einsum2(self, spec, a, b):
+        return einsum_modp(spec, a, b, self.p)
+
+    def einsum1(self, spec, a):
+        return np.einsum(spec, a) % self.p  # at most 2**32 residues per sum
+
+    def reduce(self, name, a, axes):
+        if name == "add":
+            return np.add.reduce(a, axis=axes) % self.p
+        rest = [i for i in range(a.ndim) if i not in axes]
+        b = np.transpose(a, list(axes) + rest).reshape((-1,) + tuple(a.shape[i] for i in rest))
+        while b.shape[0] > 1:
+            if b.shape[0] % 2:
+                b = np.concatenate([b, np.ones((1,) + b.shape[1:], dtype=np.int64)])
+            b = (b[0::2] * b[1::2]) % self.p
+        return b[0] if b.shape[0] else np.ones(b.shape[1:], dtype=np.int64) % self.p
+
+    def accumulate(self, name, a, axis):
+        if name == "add":
+            return np.add.accumulate(a, axis=axis) % self.p
+        out = np.array(a, dtype=np.int64)
+        idx = [slice(None)] * a.ndim
+        for k in range(1, a.shape[axis]):
+            cur, prev = list(idx), list(idx)
+            cur[axis], prev[axis] = k, k - 1
+            out[tuple(cur)] = (out[tuple(cur)] * out[tuple(prev)]) % self.p
+        return out
+
+
+def field(values, p: int) -> FieldArray:
+    """Constants as a field array mod p (integers, Fractions, exact floats)."""
+    ops = GF(int(p))
+    return ops.wrap(ops.constant(values))

@@ -1,0 +1,230 @@
+"""Checking a certificate without trusting the measurement: the weights and points
+regenerated from the seed, the network's reference (numpy) code, python-flint
+determinants, and the architecture's own bound recomputed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from seprank.algebra.domains import ModP
+from seprank.engine.sample_grid import evaluate_grid, make_evaluator
+from seprank.errors import SeprankError
+from seprank.nets.base import input_dim
+from seprank.nets.partitions import check_partition
+from seprank.theory.architecture_bounds import architecture_bound
+from seprank.verdicts.certificate_format import (
+    FORMAT,
+    homogeneous_by_theorem,
+    net_from,
+    weights_digest,
+)
+
+
+@dataclass
+class CheckResult:
+    ok: bool
+    reasons: list = field(default_factory=list)
+    exact: bool = False
+    rank: int | None = None
+    given: bool = False
+    source: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def status(self) -> str:
+        """"exact, proved", "exact, given the stated bound (SOURCE)", "lower bound" or
+        "invalid"."""
+        if not self.ok:
+            return "invalid"
+        if not self.exact:
+            return "lower bound"
+        return f"exact, given the stated bound ({self.source})" if self.given else \
+            "exact, proved"  # fmt: skip
+
+
+def _regenerate_points(cert, net, p):
+    rng = np.random.default_rng([int(cert["seed"]), 1])
+    dom = ModP(p)
+    A, B = [], []
+    for d in cert["draws"]:
+        if d[0] == "choice":
+            rng.choice(np.arange(1, p), size=int(d[1]), replace=False)
+            continue
+        tag, count, positions = d[0], int(d[1]), int(d[2])
+        pts = dom.random(rng, (count, positions, input_dim(net)))
+        if tag == "A":
+            A.append(pts)
+        elif tag == "B":
+            B.append(pts)
+        elif tag != "probe":
+            raise ValueError(f"unknown draw tag {tag!r}")
+    def cat(xs, side):
+        return np.concatenate(xs) if xs else np.zeros((0, side, input_dim(net)), np.int64)
+
+    return cat(A, 1), cat(B, 1)
+
+
+def _grid(net, params, dom, a_pts, b_pts, A, B, kernel: bool, chunk=1 << 14):
+    """F[i, j] = f(a_pts[i] on A, b_pts[j] on B) mod p: by the network's reference (numpy)
+    code, or with ``kernel`` by the compiled kernel the measurement uses."""
+    if kernel:
+        return make_evaluator(net, params, dom, A, B)(a_pts, b_pts) % dom.p
+    return np.asarray(evaluate_grid(net, params, dom, a_pts, b_pts, A, B, chunk=chunk),
+                      dtype=np.int64) % dom.p  # fmt: skip
+
+
+def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
+    """Every block's minor, as a flat list of entries per block.
+
+    Direct: f(a_r, b_c). Graded: f_k(a_r, b_c) = sum_t w_kt f(t a_r, b_c) over t = 0..T,
+    w = the inverse of the Vandermonde matrix (t^e), e, t = 0..T, over GF(p) (python-flint):
+    exact interpolation whatever degrees occur. The grid f(t a, b) is evaluated once per t
+    on the union of the blocks' rows and columns and shared by the blocks.
+    """
+    import flint
+
+    p = dom.p
+    R = sorted({int(i) for b in blocks for i in b["rows"]})
+    C = sorted({int(j) for b in blocks for j in b["cols"]})
+    ri = {r: n for n, r in enumerate(R)}
+    ci = {c: n for n, c in enumerate(C)}
+    sub = [(np.array([ri[int(i)] for i in b["rows"]], dtype=np.int64),
+            np.array([ci[int(j)] for j in b["cols"]], dtype=np.int64)) for b in blocks]
+    a_pts, b_pts = Ap[R], Bp[C]
+    if T is None:
+        G = _grid(net, params, dom, a_pts, b_pts, A, B, kernel)
+        return [G[np.ix_(r, c)].ravel().tolist() for r, c in sub]
+    V = flint.nmod_mat(T + 1, T + 1, [pow(t, e, p) for t in range(T + 1)
+                                      for e in range(T + 1)], p).inv()  # fmt: skip
+    acc = [np.zeros((len(r), len(c)), dtype=np.int64) for r, c in sub]
+    for t in range(T + 1):
+        G = _grid(net, params, dom, (t * a_pts) % p, b_pts, A, B, kernel)
+        for blk, (r, c), F in zip(blocks, sub, acc):
+            w = int(V[int(blk["degree"]), t])
+            if w:
+                F += (w * G[np.ix_(r, c)]) % p  # < p**2 + p < 2**53: exact in int64
+                F %= p
+    return [F.ravel().tolist() for F in acc]
+
+
+def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
+                      cls=None) -> CheckResult:  # fmt: skip
+    """Check a certificate (a dict, or the path of its JSON file) without trusting seprank's
+    measurement: regenerate weights and points from the seed, rebuild every claimed minor
+    and check its determinant over GF(p) with python-flint; recompute the architecture's
+    own bound and compare it with ``upper_bound`` and ``upper_source`` (a stated bound,
+    ``upper_given``, cannot be recomputed: then only rank == upper_bound is checked).
+    ``ok`` is False, with the reasons, on any failure (a malformed file included).
+    ``cls`` is the architecture class (default: resolved from the certificate's
+    ``architecture``). ``kernel=True`` evaluates the network with the compiled kernel of
+    the measurement instead of its reference code (faster for deep networks; the
+    determinants are python-flint's either way)."""
+    try:
+        return _check(cert, recheck_upper, kernel, cls)
+    except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
+            SeprankError) as exc:  # fmt: skip
+        return CheckResult(False, [f"malformed or unreadable certificate: "
+                                   f"{type(exc).__name__}: {exc}"])  # fmt: skip
+
+
+def _check(cert, recheck_upper: bool, kernel: bool = False, cls=None) -> CheckResult:
+    import flint
+
+    if not isinstance(cert, dict):
+        cert = json.loads(Path(cert).read_text())
+    bad: list[str] = []
+    if cert.get("format") != FORMAT:
+        return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
+    net = net_from(cert["architecture"], cert["config"], cls)
+    p = int(cert["prime"])
+    dom = ModP(p)
+    A, B = check_partition(cert["partition"], net.seq_len)
+    params = net.init(np.random.default_rng(int(cert["seed"])), dom)
+    if "weights_sha256" in cert and weights_digest(params) != cert["weights_sha256"]:
+        bad.append("the seed regenerates other weights than when the certificate was made "
+                   "(a different numpy random generator?)")
+    Ap, Bp = _regenerate_points(cert, net, p)
+    blocks = cert["blocks"]
+    total = sum(int(b["rank"]) for b in blocks)
+    if int(cert["rank"]) != total:
+        bad.append(f"claimed rank {cert['rank']} != sum of the block ranks {total}")
+    graded = cert.get("strategy") == "graded"
+    T = None
+    if graded:
+        if not homogeneous_by_theorem(net):
+            bad.append(f"graded blocks need an f homogeneous by theorem; "
+                       f"{cert['architecture']} {cert['config']} is not one")
+        T = int(net.degree)
+        if cert.get("total_degree") not in (None, T):
+            bad.append(f"total_degree {cert['total_degree']} != 3^L = {T}")
+        degs = [b["degree"] for b in blocks]
+        if len(set(degs)) != len(degs) or not all(isinstance(k, int) and 0 <= k <= T
+                                                  for k in degs):  # fmt: skip
+            bad.append(f"block degrees {degs} must be distinct integers in 0..{T}")
+    elif len(blocks) != 1 or blocks[0]["degree"] is not None:
+        bad.append("a direct certificate has exactly one block, of degree null")
+    if bad:
+        return CheckResult(False, bad)
+    for b in blocks:
+        r, rows, cols, k = int(b["rank"]), list(b["rows"]), list(b["cols"]), b["degree"]
+        where = "block" + ("" if k is None else f" of degree {k}")
+        if len(rows) != r or len(cols) != r:
+            bad.append(f"{where}: rank {r} but {len(rows)} rows and {len(cols)} columns")
+        elif any(not isinstance(i, int) or not 0 <= i < Ap.shape[0] for i in rows) or any(
+                not isinstance(j, int) or not 0 <= j < Bp.shape[0] for j in cols):
+            bad.append(f"{where}: an index is outside the {Ap.shape[0]} x {Bp.shape[0]} "
+                       f"sample")  # fmt: skip
+    if bad:
+        return CheckResult(False, bad)
+    live = [b for b in blocks if int(b["rank"]) > 0]
+    for b, entries in zip(live, _minors(net, params, dom, Ap, Bp, A, B, live, T, kernel)):
+        r, rows, cols, k = int(b["rank"]), b["rows"], b["cols"], b["degree"]
+        where = "block" + ("" if k is None else f" of degree {k}")
+        det = int(flint.nmod_mat(r, r, [int(v) for v in entries], p).det())
+        if det == 0:
+            dup = " (rows or columns repeat an index)" if (
+                len(set(rows)) < r or len(set(cols)) < r) else ""  # fmt: skip
+            bad.append(f"{where}: the {r} x {r} minor is singular over GF({p}){dup}")
+    if bad:
+        return CheckResult(False, bad, rank=total)
+    return _check_upper(cert, net, A, total, recheck_upper)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
+    """The bound's fields: ``upper_bound`` an int (or null) not below the rank, equal to
+    the architecture's own bound (and ``upper_source`` to its source) unless stated by
+    the user (``upper_given``); ``exact`` only when rank == upper_bound."""
+    up, given, source = cert.get("upper_bound"), cert.get("upper_given", False), \
+        cert.get("upper_source")  # fmt: skip
+    if up is not None and not _is_int(up):
+        return CheckResult(False, [f"upper_bound={up!r} must be an integer or null"])
+    if given not in (True, False):
+        return CheckResult(False, [f"upper_given={given!r} must be true or false"])
+    bad = []
+    if up is not None and up < total:
+        bad.append(f"upper_bound {up} is below the certified rank {total}")
+    if cert.get("exact") and up != total:
+        bad.append(f"claims exact, but upper_bound {up} != rank {total}")
+    if given and up is None:
+        bad.append("upper_given is true but upper_bound is null")
+    if not given and recheck and up is not None and not bad:
+        own = architecture_bound(net, A) or {}
+        if own.get("upper") != up:
+            bad.append(f"upper_bound {up} is not the architecture's proved bound "
+                       f"({own.get('upper')}; {own.get('source', 'none known')})")  # fmt: skip
+        elif "upper_source" in cert and source != own.get("source"):
+            bad.append(f"upper_source {source!r} is not the architecture's: "
+                       f"{own.get('source')!r}")  # fmt: skip
+    exact = not bad and up is not None and up == total and bool(cert.get("exact"))
+    return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
+                       source=source)  # fmt: skip

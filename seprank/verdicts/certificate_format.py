@@ -1,0 +1,107 @@
+"""The certificate format: its constants, its file name, and what checking and writing share
+(the network a certificate names, the weights' digest, which networks are homogeneous by
+theorem)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import numbers
+import re
+
+import numpy as np
+
+from seprank.errors import ConfigError
+from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.registry import resolve
+
+FORMAT = "seprank-certificate/1"
+
+POINTS_RULE = (
+    "rng = numpy.random.default_rng([seed, 1]); for each draw [tag, count, positions] in "
+    "order: rng.integers(0, prime, size=(count, positions, width)); rows of the grid are "
+    "the 'A' draws concatenated, columns the 'B' draws, 'probe' draws are discarded; a "
+    "draw ['choice', m] is rng.choice(numpy.arange(1, prime), size=m, replace=False)")
+WEIGHTS_RULE = "net.init(numpy.random.default_rng(seed), ModP(prime)) (integers in [0, p))"
+
+
+def homogeneous_by_theorem(net) -> bool:
+    """Architectures whose homogeneity (degree 3^L) is a theorem, not a measurement."""
+    return type(net) is LinearSelfAttention and not net.residual
+
+
+def net_from(name: str, config: dict, cls=None):
+    """The network of a certificate: ``cls`` if given, else the class ``name`` resolves
+    to (a registry class's name, ``module:Class`` or an entry point)."""
+    try:
+        cls = resolve(name if cls is None else cls)
+    except ConfigError as exc:
+        raise ConfigError(f"architecture={name!r}: {exc}") from None
+    kw = {k: _tuples(v) for k, v in config.items() if k != "architecture"}
+    return cls(**kw)
+
+
+def _tuples(v):
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+
+def weights_digest(params) -> str:
+    """sha256 of the weights: a dict (sorted keys), a list/tuple (in order) or an array."""
+    h = hashlib.sha256()
+
+    def feed(x, key=""):
+        if isinstance(x, dict):
+            for k in sorted(x):
+                feed(x[k], f"{key}{k}" if not key else f"{key}.{k}")
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                feed(v, f"{key}[{i}]")
+        else:
+            a = np.ascontiguousarray(np.asarray(x, dtype=np.int64))
+            h.update(key.encode())
+            h.update(repr(a.shape).encode())
+            h.update(a.tobytes())
+
+    feed(params)
+    return h.hexdigest()
+
+
+def dumps(cert: dict) -> str:
+    """The certificate as JSON, one top-level key per line (index lists stay on one line)."""
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in cert.items()) \
+        + "\n}\n"  # fmt: skip
+
+
+#: Short names of common config fields in certificate file names.
+SHORT = {"depth": "L", "width": "d", "heads": "H", "seq_len": "N", "residual": "res",
+         "query_position": "q", "output_coord": "o"}  # fmt: skip
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-")
+
+
+def _item(key: str, v) -> str:
+    """One config item of a file name; "" for False, None and 0 (within an architecture
+    the keys are fixed, so leaving those out is unambiguous)."""
+    if v is None or v is False or (isinstance(v, numbers.Integral) and v == 0):
+        return ""
+    k = SHORT.get(key, key)
+    if v is True:
+        return k
+    if isinstance(v, (list, tuple)):
+        v = "-".join(_safe(str(x)) for x in v)
+    return f"{k}{_safe(str(v))}"
+
+
+def certificate_name(cert: dict) -> str:
+    """A short, filesystem-safe, deterministic file name from the architecture, its config
+    items (in order), the partition, seed and prime; a hash of the config if too long."""
+    arch = _safe(cert["architecture"].replace(":", "."))
+    items = "_".join(x for k, v in cert["config"].items() if (x := _item(k, v)))
+    if len(items) > 80:
+        text = json.dumps(cert["config"], sort_keys=True, default=str)
+        items = "cfg" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    A = "-".join(str(a) for a in cert["partition"])
+    return "_".join(x for x in (arch, items, f"A{A}", f"seed{cert['seed']}",
+                                f"p{cert['prime']}") if x) + ".json"  # fmt: skip

@@ -1,0 +1,123 @@
+"""Field arrays: plain numpy code is exact in GF(p), or refused naming the operation."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seprank.algebra.degree import DEGREES
+from seprank.algebra.field_array import GF, FieldArray, field, max_terms
+from seprank.errors import DomainError
+
+P = 67108859
+BIG = 2**31 - 1  # max_terms(BIG) == 2: every contraction longer than 2 is split
+
+
+def ref(a):
+    return np.array(a, dtype=object)
+
+
+def same(F, R, p=P):
+    assert isinstance(F, FieldArray)
+    R = np.asarray(np.asarray(R, dtype=object) % p, dtype=object)
+    assert F.raw.tolist() == R.tolist()
+
+
+arrays = st.integers(1, 4).flatmap(
+    lambda n: st.lists(st.integers(0, P - 1), min_size=n * 3, max_size=n * 3).map(
+        lambda v: np.array(v, dtype=np.int64).reshape(n, 3)))  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=arrays, b=st.lists(st.integers(0, P - 1), min_size=9, max_size=9))
+def test_arithmetic_matches_python_integers(a, b):
+    w = np.array(b, dtype=np.int64).reshape(3, 3)
+    A, W = field(a, P), field(w, P)
+    same(A @ W, ref(a) @ ref(w))
+    same(A * A - 3 * A + 1, ref(a) * ref(a) - 3 * ref(a) + 1)
+    same(-A, -ref(a))
+    same(A**5, ref(a) ** 5)
+    same(np.einsum("nc,cd,nd->n", A, W, A), np.einsum("nc,cd,nd->n", ref(a), ref(w), ref(a)))
+    same(np.einsum("nc,nc", A, A), np.einsum("nc,nc", ref(a), ref(a)))
+    same(A.sum(axis=0), ref(a).sum(axis=0))
+    same(np.cumsum(A, axis=1), np.cumsum(ref(a), axis=1))
+    same(np.prod(A, axis=1), np.prod(ref(a), axis=1))
+    same(np.cumprod(A, axis=1), np.cumprod(ref(a), axis=1))
+    same(A.mean(axis=1) * 3, ref(a).sum(axis=1))
+    same(A / 4 * 4, ref(a))
+    same(Fraction(2, 3) * A * 3, 2 * ref(a))
+    same(0.375 * A * 8, 3 * ref(a))
+    same(np.dot(A, W), ref(a) @ ref(w))
+    same(np.tensordot(A, W, axes=1), ref(a) @ ref(w))
+    same(np.trace(W), sum(ref(w)[i, i] for i in range(3)))
+
+
+def test_long_contractions_are_split_and_exact():
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, BIG, (3, 7)), rng.integers(0, BIG, (7, 2))
+    A, B = field(a, BIG), field(b, BIG)
+    assert max_terms(BIG) < 7
+    same(A @ B, ref(a) @ ref(b), BIG)
+    same(np.einsum("ij,jk->ik", A, B), ref(a) @ ref(b), BIG)
+    same(np.einsum("ij,jk,k->i", A, B, field([1, 1], BIG)), (ref(a) @ ref(b)).sum(axis=1), BIG)
+
+
+def test_structure_scalars_and_assignment_stay_in_the_field():
+    A = field(np.arange(12).reshape(3, 4), 7)
+    assert isinstance(A[0, 0], FieldArray) and A[0, 0].shape == ()
+    for obj in (np.tril(A), np.triu(A), np.concatenate([A, np.ones((1, 4))]), np.stack([A, A]),
+                A.T, A.reshape(4, 3), np.where(np.eye(3, 4, dtype=bool), A, 0), A[:, ::2],
+                np.broadcast_to(A[0], (2, 4)), np.zeros_like(A), sum(A)):  # fmt: skip
+        assert isinstance(obj, FieldArray) and obj.p == 7
+    prod = A[1, 1] * A[1, 2] * A[1, 3]  # scalars: exact, not int64 overflow
+    assert prod.raw == (5 * 6 * 0) % 7
+    A[0, 0] = Fraction(1, 2)
+    assert A.raw[0, 0] == 4  # 1/2 = 4 mod 7
+    assert [int(r.raw.sum()) % 7 == int(r.sum().raw) for r in A] == [True] * 3
+
+
+@pytest.mark.parametrize("what, op", [
+    ("exp", lambda A: np.exp(A)),
+    ("tanh", lambda A: np.tanh(A)),
+    ("greater", lambda A: A > 1),
+    ("equal", lambda A: A == A),
+    ("maximum", lambda A: np.maximum(A, 2)),
+    ("astype(float64)", lambda A: A.astype(float)),
+    ("float()", lambda A: float(A[0, 0])),
+    ("truth value", lambda A: bool(A[0, 0])),
+    ("division by a non-constant", lambda A: A / A),
+    ("division by a non-constant", lambda A: 1 / A),
+    ("0.1", lambda A: 0.1 * A),
+    ("inf", lambda A: A * float("inf")),
+    ("exponent", lambda A: A**0.5),
+    ("exponent", lambda A: A**-1),
+    ("order-based", lambda A: A.max()),
+    ("numpy.sort", lambda A: np.sort(A)),
+    ("numpy.det", lambda A: np.linalg.det(A)),
+    ("numpy.sqrt", lambda A: np.sqrt(A)),
+    ("different number systems", lambda A: A + field([1], 5)),
+    ("complex", lambda A: A * 1j),
+])  # fmt: skip
+def test_operations_leaving_the_field_are_refused(what, op):
+    A = field(np.arange(1, 10).reshape(3, 3), 7)
+    with pytest.raises(DomainError, match=what.replace("(", r"\(").replace(")", r"\)")):
+        op(A)
+
+
+def test_modular_constants_are_exact_rationals():
+    ops = GF(7)
+    assert ops.constant([Fraction(1, 3), 0.5, True, -1, 2**70]).tolist() == [5, 4, 1, 6, 2**70 % 7]
+    with pytest.raises(DomainError, match="divisible by p"):
+        ops.constant(Fraction(1, 7))
+
+
+def test_degree_arrays_bound_plain_numpy_code():
+    W, X = DEGREES.wrap(np.ones((2, 2), np.int64)), DEGREES.wrap(np.ones((3, 2), np.int64))
+    assert ((X @ W) ** 2 * 0.5 + 1).raw.max() == 4
+    assert np.einsum("nc,cd,nd->n", X, W, X).raw.tolist() == [3, 3, 3]
+    assert np.cumsum(X * X, axis=0).raw.max() == 2 and np.prod(X, axis=0).raw.max() == 3
+    assert np.tril(np.ones((2, 2)) * W).raw.tolist() == [[1, 0], [1, 1]]
+    with pytest.raises(DomainError, match="exp"):
+        np.exp(X)

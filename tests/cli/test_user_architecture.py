@@ -1,0 +1,85 @@
+"""A user's class, in a file on PYTHONPATH, through every command: measure, sweep and
+results, certify and check-certificate, verify."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from _user_module import install
+
+from seprank.cli import main
+from seprank.sweeps.tasks import make_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_measure_a_users_class_in_a_subprocess(tmp_path, monkeypatch):
+    install(tmp_path, monkeypatch)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    r = subprocess.run([sys.executable, "-m", "seprank", "measure", "--arch", "mymod:MyNet",
+                        "--param", "seq_len=4", "--param", "terms=3", "--json"],
+                       capture_output=True, text=True, timeout=120, env=env,
+                       cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert (d["rank"], d["saturated"], d["config"]["architecture"]) == (3, True, "MyNet")
+
+
+def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, capsys):
+    install(tmp_path, monkeypatch)
+    grid = tmp_path / "mine.toml"
+    grid.write_text('[grid]\nname = "mine"\narch = "mymod:MyNet"\nmethods = ["modular"]\n'
+                    "[params]\nseq_len = [4]\nterms = [2, 3]\n")  # fmt: skip
+    db = tmp_path / "r.sqlite"
+    argv = ["sweep", str(grid), "--executor", "serial", "--db", str(db), "--out",
+            str(tmp_path / "out"), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["results", "--db", str(db), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sorted((r["arch"], r["status"], r["rank"]) for r in rows) == [
+        ("mymod:MyNet", "done", 2), ("mymod:MyNet", "done", 3)]
+    assert main(["results", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("mymod:MyNet") == 2 and "2 tasks: 2 done" in out
+
+
+def test_store_keys_of_registry_names_are_unchanged():
+    a = make_spec("measure", "mps", {"seq_len": 4, "phys_dim": 2, "bond": 2})
+    b = make_spec("measure", "seprank.nets.tensor_network:MPS",
+                  {"seq_len": 4, "phys_dim": 2, "bond": 2})  # fmt: skip
+    assert a["arch"] == b["arch"] == "mps" and a["key"] == b["key"]
+
+
+def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
+    install(tmp_path, monkeypatch)
+    base = ["certify", "--param", "seq_len=4", "--param", "terms=3", "--out",
+            str(tmp_path / "c"), "--quiet", "--check"]  # fmt: skip
+    assert main(base + ["--arch", "mymod:MyNet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "separation rank: 3  [exact, proved]" and out[-1] == "  check: valid"
+    assert main(base + ["--arch", "mymod:MyPlain"]) == 0  # no bound of its own
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "separation rank >= 3  [lower bound; proved upper bound none proved]")
+    assert main(base + ["--arch", "mymod:MyPlain", "--upper", "3", "--upper-source", "CP"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "separation rank: 3  [exact, given the stated bound (CP)]")
+    path = tmp_path / "c" / "mymod.MyPlain_N4_d2_terms3_A0-1_seed0_p67108859.json"
+    assert main(["check-certificate", str(path)]) == 0
+    assert capsys.readouterr().out.endswith("exact, given the stated bound (CP)\n")
+
+
+def test_verify_a_users_class_on_its_partitions(tmp_path, monkeypatch, capsys):
+    install(tmp_path, monkeypatch)
+    argv = ["verify", "--param", "seq_len=4", "--param", "terms=3", "--json"]
+    assert main(argv + ["--arch", "mymod:MyNet", "--partition", "0,1", "--partition", "0"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["partition"], r["measured"], r["upper"], r["verdict"]) for r in rows] == [
+        ([0, 1], 3, 3, "tight"), ([0], 2, 2, "tight")]
+    assert main(argv + ["--arch", "mymod:MyPlain"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    assert (row["measured"], row["upper"], row["verdict"]) == (3, None, "no proved bound")
+    assert main(["verify", "--param", "seq_len=4"]) == 2
+    assert "--param and --partition need --arch" in capsys.readouterr().err

@@ -1,0 +1,82 @@
+"""One bound per architecture: seprank.upper_bound, seprank bounds and certify agree."""
+
+import json
+from dataclasses import dataclass
+
+import pytest
+from _user_module import install
+
+import seprank
+from seprank.cli import main
+from seprank.errors import ConfigError
+from seprank.nets import MPS, ConvACShallow, EmbeddedAttention, LinearSelfAttention
+from seprank.nets.registry import resolve
+from seprank.theory import bounds
+from seprank.theory.architecture_bounds import (
+    architecture_bound,
+    embedded_attention_bound,
+    has_architecture_bound,
+)
+
+
+def test_each_kind_of_architecture_is_answered_by_the_one_function():
+    att = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    assert architecture_bound(att, (0, 1))["upper"] == bounds.upper_bound(att, (0, 1))["upper"]
+    assert architecture_bound(att, (0, 1))["source"] == bounds.upper_bound(att, (0, 1))["why"]
+    emb = EmbeddedAttention(depth=1, width=3, seq_len=4, vocab=3, embed_rank=2)
+    assert architecture_bound(emb, (0, 1)) == embedded_attention_bound(emb, (0, 1))
+    mps = MPS(seq_len=6, phys_dim=2, bond=2)
+    assert architecture_bound(mps, (0, 2, 4)) == mps.known_bound((0, 2, 4))
+    conv = ConvACShallow(seq_len=4, in_dim=2, channels=3)
+    assert architecture_bound(conv)["upper"] == conv.known_bound((0, 1))["upper"]  # default A
+    assert architecture_bound(seprank.SoftmaxSelfAttention(1, 2, 1, 4)) is None
+    assert not has_architecture_bound(seprank.SoftmaxSelfAttention(1, 2, 1, 4))
+
+
+def test_a_users_upper_bound_method(tmp_path, monkeypatch):
+    install(tmp_path, monkeypatch)
+    net = resolve("mymod:MyNet")(seq_len=4, terms=3)
+    b = architecture_bound(net, (0, 1))
+    assert (b["upper"], b["source"]) == (3, "CP rank R: a sum of R products")
+    assert architecture_bound(resolve("mymod:MyPlain")(seq_len=4)) is None
+
+
+@pytest.mark.parametrize("returned, words", [
+    (7, "expected (bound, source)"), ((2.5, "x"), "bound=2.5 must be a non-negative int"),
+    ((-1, "x"), "bound=-1"), ((True, "x"), "bound=True"), ((3, ""), "source=''"),
+])  # fmt: skip
+def test_a_malformed_user_bound_is_refused(returned, words):
+    @dataclass(frozen=True)
+    class Net:
+        seq_len: int = 2
+
+        def init(self, rng, domain): ...
+
+        def apply(self, params, X, domain): ...
+
+        def upper_bound(self, partition):
+            return returned
+
+    with pytest.raises(ConfigError) as e:
+        architecture_bound(Net())
+    assert words in str(e.value)
+
+
+def test_public_upper_bound_answers_for_any_architecture_or_refuses():
+    mps = MPS(seq_len=6, phys_dim=2, bond=2)
+    assert seprank.upper_bound(mps, (0, 2, 4))["upper"] == 8
+    assert seprank.upper_bound(LinearSelfAttention(1, 2, 1, 2))["upper"] == 3
+    with pytest.raises(ConfigError, match="no proved upper bound in seprank"):
+        seprank.upper_bound(seprank.SoftmaxSelfAttention(1, 2, 1, 4))
+
+
+def test_bounds_cli_and_the_api_agree(tmp_path, monkeypatch, capsys):
+    install(tmp_path, monkeypatch)
+    for arch, params, A in [("mps", ["seq_len=6", "phys_dim=2", "bond=2"], (0, 2, 4)),
+                            ("mymod:MyNet", ["seq_len=4", "terms=3"], (0, 1))]:  # fmt: skip
+        argv = ["bounds", "--arch", arch, "--partition", ",".join(map(str, A)), "--json"]
+        assert main(argv + [x for p in params for x in ("--param", p)]) == 0
+        d = json.loads(capsys.readouterr().out)
+        net = resolve(arch)(**{k: int(v) for k, v in (p.split("=") for p in params)})
+        api = seprank.upper_bound(net, A)
+        assert (d["upper"], d["source"]) == (api["upper"], api["source"])

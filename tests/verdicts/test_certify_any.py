@@ -1,0 +1,133 @@
+"""Certify any architecture: generic names, the architecture's own bound re-derived by the
+checker, a bound the user states (labelled as such), edits caught."""
+
+import json
+
+import pytest
+from _user_module import install
+
+from seprank.cli import main
+from seprank.errors import ConfigError
+from seprank.nets import MPS
+from seprank.nets.registry import resolve
+from seprank.verdicts.certificates import certificate_name, certify, check_certificate
+
+MPS_ARGS = ["--arch", "mps", "--param", "seq_len=6", "--param", "phys_dim=2", "--param",
+            "bond=2", "--partition", "0,2,4"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def mps_cert(tmp_path_factory):
+    """``seprank certify --arch mps ...`` once: (its stdout, the certificate's path)."""
+    import contextlib
+    import io
+
+    out = tmp_path_factory.mktemp("certs")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["certify", *MPS_ARGS, "--out", str(out), "--quiet"]) == 0
+    (path,) = out.glob("*.json")
+    return buf.getvalue(), path
+
+
+def test_mps_certify_is_exact_proved_by_the_min_cut(mps_cert, capsys):
+    text, path = mps_cert
+    assert text.splitlines()[0] == "separation rank: 8  [exact, proved]"
+    assert "min-cut" in text
+    assert path.name == "MPS_N6_phys_dim2_bond2_A0-2-4_seed0_p67108859.json"
+    cert = json.loads(path.read_text())
+    assert (cert["architecture"], cert["upper_bound"], cert["upper_given"]) == ("MPS", 8, False)
+    assert cert["upper_source"].startswith("tensor-network min-cut bound")
+    assert main(["check-certificate", str(path)]) == 0
+    assert capsys.readouterr().out == ("valid: separation rank = 8; exact, proved (meets the "
+                                       "proved upper bound)\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("upper_bound", 9, "upper_bound 9 != rank 8"),
+    ("upper_bound", 7, "upper_bound 7 is below the certified rank 8"),
+    ("upper_bound", 8.0, "upper_bound=8.0 must be an integer"),
+    ("upper_bound", "8", "upper_bound='8' must be an integer"),
+    ("rank", 9, "claimed rank 9 != sum of the block ranks 8"),
+    ("upper_source", "my lemma", "upper_source 'my lemma' is not the architecture's"),
+    ("upper_given", "yes", "upper_given='yes' must be true or false"),
+])  # fmt: skip
+def test_an_edited_certificate_exits_1_naming_the_field(mps_cert, tmp_path, capsys, field,
+                                                        value, words):  # fmt: skip
+    cert = json.loads(mps_cert[1].read_text())
+    cert[field] = value
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(cert))
+    assert main(["check-certificate", str(bad)]) == 1
+    assert words in capsys.readouterr().err
+
+
+def test_a_non_exact_certificate_with_a_wrong_bound_fails(mps_cert):
+    cert = json.loads(mps_cert[1].read_text())
+    cert.update(upper_bound=12, exact=False)
+    r = check_certificate(cert)
+    assert not r.ok and "upper_bound 12 is not the architecture's proved bound (8;" in \
+        r.reasons[0]  # fmt: skip
+    cert.update(upper_bound=None, upper_source=None)  # no bound claimed: a lower bound
+    r = check_certificate(cert)
+    assert r.ok and not r.exact and r.status == "lower bound"
+
+
+def test_a_stated_bound_is_labelled_and_checked_as_stated(tmp_path, capsys):
+    net = MPS(seq_len=4, phys_dim=2, bond=2, periodic=True)  # no exact claim without a bound
+    c = certify(net, (0, 1), upper=4, upper_source="Lemma 3 of my notes")
+    assert (c.exact, c.status, c.upper_given) == (
+        True, "exact, given the stated bound (Lemma 3 of my notes)", True)
+    assert c.certificate["upper_given"] is True
+    path = c.write(tmp_path)
+    assert main(["check-certificate", str(path)]) == 0
+    assert capsys.readouterr().out == ("valid: separation rank = 4; exact, given the stated "
+                                       "bound (Lemma 3 of my notes)\n")  # fmt: skip
+    low = certify(net, (0, 1), upper=3, upper_source="a wrong lemma")
+    assert not low.exact and low.status == "lower bound" and "it is FALSE" in low.ground
+    with pytest.raises(ConfigError, match="upper=-1 must be a non-negative integer"):
+        certify(net, (0, 1), upper=-1)
+    with pytest.raises(ConfigError, match="upper_source needs upper=U"):
+        certify(net, (0, 1), upper_source="x")
+
+
+def test_certify_cli_stated_bound_and_its_refusals(tmp_path, capsys):
+    base = ["certify", "--arch", "mps", "--param", "seq_len=4", "--param", "phys_dim=2",
+            "--param", "bond=2", "--param", "periodic=1", "--out", str(tmp_path),
+            "--quiet"]  # fmt: skip
+    assert main(base + ["--upper", "4", "--upper-source", "Lemma 3", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "separation rank: 4  [exact, given the stated bound (Lemma 3)]"
+    assert out.splitlines()[-1] == "  check: valid"
+    assert main(base + ["--upper-source", "Lemma 3"]) == 2
+    assert "--upper-source needs --upper U" in capsys.readouterr().err
+    assert main(base + ["--depth", "2"]) == 2
+    assert "--depth: belongs to --arch attention" in capsys.readouterr().err
+
+
+def test_certificate_names_are_generic_short_and_safe():
+    def name(arch, config, part=(0, 1)):
+        return certificate_name({"architecture": arch, "config": config,
+                                 "partition": list(part), "seed": 1, "prime": 7})  # fmt: skip
+
+    att = {"depth": 2, "width": 2, "heads": 1, "seq_len": 4, "residual": True,
+           "query_position": 1, "output_coord": 0}  # fmt: skip
+    assert name("LinearSelfAttention", att) == "LinearSelfAttention_L2_d2_H1_N4_res_q1_A0-1_" \
+        "seed1_p7.json"  # fmt: skip
+    assert name("pkg.mod:My Net", {"edges": [[0, 1], [1, 2]], "flag": False}) == \
+        "pkg.mod.My-Net_edges0-1-1-2_A0-1_seed1_p7.json"  # fmt: skip
+    long = name("X", {f"field_number_{i}": i + 1 for i in range(9)})
+    assert long.startswith("X_cfg") and len(long) < 60
+    assert long == name("X", {f"field_number_{i}": i + 1 for i in range(9)})  # deterministic
+
+
+def test_check_certificate_accepts_the_class(tmp_path, monkeypatch):
+    install(tmp_path, monkeypatch)
+    cls = resolve("mymod:MyNet")
+    c = certify(cls(seq_len=4, terms=3), (0, 1))
+    assert c.status == "exact, proved" and c.certificate["architecture"] == "mymod:MyNet"
+    cert = dict(c.certificate, architecture="elsewhere:MyNet")  # not importable by its name
+    bad = check_certificate(cert)
+    assert not bad.ok and "architecture='elsewhere:MyNet'" in bad.reasons[0]
+    r = check_certificate(cert, cls=cls)
+    assert r.ok and r.exact and r.status == "exact, proved"
