@@ -10,10 +10,10 @@ node that is not gives the reason the architecture is not a polynomial.
 (``+ - * @ **``, ``np.einsum``, ``np.sum``, indexing, ...) on the arrays the domain hands
 ``apply`` (float64 arrays, GF(p) field arrays, or object arrays of polynomials), so one
 code path serves every domain; the domain's own methods are used only for constants
-(``domain.constant``, else ``domain.from_ints``). Nodes that depend on neither (shapes,
-buffers, masks built from buffers) are computed by torch itself and converted to domain
-constants where a live node meets them. In the degree domain (:mod:`seprank.engine.saturation`'s
-``traced_degree``) the same walk propagates degree upper bounds instead (:class:`DegreeArith`).
+(``domain.constant``). Nodes that depend on neither (shapes, buffers, masks built from
+buffers) are computed by torch itself and converted to domain constants where a live
+node meets them. In the degree domain (``traced_degree``) the same walk propagates
+degree upper bounds, on its degree arrays.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ import numpy as np
 from seprank.errors import ConfigError, DomainError
 from seprank.nets.base import check_int
 from seprank.nets.torch_graph import classify, run
-from seprank.nets.torch_ops import DegreeArith, NumpyArith
+from seprank.nets.torch_ops import NumpyArith
 
 
 @dataclass(frozen=True)
@@ -134,13 +134,9 @@ class TorchModule:
             if domain.name == "float64":
                 return self._read(self._forward(params, X))
             raise DomainError(t.reason)
-        if domain.name == "modp" and type(X) is np.ndarray:
-            raise DomainError("domain=modp: from_torch computes with numpy operators and "
-                              "needs ModP's field arrays, got a plain int64 array")  # fmt: skip
-        # plain int arrays of degrees (the degree domain's operations); its degree arrays,
-        # like every exact array, take the plain numpy code of NumpyArith
-        plain_degrees = domain.name == "degree" and type(X) is np.ndarray
-        ar = DegreeArith(domain) if plain_degrees else NumpyArith(domain)
+        # the domain's arrays (field arrays for ModP), also when called with plain ones
+        X, params = domain.wrap(X), domain.wrap(params)
+        ar = NumpyArith(domain)
         return self._read(run(t.gm, t.live, X, params, t.alias, ar))
 
     def _read(self, out):

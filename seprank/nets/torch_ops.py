@@ -1,8 +1,8 @@
 """The operations ``from_torch`` computes exactly, written with plain numpy operators.
 
 Each handler takes the arithmetic object first (:class:`NumpyArith`: numpy operators on
-the domain's arrays, so the same code computes in float64, in GF(p) on field arrays and
-on object arrays of polynomials; :class:`DegreeArith`: degree upper bounds) and then the
+the domain's arrays, so the same code computes in float64, in GF(p) on field arrays, on
+object arrays of polynomials and on the degree domain's degree arrays) and then the
 torch call's own arguments, so ``HANDLERS[name](ar, *args, **kwargs)`` mirrors
 ``torch.name(*args, **kwargs)``. :mod:`seprank.nets.torch_graph` walks the graph.
 """
@@ -19,23 +19,6 @@ from seprank.errors import DomainError
 
 IDENTITY = frozenset({"contiguous", "clone", "detach", "float", "double", "to", "type_as",
                       "positive", "dropout", "alpha_dropout", "feature_alpha_dropout"})  # fmt: skip
-
-
-def constant(domain, value):
-    """A constant (int, bool, float, Fraction, or an array of them) as a domain array:
-    ``domain.constant`` where the domain has it, else ``from_ints`` for integers (float64:
-    a float array); DomainError for a non-integer in an exact domain without it."""
-    conv = getattr(domain, "constant", None)
-    if conv is not None:
-        return conv(value)
-    arr = np.asarray(value)
-    if domain.name in ("float64", "degree"):
-        return domain.from_ints(arr) if domain.name == "degree" else arr.astype(np.float64)
-    if arr.dtype.kind in "biu":
-        return domain.from_ints(arr.astype(np.int64))
-    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-        return domain.from_ints(arr.astype(np.int64))
-    raise DomainError(f"constant {value!r}: domain={domain.name} takes integer constants only")
 
 
 def explicit(eq: str, ops) -> str:
@@ -68,7 +51,8 @@ class NumpyArith:
         self.domain = domain
 
     def const(self, value):
-        return constant(self.domain, value)
+        """A constant (ints, bools, floats, Fractions, arrays of them) as a domain array."""
+        return self.domain.constant(value)
 
     def operand(self, v):
         if isinstance(v, (bool, np.bool_)):
@@ -108,46 +92,6 @@ class NumpyArith:
 
     def zeros(self, shape):
         return self.const(np.zeros(shape, dtype=np.int64))
-
-
-class DegreeArith(NumpyArith):
-    """Degree upper bounds (values are per-entry degrees, as in the degree domain): a sum
-    takes the maximum, a product the sum, a contraction the largest degrees' sum."""
-
-    def const(self, value):
-        return np.zeros(np.shape(value), dtype=np.int64)
-
-    def operand(self, v):
-        return np.asarray(v, dtype=np.int64) if isinstance(v, np.ndarray) else 0
-
-    def add(self, a, b):
-        return np.maximum(self.operand(a), self.operand(b))
-
-    sub = add
-
-    def mul(self, a, b):
-        return self.operand(a) + self.operand(b)
-
-    def neg(self, a):
-        return a
-
-    def pow(self, a, k: int):
-        return a * k
-
-    def _full(self, shape, ops):
-        return np.full(shape, sum(int(o.max()) if o.size else 0 for o in ops), dtype=np.int64)
-
-    def matmul(self, a, b):
-        return self._full(np.matmul(np.zeros(a.shape), np.zeros(b.shape)).shape, (a, b))
-
-    def einsum(self, eq, *ops):
-        return self._full(np.einsum(eq, *[np.zeros(o.shape) for o in ops]).shape, ops)
-
-    def sum(self, x, axis, keepdims):
-        return np.max(x, axis=axis, keepdims=keepdims, initial=0)
-
-    def cumsum(self, x, axis):
-        return np.maximum.accumulate(x, axis=-1 if axis is None else axis)
 
 
 # ------------------------------------------------------------------------ operations
@@ -326,4 +270,4 @@ def call_module(ar, gm, node, args, kwargs, weight):
     return x  # Identity, Dropout (evaluation mode)
 
 
-__all__ = ["HANDLERS", "IDENTITY", "DegreeArith", "NumpyArith", "call_module", "constant"]
+__all__ = ["HANDLERS", "IDENTITY", "NumpyArith", "call_module", "explicit"]

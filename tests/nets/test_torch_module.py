@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import seprank  # noqa: E402
-from seprank.algebra.domains import Float64, ModP, Symbolic, symbolic_inputs  # noqa: E402
+from seprank.algebra.domains import Float64, ModP, Symbolic, raw, symbolic_inputs  # noqa: E402
+from seprank.algebra.field_array import FieldArray  # noqa: E402
 from seprank.engine.saturation import traced_degree  # noqa: E402
 from seprank.errors import ConfigError, DomainError  # noqa: E402
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention, config_of  # noqa: E402
@@ -126,12 +127,6 @@ def test_paper_module_measured_in_float_and_symbolic_equals_native():
     assert m.rank == seprank.measure(LinearSelfAttention(1, 2, 2, 4), method="symbolic").rank
 
 
-#: The modular engine computes on ModP's field arrays (numpy operators exact in GF(p)).
-FIELD_ARRAYS = hasattr(ModP(), "constant")
-needs_field_arrays = pytest.mark.skipif(not FIELD_ARRAYS, reason="ModP field arrays not here")
-
-
-@needs_field_arrays
 @pytest.mark.parametrize(
     "L,d,H,N,rank", [(2, 2, 1, 4, 18), (3, 2, 1, 4, 232), (2, 3, 1, 4, 49), (2, 4, 2, 4, 107)]
 )
@@ -145,7 +140,6 @@ def test_paper_module_modular_rank_equals_native_graded(L, d, H, N, rank):
 
 
 @pytest.mark.slow
-@needs_field_arrays
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("L,d,H,N,rank", [(4, 2, 1, 4, 4538)])
 def test_paper_module_modular_rank_equals_native_graded_deeper(L, d, H, N, rank):
@@ -160,12 +154,25 @@ def test_paper_module_modular_rank_equals_native_graded_deeper(L, d, H, N, rank)
     assert m.saturation_bound == pytest.approx(native.saturation_bound, rel=1e-6)
 
 
-def test_modp_needs_field_arrays_until_they_exist():
-    net, F = paper(1, 2, 1, 2), ModP(101)
-    if hasattr(F, "constant"):
-        pytest.skip("field arrays present: the modular tests below apply")
-    with pytest.raises(DomainError, match="field arrays"):
-        net.apply(net.init(np.random.default_rng(0), F), np.ones((1, 2, 2), np.int64), F)
+def test_modp_apply_is_exact_also_on_plain_residues():
+    """Called directly with int64 residues, apply wraps them as field arrays itself."""
+    native, net, F = LinearSelfAttention(2, 2, 1, 3), paper(2, 2, 1, 3), ModP(101)
+    rng = np.random.default_rng(0)
+    W, X = native.init(rng, F), F.random(rng, (4, 3, 2))
+    got = net.apply(torch_names(W, 2, 1), X, F)
+    assert isinstance(got, FieldArray) and (raw(got) == raw(native.apply(W, X, F))).all()
+
+
+def test_a_float_constant_that_is_not_exact_is_refused_in_gf_p():
+    class Tenth(nn.Module):
+        def forward(self, x):
+            return (0.1 * x) * x
+
+    net = from_torch(Tenth(), seq_len=2, width=2)
+    with pytest.raises(DomainError, match="0.1"):
+        seprank.measure(net)
+    half = from_torch(Paper(1, 2), seq_len=2, width=2, output=lambda y: 0.5 * y[:, 0, 0])
+    assert seprank.measure(half).rank == seprank.measure(LinearSelfAttention(1, 2, 1, 2)).rank
 
 
 # ------------------------------------------------------------------ non-polynomial graphs
@@ -300,7 +307,6 @@ def test_conv1d_and_tril_mask_equal_a_hand_written_reference():
         assert seprank.measure(net, A, method="float").rank == want
 
 
-@needs_field_arrays
 def test_conv1d_and_tril_mask_modular_rank_equals_the_reference():
     net = from_torch(Causal(2, 4), seq_len=4, width=2, output=(3, 0))
     for A in ((0, 1), (0, 2), (3,)):
@@ -359,11 +365,10 @@ def test_cli_measures_a_factory_on_pythonpath(tmp_path):
     out = json.loads(r.stdout)
     assert out["rank"] == 18 and out["method"] == "float"
     assert out["config"]["factory"] == "mymod:factory"
-    if FIELD_ARRAYS:  # the default method: modular, graded (homogeneity found)
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path,
-                           timeout=120)  # fmt: skip
-        out = json.loads(r.stdout)
-        assert (out["rank"], out["method"], out["strategy"]) == (18, "modular", "graded")
+    # the default method: modular, graded (homogeneity found)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    out = json.loads(r.stdout)
+    assert (out["rank"], out["method"], out["strategy"]) == (18, "modular", "graded")
     r = subprocess.run(cmd[:-4] + ["--param", "seq_len=4"], capture_output=True, text=True,
                        env=env, cwd=tmp_path, timeout=120)  # fmt: skip
     assert r.returncode == 2 and "width" in r.stderr and r.stderr.count("\n") == 1
