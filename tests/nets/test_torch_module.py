@@ -379,3 +379,13 @@ def test_import_seprank_does_not_import_torch():
             "print('torch' in sys.modules)")  # fmt: skip
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
+
+
+def test_certify_and_check_certificate_rebuild_a_factory_module(tmp_path, monkeypatch):
+    (tmp_path / "usercert.py").write_text(PAPER_SOURCE.replace("Paper(2, 2, 1)", "Paper(1, 2, 1)"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    net = TorchModule(factory="usercert:factory", seq_len=4, width=2)
+    c = seprank.certify(net, upper=3, upper_source="stated in this test")
+    assert c.status == "exact, given the stated bound (stated in this test)"
+    r = seprank.check_certificate(c.write(tmp_path / "certs"))
+    assert r.ok, r.reasons
