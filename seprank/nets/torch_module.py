@@ -228,8 +228,11 @@ def load_factory(path: str):
 
 def trace(module, output_fn=None) -> Traced:
     """Trace ``module`` (a float64, evaluation-mode deep copy) with torch.fx."""
-    import torch
-    from torch import fx
+    try:
+        import torch
+        from torch import fx
+    except ImportError:
+        raise ConfigError("from_torch needs torch: pip install 'seprank[torch]'") from None
 
     if not isinstance(module, torch.nn.Module):
         raise ConfigError(f"module={type(module).__name__}: from_torch needs a torch.nn.Module")

@@ -389,3 +389,9 @@ def test_certify_and_check_certificate_rebuild_a_factory_module(tmp_path, monkey
     assert c.status == "exact, given the stated bound (stated in this test)"
     r = seprank.check_certificate(c.write(tmp_path / "certs"))
     assert r.ok, r.reasons
+
+
+def test_without_torch_from_torch_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    with pytest.raises(ConfigError, match=r"pip install 'seprank\[torch\]'"):
+        from_torch(object(), seq_len=2, width=2)
