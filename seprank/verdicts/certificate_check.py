@@ -15,7 +15,7 @@ from seprank.engine.sample_grid import evaluate_grid, make_evaluator
 from seprank.errors import SeprankError
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import architecture_bound, exact_label
 from seprank.verdicts.certificate_format import (
     FORMAT,
     homogeneous_by_theorem,
@@ -32,20 +32,20 @@ class CheckResult:
     rank: int | None = None
     given: bool = False
     source: str | None = None
+    tag: str | None = None
 
     def __bool__(self) -> bool:
         return self.ok
 
     @property
     def status(self) -> str:
-        """"exact, proved", "exact, given the stated bound (SOURCE)", "lower bound" or
-        "invalid"."""
+        """"exact, proved", "exact, given the stated bound (SOURCE)", "exact, given the
+        recalled literature bound (SOURCE)", "lower bound" or "invalid"."""
         if not self.ok:
             return "invalid"
         if not self.exact:
             return "lower bound"
-        return f"exact, given the stated bound ({self.source})" if self.given else \
-            "exact, proved"  # fmt: skip
+        return exact_label(self.given, self.source, self.tag)
 
 
 def _regenerate_points(cert, net, p):
@@ -217,6 +217,7 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         bad.append(f"claims exact, but upper_bound {up} != rank {total}")
     if given and up is None:
         bad.append("upper_given is true but upper_bound is null")
+    own = {}
     if not given and recheck and up is not None and not bad:
         own = architecture_bound(net, A) or {}
         if own.get("upper") != up:
@@ -227,4 +228,4 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
                        f"{own.get('source')!r}")  # fmt: skip
     exact = not bad and up is not None and up == total and bool(cert.get("exact"))
     return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
-                       source=source)  # fmt: skip
+                       source=source, tag=own.get("tag"))  # fmt: skip
