@@ -122,7 +122,9 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
     ``upper_given``, cannot be recomputed: then only rank == upper_bound is checked).
     ``ok`` is False, with the reasons, on any failure (a malformed file included).
     ``cls`` is the architecture class (default: resolved from the certificate's
-    ``architecture``). ``kernel=True`` evaluates the network with the compiled kernel of
+    ``architecture``), or the architecture itself for one its config cannot rebuild
+    (``from_torch`` on a module object; its config must equal the certificate's).
+    ``kernel=True`` evaluates the network with the compiled kernel of
     the measurement instead of its reference code (faster for deep networks; the
     determinants are python-flint's either way)."""
     try:

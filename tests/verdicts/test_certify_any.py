@@ -153,3 +153,11 @@ def test_exact_labels_say_what_the_bound_rests_on():
     assert exact_label(False, "RVC 2023 [M]", "M") == \
         "exact, given the recalled literature bound (RVC 2023 [M])"
     assert exact_label(True, "Lemma 2", "user") == "exact, given the stated bound (Lemma 2)"
+
+
+def test_check_certificate_takes_the_architecture_itself():
+    net = MPS(seq_len=4, phys_dim=2, bond=2)
+    cert = certify(net, (0, 1)).certificate
+    assert check_certificate(cert, cls=net).ok
+    other = check_certificate(cert, cls=MPS(seq_len=4, phys_dim=2, bond=3))
+    assert not other.ok and "config" in other.reasons[0]
