@@ -106,8 +106,10 @@ class DegreeDomain(Domain):
     name = "degree"
     exact_array = DEGREES
 
-    def einsum(self, spec, a, b):
-        return self.wrap(DEGREES.einsum2(spec, raw(a), raw(b)))
+    def einsum(self, spec, *operands):
+        if len(operands) != 2:
+            return np.einsum(spec, *(DEGREES.wrap(raw(x)) for x in operands))
+        return self.wrap(DEGREES.einsum2(spec, raw(operands[0]), raw(operands[1])))
 
     def add(self, a, b):
         return self.wrap(np.maximum(raw(a), raw(b)))

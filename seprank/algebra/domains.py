@@ -70,7 +70,7 @@ class Domain:
     name: str = "domain"
     exact: bool = False
 
-    def einsum(self, spec: str, a, b):  # pragma: no cover - interface
+    def einsum(self, spec: str, *operands):  # pragma: no cover - interface
         raise NotImplementedError
 
     def add(self, a, b):  # pragma: no cover - interface
@@ -116,8 +116,8 @@ class Float64(Domain):
     scale: float = 1.0
     name: str = field(default="float64", init=False)
 
-    def einsum(self, spec, a, b):
-        return np.einsum(spec, a, b)
+    def einsum(self, spec, *operands):
+        return np.einsum(spec, *operands)
 
     def add(self, a, b):
         return a + b
@@ -175,7 +175,10 @@ class ModP(Domain):
             return self.exact_array.wrap(res)
         return res
 
-    def einsum(self, spec, a, b):
+    def einsum(self, spec, *operands):
+        if len(operands) != 2:  # any other count: the field arrays' exact einsum
+            return np.einsum(spec, *(self.exact_array.wrap(raw(x)) for x in operands))
+        a, b = operands
         return self._out(einsum_modp(spec, raw(a), raw(b), self.p), a, b)
 
     def add(self, a, b):
@@ -212,8 +215,8 @@ class Symbolic(Domain):
     name: str = field(default="symbolic", init=False)
     exact: bool = field(default=True, init=False)
 
-    def einsum(self, spec, a, b):
-        return np.einsum(spec, np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    def einsum(self, spec, *operands):
+        return np.einsum(spec, *(np.asarray(x, dtype=object) for x in operands))
 
     def constant(self, x):
         """Integers stay integers; Fractions and exact floats become sympy Rationals."""

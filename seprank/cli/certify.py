@@ -104,8 +104,8 @@ def cmd_check(args) -> int:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
                           "reasons": r.reasons}))  # fmt: skip
     elif r.ok:
-        what = ("a lower bound" if not r.exact else r.status if r.given else
-                "exact, proved (meets the proved upper bound)")  # fmt: skip
+        what = ("a lower bound" if not r.exact else r.status if r.status != "exact, proved"
+                else "exact, proved (meets the proved upper bound)")  # fmt: skip
         print(f"valid: separation rank {'=' if r.exact else '>='} {r.rank}; {what}")
     else:
         print("INVALID certificate:", file=sys.stderr)

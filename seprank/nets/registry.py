@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
+import sys
 
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
@@ -48,13 +50,29 @@ def check_class(obj, name: str):
     return obj
 
 
+def _import_module(mod: str):
+    """``importlib.import_module``, with the working directory on the path as a last try
+    (as ``python -m`` has it; the ``seprank`` script does not), so that a sweep's workers,
+    started in the same directory, find the same module."""
+    try:
+        return importlib.import_module(mod)
+    except ModuleNotFoundError as exc:
+        if exc.name != mod.split(".")[0] or os.getcwd() in sys.path:
+            raise
+        sys.path.append(os.getcwd())
+        return importlib.import_module(mod)
+
+
 def _import(name: str):
     mod, _, attr = name.partition(":")
     try:
-        obj = importlib.import_module(mod)
+        obj = _import_module(mod)
     except ImportError as exc:
         raise ConfigError(f"arch={name!r}: module {mod!r} cannot be imported ({exc}); is it "
                           "on PYTHONPATH?") from None  # fmt: skip
+    except Exception as exc:  # the user's module itself fails: say so in one line
+        raise ConfigError(f"arch={name!r}: importing module {mod!r} raised "
+                          f"{type(exc).__name__}: {exc}") from None  # fmt: skip
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise ConfigError(f"arch={name!r}: module {mod!r} has no attribute {attr!r}")

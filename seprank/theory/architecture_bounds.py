@@ -42,6 +42,21 @@ def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
             f"V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua 2021 [M]"}  # fmt: skip
 
 
+#: Tags of bounds recalled from the literature, not proved in seprank: a rank meeting one
+#: is "exact, given the recalled bound", never "exact, proved".
+RECALLED_TAGS = frozenset({"M"})
+
+
+def exact_label(given: bool, source, tag) -> str:
+    """The status of a certified rank that meets its upper bound: "exact, proved" only for
+    a bound proved here or by the architecture's own ``upper_bound``."""
+    if given:
+        return f"exact, given the stated bound ({source})"
+    if tag in RECALLED_TAGS:
+        return f"exact, given the recalled literature bound ({source})"
+    return "exact, proved"
+
+
 def has_architecture_bound(net) -> bool:
     """Whether :func:`architecture_bound` can answer for ``net`` (before any partition)."""
     return (type(net) is LinearSelfAttention or isinstance(net, EmbeddedAttention)

@@ -15,7 +15,7 @@ from seprank.engine.sample_grid import evaluate_grid, make_evaluator
 from seprank.errors import SeprankError
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import architecture_bound, exact_label
 from seprank.verdicts.certificate_format import (
     FORMAT,
     homogeneous_by_theorem,
@@ -32,20 +32,20 @@ class CheckResult:
     rank: int | None = None
     given: bool = False
     source: str | None = None
+    tag: str | None = None
 
     def __bool__(self) -> bool:
         return self.ok
 
     @property
     def status(self) -> str:
-        """"exact, proved", "exact, given the stated bound (SOURCE)", "lower bound" or
-        "invalid"."""
+        """"exact, proved", "exact, given the stated bound (SOURCE)", "exact, given the
+        recalled literature bound (SOURCE)", "lower bound" or "invalid"."""
         if not self.ok:
             return "invalid"
         if not self.exact:
             return "lower bound"
-        return f"exact, given the stated bound ({self.source})" if self.given else \
-            "exact, proved"  # fmt: skip
+        return exact_label(self.given, self.source, self.tag)
 
 
 def _regenerate_points(cert, net, p):
@@ -122,7 +122,9 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
     ``upper_given``, cannot be recomputed: then only rank == upper_bound is checked).
     ``ok`` is False, with the reasons, on any failure (a malformed file included).
     ``cls`` is the architecture class (default: resolved from the certificate's
-    ``architecture``). ``kernel=True`` evaluates the network with the compiled kernel of
+    ``architecture``), or the architecture itself for one its config cannot rebuild
+    (``from_torch`` on a module object; its config must equal the certificate's).
+    ``kernel=True`` evaluates the network with the compiled kernel of
     the measurement instead of its reference code (faster for deep networks; the
     determinants are python-flint's either way)."""
     try:
@@ -217,6 +219,7 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         bad.append(f"claims exact, but upper_bound {up} != rank {total}")
     if given and up is None:
         bad.append("upper_given is true but upper_bound is null")
+    own = {}
     if not given and recheck and up is not None and not bad:
         own = architecture_bound(net, A) or {}
         if own.get("upper") != up:
@@ -227,4 +230,4 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
                        f"{own.get('source')!r}")  # fmt: skip
     exact = not bad and up is not None and up == total and bool(cert.get("exact"))
     return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
-                       source=source)  # fmt: skip
+                       source=source, tag=own.get("tag"))  # fmt: skip

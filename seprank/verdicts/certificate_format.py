@@ -13,6 +13,7 @@ import numpy as np
 
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.base import config_of
 from seprank.nets.registry import resolve
 
 FORMAT = "seprank-certificate/1"
@@ -32,7 +33,16 @@ def homogeneous_by_theorem(net) -> bool:
 
 def net_from(name: str, config: dict, cls=None):
     """The network of a certificate: ``cls`` if given, else the class ``name`` resolves
-    to (a registry class's name, ``module:Class`` or an entry point)."""
+    to (a registry class's name, ``module:Class`` or an entry point). ``cls`` may also be
+    the architecture itself (one its config cannot rebuild, such as ``from_torch`` on a
+    module object): then its config must be the certificate's."""
+    if cls is not None and not isinstance(cls, type):
+        own = {k: v for k, v in config_of(cls).items() if k != "architecture"}
+        want = {k: v for k, v in config.items() if k != "architecture"}
+        if json.loads(json.dumps(own, default=str)) != json.loads(json.dumps(want, default=str)):
+            raise ConfigError(f"the architecture given has config {own}, the certificate "
+                              f"{want}")  # fmt: skip
+        return cls
     try:
         cls = resolve(name if cls is None else cls)
     except ConfigError as exc:

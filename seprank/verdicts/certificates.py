@@ -49,7 +49,7 @@ from seprank.engine.saturation import DEFAULT_THRESHOLD
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import architecture_bound, exact_label
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
 from seprank.verdicts.certificate_format import (
     FORMAT,
@@ -149,34 +149,34 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
     return cert
 
 
-def _bound(net, partition, upper, upper_source) -> tuple[int | None, str, str | None, bool]:
-    """(upper, why, source, given): the user's stated bound, else the architecture's own."""
+def _bound(net, partition, upper, upper_source) -> tuple:
+    """(upper, why, source, given, tag): the user's stated bound, else the architecture's."""
     if upper is not None:
         if isinstance(upper, bool) or not isinstance(upper, numbers.Integral) or upper < 0:
             raise ConfigError(f"upper={upper!r} must be a non-negative integer")
         src = str(upper_source).strip() if upper_source else "stated by the user"
-        return int(upper), f"stated: {src}", src, True
+        return int(upper), f"stated: {src}", src, True, "user"
     if upper_source is not None:
         raise ConfigError("upper_source needs upper=U (the bound it is the source of)")
     try:
         ub = architecture_bound(net, partition)
     except SeprankError as exc:  # e.g. a bound too costly to compute: no bound, said why
-        return None, str(exc), None, False
+        return None, str(exc), None, False, None
     if ub is None or ub.get("upper") is None:
         why = (ub or {}).get("source") or (
             f"no proved upper bound for {type(net).__name__} in seprank (give the class an "
             "upper_bound(partition) -> (bound, source) method, or state one: upper=U)")
-        return None, why, None, False
-    return int(ub["upper"]), ub["source"], ub["source"], False
+        return None, why, None, False, None
+    return int(ub["upper"]), ub["source"], ub["source"], False, ub.get("tag")
 
 
-def _verdict(m, upper, given: bool, source, has_cert: bool) -> tuple[bool, str, str]:
+def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[bool, str, str]:
     """(exact, status, ground) of a measurement against the bound."""
     what = "the stated upper bound" if given else "the proved upper bound"
     if upper is not None and m.rank == upper and has_cert:
-        status = f"exact, given the stated bound ({source})" if given else "exact, proved"
-        tail = ("exact if the stated bound holds (seprank does not prove it)" if given else
-                "a theorem, no probability involved")  # fmt: skip
+        status = exact_label(given, source, tag)
+        tail = ("a theorem, no probability involved" if status == "exact, proved" else
+                "exact if that bound holds (seprank does not prove it)")  # fmt: skip
         return True, status, (f"certified lower bound {m.rank} (nonsingular minors over "
                               f"GF({m.prime}), {len(m.minors)} block(s)) meets {what} "
                               f"{upper}: {tail}")  # fmt: skip
@@ -208,14 +208,14 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     """
     check_partition(default_partition(net.seq_len) if partition is None else partition,
                     net.seq_len)  # fmt: skip
-    upper, why, source, given = _bound(net, partition, upper, upper_source)
+    upper, why, source, given, tag = _bound(net, partition, upper, upper_source)
     strategy = "auto" if homogeneous_by_theorem(net) else "direct"
     m = measure(net, partition, seed=seed, prime=prime, max_samples=max_samples,
                 strategy=strategy, progress=progress,
                 saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold is None
                 else saturation_threshold)  # fmt: skip
     cert = make_certificate(net, m, upper, source, given)
-    exact, status, ground = _verdict(m, upper, given, source, cert is not None)
+    exact, status, ground = _verdict(m, upper, given, source, cert is not None, tag)
     return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=why,
                          exact=exact, status=status, ground=ground, certificate=cert,
                          upper_source=source, upper_given=given)  # fmt: skip

@@ -121,3 +121,14 @@ def test_degree_arrays_bound_plain_numpy_code():
     assert np.tril(np.ones((2, 2)) * W).raw.tolist() == [[1, 0], [1, 1]]
     with pytest.raises(DomainError, match="exp"):
         np.exp(X)
+
+
+def test_the_domain_einsum_takes_any_number_of_operands():
+    from seprank.algebra.degree import DegreeDomain
+    from seprank.algebra.domains import Float64, ModP
+
+    a, b, c = np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4), np.arange(4)
+    want = np.einsum("ij,jk,k->i", a, b, c)
+    assert ModP(7).einsum("ij,jk,k->i", a, b, c).raw.tolist() == (want % 7).tolist()
+    assert Float64().einsum("ij,jk,k->i", a, b, c).tolist() == want.tolist()
+    assert DegreeDomain().einsum("ij,jk,k->i", a, b, c).raw.max() == 5 + 11 + 3  # degrees add up

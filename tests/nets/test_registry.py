@@ -86,3 +86,17 @@ def test_annotations_as_types_are_read_like_strings(tmp_path, monkeypatch):
     install(tmp_path, monkeypatch)
     specs = {s["name"]: s["kind"] for s in param_specs(resolve("mymod:MyNet"))}
     assert specs == {"seq_len": "int", "width": "int", "terms": "int"}
+
+
+def test_a_module_in_the_working_directory_resolves_and_a_failing_one_is_one_line(
+        tmp_path, monkeypatch):  # fmt: skip
+
+
+    (tmp_path / "cwd_arch_mod.py").write_text(
+        "from seprank.nets import MPS\nclass Mine(MPS):\n    pass\n")
+    (tmp_path / "cwd_broken_mod.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert resolve("cwd_arch_mod:Mine").__name__ == "Mine"
+    with pytest.raises(ConfigError, match="raised RuntimeError: boom"):
+        resolve("cwd_broken_mod:X")

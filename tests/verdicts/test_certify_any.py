@@ -131,3 +131,33 @@ def test_check_certificate_accepts_the_class(tmp_path, monkeypatch):
     assert not bad.ok and "architecture='elsewhere:MyNet'" in bad.reasons[0]
     r = check_certificate(cert, cls=cls)
     assert r.ok and r.exact and r.status == "exact, proved"
+
+
+def test_a_recalled_literature_bound_is_not_called_proved():
+    from seprank.nets import GNN
+
+    net = GNN(edges=((0, 1), (1, 2), (2, 3)), depth=1, width=2)
+    c = certify(net, (0, 1))
+    assert "[M]" in c.upper_why
+    if c.exact:  # meeting a recalled bound is exact only given that bound
+        assert c.status.startswith("exact, given the recalled literature bound")
+        assert check_certificate(c.certificate).status == c.status
+    assert c.status != "exact, proved"
+
+
+def test_exact_labels_say_what_the_bound_rests_on():
+    from seprank.theory.architecture_bounds import exact_label
+
+    assert exact_label(False, "min-cut [D]", "D") == "exact, proved"
+    assert exact_label(False, "my class", "user") == "exact, proved"
+    assert exact_label(False, "RVC 2023 [M]", "M") == \
+        "exact, given the recalled literature bound (RVC 2023 [M])"
+    assert exact_label(True, "Lemma 2", "user") == "exact, given the stated bound (Lemma 2)"
+
+
+def test_check_certificate_takes_the_architecture_itself():
+    net = MPS(seq_len=4, phys_dim=2, bond=2)
+    cert = certify(net, (0, 1)).certificate
+    assert check_certificate(cert, cls=net).ok
+    other = check_certificate(cert, cls=MPS(seq_len=4, phys_dim=2, bond=3))
+    assert not other.ok and "config" in other.reasons[0]
