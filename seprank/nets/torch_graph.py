@@ -42,6 +42,9 @@ NONPOLY_MODULES = frozenset(
     "Threshold GLU LayerNorm RMSNorm GroupNorm BatchNorm1d BatchNorm2d InstanceNorm1d "
     "MultiheadAttention".split()
 )
+#: What :func:`_check` says of a known operation used in a non-polynomial way (a tensor
+#: divisor or exponent, a masked_fill with -inf).
+NONPOLY_CASES = frozenset({"division", "pow", "masked_fill"})
 #: Nodes that read a tensor's metadata, not its values (never live).
 META = frozenset({"size", "dim", "numel", "shape", "ndim", "dtype", "device", "is_cuda"})
 #: Same-meaning aliases of one operation.
@@ -92,8 +95,8 @@ def classify(gm, params: set[str]):
             why = _check(gm, node, live)
             if why is not None and reason is None:
                 reason = f"{why} at node '{node.name}' is not "
-                reason += ("a polynomial" if why.split()[0] in NONPOLY_FUNCS | NONPOLY_MODULES
-                           else "supported by seprank's torch interpreter")  # fmt: skip
+                known = why.split()[0] in NONPOLY_FUNCS | NONPOLY_MODULES | NONPOLY_CASES
+                reason += "a polynomial" if known else "supported by seprank's torch interpreter"
                 reason += ": the exact engines cannot measure it; method=float"
     return live, reason
 

@@ -220,11 +220,21 @@ class _Act(nn.Module):
 def test_non_polynomial_operations_name_the_operation_and_node(kind, op):
     net = from_torch(_Act(kind), seq_len=2, width=2)
     why = net.polynomial_reason
-    assert not net.polynomial and op in why and "at node '" in why
+    assert not net.polynomial and op in why and "at node '" in why and "not a polynomial" in why
     W = net.init(np.random.default_rng(0), Float64())
     X = np.random.default_rng(1).random((3, 2, 2))
     assert net.apply(W, X, Float64()).shape == (3,)
     assert traced_degree(net) is None
+
+
+def test_an_operation_the_interpreter_does_not_know_is_named_so():
+    class Sorted(nn.Module):
+        def forward(self, x):
+            return torch.sort(x, dim=-1).values
+
+    net = from_torch(Sorted(), seq_len=2, width=2)
+    assert net.polynomial_reason.startswith("sort at node 'sort' is not supported by seprank")
+    assert not net.polynomial
 
 
 def test_data_dependent_control_flow_refused_in_one_line():
