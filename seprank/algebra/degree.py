@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from seprank.algebra.domains import Domain, raw
+from seprank.algebra.domains import Domain
 from seprank.algebra.exact_array import Arithmetic, ExactArray
 
 
@@ -99,26 +99,28 @@ DEGREES = DegreeBounds()
 
 
 class DegreeDomain(Domain):
-    """Degree bounds (see the module docstring); exact arithmetic is not involved. Its
-    operations read every array they are given as degrees (``random``: ones,
-    ``from_ints``: zeros)."""
+    """Degree bounds (see the module docstring); exact arithmetic is not involved. Weights
+    (``random``) are DegreeArrays of ones and ``from_ints`` constants DegreeArrays of
+    zeros; any other array an operation meets is a constant (degree 0), never read as
+    degrees."""
 
     name = "degree"
     exact_array = DEGREES
 
     def einsum(self, spec, *operands):
         if len(operands) != 2:
-            return np.einsum(spec, *(DEGREES.wrap(raw(x)) for x in operands))
-        return self.wrap(DEGREES.einsum2(spec, raw(operands[0]), raw(operands[1])))
+            return np.einsum(spec, *(DEGREES.wrap(DEGREES.operand(x)) for x in operands))
+        a, b = (DEGREES.operand(x) for x in operands)
+        return DEGREES.wrap(DEGREES.einsum2(spec, a, b))
 
     def add(self, a, b):
-        return self.wrap(np.maximum(raw(a), raw(b)))
+        return DEGREES.wrap(np.maximum(DEGREES.operand(a), DEGREES.operand(b)))
 
     def mul(self, a, b):
-        return self.wrap(np.add(raw(a), raw(b)))
+        return DEGREES.wrap(np.add(DEGREES.operand(a), DEGREES.operand(b)))
 
     def random(self, rng, shape):
-        return np.ones(shape, dtype=np.int64)
+        return DEGREES.wrap(np.ones(shape, dtype=np.int64))
 
     def from_ints(self, arr):
-        return np.zeros(np.shape(arr), dtype=np.int64)
+        return DEGREES.wrap(np.zeros(np.shape(arr), dtype=np.int64))

@@ -92,12 +92,12 @@ class Domain:
     exact_array = None
 
     def wrap(self, x):
-        """Inputs and weights (arrays, or dicts/lists of them) as this domain's arrays."""
+        """Inputs and weights (arrays, or dicts/lists of them) as this domain's arrays: an
+        array of another kind is read as constants (exact residues, or DomainError)."""
         ops = self.exact_array
         if ops is None:
             return x
-        return _tree(x, lambda a: a if isinstance(a, ExactArray) else
-                     ops.wrap(np.asarray(a, dtype=np.int64)))  # fmt: skip
+        return _tree(x, lambda a: a if isinstance(a, ExactArray) else ops.wrap(ops.constant(a)))
 
     def constant(self, x):
         """Numbers (ints, bools, Fractions, floats) as an array of this domain."""
@@ -175,17 +175,21 @@ class ModP(Domain):
             return self.exact_array.wrap(res)
         return res
 
+    def _val(self, x) -> np.ndarray:
+        """Residues of a field array, or of a constant (exact, or DomainError)."""
+        return self.exact_array.operand(x)
+
     def einsum(self, spec, *operands):
         if len(operands) != 2:  # any other count: the field arrays' exact einsum
-            return np.einsum(spec, *(self.exact_array.wrap(raw(x)) for x in operands))
+            return np.einsum(spec, *(self.exact_array.wrap(self._val(x)) for x in operands))
         a, b = operands
-        return self._out(einsum_modp(spec, raw(a), raw(b), self.p), a, b)
+        return self._out(einsum_modp(spec, self._val(a), self._val(b), self.p), a, b)
 
     def add(self, a, b):
-        return self._out((raw(a) + raw(b)) % self.p, a, b)
+        return self._out((self._val(a) + self._val(b)) % self.p, a, b)
 
     def mul(self, a, b):
-        return self._out((raw(a) * raw(b)) % self.p, a, b)
+        return self._out((self._val(a) * self._val(b)) % self.p, a, b)
 
     def random(self, rng, shape):
         return rng.integers(0, self.p, size=shape, dtype=np.int64)
@@ -224,8 +228,8 @@ class Symbolic(Domain):
 
         a = np.asarray(x)
         out = np.empty(a.shape, dtype=object)
-        out.ravel()[:] = [int(v) if float(v).is_integer() else Rational(*_ratio(v))
-                          for v in a.ravel()]  # fmt: skip
+        out.ravel()[:] = [n if q == 1 else Rational(n, q)
+                          for n, q in (_ratio(v) for v in a.ravel())]  # fmt: skip
         return out
 
     def add(self, a, b):

@@ -79,11 +79,16 @@ STRUCTURAL = {
     "append": (0, 1),
     "insert": (0, 2),
 }
-COMPARISONS = {
-    "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "maximum",
-    "minimum", "fmax", "fmin", "sign", "absolute", "logical_and", "logical_or",
-    "logical_not", "logical_xor", "isnan", "isinf", "isfinite",
-}  # fmt: skip
+COMPARISONS = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+               "maximum", "minimum", "fmax", "fmin", "sign", "absolute", "logical_and",
+               "logical_or", "logical_not", "logical_xor", "isnan", "isinf"}  # fmt: skip
+
+
+#: Keywords a ufunc call may carry (anything else, e.g. matmul's axes=, is refused).
+_COMMON = {"casting", "order", "subok", "dtype", "where"}
+UFUNC_KEYWORDS = {"__call__": _COMMON, "outer": _COMMON,
+                  "reduce": _COMMON | {"axis", "keepdims", "initial"},
+                  "accumulate": _COMMON | {"axis"}}  # fmt: skip
 
 
 class ExactArray(np.ndarray):
@@ -92,7 +97,10 @@ class ExactArray(np.ndarray):
     ops = None
 
     def __new__(cls, raw, ops):
-        obj = np.asarray(raw, dtype=np.int64).view(cls)
+        raw = np.asarray(raw)
+        if raw.dtype.kind not in "iub":
+            raise DomainError(f"{cls.__name__} values must be integers, not {raw.dtype}")
+        obj = raw.astype(np.int64, copy=False).view(cls)
         obj.ops = ops
         return obj
 
@@ -114,7 +122,7 @@ class ExactArray(np.ndarray):
 
     # -------------------------------------------------------------- element access
     def __getitem__(self, key):
-        if isinstance(key, ExactArray):
+        if _leaves(key):
             raise self.ops.refuse("indexing by array values")
         r = super().__getitem__(key)
         return r if isinstance(r, np.ndarray) else type(self)(np.asarray(r), self.ops)
@@ -129,9 +137,6 @@ class ExactArray(np.ndarray):
     def __float__(self):
         raise self.ops.refuse("float()")
 
-    def __complex__(self):
-        raise self.ops.refuse("complex()")
-
     def __bool__(self):
         raise self.ops.refuse("truth value (a branch on array values)")
 
@@ -143,8 +148,17 @@ class ExactArray(np.ndarray):
     def fill(self, value):
         self.raw.fill(self.ops.operand(value))
 
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return _store(mean(self.ops, self, axis=axis, keepdims=keepdims), out)
+    def put(self, indices, values, mode="raise"):
+        if _leaves(indices):
+            raise self.ops.refuse("indexing by array values")
+        self.raw.put(indices, self.ops.operand(values), mode)
+
+    @property
+    def flat(self):
+        raise self.ops.refuse("flat (its items are plain integers; use ravel())")
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, where=True):
+        return _store(mean(self.ops, self, axis=axis, keepdims=keepdims, where=where), out)
 
     def dot(self, b, out=None):
         return _store(dot(self.ops, self, b), out)
@@ -156,11 +170,14 @@ class ExactArray(np.ndarray):
         raise self.ops.refuse("an order-based method (sort, argmax, searchsorted, nonzero...)")
 
     sort = argsort = argmax = argmin = searchsorted = partition = argpartition = _refused
-    nonzero = max = min = ptp = all = any = round = _refused
+    nonzero = max = min = ptp = all = any = round = choose = _refused
 
     # -------------------------------------------------------------- numpy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
         ops = common_ops(inputs + (out or ()))
+        extra = set(kw) - UFUNC_KEYWORDS.get(method, UFUNC_KEYWORDS["__call__"])
+        if extra:
+            raise ops.refuse(f"{ufunc.__name__}.{method} with {', '.join(sorted(extra))}=")
         if kw.get("where", True) is not True:
             raise ops.refuse(f"{ufunc.__name__} with where=")
         dtype = kw.get("dtype")
@@ -271,9 +288,17 @@ def reduction(ops, name, method, a, kw):
 
 
 # ----------------------------------------------------------------- exact numpy functions
-def einsum(ops, subscripts, *operands, **kw):
+def _no_where(ops, name, where):
+    if where is not True:
+        raise ops.refuse(f"numpy.{name} with where=")
+
+
+def einsum(ops, subscripts, *operands, out=None, dtype=None, **kw):
     """Any number of operands, contracted pairwise left to right (letters that no later
     operand and not the output uses are summed as early as possible)."""
+    out_array = out
+    if dtype is not None and np.dtype(dtype).kind not in "iu":
+        raise ops.refuse(f"einsum with dtype={np.dtype(dtype)}")
     if not isinstance(subscripts, str) or "..." in subscripts:
         raise ops.refuse("einsum without explicit letters (write every index; no '...')")
     spec = subscripts.replace(" ", "")
@@ -293,16 +318,18 @@ def einsum(ops, subscripts, *operands, **kw):
         acc, acc_s = ops.einsum2(f"{acc_s},{terms[k]}->{keep}", acc, raws[k]), keep
     if acc_s != out or len(terms) == 1:
         acc = ops.einsum1(f"{acc_s}->{out}", acc)
-    return ops.wrap(acc)
+    return _store(ops.wrap(acc), out_array)
 
 
 def sum_(ops, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _no_where(ops, "sum", where)
     res = reduction(ops, "add", "reduce", a, {"axis": axis, "keepdims": keepdims,
                                                "initial": initial})  # fmt: skip
     return _store(res, out)
 
 
 def prod(ops, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _no_where(ops, "prod", where)
     res = reduction(ops, "multiply", "reduce", a, {"axis": axis, "keepdims": keepdims,
                                                     "initial": initial})  # fmt: skip
     return _store(res, out)
@@ -318,7 +345,8 @@ def _cumulative(name):
     return run
 
 
-def mean(ops, a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+def mean(ops, a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    _no_where(ops, "mean", where)
     shape = np.shape(a)
     count = math.prod(shape[i] for i in _axes(axis, len(shape)))
     total = reduction(ops, "add", "reduce", a, {"axis": axis, "keepdims": keepdims})
@@ -359,10 +387,6 @@ def dot(ops, a, b, out=None):
     return _store(res, out)
 
 
-def inner(ops, a, b):
-    return tensordot(ops, a, b, axes=([-1], [-1]))
-
-
 def outer(ops, a, b, out=None):
     ra, rb = ops.operand(a).ravel(), ops.operand(b).ravel()
     return _store(ops.wrap(ops.multiply(ra[:, None], rb[None, :])), out)
@@ -384,7 +408,7 @@ def diff(ops, a, n=1, axis=-1):
 
 EXACT = {"einsum": einsum, "sum": sum_, "prod": prod, "cumsum": _cumulative("add"),
          "cumprod": _cumulative("multiply"), "mean": mean, "matmul": matmul,
-         "tensordot": tensordot, "dot": dot, "inner": inner, "outer": outer, "trace": trace,
+         "tensordot": tensordot, "dot": dot, "outer": outer, "trace": trace,
          "diff": diff}  # fmt: skip
 
 
@@ -403,13 +427,21 @@ def structural(ops, func, how, args, kwargs):
     if how == "first":
         args[0] = ops.operand(args[0])
     elif how == "seq":
-        args[0] = [ops.operand(x) for x in args[0]]
+        args[0] = _nested(ops, args[0])
     elif how == "all":
         args = [ops.operand(x) for x in args]
     else:  # the positions holding values (insert(arr, index, values): not the index)
         args = [ops.operand(x) if i in how else x for i, x in enumerate(args)]
-    kwargs = {k: (ops.operand(v) if isinstance(v, ExactArray) else v) for k, v in kwargs.items()}
+    if _leaves((args, kwargs)):
+        raise ops.refuse(f"numpy.{func.__name__} with array values as indices or sizes")
     return _rewrap(ops, func(*args, **kwargs))
+
+
+def _nested(ops, seq):
+    """The values of a (nested, for ``np.block``) list of arrays, converted leaf by leaf."""
+    if isinstance(seq, (list, tuple)):
+        return [_nested(ops, x) for x in seq]
+    return ops.operand(seq)
 
 
 def where(ops, cond, *values):

@@ -95,6 +95,8 @@ def _residue(v, p: int) -> int:
     """One constant as a residue: ints, bools, Fractions, exact small-denominator floats."""
     if isinstance(v, (bool, np.bool_, int, np.integer)):
         return int(v) % p
+    if isinstance(v, np.floating) and np.dtype(type(v)).itemsize > 8:
+        raise DomainError(f"a {np.dtype(type(v))} constant is not read exactly: use a Fraction")
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             raise DomainError(f"the constant {v!r} is not a number of GF({p})")
@@ -127,6 +129,8 @@ class GF(Arithmetic):
 
     def constant(self, x) -> np.ndarray:
         a = np.asarray(x)
+        if a.dtype.kind == "f" and a.dtype.itemsize > 8:
+            raise DomainError(f"a {a.dtype} constant is not read exactly: use a Fraction")
         if a.dtype.kind in "iub":
             if a.dtype.kind == "u" and a.size and int(a.max()) > _INT64_MAX:
                 a = a.astype(object)

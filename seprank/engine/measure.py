@@ -38,7 +38,7 @@ from seprank.algebra.coefficients import rank_coefficients
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import estimate as _estimate
-from seprank.engine import kernels
+from seprank.engine import kernels, line_check
 from seprank.engine import sample_grid as _grid
 from seprank.engine import saturation as _saturation
 from seprank.engine.evaluate import evaluate
@@ -212,6 +212,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if fast_path and not kernels.kernels_cached():
         say(progress, kernels.COMPILING)
     domain = ModP(modulus) if method == "modular" else Float64()
+    if method == "modular" and line_check.needs_check(net):
+        line_check.check_arithmetic(net, domain, int(opts.seed))
     params = _params(net, domain, opts.seed, weights)
     seed = int(opts.seed)
     run = Plan(

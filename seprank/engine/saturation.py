@@ -97,7 +97,7 @@ def traced_degree(net, random_weights: bool = True) -> int | None:
     params = net.init(np.random.default_rng(0), dom)
     if not random_weights:
         params = {k: np.zeros(np.shape(v), dtype=np.int64) for k, v in params.items()}
-    X = np.ones((1, net.seq_len, input_dim(net)), dtype=np.int64)
+    X = dom.random(None, (1, net.seq_len, input_dim(net)))  # inputs: degree 1
     try:
         out = evaluate(net, params, X, dom)
     except Exception:  # an architecture that needs real numbers (e.g. softmax), or one that

@@ -17,8 +17,8 @@ import numpy as np
 
 from seprank.errors import DomainError
 
-IDENTITY = frozenset({"contiguous", "clone", "detach", "float", "double", "to", "type_as",
-                      "positive", "dropout", "alpha_dropout", "feature_alpha_dropout"})  # fmt: skip
+IDENTITY = frozenset({"contiguous", "clone", "detach", "float", "double", "positive",
+                      "dropout", "alpha_dropout", "feature_alpha_dropout"})  # fmt: skip
 
 
 def explicit(eq: str, ops) -> str:
@@ -107,8 +107,8 @@ def _dims(args, kw, key):
 
 
 def _axis(dim):
-    if dim is None:
-        return None
+    if dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0:  # () means all, as
+        return None  # torch reads it
     return tuple(int(d) for d in dim) if isinstance(dim, (tuple, list)) else int(dim)
 
 
@@ -130,7 +130,29 @@ def _einsum(ar, eq, *ops):
 
 
 def _truediv(ar, a, b, rounding_mode=None):
-    return ar.mul(a, 1 / Fraction(b))
+    q = Fraction(b)
+    if isinstance(b, float) and q.denominator > 2**20:  # the field arrays' rule for floats
+        raise DomainError(f"division by the float {b!r}: not an exact rational with a small "
+                          "denominator (write an integer or a Fraction)")  # fmt: skip
+    return ar.mul(a, 1 / q)
+
+
+def _not_float(v) -> bool:
+    """A torch integer or bool dtype (a cast that changes values), or a constant integer
+    or bool array (the target of ``type_as``)."""
+    if getattr(v, "is_floating_point", True) is False and type(v).__name__ == "dtype":
+        return True
+    return isinstance(v, np.ndarray) and v.dtype.kind in "iub" and type(v) is np.ndarray
+
+
+def _to(ar, x, *args, **kw):
+    """``.to`` / ``.type_as``: a device or float type changes nothing; an integer or bool
+    type would round or threshold the values, so it is refused."""
+    for v in list(args) + list(kw.values()):
+        if _not_float(v):
+            raise DomainError(f"a cast to {v if type(v).__name__ == 'dtype' else v.dtype} is "
+                              "not a polynomial operation (it rounds or thresholds values)")
+    return x
 
 
 def _add(ar, a, b, alpha=1):
@@ -243,6 +265,7 @@ HANDLERS = {
     "triu": lambda ar, x, diagonal=0: np.triu(x, int(diagonal)),
 }  # fmt: skip
 HANDLERS.update({name: (lambda ar, x, *a, **kw: x) for name in IDENTITY})
+HANDLERS.update({"to": _to, "type_as": _to})
 
 
 def _attribute(x, name):

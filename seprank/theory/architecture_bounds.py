@@ -59,9 +59,10 @@ def exact_label(given: bool, source, tag) -> str:
 
 def has_architecture_bound(net) -> bool:
     """Whether :func:`architecture_bound` can answer for ``net`` (before any partition)."""
-    return (type(net) is LinearSelfAttention or isinstance(net, EmbeddedAttention)
-            or callable(getattr(net, "upper_bound", None))
-            or callable(getattr(net, "known_bound", None)))  # fmt: skip
+    return (type(net) is LinearSelfAttention or callable(getattr(net, "upper_bound", None))
+            or isinstance(net, EmbeddedAttention) and _same_function(net, EmbeddedAttention)
+            or callable(getattr(net, "known_bound", None))
+            and _same_function(net, _owner(type(net), "known_bound")))  # fmt: skip
 
 
 def _own(net, A) -> dict:
@@ -86,12 +87,25 @@ def architecture_bound(net, partition=None) -> dict | None:
     if type(net) is LinearSelfAttention:
         ub = upper_bound(net, A)
         return dict(ub, kind="proved upper bound (every weight)", tag="P", source=ub["why"])
-    if isinstance(net, EmbeddedAttention):
+    if isinstance(net, EmbeddedAttention) and _same_function(net, EmbeddedAttention):
         return embedded_attention_bound(net, A)
     if callable(getattr(net, "upper_bound", None)):
         return _own(net, A)
     own = getattr(net, "known_bound", None)
-    return own(A) if callable(own) else None
+    if not callable(own) or not _same_function(net, _owner(type(net), "known_bound")):
+        return None
+    return own(A)
+
+
+def _owner(cls, attr: str):
+    """The class in ``cls``'s MRO that defines ``attr``."""
+    return next((c for c in cls.__mro__ if attr in vars(c)), None)
+
+
+def _same_function(net, cls) -> bool:
+    """Whether ``net`` computes what ``cls`` does: a subclass that replaces ``apply`` or
+    ``init`` does not inherit ``cls``'s bound (it bounds another function)."""
+    return all(_owner(type(net), a) is _owner(cls, a) for a in ("apply", "init"))
 
 
 def proved_upper_bound(net, partition=None) -> dict:

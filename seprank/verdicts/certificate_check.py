@@ -33,6 +33,7 @@ class CheckResult:
     given: bool = False
     source: str | None = None
     tag: str | None = None
+    rechecked: bool = True
 
     def __bool__(self) -> bool:
         return self.ok
@@ -45,6 +46,8 @@ class CheckResult:
             return "invalid"
         if not self.exact:
             return "lower bound"
+        if not self.given and not self.rechecked:
+            return "exact, bound not rechecked"
         return exact_label(self.given, self.source, self.tag)
 
 
@@ -230,4 +233,4 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
                        f"{own.get('source')!r}")  # fmt: skip
     exact = not bad and up is not None and up == total and bool(cert.get("exact"))
     return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
-                       source=source, tag=own.get("tag"))  # fmt: skip
+                       source=source, tag=own.get("tag"), rechecked=recheck)  # fmt: skip

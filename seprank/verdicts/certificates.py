@@ -49,7 +49,7 @@ from seprank.engine.saturation import DEFAULT_THRESHOLD
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
-from seprank.theory.architecture_bounds import architecture_bound, exact_label
+from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
 from seprank.verdicts.certificate_format import (
     FORMAT,
@@ -172,7 +172,8 @@ def _bound(net, partition, upper, upper_source) -> tuple:
 
 def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[bool, str, str]:
     """(exact, status, ground) of a measurement against the bound."""
-    what = "the stated upper bound" if given else "the proved upper bound"
+    what = ("the stated upper bound" if given else "the recalled upper bound"
+            if tag in RECALLED_TAGS else "the proved upper bound")  # fmt: skip
     if upper is not None and m.rank == upper and has_cert:
         status = exact_label(given, source, tag)
         tail = ("a theorem, no probability involved" if status == "exact, proved" else
@@ -182,7 +183,9 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
                               f"{upper}: {tail}")  # fmt: skip
     if upper is not None and m.rank > upper:
         gap = (f"; {what} {upper} is below it, so it is FALSE" if given else
-               f"; it EXCEEDS {what} {upper}: a bug (the bound is proved)")  # fmt: skip
+               f"; it EXCEEDS {what} {upper}: " + ("the recalled bound is false, or a bug"
+                                                     if tag in RECALLED_TAGS else
+                                                     "a bug (the bound is proved)"))  # fmt: skip
     elif upper is not None:
         gap = f", gap {upper - m.rank} to {what}"
     else:

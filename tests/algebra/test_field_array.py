@@ -131,4 +131,46 @@ def test_the_domain_einsum_takes_any_number_of_operands():
     want = np.einsum("ij,jk,k->i", a, b, c)
     assert ModP(7).einsum("ij,jk,k->i", a, b, c).raw.tolist() == (want % 7).tolist()
     assert Float64().einsum("ij,jk,k->i", a, b, c).tolist() == want.tolist()
-    assert DegreeDomain().einsum("ij,jk,k->i", a, b, c).raw.max() == 5 + 11 + 3  # degrees add up
+    da, db, dc = (DEGREES.wrap(x) for x in (a, b, c))  # read as degrees
+    assert DegreeDomain().einsum("ij,jk,k->i", da, db, dc).raw.max() == 5 + 11 + 3
+    assert DegreeDomain().einsum("ij,jk,k->i", da, b, dc).raw.max() == 5 + 3  # b: a constant
+
+
+@pytest.mark.parametrize("what, op", [
+    ("sum with where", lambda A: np.sum(A, where=np.eye(3, dtype=bool))),
+    ("prod with where", lambda A: np.prod(A, where=np.eye(3, dtype=bool))),
+    ("mean with where", lambda A: np.mean(A, where=np.eye(3, dtype=bool))),
+    ("axes", lambda A: np.matmul(A, A, axes=[(0, 1), (0, 1), (0, 1)])),
+    ("indexing by array values", lambda A: A[0, A[0, :1]]),
+    ("flat", lambda A: A.flat),
+    ("order-based", lambda A: A.choose([A, A])),
+    ("not read exactly", lambda A: A * np.longdouble(0.5)),
+])  # fmt: skip
+def test_more_ways_out_of_the_field_are_refused(what, op):
+    A = field(np.arange(1, 10).reshape(3, 3), 7)
+    with pytest.raises(DomainError, match=what):
+        op(A)
+
+
+def test_outputs_nested_blocks_and_put_are_exact():
+    A = field(np.arange(4).reshape(2, 2), 7)
+    C = field(np.zeros((2, 2), dtype=np.int64), 7)
+    np.einsum("ij,jk->ik", A, A, out=C)
+    same(C, ref(A.raw) @ ref(A.raw), 7)
+    assert np.block([[A, A]]).shape == (2, 4) and isinstance(np.block([[A, A]]), FieldArray)
+    A.put([0], [0.5])
+    assert A.raw[0, 0] == 4  # 1/2 mod 7
+
+
+def test_domain_operations_and_wrapped_weights_read_constants_exactly():
+    from seprank.algebra.degree import DegreeDomain
+    from seprank.algebra.domains import ModP
+
+    x = field([1, 2], 101)
+    assert ModP(101).mul(x, 0.5).raw.tolist() == [51, 1]  # 1/2 and 2/2 mod 101
+    w = ModP(101).wrap({"avg": np.full(2, 0.25), "big": np.array([2**40])})
+    assert w["avg"].raw.tolist() == [pow(4, -1, 101)] * 2 and w["big"].raw[0] == 2**40 % 101
+    d = DegreeDomain().wrap({"c": np.arange(3) - 8})  # constants: degree 0, never negative
+    assert d["c"].raw.tolist() == [0, 0, 0]
+    with pytest.raises(DomainError, match="0.1"):
+        ModP(101).wrap({"c": np.array([0.1])})

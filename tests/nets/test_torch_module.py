@@ -405,3 +405,35 @@ def test_without_torch_from_torch_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
     with pytest.raises(ConfigError, match=r"pip install 'seprank\[torch\]'"):
         from_torch(object(), seq_len=2, width=2)
+
+
+def test_integer_casts_are_refused_and_empty_dims_sum_everything():
+    from torch import nn
+
+    class Cast(nn.Module):
+        def forward(self, x):
+            return x.to(torch.int64).to(torch.float64) * x
+
+    class SumAll(nn.Module):
+        def forward(self, x):
+            return x * torch.sum(x, dim=())
+
+    net = from_torch(Cast(), seq_len=2, width=2)
+    X = np.arange(8).reshape(2, 2, 2)
+    with pytest.raises(DomainError, match="cast to torch.int64"):
+        net.apply(net.init(np.random.default_rng(0), ModP(7)), X, ModP(7))
+    s = from_torch(SumAll(), seq_len=2, width=2)
+    got = s.apply(s.init(np.random.default_rng(0), Float64()), X.astype(float), Float64())
+    assert np.allclose(got, X[:, 0, 0] * X.sum())
+
+
+def test_division_by_an_inexact_float_is_refused():
+    from torch import nn
+
+    class Tenth(nn.Module):
+        def forward(self, x):
+            return x / 0.1
+
+    net = from_torch(Tenth(), seq_len=2, width=2)
+    with pytest.raises(DomainError, match="0.1"):
+        net.apply({}, np.ones((1, 2, 2), dtype=np.int64), ModP(7))

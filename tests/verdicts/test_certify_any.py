@@ -161,3 +161,26 @@ def test_check_certificate_takes_the_architecture_itself():
     assert check_certificate(cert, cls=net).ok
     other = check_certificate(cert, cls=MPS(seq_len=4, phys_dim=2, bond=3))
     assert not other.ok and "config" in other.reasons[0]
+
+
+def test_a_subclass_that_changes_apply_does_not_inherit_the_bound():
+    from seprank.theory.architecture_bounds import architecture_bound, has_architecture_bound
+
+    class Squared(MPS):
+        def apply(self, params, X, domain):
+            y = super().apply(params, X, domain)
+            return y * y
+
+    class Renamed(MPS):
+        pass
+
+    assert architecture_bound(Squared(seq_len=4, phys_dim=2, bond=2), (0, 1)) is None
+    assert not has_architecture_bound(Squared(seq_len=4, phys_dim=2, bond=2))
+    assert architecture_bound(Renamed(seq_len=4, phys_dim=2, bond=2), (0, 1))["upper"] == 2
+
+
+def test_without_a_recheck_the_status_says_so():
+    cert = certify(MPS(seq_len=4, phys_dim=2, bond=2), (0, 1)).certificate
+    r = check_certificate(cert, recheck_upper=False)
+    assert r.ok and r.status == "exact, bound not rechecked"
+    assert check_certificate(cert).status == "exact, proved"
