@@ -91,13 +91,23 @@ class Domain:
     #: The arithmetic of the exact arrays ``wrap`` makes (None: plain ndarrays).
     exact_array = None
 
-    def wrap(self, x):
+    def wrap(self, x, residues: bool = False):
         """Inputs and weights (arrays, or dicts/lists of them) as this domain's arrays: an
-        array of another kind is read as constants (exact residues, or DomainError)."""
+        array of another kind is read as constants (exact residues, or DomainError).
+        ``residues=True``: int64 arrays already reduced (seprank's own sample points) are
+        viewed as they are, without a pass over them."""
         ops = self.exact_array
         if ops is None:
             return x
-        return _tree(x, lambda a: a if isinstance(a, ExactArray) else ops.wrap(ops.constant(a)))
+
+        def leaf(a):
+            if isinstance(a, ExactArray):
+                return a
+            if residues and a.dtype == np.int64:
+                return ops.wrap(a)
+            return ops.wrap(ops.constant(a))
+
+        return _tree(x, leaf)
 
     def constant(self, x):
         """Numbers (ints, bools, Fractions, floats) as an array of this domain."""

@@ -72,6 +72,8 @@ def check_output(net, out, domain, batch: int) -> np.ndarray:
 
 
 def evaluate(net, params, X, domain) -> np.ndarray:
-    """``net.apply`` on the domain's arrays, its output checked (:func:`check_output`)."""
-    out = net.apply(domain.wrap(params), domain.wrap(X), domain)
+    """``net.apply`` on the domain's arrays, its output checked (:func:`check_output`).
+    ``X`` holds seprank's own sample points (residues mod p under ModP); ``params`` may
+    hold anything ``init`` returned (constants are converted exactly, or refused)."""
+    out = net.apply(domain.wrap(params), domain.wrap(X, residues=True), domain)
     return check_output(net, out, domain, len(X))
