@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -61,12 +62,17 @@ def cmd(args) -> int:
     seeds = None
     if args.seeds is not None:
         try:
-            seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
-        except ValueError:
-            raise ConfigError(f"seeds={args.seeds!r} must be comma-separated integers") from None
-        if not seeds or min(seeds) < 0:
+            seeds = [nonneg_int(x) for x in args.seeds.split(",") if x.strip()]
+        except argparse.ArgumentTypeError:
+            raise ConfigError(f"seeds={args.seeds[:40]!r} must be comma-separated integers in "
+                              f"[0, 2**63-1]") from None  # fmt: skip
+        if not seeds:
             raise ConfigError(f"seeds={args.seeds!r} must be non-negative integers")
     tasks, left_out = specs(grid, seeds=seeds)
+    if not tasks:
+        raise ConfigError(f"grid {grid['grid']['name']}: no task to run (max_bound="
+                          f"{grid['grid'].get('max_bound')} leaves out all {left_out} "
+                          "configurations)")  # fmt: skip
     out = check_out_dir(args.out)
     with Store(out / "results.sqlite" if args.db is None else args.db) as store:
         if args.max_tasks is not None:

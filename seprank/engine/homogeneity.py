@@ -93,7 +93,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
                 )
         return Homogeneity(
             True, T, f"declared by the architecture, checked at {PROBES} random points",
-            min(1.0, (2 * T / p) ** PROBES),
+            1.0 if 2 * T >= p else (2 * T / p) ** PROBES,
         )  # fmt: skip
     source = "declared degree" if T is not None else "detected degree"
     if T is None:

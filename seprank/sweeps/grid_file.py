@@ -35,6 +35,7 @@ from seprank.errors import ConfigError, SeprankError
 from seprank.nets import ARCHITECTURES, LinearSelfAttention, head_counts
 from seprank.nets.base import param_specs
 from seprank.nets.partitions import check_partition, default_partition
+from seprank.sweeps import grid_check
 from seprank.sweeps.tasks import KINDS, make_spec
 from seprank.theory.architecture_bounds import has_known_bound, known_bound
 from seprank.theory.bounds import upper_bound
@@ -69,8 +70,9 @@ def read_grid(path: Path | str) -> dict:
         data = tomllib.loads(path.read_text())
     except OSError as exc:
         raise ConfigError(f"grid={str(path)!r} cannot be read ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"grid={str(path)!r} is not valid TOML ({exc})") from None
+    grid_check.check_tables(data, path.name)  # every value's type and range, before use
     extra = set(data) - {"grid", "params", "exclude"}
     if extra:
         raise ConfigError(f"grid {path.name}: unknown table {sorted(extra)[0]!r}; expected "
@@ -109,7 +111,9 @@ def read_grid(path: Path | str) -> dict:
             if k not in names:
                 raise ConfigError(f"grid {path.name}: [[exclude]] {k!r} is not a parameter "
                                   f"of {g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
-    return {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
+    grid = {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
+    grid_check.check_values(grid, ARCHITECTURES[g["arch"]], combos, path.name)  # nothing stored
+    return grid
 
 
 def _values(key, v, combo):
