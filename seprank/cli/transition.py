@@ -12,7 +12,7 @@ from seprank.errors import ConfigError
 from seprank.figures import transition as plot_transition
 from seprank.paths import check_out_dir
 from seprank.studies import transition
-from seprank.sweeps.store import DEFAULT_DB
+from seprank.sweeps.store import DEFAULT_DB, check_file
 
 
 def add_parser(sub) -> None:
@@ -77,6 +77,8 @@ def check_csv(path: Path, must_exist: bool) -> None:
 def cmd(args) -> int:
     folder = args.out or ("seprank-transition-quick" if args.quick else "paper_figures")
     check_csv(Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
+    if not args.plot_only:
+        check_file(Path(args.db or DEFAULT_DB))  # a foreign store: refused before any write
     out = check_out_dir(folder)
     rows, not_measured = transition.read(out / transition.CSV_NAME), 0
     if not args.plot_only:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from seprank.cli._common import add_sweep_args, nonneg_int
 from seprank.paths import check_out_dir
 from seprank.studies import verify
+from seprank.sweeps.store import check_file
 
 VERIFY_EPILOG = """\
 the grid: seprank/sweeps/grids/verify-quick.toml or verify-default.toml, run as a sweep through
@@ -45,6 +47,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_verify(args) -> int:
+    check_file(Path(args.db or Path(args.out) / "results.sqlite"))  # before anything is made
     out = check_out_dir(args.out)
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,

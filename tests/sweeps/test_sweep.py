@@ -39,6 +39,16 @@ seq_len = [4, 6]
 """
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env() -> dict:
+    """A subprocess's environment importing this checkout's seprank (the stored keys
+    carry a fingerprint of its code, so another installed copy would measure anew)."""
+    old = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + old if old else ""))
+
+
 def _grid(tmp_path: Path, text: str, name: str = "grid.toml") -> Path:
     p = tmp_path / name
     p.write_text(text)
@@ -153,7 +163,7 @@ def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
            str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)  # fmt: skip
+                         start_new_session=True, env=_env())  # fmt: skip
     t0 = time.monotonic()
     while _done_count(db) < 3:
         assert p.poll() is None, p.communicate()
