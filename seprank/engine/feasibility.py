@@ -28,10 +28,22 @@ from seprank.errors import DomainError, TooBigError
 _DEEP = math.ceil(math.log(2**31, 3))
 
 
-def check_feasible(net, start: int, limit_bytes: int) -> None:
-    """TooBigError when the weights or the first ``start`` x ``start`` grid cannot finish."""
+def check_feasible(net, start: int, limit_bytes: int, budget: int = 2500) -> None:
+    """TooBigError when the weights, the first ``start`` x ``start`` grid's points, the
+    points at ``budget`` samples (the smallest default budget unless one is given) or the
+    first grid's time are beyond the limits (memory first, as estimate.check_cost does)."""
     ops = _cell_ops(net)
     n0 = max(2, int(start))
+    width, depth = float(net.width), float(getattr(net, "depth", 1))
+    weights = 4.0 * depth * width * width * 8 if hasattr(net, "heads") else 0.0
+    per_sample = float(net.seq_len) * max(width, 1.0) * 8
+    for arg, what, need in (("width", "the weights", weights),
+                            ("seq_len", "the first grid's points", n0 * per_sample),
+                            ("max_samples", f"the sample points at max_samples={budget}",
+                             budget * per_sample)):  # fmt: skip
+        if need > limit_bytes:
+            raise TooBigError(f"{arg}: {what} need {need / 2**30:,.1f} GiB, over the "
+                              f"{limit_bytes / 2**30:,.1f} GiB allowed (lower the sizes)")
     first = n0 * n0 * ops / _estimate.KERNEL_OPS_PER_S  # the fastest path: a lower bound
     if first > _estimate.MAX_SECONDS:
         raise TooBigError(
@@ -39,14 +51,6 @@ def check_feasible(net, start: int, limit_bytes: int) -> None:
             f"{_estimate.format_seconds(first)} ({ops:.3g} multiply-adds per entry; limit "
             f"{_estimate.format_seconds(_estimate.MAX_SECONDS)}): lower the sizes"
         )
-    width, depth = float(net.width), float(getattr(net, "depth", 1))
-    weights = 4.0 * depth * width * width * 8 if hasattr(net, "heads") else 0.0
-    points = n0 * float(net.seq_len) * max(width, 1.0) * 8
-    for arg, what, need in (("width", "the weights", weights),
-                            ("seq_len", "the first grid's points", points)):  # fmt: skip
-        if need > limit_bytes:
-            raise TooBigError(f"{arg}: {what} need {need / 2**30:,.1f} GiB, over the "
-                              f"{limit_bytes / 2**30:,.1f} GiB allowed (lower the sizes)")
 
 
 def _cell_ops(net) -> float:

@@ -180,7 +180,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
     _estimate.check_architecture(net)
-    feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4)
+    feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4,
+                               opts.max_samples or 2500)  # fmt: skip
     method, note = _resolve_method(net, opts.method)
     modulus = (DEFAULT_PRIME if opts.prime is None else opts.prime) if method == "modular" \
         else None  # fmt: skip

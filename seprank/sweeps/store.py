@@ -96,7 +96,7 @@ def check_file(path: Path, readonly: bool = False) -> bool:
         raise ConfigError(f"{where} is not an SQLite file, so not a seprank store: left "
                           "untouched")  # fmt: skip
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=60)
+        db = sqlite3.connect(_read_only_uri(path), uri=True, timeout=60)
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE "
                                                 "type = 'table'")}  # fmt: skip
@@ -118,6 +118,14 @@ def check_file(path: Path, readonly: bool = False) -> bool:
     return True
 
 
+def _read_only_uri(path: Path) -> str:
+    """A URI opening ``path`` without writing anything: ``immutable`` when no sweep has it
+    open (no -wal or -shm file: everything is in the file itself), else read-only mode,
+    which reads a live sweep's write-ahead log (and shares its -shm)."""
+    live = any(Path(f"{path}{x}").exists() for x in ("-wal", "-shm"))
+    return f"{path.resolve().as_uri()}?{'mode=ro' if live else 'immutable=1'}"
+
+
 class Store:
     """An open result store (created with its schema if the file is new; ``readonly``:
     an existing store, opened without writing)."""
@@ -132,8 +140,8 @@ class Store:
             raise ConfigError(f"db={str(path)!r} does not exist")
         try:
             if readonly:
-                uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+                self._db = sqlite3.connect(_read_only_uri(self.path), uri=True, timeout=60,
+                                           isolation_level=None)  # fmt: skip
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)

@@ -22,6 +22,10 @@ seq_len = [4]
 """
 
 
+#: A size refused from the estimate: by memory or by time, whichever this machine hits first.
+TOO_BIG = (" GiB, over the ", "even the first 16x16 grid would take")
+
+
 def grid(grid="", depth="[1]", width="[2]", params="", extra=""):
     return BASE.format(grid=grid, depth=depth, width=width, params=params, extra=extra)
 
@@ -61,8 +65,8 @@ CASES = [
     (grid(depth="[-1]"), "depth=-1 must be >= 1"),
     (grid(depth="[[1, 2]]"), "[params] depth value [1, 2] (list)"),
     (grid(depth="[]"), "[params] depth is an empty list"),
-    (grid(depth="[9223372036854775807]"), "first 16x16 grid"),
-    (grid(width="[1000000000]"), "first 16x16 grid"),
+    (grid(depth="[9223372036854775807]"), TOO_BIG),
+    (grid(width="[1000000000]"), TOO_BIG),
     (grid(width="[0]", params='heads = "divisors"'), "no combination left"),
     (grid(width="[3]", params="heads = [2]"), "heads=2 must divide width=3"),
     (grid(params="residual = [2]"), "[params] residual value 2 (int) must be true or false"),
@@ -90,11 +94,12 @@ def _refused(path, tmp_path, capsys, words):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "Traceback" not in err[0], err
     if words is not None:
-        assert words in err[0], err[0]
+        alternatives = words if isinstance(words, tuple) else (words,)
+        assert any(w in err[0] for w in alternatives), err[0]
     assert _files(tmp_path) == before and not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("text, words", CASES, ids=[w or "toml" for _, w in CASES])
+@pytest.mark.parametrize("text, words", CASES, ids=[str(w or "toml")[:40] for _, w in CASES])
 def test_bad_grid_refused_whole_nothing_stored(text, words, tmp_path, capsys):
     p = tmp_path / "g.toml"
     p.write_text(text)
