@@ -30,8 +30,9 @@ from seprank.errors import RunAborted, SeprankError
 def _build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
                  epilog="exit codes: 0 done, 1 verify found a proven bound violated, or "
-                 "sweep/verify/transition stored a failed or refused task, or the store could not "
-                 "be written or no Dask worker was left mid-run (finished tasks kept), 2 bad input or "
+                 "sweep/verify/transition stored a failed or refused task, or the store "
+                 "could not be written or no Dask worker was left mid-run (finished tasks "
+                 "kept), or check-certificate found a certificate false, 2 bad input or "
                  "refused (one line on stderr), 130 interrupted")  # fmt: skip
     ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)

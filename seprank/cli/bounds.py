@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from seprank.cli._common import _add_net_args, _int_list
-from seprank.errors import TooBigError
 from seprank.cli.archs import add_arch_args, cmd_bounds, net_from_args
+from seprank.errors import TooBigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
 from seprank.theory.regimes import (

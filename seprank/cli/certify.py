@@ -6,6 +6,8 @@ import json
 import sys
 
 from seprank.cli._common import _add_net_args, _int_list, nonneg_int, prime_arg, sample_count
+from seprank.engine.feasibility import check_feasible, check_prime
+from seprank.engine.sample_grid import available_memory
 from seprank.nets import LinearSelfAttention
 from seprank.paths import check_out_dir
 from seprank.verdicts import certificate_schema, certificates
@@ -48,10 +50,13 @@ def add_parsers(sub) -> None:
 
 
 def cmd_certify(args) -> int:
-    out = check_out_dir(args.out)
     net = LinearSelfAttention(depth=args.depth, width=args.width, heads=args.heads,
                               seq_len=args.seq_len, residual=args.residual,
                               query_position=args.query_position)  # fmt: skip
+    if args.prime is not None:
+        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
+        check_prime(net, args.prime)  # what the computation needs, stated
+    out = check_out_dir(args.out)
     progress = None if (args.quiet or args.json) else True
     c = certificates.certify(net, args.partition, seed=args.seed, prime=args.prime,
                              max_samples=args.max_samples, progress=progress)  # fmt: skip

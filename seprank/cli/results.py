@@ -96,7 +96,8 @@ def cmd(args) -> int:
         w = csv.writer(sys.stdout)
         w.writerow(CSV)
         for r in rows:
-            w.writerow([json.dumps(r[c]) if c in ("config", "partition") else r.get(c) for c in CSV])
+            w.writerow([json.dumps(r[c]) if c in ("config", "partition") else r.get(c)
+                        for c in CSV])  # fmt: skip
     else:
         table = [list(TABLE)] + [[_cell(r, c) + (", stale" if c == "status" and r["stale"]
                                                   else "") for c in TABLE] for r in rows]

@@ -19,10 +19,10 @@ GRID is a TOML file (seprank/sweeps/grids/example.toml shows every key) or the n
 shipped grid (example, verify-quick, verify-default). Each task (one configuration,
 partition, method, strategy, seed, prime) is keyed by a hash that includes the seprank
 version and a fingerprint of the measuring code; tasks already done in the store are
-skipped, so a stopped sweep resumes where it stopped. Each finished task is written in its own transaction. Tasks run large-first
-(estimated cost from the proved bound); a task whose estimated memory exceeds a
-worker's is refused and stored as such; one that raises is stored with its error and
-retried (--retries). seprank results lists what is stored.
+skipped, so a stopped sweep resumes where it stopped. Each finished task is written in
+its own transaction. Tasks run large-first (estimated cost from the proved bound); a
+task whose estimated memory exceeds a worker's is refused and stored as such; one that
+raises is stored with its error and retried (--retries). seprank results lists what is stored.
 Two sweeps on one store share it: each task is claimed by one of them (a claim row with
 its owner and a heartbeat; a dead sweep's claims are taken over) and measured once.
 exit codes: 0 every task done, 1 some failed or were refused (stored, with the reason),

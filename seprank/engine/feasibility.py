@@ -12,7 +12,10 @@ total degree of f); the Schwartz-Zippel bound on a false saturation is (sample s
 (e the degree of a grid entry in the random draws), so it says anything only for p > e.
 A prime below both is refused with both numbers; when they exceed the default prime (deep
 networks: 3^L > 2^26), the default prime (the largest the float64 engines take) is the
-floor, and the result of such a run is labelled a lower bound.
+floor, and the result of such a run is labelled a lower bound. The CLI (``--prime``) and
+grid files (``primes``) apply it; the Python API keeps accepting a smaller prime (then
+labelled not saturated, or refused by the graded strategy), as its tests of those labels
+need.
 """
 
 from __future__ import annotations
@@ -28,19 +31,22 @@ from seprank.errors import DomainError, TooBigError
 _DEEP = math.ceil(math.log(2**31, 3))
 
 
-def check_feasible(net, start: int, limit_bytes: int, budget: int = 2500) -> None:
+def check_feasible(net, start: int, limit_bytes: int, budget: int | None = None) -> None:
     """TooBigError when the weights, the first ``start`` x ``start`` grid's points, the
-    points at ``budget`` samples (the smallest default budget unless one is given) or the
-    first grid's time are beyond the limits (memory first, as estimate.check_cost does)."""
+    points at ``budget`` samples (when one is given; else estimate.check_cost checks the
+    default budget) or the first grid's time are beyond the limits (memory first, as
+    estimate.check_cost does)."""
     ops = _cell_ops(net)
     n0 = max(2, int(start))
     width, depth = float(net.width), float(getattr(net, "depth", 1))
     weights = 4.0 * depth * width * width * 8 if hasattr(net, "heads") else 0.0
     per_sample = float(net.seq_len) * max(width, 1.0) * 8
-    for arg, what, need in (("width", "the weights", weights),
-                            ("seq_len", "the first grid's points", n0 * per_sample),
-                            ("max_samples", f"the sample points at max_samples={budget}",
-                             budget * per_sample)):  # fmt: skip
+    checks = [("width", "the weights", weights),
+              ("seq_len", "the first grid's points", n0 * per_sample)]
+    if budget is not None:
+        checks.append(("max_samples", f"the sample points at max_samples={budget}",
+                       budget * per_sample))  # fmt: skip
+    for arg, what, need in checks:
         if need > limit_bytes:
             raise TooBigError(f"{arg}: {what} need {need / 2**30:,.1f} GiB, over the "
                               f"{limit_bytes / 2**30:,.1f} GiB allowed (lower the sizes)")

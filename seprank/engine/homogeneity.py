@@ -81,7 +81,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
     T = getattr(net, "degree", None)
     if declared is False:
         return Homogeneity(False, T, "declared not homogeneous by the architecture")
-    if declared and T is not None:
+    if declared and T is not None and p > 2:  # GF(2) has no t != 0, 1 to probe with
         for _ in range(PROBES):
             X = _probe(net, domain, rng)
             t = int(rng.integers(2, p))

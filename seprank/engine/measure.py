@@ -38,8 +38,7 @@ from seprank.algebra.coefficients import rank_coefficients
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import estimate as _estimate
-from seprank.engine import feasibility
-from seprank.engine import kernels
+from seprank.engine import feasibility, kernels
 from seprank.engine import sample_grid as _grid
 from seprank.engine import saturation as _saturation
 from seprank.engine.options import METHODS, SAMPLERS, MeasureOptions
@@ -180,15 +179,12 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
     _estimate.check_architecture(net)
-    feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4,
-                               opts.max_samples or 2500)  # fmt: skip
+    feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4, opts.max_samples)
     method, note = _resolve_method(net, opts.method)
     modulus = (DEFAULT_PRIME if opts.prime is None else opts.prime) if method == "modular" \
         else None  # fmt: skip
     if modulus is not None:
         ModP(modulus)  # validates prime before anything compiles
-        if opts.prime is not None:  # the default is the floor where it applies
-            feasibility.check_prime(net, modulus)
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked
         check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)
         engine = None

@@ -147,7 +147,8 @@ def validate(cert) -> None:
         _bad("architecture", f"must be a registry name or module:Class, got "
              f"{cert['architecture']!r:.60}")
     if not isinstance(cert["weights_sha256"], str) or not _SHA.match(cert["weights_sha256"]):
-        _bad("weights_sha256", f"must be 64 lowercase hex digits, got {_show(cert['weights_sha256'])}")
+        _bad("weights_sha256", f"must be 64 lowercase hex digits, got "
+             f"{_show(cert['weights_sha256'])}")
     _config(cert["config"])
     part = _ints("partition", cert["partition"], 10**6, 10**6)
     if len(set(part)) != len(part):

@@ -49,6 +49,7 @@ from seprank.errors import ConfigError, SeprankError
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.partitions import check_partition
 from seprank.theory.bounds import upper_bound
+from seprank.verdicts import certificate_schema
 
 FORMAT = "seprank-certificate/1"
 
@@ -309,6 +310,7 @@ def _check(cert, recheck_upper: bool, kernel: bool = False) -> CheckResult:
 
     if not isinstance(cert, dict):
         cert = json.loads(Path(cert).read_text())
+    certificate_schema.validate(cert)
     bad: list[str] = []
     if cert.get("format") != FORMAT:
         return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])

@@ -34,8 +34,8 @@ def _settings(n: int):
 
 
 def _files(root) -> list:
-    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root)
-                  for f in fs)  # fmt: skip
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
+                  for f in fs + ds)  # files and folders  # fmt: skip
 
 
 class _Hang(Exception):

@@ -83,8 +83,8 @@ CASES = [
 
 
 def _files(root):
-    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root)
-                  for f in fs)  # fmt: skip
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
+                  for f in fs + ds)  # files and folders  # fmt: skip
 
 
 def _refused(path, tmp_path, capsys, words):

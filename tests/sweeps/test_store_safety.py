@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from seprank.cli import main
-from seprank.errors import NoWorkerError, StoreWriteError
+from seprank.errors import StoreWriteError
 from seprank.sweeps.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
