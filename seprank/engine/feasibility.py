@@ -27,17 +27,26 @@ from seprank.engine import estimate as _estimate
 from seprank.engine import saturation as _saturation
 from seprank.errors import DomainError, TooBigError
 
+#: Depth up to which the proved bound (used by the finer estimate) is computed in seconds:
+#: its bisection runs over D = (3^L - 1)/2 with L-digit integers (seprank bounds' limit).
+EXACT_DEPTH = 10_000
 #: Depth above which 3^L exceeds every allowed modulus: degrees are not computed there.
 _DEEP = math.ceil(math.log(2**31, 3))
 
 
 def check_feasible(net, start: int, limit_bytes: int, budget: int | None = None) -> None:
     """TooBigError when the weights, the first ``start`` x ``start`` grid's points, the
-    points at ``budget`` samples (when one is given; else estimate.check_cost checks the
-    default budget) or the first grid's time are beyond the limits (memory first, as
+    points at ``budget`` samples (when given; else estimate.check_cost checks the
+    strategy's default) or the first grid's time (refused here only for sizes whose finer
+    estimate would itself take long: depth > EXACT_DEPTH, or seq_len or width > 10^6;
+    below, estimate.check_cost refuses with its fuller line) are beyond the limits (memory first, as
     estimate.check_cost does)."""
     ops = _cell_ops(net)
     n0 = max(2, int(start))
+    if getattr(net, "depth", 1) > EXACT_DEPTH:
+        raise TooBigError(f"depth={net.depth}: above {EXACT_DEPTH:,} the proved bound that "
+                          "plans the run is itself too slow to compute (a bisection over "
+                          "(3^L - 1)/2 on L-digit integers), and the run would take hours")
     width, depth = float(net.width), float(getattr(net, "depth", 1))
     weights = 4.0 * depth * width * width * 8 if hasattr(net, "heads") else 0.0
     per_sample = float(net.seq_len) * max(width, 1.0) * 8
@@ -51,7 +60,8 @@ def check_feasible(net, start: int, limit_bytes: int, budget: int | None = None)
             raise TooBigError(f"{arg}: {what} need {need / 2**30:,.1f} GiB, over the "
                               f"{limit_bytes / 2**30:,.1f} GiB allowed (lower the sizes)")
     first = n0 * n0 * ops / _estimate.KERNEL_OPS_PER_S  # the fastest path: a lower bound
-    if first > _estimate.MAX_SECONDS:
+    huge = depth > EXACT_DEPTH or max(net.seq_len, net.width) > 10**6
+    if first > _estimate.MAX_SECONDS and huge:
         raise TooBigError(
             f"depth/width/seq_len: even the first {n0}x{n0} grid would take about "
             f"{_estimate.format_seconds(first)} ({ops:.3g} multiply-adds per entry; limit "

@@ -15,7 +15,7 @@ from seprank.cli import main
 NET = ["--width", "2", "--seq-len", "4"]
 M = ["measure", "--depth", "1", *NET]
 #: A size refused from the estimate: by memory or by time, whichever this machine hits first.
-TOO_BIG = (" GiB, over the ", "even the first 16x16 grid would take")
+TOO_BIG = (" GiB, over the ", "even the first 16x16 grid would take", "too slow to compute")
 
 CASES = [
     # measure: primes below what the computation needs, or not primes, or too large

@@ -23,7 +23,7 @@ seq_len = [4]
 
 
 #: A size refused from the estimate: by memory or by time, whichever this machine hits first.
-TOO_BIG = (" GiB, over the ", "even the first 16x16 grid would take")
+TOO_BIG = (" GiB, over the ", "even the first 16x16 grid would take", "too slow to compute")
 
 
 def grid(grid="", depth="[1]", width="[2]", params="", extra=""):
