@@ -27,6 +27,19 @@ class TooBigError(SamplingError):
     """A case is too large for the requested engine; the message gives the estimate."""
 
 
+class RunAborted(SeprankError):
+    """A run stopped mid-way for a reason outside its input: the CLI prints one line and
+    exits 1; every task stored before is kept."""
+
+
+class StoreWriteError(RunAborted):
+    """The result store could not be written mid-run (disk full, permissions)."""
+
+
+class NoWorkerError(RunAborted):
+    """A Dask cluster had no live worker for longer than the sweep's worker timeout."""
+
+
 class EliminationError(SeprankError, ArithmeticError):
     """An exact elimination met a state its invariants exclude (a singular pivot block,
     a pivot row out of range): a bug or corrupted input, reported instead of a crash."""

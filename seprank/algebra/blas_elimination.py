@@ -20,6 +20,7 @@ import numpy as np
 
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.errors import EliminationError
+from seprank.paths import jit
 
 try:  # numba is a declared dependency, but keep import-time failures soft.
     import numba as _nb
@@ -180,15 +181,15 @@ def _subtract_body(C, H, Lo, p, pinv):
 
 
 if _nb is not None:
-    _mod = _nb.njit(inline="always", cache=True)(_mod)
-    _join = _nb.njit(inline="always", cache=True)(_join)
-    _inv = _nb.njit(cache=True)(_inv)
-    _panel = _nb.njit(cache=True)(_panel_pivots_body)
-    _gj_inverse = _nb.njit(cache=True)(_gj_inverse_body)
-    _move_rows = _nb.njit(cache=True)(_move_rows_body)
-    _combine = _nb.njit(cache=True)(_combine_body)
+    _mod = jit(_nb, _mod, inline="always")
+    _join = jit(_nb, _join, inline="always")
+    _inv = jit(_nb, _inv)
+    _panel = jit(_nb, _panel_pivots_body)
+    _gj_inverse = jit(_nb, _gj_inverse_body)
+    _move_rows = jit(_nb, _move_rows_body)
+    _combine = jit(_nb, _combine_body)
     #: C <- C - (A @ B) mod p from split_products(A, B) (incremental.py uses it too)
-    subtract_products = _nb.njit(cache=True)(_subtract_body)
+    subtract_products = jit(_nb, _subtract_body)
 else:  # pragma: no cover
     _panel = None
 

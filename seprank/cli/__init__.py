@@ -24,13 +24,15 @@ from seprank.cli import (
     verify,
 )
 from seprank.cli._common import _Parser
-from seprank.errors import SeprankError
+from seprank.errors import RunAborted, SeprankError
 
 
 def _build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
                  epilog="exit codes: 0 done, 1 verify found a proven bound violated, or "
-                 "sweep/verify/transition stored a failed or refused task, 2 bad input or "
+                 "sweep/verify/transition stored a failed or refused task, or the store "
+                 "could not be written or no Dask worker was left mid-run (finished tasks "
+                 "kept), or check-certificate found a certificate false, 2 bad input or "
                  "refused (one line on stderr), 130 interrupted")  # fmt: skip
     ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -70,6 +72,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(COMMANDS[args.command](args) or 0)
+    except RunAborted as exc:  # mid-run (store unwritable, no worker): what finished is kept
+        print(f"seprank: error: {exc}", file=sys.stderr)
+        return 1
     except SeprankError as exc:
         print(f"seprank: error: {exc}", file=sys.stderr)
         return 2

@@ -5,7 +5,11 @@ attention network's flags and the progress callback (the output-folder check is
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+
+from seprank.algebra.domains import is_prime
+from seprank.algebra.limits import MAX_MODULUS
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -29,43 +33,94 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _bounded_int(lo: int):
+#: The largest integer an argument may take: what SQLite (the store) and numpy's int64
+#: hold. An argument with more digits is refused before it is converted.
+MAX_INT = 2**63 - 1
+_MAX_DIGITS = 19
+
+
+def _bounded_int(lo: int, hi: int = MAX_INT):
     def parse(text: str) -> int:
+        t = text.strip()
+        if len(t.lstrip("+-")) > _MAX_DIGITS:
+            raise argparse.ArgumentTypeError(f"must be <= {hi}, got a {len(t)}-digit number")
         try:
-            v = int(text)
+            v = int(t)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if v < lo:
             raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"must be <= {hi}, got {v}")
         return v
 
-    parse.__name__ = f"integer >= {lo}"
+    parse.__name__ = f"integer in [{lo}, {hi}]"
     return parse
 
 
 nonneg_int, pos_int = _bounded_int(0), _bounded_int(1)
+#: --max-samples: a grid side (the memory check of the options refuses what does not fit).
+sample_count = _bounded_int(2, 10**7)
+#: --confirm, --retries, --workers: counts of runs, attempts and processes.
+small_count, retry_count, worker_count = _bounded_int(1, 1000), _bounded_int(0, 100), \
+    _bounded_int(1, 4096)  # fmt: skip
+
+
+def prime_arg(text: str) -> int:
+    """--prime: a prime within the modulus limits (seprank.algebra.limits); whether it is
+    large enough for the network is checked when the measurement is planned."""
+    p = _bounded_int(2, MAX_MODULUS)(text)
+    if not is_prime(p):
+        raise argparse.ArgumentTypeError(f"{p} is not a prime")
+    return p
+
+
+def real_arg(lo: float, hi: float, *, lo_open: bool = False):
+    """A finite real number in [lo, hi] (or (lo, hi] with ``lo_open``)."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(v) or v > hi or v < lo or (lo_open and v == lo):
+            side = "(" if lo_open else "["
+            raise argparse.ArgumentTypeError(f"must be a finite number in {side}{lo:g}, "
+                                             f"{hi:g}], got {text!r}")  # fmt: skip
+        return v
+
+    parse.__name__ = f"number in [{lo:g}, {hi:g}]"
+    return parse
+
+
+#: A partition lists positions of one sequence: at most this many.
+MAX_POSITIONS = 10**6
 
 
 def _int_list(text: str) -> list[int]:
+    parts = [t for t in text.split(",") if t.strip() != ""]
+    if len(parts) > MAX_POSITIONS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_POSITIONS} positions, got {len(parts)}")
     try:
-        return [int(t) for t in text.split(",") if t.strip() != ""]
-    except ValueError:
+        out = [_bounded_int(0, MAX_POSITIONS)(t) for t in parts]
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}"
+            f"expected comma-separated integers in [0, {MAX_POSITIONS}], got {text[:40]!r}"
         ) from None
+    return out
 
 
 def _add_net_args(p, need=True):
     """The attention network's flags; with ``need=False`` (measure, bounds: --arch decides)
     every one defaults to None, and the attention networks require depth, width, seq-len."""
     req = " (required for --arch attention)" if not need else ""
-    p.add_argument("--depth", type=int, required=need, help=f"number of layers L >= 1{req}")
-    p.add_argument("--width", type=int, required=need, help=f"width d_x{req}")
-    p.add_argument("--heads", type=int, default=1 if need else None,
+    p.add_argument("--depth", type=pos_int, required=need, help=f"number of layers L >= 1{req}")
+    p.add_argument("--width", type=pos_int, required=need, help=f"width d_x{req}")
+    p.add_argument("--heads", type=pos_int, default=1 if need else None,
                    help="heads H dividing the width (default 1)")
-    p.add_argument("--seq-len", type=int, required=need, help=f"sequence length N >= 2{req}")
+    p.add_argument("--seq-len", type=pos_int, required=need, help=f"sequence length N >= 2{req}")
     p.add_argument("--residual", action="store_true", help="add the skip connection")
-    p.add_argument("--query-position", type=int, default=0 if need else None,
+    p.add_argument("--query-position", type=nonneg_int, default=0 if need else None,
                    help="position i whose output y^{L,i} is studied (default 0)")  # fmt: skip
 
 
@@ -88,8 +143,8 @@ def _byte_size(text: str) -> int:
         v = float(t[: len(t) - len(unit)] if t.endswith(unit) else t) * units[unit]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a size such as 4GiB, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    if not math.isfinite(v) or not 1 <= v <= 2**60:
+        raise argparse.ArgumentTypeError(f"must be a size from 1 byte to 1 EiB, got {text!r}")
     return int(v)
 
 
@@ -102,12 +157,12 @@ def add_sweep_args(p, db_help: str) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a running Dask scheduler, e.g. tcp://host:8786 (with --executor "
                         "dask; default: start a LocalCluster and close it at the end)")
-    p.add_argument("--workers", type=pos_int, default=None,
+    p.add_argument("--workers", type=worker_count, default=None,
                    help="workers for processes or a LocalCluster (default: all cores)")
     p.add_argument("--worker-memory", type=_byte_size, default=None, metavar="SIZE",
                    help="memory per worker, e.g. 4GiB: a task estimated to need more is "
                         "refused and stored as such (default: memory / workers; a Dask "
                         "cluster's own limit)")
-    p.add_argument("--retries", type=nonneg_int, default=2,
+    p.add_argument("--retries", type=retry_count, default=2,
                    help="attempts after the first for a task that raised unexpectedly or "
                         "whose worker died (a refused input is not retried)")

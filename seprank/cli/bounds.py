@@ -6,6 +6,7 @@ import json
 
 from seprank.cli._common import _add_net_args, _int_list
 from seprank.cli.archs import add_arch_args, arch_class, cmd_bounds, net_from_args
+from seprank.errors import TooBigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
 from seprank.theory.regimes import (
@@ -28,11 +29,25 @@ def add_parser(sub) -> None:
     b.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+#: The bound bisects over D = (3^L - 1)/2 with exact L-digit integers: about L steps of
+#: O(L) digits each, measured about 2 s at L = 10,000 and growing as L^2; deeper is refused.
+MAX_DEPTH = 10_000
+
+
+def _degree(depth: int, value: int):
+    """3^L or D as an integer, or None past MAX_DIGITS digits (JSON and str cannot hold it)."""
+    return value if depth * 0.4772 < MAX_DIGITS else None
+
+
 def cmd(args) -> int:
     import math
 
     if arch_class(args.arch) is not LinearSelfAttention:
         return cmd_bounds(args)
+    if args.depth is not None and args.depth > MAX_DEPTH:
+        raise TooBigError(f"depth={args.depth} is too deep for the exact bound: its bisection "
+                          f"over D = (3^L-1)/2 takes ~1.6 L steps on L-digit integers (about "
+                          f"2 s at L = {MAX_DEPTH:,}, growing as L^2); at most {MAX_DEPTH:,}")
     net = net_from_args(args)
     if getattr(args, "softmax", False):
         net = SoftmaxSelfAttention(depth=net.depth, width=net.width, heads=net.heads,
@@ -46,8 +61,8 @@ def cmd(args) -> int:
     out = {
         "upper": ub["upper"], "log10_upper": ub["log10_upper"], "which": ub["which"],
         "why": ub["why"], "block": ub["block"], "monomial": ub["monomial"],
-        "kind": "proved", "output_degree": output_degree(net.depth),
-        "matrix_degree_D": matrix_degree(net.depth),
+        "kind": "proved", "output_degree": _degree(net.depth, output_degree(net.depth)),
+        "matrix_degree_D": _degree(net.depth, matrix_degree(net.depth)),
         "regime_paper": paper_regime(net.depth, net.width),
         "regime_bound_growth": growth_regime(ratio),
         "growth_ratio_bound": ratio,
@@ -75,7 +90,10 @@ def cmd(args) -> int:
         shown = f"{up}  (log10 {out['log10_upper']:.3f})"
     print(f"proven upper bound: {shown}; {out['which']} bound")
     print(f"  why: {out['why']}")
-    print(f"  degree 3^L = {out['output_degree']}, D = {out['matrix_degree_D']}")
+    deg, D = out["output_degree"], out["matrix_degree_D"]
+    if deg is None or len(str(deg)) > 40:
+        deg, D = f"3^{net.depth}", f"(3^{net.depth} - 1)/2"
+    print(f"  degree 3^L = {deg}, D = {D}")
     print(f"  regime (paper rule L < log3 d = {out['transition_depth_paper']:.2f}): "
           f"{out['regime_paper']}")  # fmt: skip
     print(f"  crossover 3^L = d^2 + d + 1 at L = {out['crossover_depth']:.2f} (where the proved "

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
-from seprank.cli._common import _add_net_args, _int_list, nonneg_int
+from seprank.cli._common import _add_net_args, _int_list, nonneg_int, prime_arg, sample_count
 from seprank.cli.archs import add_arch_args, net_from_args
+from seprank.engine.feasibility import check_feasible, check_prime
+from seprank.engine.sample_grid import available_memory
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
-from seprank.verdicts import certificates
+from seprank.verdicts import certificate_schema, certificates
 
 CERTIFY_EPILOG = """\
 status "exact, proved": the certified lower bound (nonsingular minors over GF(p)) meets
@@ -18,7 +20,7 @@ no probability involved. With --upper U: "exact, given the stated bound (SOURCE)
 the rank meets U. Otherwise "lower bound" with the gap, and the ground of the saturation
 label (a Schwartz-Zippel bound) if any.
 The certificate (JSON) is re-checked, without trusting the measurement, by
-  seprank check-certificate FILE      (exit 0: valid, 1: invalid)
+  seprank check-certificate FILE      (exit 0: valid, 1: false, 2: unreadable/malformed)
 exit codes: 0 done, 1 --check found the certificate invalid, 2 bad input."""
 
 
@@ -37,9 +39,9 @@ def add_parsers(sub) -> None:
     c.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
     c.add_argument("--seed", type=nonneg_int, default=0, help="weights and sample points")
-    c.add_argument("--prime", type=int, default=None,
+    c.add_argument("--prime", type=prime_arg, default=None,
                    help="modulus (default: 67108859, below 2**26)")
-    c.add_argument("--max-samples", type=int, default=None, help="budget per grid matrix")
+    c.add_argument("--max-samples", type=sample_count, default=None, help="budget per grid matrix")
     c.add_argument("--out", default="seprank-certificates",
                    help="folder the certificate is written to")
     c.add_argument("--check", action="store_true",
@@ -62,6 +64,9 @@ def cmd_certify(args) -> int:
     if args.upper_source is not None and args.upper is None:
         raise ConfigError("--upper-source needs --upper U (the bound it is the source of)")
     net = net_from_args(args)
+    if args.prime is not None:
+        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
+        check_prime(net, args.prime)  # what the computation needs, stated
     out = check_out_dir(args.out)
     progress = None if (args.quiet or args.json) else True
     stated = {} if args.upper is None else {"upper": args.upper,
@@ -99,6 +104,7 @@ def cmd_certify(args) -> int:
 
 
 def cmd_check(args) -> int:
+    certificate_schema.load(args.file)  # unreadable or malformed: exit 2, one line
     r = certificates.check_certificate(args.file, kernel=args.kernel)
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,

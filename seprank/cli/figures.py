@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from seprank.engine.warm_up import warm_up
 from seprank.figures import paper as plots
 from seprank.paths import check_out_dir
-from seprank.sweeps.store import DEFAULT_DB
+from seprank.sweeps.store import DEFAULT_DB, check_file
 
 QUICK_FIGURES = "seprank-figures-quick"
 
@@ -24,6 +25,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_figures(args) -> int:
+    check_file(Path(args.db))  # a foreign store: refused before anything is written
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     print(f"writing figures to {out.resolve()}", file=sys.stderr)
 

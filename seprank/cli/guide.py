@@ -4,15 +4,35 @@ from __future__ import annotations
 
 import json
 
+from seprank.cli._common import real_arg
 from seprank.errors import ConfigError
 from seprank.theory import guidelines as gl
+
+#: The fit is used for depths 1 to MAX_DEPTH (beyond, its exponential width overflows).
+MAX_DEPTH = 1000.0
+MAX_WIDTH = 1e12
+
+
+def _fit_range() -> tuple[float, float]:
+    """The parameter counts 12 L d(L)^2 of the fit's shapes at depth 1 and MAX_DEPTH."""
+    return tuple(gl.params(L, gl.fit_width(L)) for L in (1.0, MAX_DEPTH))
+
+
+def _check_budget(budget: float, arg: str) -> None:
+    lo, hi = _fit_range()
+    if not lo <= budget <= hi:
+        raise ConfigError(f"{arg}={budget:.3g} is outside the fit's range [{lo:.3g}, "
+                          f"{hi:.3g}] (its optimum at depth 1 to {MAX_DEPTH:g})")  # fmt: skip
 
 
 def add_parser(sub) -> None:
     g = sub.add_parser("guide", help="the paper's depth-width fit: optimum or verdict")
-    g.add_argument("--params", type=float, default=None, help="non-embedding parameter budget")
-    g.add_argument("--depth", type=float, default=None, help="depth of a shape to judge")
-    g.add_argument("--width", type=float, default=None, help="width of a shape to judge")
+    g.add_argument("--params", type=real_arg(0.0, 1e300, lo_open=True), default=None,
+                   help="non-embedding parameter budget (within the fit's range)")
+    g.add_argument("--depth", type=real_arg(1.0, MAX_DEPTH), default=None,
+                   help="depth of a shape to judge")
+    g.add_argument("--width", type=real_arg(1.0, MAX_WIDTH), default=None,
+                   help="width of a shape to judge")
     g.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -20,6 +40,7 @@ def cmd_guide(args) -> int:
     if args.params is not None:
         if args.depth is not None or args.width is not None:
             raise ConfigError("params: give either --params or --depth and --width, not both")
+        _check_budget(args.params, "params")
         opt = gl.fit_optimal_shape(args.params)
         out = dict(opt)
         if abs(args.params - 175e9) / 175e9 < 0.02:
@@ -45,6 +66,7 @@ def cmd_guide(args) -> int:
         return 0
     if args.depth is None or args.width is None:
         raise ConfigError("depth: give --params, or both --depth and --width")
+    _check_budget(gl.params(args.depth, args.width), "params (12 depth width^2)")
     v = gl.verdict(args.depth, args.width)
     if args.json:
         print(json.dumps(v))

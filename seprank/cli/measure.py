@@ -5,11 +5,22 @@ from __future__ import annotations
 import json
 import sys
 
-from seprank.cli._common import _add_net_args, _int_list, _progress, nonneg_int, pos_int
+from seprank.cli._common import (
+    _add_net_args,
+    _int_list,
+    _progress,
+    nonneg_int,
+    prime_arg,
+    real_arg,
+    sample_count,
+    small_count,
+)
 from seprank.cli.archs import DEFAULT_ARCH, add_arch_args, net_from_args
 from seprank.cli.torch_args import add_torch_args, torch_net_from_args
 from seprank.engine.confirm import confirm
+from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.measure import measure
+from seprank.engine.sample_grid import available_memory
 from seprank.errors import MeasurementInterrupted
 
 MEASURE_JSON = """\
@@ -46,15 +57,15 @@ def add_parser(sub) -> None:
                    help="draws the weights and sample points (same seed, same answer)")
     m.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
-    m.add_argument("--output-coord", type=int, default=None,
+    m.add_argument("--output-coord", type=nonneg_int, default=None,
                    help="coordinate p of the output vector y^{L,i} studied (default 0)")
-    m.add_argument("--max-samples", type=int, default=None,
+    m.add_argument("--max-samples", type=sample_count, default=None,
                    help="largest grid side (default 6000 modular, 2500 float); the sample "
                    "grows x1.5 until the rank saturates or this is hit")  # fmt: skip
     m.add_argument("--sampler", default="auto",
                    help="auto | random | templates | alphabet (auto: alphabet for a network "
                         "on tokens, i.e. the complete grid over its vocabulary; else random)")
-    m.add_argument("--prime", type=int, default=None,
+    m.add_argument("--prime", type=prime_arg, default=None,
                    help="modulus for --method modular (default: 67108859, below 2**26)")
     m.add_argument("--rank-engine", default="auto",
                    help="auto | blas | flint | array-numpy | array-torch: exact GF(p) rank "
@@ -64,10 +75,10 @@ def add_parser(sub) -> None:
     m.add_argument("--strategy", default="auto",
                    help="auto | direct | graded: graded ranks one matrix per A-side degree "
                         "of a homogeneous f (auto: graded when f is homogeneous)")  # fmt: skip
-    m.add_argument("--saturation-threshold", type=float, default=1e-2,
+    m.add_argument("--saturation-threshold", type=real_arg(0.0, 1.0), default=1e-2,
                    help="call a rank saturated only when the Schwartz-Zippel bound on a "
                         "false saturation is at most this")  # fmt: skip
-    m.add_argument("--confirm", type=pos_int, default=1, metavar="K",
+    m.add_argument("--confirm", type=small_count, default=1, metavar="K",
                    help="measure K times with independent seeds and primes; report the "
                         "largest rank and the combined bound")  # fmt: skip
     m.add_argument("--json", action="store_true", help="print one JSON object")
@@ -77,6 +88,9 @@ def add_parser(sub) -> None:
 def cmd_measure(args) -> int:
     net = torch_net_from_args(args, DEFAULT_ARCH)
     net = net_from_args(args) if net is None else net
+    if args.prime is not None and args.method in ("modular", "auto"):
+        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
+        check_prime(net, args.prime)  # what the computation needs, stated
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
               rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
               progress=_progress(args), saturation_threshold=args.saturation_threshold)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from seprank.errors import ConfigError
+from seprank.sweeps.fingerprint import fingerprint
 from seprank.sweeps.store import DEFAULT_DB, Store
 
 RESULTS_EPILOG = """\
@@ -16,14 +17,18 @@ RESULTS_EPILOG = """\
   residual, method, strategy, seed, prime, rank, saturated, version, attempts, ...
 --format json prints every stored field of each task, the full Measurement included
 (measurement), the verify row for verify tasks (extra), and the error of a failed or
-refused one. rank is measured (see each measurement's certified and saturated fields)."""
+refused one. rank is measured (see each measurement's certified and saturated fields).
+A row measured by other code (its code fingerprint differs from this seprank's) is
+marked stale (status "done, stale"; json and csv: stale = true): a sweep does not reuse
+it (its key differs) and measures the task again. The store is opened read-only.
+exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 
 TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "seed", "rank",
          "saturated", "seconds", "attempts", "error")  # fmt: skip
 CSV = ("key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_len",
        "residual", "partition", "method", "strategy", "seed", "prime", "max_samples",
        "version", "rank", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",
-       "host", "finished", "config", "error")  # fmt: skip
+       "host", "finished", "config", "error", "code", "stale")  # fmt: skip
 
 
 def add_parser(sub) -> None:
@@ -80,21 +85,28 @@ def cmd(args) -> int:
     if not Path(args.db).is_file():
         raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "
                           "writes it; --db names another)")  # fmt: skip
-    with Store(args.db) as store:
+    with Store(args.db, readonly=True) as store:
         rows = store.query(args.where)
+    current = fingerprint()
+    for r in rows:
+        r["stale"] = r.get("code") != current
     if args.format == "json":
         print(json.dumps(rows))
     elif args.format == "csv":
         w = csv.writer(sys.stdout)
         w.writerow(CSV)
         for r in rows:
-            w.writerow([json.dumps(r[c]) if c in ("config", "partition") else r[c] for c in CSV])
+            w.writerow([json.dumps(r[c]) if c in ("config", "partition") else r.get(c)
+                        for c in CSV])  # fmt: skip
     else:
-        table = [list(TABLE)] + [[_cell(r, c) for c in TABLE] for r in rows]
+        table = [list(TABLE)] + [[_cell(r, c) + (", stale" if c == "status" and r["stale"]
+                                                  else "") for c in TABLE] for r in rows]
         widths = [max(len(t[i]) for t in table) for i in range(len(TABLE))]
         for t in table:
             print("  ".join(v.ljust(w) for v, w in zip(t, widths)).rstrip())
         counts = {s: sum(r["status"] == s for r in rows) for s in ("done", "failed", "refused")}
+        stale = sum(r["stale"] for r in rows)
         print(f"{len(rows)} tasks: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+              + (f"; {stale} stale (other code than {current}: not reused)" if stale else "")
               + " (rank: measured)")  # fmt: skip
     return 0

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
-from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.cli._common import add_sweep_args, nonneg_int, real_arg
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
+from seprank.sweeps.executors import WORKER_TIMEOUT_S
 from seprank.sweeps.grid_file import read_grid, shipped_grid, specs
 from seprank.sweeps.runner import run
-from seprank.sweeps.store import Store
+from seprank.sweeps.store import Store, check_file
 
 SWEEP_EPILOG = """\
 GRID is a TOML file (seprank/sweeps/grids/example.toml shows every key) or the name of a
 shipped grid (example, verify-quick, verify-default). Each task (one configuration,
 partition, method, strategy, seed, prime) is keyed by a hash that includes the seprank
-version; tasks already done in the store are skipped, so a stopped sweep resumes where
-it stopped. Each finished task is written in its own transaction. Tasks run large-first
-(estimated cost from the proved bound); a task whose estimated memory exceeds a
-worker's is refused and stored as such; one that raises is stored with its error and
-retried (--retries). seprank results lists what is stored.
+version and a fingerprint of the measuring code; tasks already done in the store are
+skipped, so a stopped sweep resumes where it stopped. Each finished task is written in
+its own transaction. Tasks run large-first (estimated cost from the proved bound); a
+task whose estimated memory exceeds a worker's is refused and stored as such; one that
+raises is stored with its error and retried (--retries). seprank results lists what is stored.
+Two sweeps on one store share it: each task is claimed by one of them (a claim row with
+its owner and a heartbeat; a dead sweep's claims are taken over) and measured once.
 exit codes: 0 every task done, 1 some failed or were refused (stored, with the reason),
-2 bad input, 130 interrupted (finished tasks are kept)."""
+or the store could not be written, or no Dask worker was left for --worker-timeout
+(finished tasks are kept), 2 bad input (the grid is refused whole, nothing is stored;
+a file that is not a seprank store is left untouched), 130 interrupted."""
 
 
 def add_parser(sub) -> None:
@@ -47,6 +53,10 @@ def add_parser(sub) -> None:
     s.add_argument("--quiet", action="store_true", help="no progress line")
     s.add_argument("--json", action="store_true", help="print one JSON object (the counts)")
     add_sweep_args(s, "result store (SQLite; default OUT/results.sqlite)")
+    s.add_argument("--worker-timeout", type=real_arg(0.0, 86400.0, lo_open=True),
+                   default=WORKER_TIMEOUT_S, metavar="SECONDS",
+                   help="dask: stop (exit 1, finished tasks kept) when the cluster has had no "
+                        "live worker for this long")  # fmt: skip
 
 
 def _grid_path(text: str) -> Path:
@@ -61,21 +71,30 @@ def cmd(args) -> int:
     seeds = None
     if args.seeds is not None:
         try:
-            seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
-        except ValueError:
-            raise ConfigError(f"seeds={args.seeds!r} must be comma-separated integers") from None
-        if not seeds or min(seeds) < 0:
+            seeds = [nonneg_int(x) for x in args.seeds.split(",") if x.strip()]
+        except argparse.ArgumentTypeError:
+            raise ConfigError(f"seeds={args.seeds[:40]!r} must be comma-separated integers in "
+                              f"[0, 2**63-1]") from None  # fmt: skip
+        if not seeds:
             raise ConfigError(f"seeds={args.seeds!r} must be non-negative integers")
     tasks, left_out = specs(grid, seeds=seeds)
-    out = check_out_dir(args.out)
-    with Store(out / "results.sqlite" if args.db is None else args.db) as store:
+    if not tasks:
+        raise ConfigError(f"grid {grid['grid']['name']}: no task to run (max_bound="
+                          f"{grid['grid'].get('max_bound')} leaves out all {left_out} "
+                          "configurations)")  # fmt: skip
+    db = Path(args.db) if args.db is not None else Path(args.out) / "results.sqlite"
+    check_file(db)  # a foreign, corrupt or empty file: refused before the folder is made
+    if args.db is None:
+        check_out_dir(args.out)
+    with Store(db) as store:
         if args.max_tasks is not None:
             status = store.status_of(t["key"] for t in tasks)
             todo = [t for t in tasks if status.get(t["key"]) != "done"][: args.max_tasks]
             tasks = [t for t in tasks if status.get(t["key"]) == "done"] + todo
         o = run(tasks, store, executor=args.executor, scheduler=args.scheduler,
                 workers=args.workers, worker_memory=args.worker_memory, retries=args.retries,
-                progress=not args.quiet, label=f"sweep {grid['grid']['name']}")  # fmt: skip
+                progress=not args.quiet, label=f"sweep {grid['grid']['name']}",
+                worker_timeout=args.worker_timeout)  # fmt: skip
     d = dict(o.to_dict(), grid=grid["grid"]["name"], left_out_by_max_bound=left_out)
     if args.json:
         print(json.dumps(d))

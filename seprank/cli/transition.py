@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import csv
+import math
 import sys
+from pathlib import Path
 
 from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.errors import ConfigError
 from seprank.figures import transition as plot_transition
 from seprank.paths import check_out_dir
 from seprank.studies import transition
-from seprank.sweeps.store import DEFAULT_DB
+from seprank.sweeps.store import DEFAULT_DB, check_file
 
 
 def add_parser(sub) -> None:
@@ -31,9 +35,51 @@ def add_parser(sub) -> None:
                       "with verify and sweep): stored configurations are not measured again")
 
 
+#: Columns the figure reads, as integers (positive: the rank is drawn on a log scale).
+INT_COLUMNS = ("width", "heads", "seq_len", "depth", "measured", "upper_proved")
+
+
+def check_csv(path: Path, must_exist: bool) -> None:
+    """ConfigError naming the CSV (and the first bad column or row) unless the figure can
+    be drawn from it; nothing is written before."""
+    if not path.exists():
+        if must_exist:
+            raise ConfigError(f"out: {str(path)!r} does not exist; --plot-only redraws the "
+                              "figure from it (run seprank transition first)")  # fmt: skip
+        return
+    try:
+        with path.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ConfigError(f"csv={str(path)!r} cannot be read ({exc})") from None
+    if must_exist and not rows:
+        raise ConfigError(f"csv={str(path)!r} holds no rows: nothing to draw")
+    missing = [c for c in transition.COLUMNS if rows and c not in rows[0]]
+    if missing:
+        raise ConfigError(f"csv={str(path)!r} is not seprank's transition CSV: no column "
+                          f"{missing[0]!r}")  # fmt: skip
+    for i, r in enumerate(rows, start=2):
+        for c in INT_COLUMNS:
+            v = (r.get(c) or "").strip()
+            if not (v.isdigit() and len(v) < 4000 and int(v) >= 1):
+                raise ConfigError(f"csv={str(path)!r} line {i}: {c}={v[:20]!r} must be a "
+                                  "positive integer")  # fmt: skip
+        f = (r.get("ratio_formula") or "").strip()
+        try:
+            ok = not f or math.isfinite(float(f))
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ConfigError(f"csv={str(path)!r} line {i}: ratio_formula={f[:20]!r} must be "
+                              "a number or empty")  # fmt: skip
+
+
 def cmd(args) -> int:
-    out = check_out_dir(args.out or ("seprank-transition-quick" if args.quick
-                                     else "paper_figures"))  # fmt: skip
+    folder = args.out or ("seprank-transition-quick" if args.quick else "paper_figures")
+    check_csv(Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
+    if not args.plot_only:
+        check_file(Path(args.db or DEFAULT_DB))  # a foreign store: refused before any write
+    out = check_out_dir(folder)
     rows, not_measured = transition.read(out / transition.CSV_NAME), 0
     if not args.plot_only:
         try:

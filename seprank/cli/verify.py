@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from seprank.cli._common import _int_list, add_sweep_args, nonneg_int
 from seprank.cli.archs import net_from_args
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 from seprank.studies import verify
+from seprank.sweeps.store import check_file
 from seprank.verdicts.verdict import verify_partitions
 
 VERIFY_EPILOG = """\
@@ -84,6 +86,7 @@ def cmd_verify(args) -> int:
         return cmd_arch(args)
     if args.param or args.partition:
         raise ConfigError("--param and --partition need --arch (the grid job takes neither)")
+    check_file(Path(args.db or Path(args.out) / "results.sqlite"))  # before anything is made
     out = check_out_dir(args.out)
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,

@@ -82,7 +82,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
     T = getattr(net, "degree", None)
     if declared is False:
         return Homogeneity(False, T, "declared not homogeneous by the architecture")
-    if declared and T is not None:
+    if declared and T is not None and p > 2:  # GF(2) has no t != 0, 1 to probe with
         for _ in range(PROBES):
             X = _probe(net, domain, rng)
             t = int(rng.integers(2, p))
@@ -94,7 +94,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
                 )
         return Homogeneity(
             True, T, f"declared by the architecture, checked at {PROBES} random points",
-            min(1.0, (2 * T / p) ** PROBES),
+            1.0 if 2 * T >= p else (2 * T / p) ** PROBES,
         )  # fmt: skip
     source = "declared degree" if T is not None else "detected degree"
     if T is None:

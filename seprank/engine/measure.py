@@ -38,7 +38,7 @@ from seprank.algebra.coefficients import rank_coefficients
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import estimate as _estimate
-from seprank.engine import kernels, line_check
+from seprank.engine import feasibility, kernels, line_check
 from seprank.engine import sample_grid as _grid
 from seprank.engine import saturation as _saturation
 from seprank.engine.evaluate import evaluate
@@ -182,6 +182,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
     _estimate.check_architecture(net)
+    feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4, opts.max_samples)
     method, note = _resolve_method(net, opts.method)
     modulus = (DEFAULT_PRIME if opts.prime is None else opts.prime) if method == "modular" \
         else None  # fmt: skip
@@ -201,10 +202,9 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     # The estimate models the strategy that will run: graded where that is known before
     # any evaluation (homogeneity by theorem), else direct (the estimate says which).
     blocks = None
-    if method == "modular" and sampler == "random" and opts.strategy in ("auto", "graded"):
+    if method == "modular" and sampler == "random" and opts.strategy in ("auto", "graded") \
+            and feasibility.interpolates(modulus, net):  # else too small a prime  # fmt: skip
         blocks = _estimate.graded_blocks(net, A)  # None: not LinearSelfAttention
-        if blocks and modulus <= 3**net.depth + 1:  # too small a prime to interpolate
-            blocks = None
     budget = int(opts.max_samples or DEFAULT_MAX_SAMPLES["graded" if blocks else method])
     cost = _estimate.estimate(net, A, B, method=method, max_samples=budget, start=opts.start,
                               fast=fast_path, blocks=blocks)  # fmt: skip

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from seprank.paths import jit
+
 try:  # numba is a declared dependency, but keep import-time failures soft.
     import numba as _nb
 except Exception:  # pragma: no cover
@@ -128,8 +130,8 @@ def _kernel_body(A, Bc, pos_a, pos_b, Wq, Wk, Wv, Wo, p, pinv, qpos, coord, resi
 
 if _nb is not None:
     _prange = _nb.prange
-    _rem = _nb.njit(inline="always", cache=True)(_rem)
-    _kernel = _nb.njit(parallel=True, cache=True)(_kernel_body)
+    _rem = jit(_nb, _rem, inline="always")
+    _kernel = jit(_nb, _kernel_body, parallel=True)
 else:  # pragma: no cover
     _prange = range
     _kernel = None

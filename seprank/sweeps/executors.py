@@ -14,7 +14,7 @@ import signal
 from collections import deque
 
 from seprank.engine import sample_grid
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, NoWorkerError
 
 EXECUTORS = ("serial", "processes", "dask")
 
@@ -193,6 +193,9 @@ class Processes(_Futures):
 
 #: How long a sweep waits for a first worker on a cluster given by --scheduler.
 WORKER_WAIT_S = 60
+#: How long a running Dask sweep waits with no live worker before it stops (exit 1,
+#: finished tasks kept): --worker-timeout.
+WORKER_TIMEOUT_S = 300.0
 
 
 class Dask(_Futures):
@@ -202,7 +205,11 @@ class Dask(_Futures):
 
     name = "dask"
 
-    def __init__(self, workers=None, worker_memory=None, scheduler=None, processes=True):
+    def __init__(self, workers=None, worker_memory=None, scheduler=None, processes=True,
+                 worker_timeout=None):  # fmt: skip
+        self.worker_timeout = WORKER_TIMEOUT_S if worker_timeout is None else worker_timeout
+        self._no_worker_since = None
+        self._looked = 0.0
         try:
             import distributed
         except ImportError:
@@ -263,6 +270,7 @@ class Dask(_Futures):
         try:
             done, _ = d_wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
+            self._check_workers()
             return []
         out = []
         for f in done:
@@ -273,6 +281,27 @@ class Dask(_Futures):
                 out.append((spec, _died(exc)))
             f.release()
         return out
+
+    def _check_workers(self) -> None:
+        """NoWorkerError once the cluster has had no live worker for worker_timeout s."""
+        import time
+
+        now = time.monotonic()
+        if now - self._looked < 1.0:
+            return
+        self._looked = now
+        try:
+            n = len(self._client.scheduler_info(n_workers=-1)["workers"])
+        except Exception:  # the scheduler itself is gone: no worker either
+            n = 0
+        if n:
+            self._no_worker_since = None
+            return
+        self._no_worker_since = self._no_worker_since or now
+        if now - self._no_worker_since >= self.worker_timeout:
+            raise NoWorkerError(f"executor dask: no live worker for {self.worker_timeout:g} s "
+                                f"(--worker-timeout); {len(self._futures)} tasks unfinished, "
+                                "every finished task is stored (rerun to go on)")  # fmt: skip
 
     def close(self, cancel: bool = False) -> None:
         try:
@@ -285,7 +314,8 @@ class Dask(_Futures):
         self._futures.clear()
 
 
-def make(name: str, *, workers=None, worker_memory=None, scheduler=None, dask_processes=True):
+def make(name: str, *, workers=None, worker_memory=None, scheduler=None, dask_processes=True,
+         worker_timeout=None):  # fmt: skip
     """An executor by name; ConfigError naming the argument for a bad choice."""
     if name not in EXECUTORS:
         raise ConfigError(f"executor={name!r} must be one of {', '.join(EXECUTORS)}")
@@ -295,4 +325,5 @@ def make(name: str, *, workers=None, worker_memory=None, scheduler=None, dask_pr
         return Serial(workers, worker_memory)
     if name == "processes":
         return Processes(workers, worker_memory)
-    return Dask(workers, worker_memory, scheduler, processes=dask_processes)
+    return Dask(workers, worker_memory, scheduler, processes=dask_processes,
+                worker_timeout=worker_timeout)

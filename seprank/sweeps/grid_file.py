@@ -35,6 +35,7 @@ from seprank.errors import ConfigError, SeprankError
 from seprank.nets import head_counts
 from seprank.nets.base import param_specs
 from seprank.nets.registry import name_of, resolve
+from seprank.sweeps import grid_check
 from seprank.sweeps.tasks import KINDS, make_spec
 from seprank.theory.architecture_bounds import architecture_bound, has_architecture_bound
 
@@ -68,8 +69,9 @@ def read_grid(path: Path | str) -> dict:
         data = tomllib.loads(path.read_text())
     except OSError as exc:
         raise ConfigError(f"grid={str(path)!r} cannot be read ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"grid={str(path)!r} is not valid TOML ({exc})") from None
+    grid_check.check_tables(data, path.name)  # every value's type and range, before use
     extra = set(data) - {"grid", "params", "exclude"}
     if extra:
         raise ConfigError(f"grid {path.name}: unknown table {sorted(extra)[0]!r}; expected "
@@ -110,7 +112,9 @@ def read_grid(path: Path | str) -> dict:
             if k not in names:
                 raise ConfigError(f"grid {path.name}: [[exclude]] {k!r} is not a parameter "
                                   f"of {g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
-    return {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
+    grid = {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
+    grid_check.check_values(grid, resolve(g["arch"]), combos, path.name)  # nothing stored
+    return grid
 
 
 def _values(key, v, combo):

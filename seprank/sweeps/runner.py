@@ -33,6 +33,7 @@ class Outcome:
     failed: int = 0
     refused: int = 0
     retried: int = 0
+    elsewhere: int = 0  # claimed by another sweep on the same store: measured there
     interrupted: bool = False
     seconds: float = 0.0
     start_seconds: float = 0.0  # of that, starting the executor (a pool, a cluster)
@@ -48,7 +49,9 @@ class Outcome:
 
     def line(self) -> str:
         s = (f"{self.planned} tasks: {self.done} measured now, {self.skipped} already in the "
-             f"store, {self.failed} failed, {self.refused} refused ({self.executor}, "
+             f"store, {self.failed} failed, {self.refused} refused"
+             + (f", {self.elsewhere} run by another sweep" if self.elsewhere else "")
+             + f" ({self.executor}, "
              f"{self.workers} workers, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
         return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
 
@@ -73,6 +76,9 @@ def _refuse_oversized(ready: list, worker_memory, store, bar, out) -> list:
     for s in ready:
         why = memory_refusal(s, worker_memory)
         if why:
+            if store.claim(s["key"]) is not None:  # another sweep has it
+                out.elsewhere += 1
+                continue
             store.put(s, {"status": "refused", "error": why})
             out.refused += 1
             bar.refused += 1
@@ -89,7 +95,10 @@ def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
     queue.reverse()  # pop() from the end takes the largest first
     suspects: list = []
 
-    def start(s):  # every submission is an attempt
+    def start(s):  # every submission is an attempt, of a task this sweep has claimed
+        if tries.get(s["key"]) is None and store.claim(s["key"]) is not None:
+            out.elsewhere += 1  # done meanwhile, or running in another sweep
+            return
         tries[s["key"]] = tries.get(s["key"], 0) + 1
         ex.submit(task_fn, s)
 
@@ -123,7 +132,7 @@ def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
 def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler=None,
         workers: int | None = None, worker_memory: int | None = None, retries: int = 2,
         progress: bool = True, dask_processes: bool = True, label: str = "sweep",
-        say=None, task_fn=run_task) -> Outcome:  # fmt: skip
+        say=None, task_fn=run_task, worker_timeout: float | None = None) -> Outcome:  # fmt: skip
     """Run every task not yet ``done`` in ``store``; see the module docstring.
 
     ``task_fn(spec) -> dict`` is what each executor runs on a task (default
@@ -143,7 +152,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     ready = _plan_all(todo, store, bar, out)
     t_start = time.perf_counter()
     ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
-                        scheduler=scheduler, dask_processes=dask_processes)  # fmt: skip
+                        scheduler=scheduler, dask_processes=dask_processes,
+                        worker_timeout=worker_timeout)  # fmt: skip
     out.start_seconds = time.perf_counter() - t_start
     out.workers = ex.workers
     mem = "" if ex.worker_memory is None else f", {ex.worker_memory / 2**30:,.1f} GiB each"
@@ -166,6 +176,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         failed_hard = False
     finally:  # the pool or cluster is closed on every exit, an unexpected error included
         ex.close(cancel=interrupted or failed_hard)
+        store.release()
     bar.running = 0
     bar.close()
     out.seconds = time.perf_counter() - t0

@@ -6,6 +6,14 @@ finished task is written in its own transaction, so a crash loses at most the ta
 flight; a rerun skips the keys already ``done``. Only the process that drives a sweep
 writes here (workers return their results to it).
 
+A file that is not a seprank store (another program's SQLite file, a corrupt or an empty
+file) is refused before anything is written to it (:func:`check_file`); ``readonly``
+opens it without writing anything (``seprank results``). Two sweeps on one store share
+the work through claims (:meth:`Store.claim`: a row per task in flight, with its owner and
+a heartbeat; a claim whose heartbeat is older than ``STALE_S`` belongs to a dead sweep and
+is taken over), so each task is measured once. Each row keeps the code fingerprint of
+the code that measured it (``code``, :mod:`seprank.sweeps.fingerprint`), part of its key.
+
 >>> import tempfile, pathlib
 >>> db = Store(pathlib.Path(tempfile.mkdtemp()) / "r.sqlite")
 >>> db.count()
@@ -15,19 +23,28 @@ writes here (workers return their results to it).
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import time
+import uuid
 from pathlib import Path
 
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, StoreWriteError
 
 #: Columns that can be filtered by ``seprank results --where`` (all are indexed or small).
 COLUMNS = (
     "key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_len", "residual",
     "partition", "method", "strategy", "seed", "prime", "max_samples", "version", "rank",
     "saturated", "seconds", "est_seconds", "est_bytes", "attempts", "error", "host",
-    "finished",
+    "finished", "code",
 )  # fmt: skip
+#: SQLite's application_id of a seprank store ("SEPR"), set when the store is created.
+APPLICATION_ID = 0x53455052
+#: A claim whose heartbeat is older than this (seconds) belongs to a sweep that died.
+STALE_S = 120.0
+#: Claims are refreshed at least this often (seconds) by the sweep holding them.
+HEARTBEAT_S = 20.0
 #: Statuses: done (measured), failed (raised; retried on a rerun), refused (would not fit).
 STATUSES = ("done", "failed", "refused")
 #: The store shared by transition, figures and results when no --db is given.
@@ -43,7 +60,10 @@ CREATE TABLE IF NOT EXISTS tasks (
     max_samples INTEGER, version TEXT,
     rank INTEGER, saturated INTEGER, seconds REAL, est_seconds REAL, est_bytes INTEGER,
     attempts INTEGER NOT NULL DEFAULT 0, error TEXT, host TEXT, finished TEXT,
-    spec TEXT NOT NULL, config TEXT, measurement TEXT, extra TEXT
+    spec TEXT NOT NULL, config TEXT, measurement TEXT, extra TEXT, code TEXT
+);
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY, owner TEXT NOT NULL, heartbeat REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status);
 CREATE INDEX IF NOT EXISTS tasks_grid ON tasks (grid);
@@ -52,22 +72,92 @@ CREATE INDEX IF NOT EXISTS tasks_shape ON tasks (arch, depth, width, heads, seq_
 _JSON = ("spec", "config", "measurement", "extra", "partition")
 
 
-class Store:
-    """An open result store (created with its schema if the file is new)."""
+_HEADER = b"SQLite format 3\x00"
+_TABLES = {"tasks", "claims"}
 
-    def __init__(self, path: Path | str):
-        self.path = Path(path)
+
+def check_file(path: Path, readonly: bool = False) -> bool:
+    """ConfigError (nothing written) unless ``path`` is absent (a new store, when not
+    ``readonly``) or a seprank store: an SQLite file whose tables are seprank's, whose
+    ``tasks`` table has seprank's columns and which passes SQLite's quick_check. Returns
+    whether the file exists."""
+    where = f"db={str(path)!r}"
+    if not path.exists():
+        return False
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError as exc:
+        raise ConfigError(f"{where} cannot be read ({exc.strerror or exc})") from None
+    if not path.is_file() or not head:
+        raise ConfigError(f"{where} is empty (or not a file), not a seprank store: left "
+                          "untouched (remove it, or name a new file with --db)")  # fmt: skip
+    if head != _HEADER:
+        raise ConfigError(f"{where} is not an SQLite file, so not a seprank store: left "
+                          "untouched")  # fmt: skip
+    try:
+        db = sqlite3.connect(_read_only_uri(path), uri=True, timeout=60)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE "
+                                                "type = 'table'")}  # fmt: skip
+            cols = {r[1] for r in db.execute("PRAGMA table_info(tasks)")}
+            check = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise ConfigError(f"{where} is corrupt or not a seprank store ({exc}): left "
+                          "untouched") from None  # fmt: skip
+    if tables - _TABLES or "tasks" not in tables or not set(COLUMNS) - {"code"} <= cols:
+        other = sorted(tables - _TABLES) or ["tasks (other columns)"]
+        raise ConfigError(f"{where} is another program's SQLite file (table {other[0]}), "
+                          "not a seprank store: left untouched")  # fmt: skip
+    if check != "ok":
+        check = " ".join(check.split())
+        raise ConfigError(f"{where} is corrupt (SQLite quick_check: {check[:80]}); not "
+                          "listed or written (restore it, or rerun into a new --db)")  # fmt: skip
+    return True
+
+
+def _read_only_uri(path: Path) -> str:
+    """A URI opening ``path`` without writing anything: ``immutable`` when no sweep has it
+    open (no -wal or -shm file: everything is in the file itself), else read-only mode,
+    which reads a live sweep's write-ahead log (and shares its -shm)."""
+    live = any(Path(f"{path}{x}").exists() for x in ("-wal", "-shm"))
+    return f"{path.resolve().as_uri()}?{'mode=ro' if live else 'immutable=1'}"
+
+
+class Store:
+    """An open result store (created with its schema if the file is new; ``readonly``:
+    an existing store, opened without writing)."""
+
+    def __init__(self, path: Path | str, readonly: bool = False):
+        self.path = Path(path)
+        self.readonly = readonly
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._beat = None
+        exists = check_file(self.path, readonly)
+        if readonly and not exists:
+            raise ConfigError(f"db={str(path)!r} does not exist")
+        try:
+            if readonly:
+                self._db = sqlite3.connect(_read_only_uri(self.path), uri=True, timeout=60,
+                                           isolation_level=None)  # fmt: skip
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(_SCHEMA)
+                if "code" not in {r[1] for r in self._db.execute("PRAGMA table_info(tasks)")}:
+                    self._db.execute("ALTER TABLE tasks ADD COLUMN code TEXT")  # an older store
+                if not exists:
+                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(f"db={str(path)!r} is not a usable SQLite file ({exc})") from None
         self._db.row_factory = sqlite3.Row
 
     def close(self) -> None:
+        self.release()
         self._db.close()
 
     def __enter__(self):
@@ -109,7 +199,7 @@ class Store:
             "error": result.get("error"), "host": result.get("host"),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "spec": spec, "config": m.get("config", cfg), "measurement": m or None,
-            "extra": result.get("extra"),
+            "extra": result.get("extra"), "code": spec.get("code"),
         }  # fmt: skip
         for k in _JSON:
             row[k] = None if row[k] is None else json.dumps(row[k], sort_keys=True)
@@ -118,9 +208,70 @@ class Store:
                f"({', '.join('?' * len(cols))}, 1) ON CONFLICT(key) DO UPDATE SET "
                + ", ".join(f"{c} = excluded.{c}" for c in cols if c != "key")
                + ", attempts = tasks.attempts + 1")  # fmt: skip
-        with self._db:  # one transaction per finished task
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(sql, [row[c] for c in cols])
+        try:
+            with self._db:  # one transaction per finished task
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute(sql, [row[c] for c in cols])
+                self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?",
+                                 (spec["key"], self.owner))  # fmt: skip
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreWriteError(f"db={str(self.path)!r}: cannot store task {spec['key'][:10]} "
+                                  f"({exc}); every task finished before it is kept") from None
+
+    def claim(self, key: str) -> str | None:
+        """Claim ``key`` for this store's owner; None if claimed, else why not: ``done``
+        (stored meanwhile) or the live owner holding it. A stale claim is taken over."""
+        now = time.time()
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                r = self._db.execute("SELECT status FROM tasks WHERE key = ?", (key,)).fetchone()
+                if r is not None and r[0] == "done":
+                    return "done"
+                c = self._db.execute("SELECT owner, heartbeat FROM claims WHERE key = ?",
+                                     (key,)).fetchone()  # fmt: skip
+                if c is not None and c[0] != self.owner and now - c[1] < STALE_S \
+                        and _alive(c[0]):  # fmt: skip
+                    return c[0]
+                self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)",
+                                 (key, self.owner, now))  # fmt: skip
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreWriteError(f"db={str(self.path)!r}: cannot claim a task ({exc})") from None
+        self._start_heartbeat()
+        return None
+
+    def _start_heartbeat(self) -> None:
+        """Refresh this owner's claims every HEARTBEAT_S seconds from a thread of its own
+        (with its own connection), so a long task keeps its claim, even on ``serial``."""
+        import threading
+
+        if self._beat is not None:
+            return
+        self._beat = threading.Event()
+
+        def beat(stop=self._beat):
+            db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            try:
+                while not stop.wait(HEARTBEAT_S):
+                    db.execute("UPDATE claims SET heartbeat = ? WHERE owner = ?",
+                               (time.time(), self.owner))  # fmt: skip
+            except sqlite3.Error:  # the store fails: the claims go stale, put() reports it
+                pass
+            finally:
+                db.close()
+
+        threading.Thread(target=beat, daemon=True, name="seprank-claims").start()
+
+    def release(self) -> None:
+        """Drop this owner's remaining claims (the sweep ends or stops)."""
+        if self._beat is not None:
+            self._beat.set()
+            self._beat = None
+        if not self.readonly:
+            try:
+                self._db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+            except sqlite3.Error:  # the store is failing already: claims go stale
+                pass
 
     def get(self, key: str) -> dict | None:
         r = self._db.execute("SELECT * FROM tasks WHERE key = ?", (key,)).fetchone()
@@ -137,7 +288,26 @@ class Store:
         order they finished."""
         sql, args = _where(where)
         q = f"SELECT * FROM tasks{sql} ORDER BY finished, rowid"
-        return [_decode(r) for r in self._db.execute(q, args)]
+        try:
+            return [_decode(r) for r in self._db.execute(q, args)]
+        except (sqlite3.Error, ValueError) as exc:  # a half-corrupt file: not partly listed
+            raise ConfigError(f"db={str(self.path)!r} is corrupt ({exc}); not listed") from None
+
+
+def _alive(owner: str) -> bool:
+    """False when ``owner`` (host:pid:tag) is a process of this host that no longer runs
+    (a killed sweep: its claims are taken over at once, not after STALE_S)."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
 
 
 def _int(v):

@@ -24,6 +24,7 @@ from seprank.errors import MeasurementInterrupted, SeprankError, TooBigError
 from seprank.nets.base import config_of, is_polynomial
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import name_of, resolve
+from seprank.sweeps.fingerprint import fingerprint
 from seprank.verdicts import verdict
 
 #: Task kinds: ``measure`` (one Measurement) and ``verify`` (a row of ``seprank verify``:
@@ -43,8 +44,9 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
               strategy: str = "auto", seed: int = 0, prime: int | None = None,
               max_samples: int | None = None, grid: str | None = None) -> dict:  # fmt: skip
     """The task as a dict, with ``key``: sha256 of (kind, architecture, config, partition,
-    method, strategy, seed, prime, max_samples, package version). ``arch`` is recorded as
-    its registry name, else as the resolved import path ``module:Class``."""
+    method, strategy, seed, prime, max_samples, package version, code fingerprint).
+    ``arch`` is recorded as its registry name, else as the resolved import path
+    ``module:Class``."""
     try:
         arch = name_of(resolve(arch))
     except SeprankError:  # a name that resolves to nothing: its task fails when it runs
@@ -55,7 +57,8 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
     spec = {"task": kind, "arch": arch, "params": dict(params),
             "partition": None if partition is None else [int(p) for p in partition],
             "method": method, "strategy": strategy, "seed": int(seed), "prime": prime,
-            "max_samples": max_samples, "version": _version.__version__}  # fmt: skip
+            "max_samples": max_samples, "version": _version.__version__,
+            "code": fingerprint()}  # fmt: skip
     text = json.dumps(spec, sort_keys=True, default=str)
     spec["key"] = hashlib.sha256(text.encode()).hexdigest()[:32]
     spec["grid"] = grid

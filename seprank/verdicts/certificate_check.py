@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from seprank.errors import SeprankError
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
 from seprank.theory.architecture_bounds import architecture_bound, exact_label
+from seprank.verdicts import certificate_schema
 from seprank.verdicts.certificate_format import (
     FORMAT,
     homogeneous_by_theorem,
@@ -142,7 +142,8 @@ def _check(cert, recheck_upper: bool, kernel: bool = False, cls=None) -> CheckRe
     import flint
 
     if not isinstance(cert, dict):
-        cert = json.loads(Path(cert).read_text())
+        cert = certificate_schema.load(cert)  # size and nesting bounded before parsing
+    certificate_schema.validate(cert)  # strict types, no unknown keys, sizes bounded
     bad: list[str] = []
     if cert.get("format") != FORMAT:
         return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])

@@ -513,7 +513,7 @@ def test_certify_cli_refused_exits_2(tmp_path, capsys):
 
 
 def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
-    from seprank.verdicts import certificates
+    from seprank.verdicts import certificate_schema, certificates
     from seprank.verdicts.certificates import CheckResult
 
     result, seen = {}, {}
@@ -523,6 +523,7 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
         return result["r"]
 
     monkeypatch.setattr(certificates, "check_certificate", check)
+    monkeypatch.setattr(certificate_schema, "load", lambda path: {})  # the schema: its tests
     result["r"] = CheckResult(ok=True, exact=True, rank=18)
     assert main(["check-certificate", "x.json"]) == 0
     assert capsys.readouterr().out == "valid: separation rank = 18; exact, proved (meets the " \

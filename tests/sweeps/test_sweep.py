@@ -39,6 +39,16 @@ seq_len = [4, 6]
 """
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env() -> dict:
+    """A subprocess's environment importing this checkout's seprank (the stored keys
+    carry a fingerprint of its code, so another installed copy would measure anew)."""
+    old = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + old if old else ""))
+
+
 def _grid(tmp_path: Path, text: str, name: str = "grid.toml") -> Path:
     p = tmp_path / name
     p.write_text(text)
@@ -153,7 +163,7 @@ def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
            str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)  # fmt: skip
+                         start_new_session=True, env=_env())  # fmt: skip
     t0 = time.monotonic()
     while _done_count(db) < 3:
         assert p.poll() is None, p.communicate()
@@ -201,20 +211,16 @@ def test_sigint_stops_cleanly_keeps_finished_tasks(tmp_path, capsys, executor):
     _finish_and_check(grid, db, at)
 
 
-def test_a_raising_task_is_stored_and_shown_and_the_sweep_goes_on(tmp_path, capsys):
-    # heads=2 does not divide width=3: that task raises, the other three run
+def test_a_grid_with_an_invalid_combination_is_refused_whole(tmp_path, capsys):
+    # heads=2 does not divide width=3: the grid is refused before anything runs (issue 24:
+    # it used to be stored as a failed task, exit 1); nothing is stored
     grid = _grid(tmp_path, '[grid]\nname = "bad"\n[params]\ndepth = [1]\nwidth = [2, 3]\n'
                            'heads = [1, 2]\nseq_len = [4]\n')  # fmt: skip
     db = tmp_path / "r.sqlite"
-    assert _sweep(grid, db, "--executor", "serial") == 1
-    capsys.readouterr()
-    assert main(["results", "--db", str(db)]) == 0
-    out = capsys.readouterr().out
-    assert "heads=2 must divide width=3" in out and "3 done, 1 failed" in out
-    assert main(["results", "--db", str(db), "--where", "status=failed", "--format",
-                 "json"]) == 0  # fmt: skip
-    (row,) = json.loads(capsys.readouterr().out)
-    assert row["heads"] == 2 and row["width"] == 3 and "ConfigError" in row["error"]
+    assert _sweep(grid, db, "--executor", "serial") == 2
+    err = capsys.readouterr().err
+    assert "heads=2 must divide width=3" in err and "[params]" in err and len(err.splitlines()) == 1
+    assert not db.exists()
 
 
 def test_unexpected_errors_are_retried_a_bounded_number_of_times(tmp_path, monkeypatch):

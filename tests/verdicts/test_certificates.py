@@ -105,7 +105,7 @@ def test_cli_certify_and_check(tmp_path, capsys):
     bad.write_text(json.dumps(cert))
     assert main(["check-certificate", str(bad)]) == 1
     bad.write_text("{not json")
-    assert main(["check-certificate", str(bad)]) == 1
+    assert main(["check-certificate", str(bad)]) == 2  # malformed: not a certificate
 
 
 def test_exact_values_table_points_at_checkable_certificates():

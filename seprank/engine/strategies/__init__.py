@@ -32,7 +32,7 @@ def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None
         return "direct", f"auto: {why}", None
     h = homogeneity(plan.net, plan.params, plan.domain, rng)
     if h.homogeneous and h.degree + 1 >= plan.domain.p and strategy == "auto":
-        return "direct", (f"auto: f homogeneous of degree {h.degree}, but prime="
+        return "direct", (f"auto: f homogeneous of degree {_big(h.degree)}, but prime="
                           f"{plan.domain.p} is too small to interpolate it"), h  # fmt: skip
     if h.homogeneous:
         return "graded", f"{'auto' if strategy == 'auto' else 'requested'}: f homogeneous of " \
@@ -43,3 +43,10 @@ def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None
             f"use strategy='direct'"
         )
     return "direct", f"auto: f not homogeneous ({h.source})", h
+
+
+def _big(n: int) -> str:
+    """An integer as text; past 30 digits as ~10^k (str() refuses past 4300 digits)."""
+    if n.bit_length() < 100:
+        return str(n)
+    return f"~10^{n.bit_length() * 0.30103:.0f}"
