@@ -14,10 +14,11 @@ from seprank.engine.sample_grid import evaluate_grid, make_evaluator
 from seprank.errors import SeprankError
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
-from seprank.theory.architecture_bounds import architecture_bound, exact_label
+from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
 from seprank.verdicts import certificate_schema
 from seprank.verdicts.certificate_format import (
     FORMAT,
+    claim_text,
     homogeneous_by_theorem,
     net_from,
     weights_digest,
@@ -232,6 +233,15 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         elif "upper_source" in cert and source != own.get("source"):
             bad.append(f"upper_source {source!r} is not the architecture's: "
                        f"{own.get('source')!r}")  # fmt: skip
-    exact = not bad and up is not None and up == total and bool(cert.get("exact"))
+    meets = up is not None and up == total
+    if not bad and bool(cert.get("exact")) != meets:
+        bad.append(f"exact={cert.get('exact')!r}, but the rank {total} "
+                   f"{'meets' if meets else 'does not meet'} upper_bound {up}")  # fmt: skip
+    if not bad and (given or recheck):  # the claim text, regenerated from verified fields
+        want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS)
+        if cert.get("claim") != want:
+            bad.append(f"claim {cert.get('claim')!r} is not what the verified fields give: "
+                       f"{want!r}")  # fmt: skip
+    exact = not bad and meets and bool(cert.get("exact"))
     return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
                        source=source, tag=own.get("tag"), rechecked=recheck)  # fmt: skip

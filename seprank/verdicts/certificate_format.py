@@ -115,3 +115,19 @@ def certificate_name(cert: dict) -> str:
     A = "-".join(str(a) for a in cert["partition"])
     return "_".join(x for x in (arch, items, f"A{A}", f"seed{cert['seed']}",
                                 f"p{cert['prime']}") if x) + ".json"  # fmt: skip
+
+
+def claim_text(rank: int, upper, given: bool, recalled: bool = False) -> str:
+    """The certificate's ``claim``, generated from its fields (the checker regenerates it
+    from the verified ones and compares)."""
+    text = ("sep(f; A, B) >= rank for the integer-weight network regenerated from the seed, "
+            "hence for the architecture maximised over weights (and at generic weights)")
+    if upper is None or int(rank) != int(upper):
+        return text
+    if given:
+        return text + ("; rank equals the stated upper bound, so the separation rank is "
+                       "exactly rank if that bound holds")  # fmt: skip
+    if recalled:
+        return text + ("; rank equals the upper bound recalled from the literature, so the "
+                       "separation rank is exactly rank if that bound holds")  # fmt: skip
+    return text + "; rank equals the proved upper bound, so the separation rank is exactly rank"

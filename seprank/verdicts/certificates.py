@@ -56,6 +56,7 @@ from seprank.verdicts.certificate_format import (
     POINTS_RULE,
     WEIGHTS_RULE,
     certificate_name,
+    claim_text,
     dumps,
     homogeneous_by_theorem,
     weights_digest,
@@ -111,7 +112,7 @@ class Certification:
 
 
 def make_certificate(net, m, upper: int | None = None, source: str | None = None,
-                     given: bool = False) -> dict | None:
+                     given: bool = False, tag: str | None = None) -> dict | None:
     """The certificate of a modular, random-sampler Measurement (None without minors)."""
     if m.minors is None or m.method != "modular" or m.sampler != "random":
         return None
@@ -136,13 +137,7 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
         "upper_source": source,
         "upper_given": bool(given),
         "exact": upper is not None and int(m.rank) == int(upper),
-        "claim": (
-            "sep(f; A, B) >= rank for the integer-weight network regenerated from the seed, "
-            "hence for the architecture maximised over weights (and at generic weights)"
-            + ("" if upper is None or int(m.rank) != int(upper) else
-               "; rank equals the stated upper bound, so the separation rank is exactly "
-               "rank if that bound holds" if given else
-               "; rank equals the proved upper bound, so the separation rank is exactly rank")),
+        "claim": claim_text(m.rank, upper, given, tag in RECALLED_TAGS),
         "created_by": f"seprank {__version__}",
         "numpy": np.__version__,
     }  # fmt: skip
@@ -217,7 +212,7 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
                 strategy=strategy, progress=progress,
                 saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold is None
                 else saturation_threshold)  # fmt: skip
-    cert = make_certificate(net, m, upper, source, given)
+    cert = make_certificate(net, m, upper, source, given, tag)
     exact, status, ground = _verdict(m, upper, given, source, cert is not None, tag)
     return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=why,
                          exact=exact, status=status, ground=ground, certificate=cert,

@@ -10,6 +10,7 @@ from seprank.cli import main
 from seprank.errors import ConfigError
 from seprank.nets import MPS
 from seprank.nets.registry import resolve
+from seprank.verdicts.certificate_format import claim_text
 from seprank.verdicts.certificates import certificate_name, certify, check_certificate
 
 MPS_ARGS = ["--arch", "mps", "--param", "seq_len=6", "--param", "phys_dim=2", "--param",
@@ -43,22 +44,23 @@ def test_mps_certify_is_exact_proved_by_the_min_cut(mps_cert, capsys):
                                        "proved upper bound)\n")  # fmt: skip
 
 
-@pytest.mark.parametrize("field, value, words", [
-    ("upper_bound", 9, "upper_bound 9 != rank 8"),
-    ("upper_bound", 7, "upper_bound 7 is below the certified rank 8"),
-    ("upper_bound", 8.0, "upper_bound=8.0 must be an integer"),
-    ("upper_bound", "8", "upper_bound='8' must be an integer"),
-    ("rank", 9, "claimed rank 9 != sum of the block ranks 8"),
-    ("upper_source", "my lemma", "upper_source 'my lemma' is not the architecture's"),
-    ("upper_given", "yes", "upper_given='yes' must be true or false"),
+@pytest.mark.parametrize("field, value, code, words", [
+    ("upper_bound", 9, 1, "upper_bound 9 != rank 8"),
+    ("upper_bound", 7, 1, "upper_bound 7 is below the certified rank 8"),
+    ("rank", 9, 1, "claimed rank 9 != sum of the block ranks 8"),
+    ("upper_source", "my lemma", 1, "upper_source 'my lemma' is not the architecture's"),
+    # a wrong type is a malformed certificate (exit 2), not a false one (exit 1)
+    ("upper_bound", 8.0, 2, "upper_bound must be"),
+    ("upper_bound", "8", 2, "upper_bound must be"),
+    ("upper_given", "yes", 2, "upper_given must be true or false"),
 ])  # fmt: skip
-def test_an_edited_certificate_exits_1_naming_the_field(mps_cert, tmp_path, capsys, field,
-                                                        value, words):  # fmt: skip
+def test_an_edited_certificate_is_refused_naming_the_field(mps_cert, tmp_path, capsys, field,
+                                                           value, code, words):  # fmt: skip
     cert = json.loads(mps_cert[1].read_text())
     cert[field] = value
     bad = tmp_path / "edited.json"
     bad.write_text(json.dumps(cert))
-    assert main(["check-certificate", str(bad)]) == 1
+    assert main(["check-certificate", str(bad)]) == code
     assert words in capsys.readouterr().err
 
 
@@ -68,9 +70,23 @@ def test_a_non_exact_certificate_with_a_wrong_bound_fails(mps_cert):
     r = check_certificate(cert)
     assert not r.ok and "upper_bound 12 is not the architecture's proved bound (8;" in \
         r.reasons[0]  # fmt: skip
-    cert.update(upper_bound=None, upper_source=None)  # no bound claimed: a lower bound
+    cert.update(upper_bound=None, upper_source=None)  # no bound, but the claim says exact
+    r = check_certificate(cert)
+    assert not r.ok and "is not what the verified fields give" in r.reasons[0]
+    cert["claim"] = claim_text(8, None, False)  # no bound claimed: a lower bound
     r = check_certificate(cert)
     assert r.ok and not r.exact and r.status == "lower bound"
+
+
+@pytest.mark.parametrize("edit, words", [
+    ({"exact": False}, "exact=False, but the rank 8 meets upper_bound 8"),
+    ({"claim": "sep = 8, trust me"}, "is not what the verified fields give"),
+])  # fmt: skip
+def test_exactness_and_the_claim_are_re_derived(mps_cert, edit, words):
+    cert = json.loads(mps_cert[1].read_text())
+    cert.update(edit)
+    r = check_certificate(cert)
+    assert not r.ok and words in r.reasons[0]
 
 
 def test_a_stated_bound_is_labelled_and_checked_as_stated(tmp_path, capsys):
