@@ -149,6 +149,7 @@ def _check(cert, recheck_upper: bool, kernel: bool = False, cls=None) -> CheckRe
     if cert.get("format") != FORMAT:
         return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
     net = net_from(cert["architecture"], cert["config"], cls)
+    certificate_schema.check_work(cert, max(input_dim(net), int(net.width)))  # its real width
     p = int(cert["prime"])
     dom = ModP(p)
     A, B = check_partition(cert["partition"], net.seq_len)

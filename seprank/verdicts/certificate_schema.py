@@ -215,9 +215,16 @@ def _width(cfg: dict) -> int:
     return w if _is_int(w) and w > 0 else 1
 
 
-def _work(cert: dict) -> None:
+def check_work(cert: dict, width: int) -> None:
+    """The allocation limits again with the architecture's own input width (known once
+    its class is resolved; :func:`validate` reads it from the config)."""
+    _work(cert, int(width))
+
+
+def _work(cert: dict, width: int | None = None) -> None:
     """What the check would allocate and compute, from the numbers alone."""
-    draws, width, p = cert["draws"], _width(cert["config"]), cert["prime"]
+    draws, p = cert["draws"], cert["prime"]
+    width = _width(cert["config"]) if width is None else width
     if not isinstance(draws, list) or len(draws) > 10**5:
         _bad("draws", "must be a list of at most 100000 draws")
     need, rows, cols = 0, 0, 0

@@ -155,3 +155,16 @@ def test_nesting_counts_brackets_outside_strings_only():
     check_nesting(b'{"claim": "' + b"[" * 1000 + b'"}')
     with pytest.raises(CertificateSchemaError):
         check_nesting(b"[" * 9 + b"]" * 9)
+
+
+def test_the_allocation_limit_uses_the_architectures_own_width():
+    from seprank.nets import MPS
+    from seprank.verdicts.certificate_schema import CertificateSchemaError, check_work
+    from seprank.verdicts.certificates import certify
+
+    cert = certify(MPS(seq_len=4, phys_dim=2, bond=2), (0, 1)).certificate
+    check_work(cert, 2)
+    cert["draws"] = [["A", 10**6, 2]]  # 10^6 points of 2 positions
+    check_work(cert, 2)  # 32 MB: fine
+    with pytest.raises(CertificateSchemaError, match="GiB"):
+        check_work(cert, 2000)  # phys_dim 2000: 32 GB, refused before anything is drawn
