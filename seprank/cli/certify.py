@@ -89,7 +89,9 @@ def cmd_certify(args) -> int:
         which = "stated" if c.upper_given else "proved"
         print(f"separation rank: {c.lower}  [{c.status}]" if c.exact else
               f"separation rank >= {c.lower}  [{c.status}; {which} upper bound {up}"
-              + (f", gap {c.gap}]" if c.gap is not None else "]"))
+              + (f", gap {c.gap}]" if c.gap is not None and c.gap >= 0 else
+                 "]: the certified rank EXCEEDS it, so that bound is false" if c.gap is not None
+                 else "]"))
         print(f"  ground: {c.ground}")
         print(f"  upper bound: {c.upper_why}")
         if c.path:
