@@ -18,6 +18,10 @@ from seprank.errors import ConfigError, NoWorkerError
 
 EXECUTORS = ("serial", "processes", "dask")
 
+#: Seconds to fetch a finished task's result from its worker; past it the task counts as
+#: lost with its worker (requeued), instead of waiting forever for data that died.
+RESULT_TIMEOUT_S = 30.0
+
 
 def _died(exc: BaseException, lost: bool = False) -> dict:
     """A task whose worker died. ``lost``: it was swept up by another task's crash (a
@@ -275,9 +279,9 @@ class Dask(_Futures):
         out = []
         for f in done:
             spec = self._futures.pop(f)
-            try:
-                out.append((spec, f.result()))
-            except Exception as exc:  # KilledWorker, CancelledError, a lost connection
+            try:  # a result held by a worker that died meanwhile never arrives: bounded
+                out.append((spec, f.result(timeout=RESULT_TIMEOUT_S)))
+            except Exception as exc:  # KilledWorker, CancelledError, a lost connection, that
                 out.append((spec, _died(exc)))
             f.release()
         return out
