@@ -120,6 +120,37 @@ def schwartz_zippel_bound(m, e: int) -> float:
     return min(1.0, float(total))
 
 
+def weight_degree(net) -> int:
+    """Degree in the weights of each coefficient of F = e_c^T P_L(S) (LinearSelfAttention):
+    a layer multiplies four weight matrices into three copies of P, so w_{l+1} = 4 + 3 w_l,
+    w_0 = 0: w_L = 2 (3^L - 1)."""
+    return 2 * (3**net.depth - 1)
+
+
+def _label_coefficients(m, net, threshold: float, random_weights: bool):
+    """The catalecticant strategy samples nothing: a block's GF(p) rank r_k is below the
+    generic one only if the random weights hit the zero set of a nonsingular r_k x r_k
+    minor, of degree <= r_k w in the weights: probability <= r_k w / p per block, summed."""
+    if not random_weights:
+        m.saturated, m.saturation_bound = False, None
+        m.saturation_reason = ("catalecticant with given weights: nothing random, so no "
+                               "probability bound; the rank over GF(p) is a lower bound on "
+                               "the separation rank of this integer network")  # fmt: skip
+        return m
+    w = weight_degree(net)
+    for b in m.blocks:
+        b["saturation_bound"] = min(1.0, b["rank"] * w / m.prime)
+        b["saturated"] = b["saturation_bound"] <= threshold
+    bound = min(1.0, m.rank * w / m.prime)
+    m.saturation_bound, m.saturated = bound, bound <= threshold
+    m.saturation_reason = (
+        f"coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
+        f"the generic rank only if the weights hit a minor's zero set, probability <= rank x "
+        f"weight degree {w} / p = {bound:.2g} (Schwartz-Zippel)" + ("" if m.saturated else
+        f" > threshold {threshold:g}; each block is labelled on its own"))  # fmt: skip
+    return m
+
+
 def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
     """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
     raw = bool(m.saturated)
@@ -143,6 +174,8 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             "(float_trustworthy); an estimate with no probability bound" if why is None
             else f"untrusted: {why}; an estimate only")  # fmt: skip
         return m
+    if m.strategy == "catalecticant":
+        return _label_coefficients(m, net, threshold, random_weights)
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
         e = entry_degree(net, random_weights)
         b = 1.0 if e is None else min(1.0, m.rank * e / m.prime)
