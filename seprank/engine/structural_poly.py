@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Largest key range looked up through a dense table instead of a binary search.
+DENSE_TABLE = 1 << 26
 #: Cells of a catalecticant matrix filled per chunk (bounds the key temporaries).
 CHUNK_CELLS = 1 << 21
 
@@ -155,11 +157,20 @@ def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
     if nr == 0 or nc == 0 or keys.size == 0:
         return out
     step = max(1, CHUNK_CELLS // max(1, nc))
-    vals = values.astype(np.float64)
+    vals = np.vstack([values.astype(np.float64), np.zeros((1, d))])  # last row: absent
+    top = int(row_keys[-1] + col_keys[-1]) + 1
+    table = None
+    if top <= DENSE_TABLE:  # key -> row of vals by one gather
+        table = np.full(top, keys.size, dtype=np.int64)
+        inside = keys < top
+        table[keys[inside]] = np.nonzero(inside)[0]
     for r0 in range(0, nr, step):
         grid = row_keys[r0:r0 + step, None] + col_keys[None, :]
-        idx = np.minimum(np.searchsorted(keys, grid), keys.size - 1)
-        hit = keys[idx] == grid
-        block = vals[idx] * hit[..., None]  # (rows, nc, d)
+        if table is not None:
+            idx = table[grid]
+        else:
+            idx = np.minimum(np.searchsorted(keys, grid), keys.size - 1)
+            idx[keys[idx] != grid] = keys.size
+        block = vals[idx]  # (rows, nc, d)
         out[r0:r0 + step] = block.reshape(block.shape[0], nc * d)
     return out

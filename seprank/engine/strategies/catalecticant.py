@@ -26,11 +26,24 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from seprank.engine import structural_poly as sp
+from seprank.engine.sample_grid import available_memory
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.strategies.base import Plan
 from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.errors import TooBigError
 from seprank.theory import bounds
+
+
+def _check_fits(rows: int, cols: int) -> None:
+    """Refuse a block matrix (float64, plus the rank engine's working copy) over a quarter
+    of the available memory, before it is allocated."""
+    need, limit = rows * cols * 8, available_memory() // 4
+    if need > limit:
+        raise TooBigError(f"catalecticant: a {rows}x{cols} block needs {need / 2**30:.1f} "
+                          f"GiB, over the {limit / 2**30:.1f} GiB allowed")  # fmt: skip
 
 
 def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
@@ -51,6 +64,66 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     if p is None or p <= D:
         return f"needs prime > D = {D} (the factorials up to D! must be invertible mod p)"
     return None
+
+
+#: Extra entries of the long side kept in the first, sub-matrix attempt at a block.
+MARGIN = 16
+
+
+def _subset(rng, keys, count: int):
+    """``count`` of ``keys`` (sorted), chosen at random."""
+    return np.sort(rng.choice(keys, size=min(count, keys.size), replace=False))
+
+
+def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
+    """(rank, shape ranked, fill seconds, rank seconds) of the block H[rows, (cols, c)].
+
+    The rank is at most s = min(rows, d cols). A block whose long side has more than
+    s + MARGIN entries is first ranked on a random subset of s + MARGIN of them (whole
+    deltas on the column side: d columns each): a submatrix's rank is a lower bound, and
+    when it reaches s it is the block's rank, with no probability. Otherwise (a block
+    below its short side) the whole block is formed and ranked."""
+    d = values.shape[1]
+    nr, nc = rows.size, cols.size * d
+    small = min(nr, nc)
+    t_fill = t_rank = 0.0
+    tries = []
+    if nc > small + MARGIN * d:
+        tries.append((rows, _subset(plan.pts_rng, cols, -(-(small + MARGIN) // d))))
+    elif nr > small + MARGIN:
+        tries.append((_subset(plan.pts_rng, rows, small + MARGIN), cols))
+    tries.append((rows, cols))
+    for r_keys, c_keys in tries:
+        _check_fits(r_keys.size, c_keys.size * d)
+        t0 = time.perf_counter()
+        H = sp.catalecticant(keys, values, r_keys, c_keys)
+        t1 = time.perf_counter()
+        r = plan.engine.rank(H)
+        t_fill, t_rank = t_fill + t1 - t0, t_rank + time.perf_counter() - t1
+        if r == small or r_keys is rows and c_keys is cols:
+            return int(r), list(H.shape), t_fill, t_rank
+    raise AssertionError("the whole block is always tried")  # pragma: no cover
+
+
+def _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no, query_on_A):
+    """Every block k = 0..D (S-degree k on the side without the query), ranked."""
+    net, d = plan.net, plan.net.width
+    terms = bounds.block_terms(net.depth, d, nq, no)
+    blocks, t_eval, t_rank = [], 0.0, 0.0
+    for k in range(D + 1):
+        te = time.perf_counter()
+        rows, cols = sp.degree_keys(k, m, radix), sp.degree_keys(D - k, m, radix)
+        r, ranked, tf, tr = rank_block(plan, keys, values, rows, cols)
+        t_eval, t_rank = t_eval + tf, t_rank + tr
+        a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
+        blocks.append({"degree": a_deg, "other_s_degree": k, "rank": r,
+                       "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
+                       "bound": None if terms is None else int(terms[k]),
+                       "seconds": time.perf_counter() - te})  # fmt: skip
+        plan.say(f"  block A-degree {a_deg}: rank {r} of {blocks[-1]['shape']} "
+                 f"(ranked {ranked}, {blocks[-1]['seconds']:.1f}s)")
+    blocks.sort(key=lambda b: b["degree"])
+    return blocks, t_eval, t_rank
 
 
 def _sides(net, A):
@@ -75,6 +148,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
     if net.residual:
         te = time.perf_counter()
         ks = sp.keys_up_to(D, m, radix)
+        _check_fits(ks.size, ks.size * d)
         H = sp.catalecticant(keys, values, ks, ks)
         t_eval += time.perf_counter() - te
         tr = time.perf_counter()
@@ -85,23 +159,9 @@ def run(plan: Plan, reason: str = "") -> Measurement:
                        "shape": list(H.shape), "bound": int(bound),
                        "seconds": time.perf_counter() - te})  # fmt: skip
     else:
-        terms = bounds.block_terms(net.depth, d, nq, no)
-        for k in range(D + 1):
-            te = time.perf_counter()
-            H = sp.catalecticant(keys, values, sp.degree_keys(k, m, radix),
-                                 sp.degree_keys(D - k, m, radix))  # fmt: skip
-            t_eval += time.perf_counter() - te
-            tr = time.perf_counter()
-            r = plan.engine.rank(H)
-            t_rank += time.perf_counter() - tr
-            a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
-            blocks.append({"degree": a_deg, "other_s_degree": k, "rank": int(r),
-                           "shape": list(H.shape),
-                           "bound": None if terms is None else int(terms[k]),
-                           "seconds": time.perf_counter() - te})  # fmt: skip
-            del H
-            plan.say(f"  block A-degree {a_deg}: rank {r} of {blocks[-1]['shape']}")
-        blocks.sort(key=lambda b: b["degree"])
+        blocks, te_, tr_ = _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no,
+                                               query_on_A)  # fmt: skip
+        t_eval, t_rank = t_eval + te_, t_rank + tr_
     total = sum(b["rank"] for b in blocks)
     big = max(blocks, key=lambda b: b["shape"][0] * b["shape"][1])
     info = {"D": D, "variables": m, "monomials": int(keys.size), "build_seconds": t_build,
