@@ -58,8 +58,8 @@ def main(argv=None) -> int:
         for n in [N] + [n for n in a.seq_len if n != N]:
             for strategy in ["catalecticant"] + (["graded"] if a.with_grid else []):
                 runs.append(((L, d, H, n), strategy, run_case(L, d, H, n, strategy)))
-    print("| L, d, H, N | strategy | time (s) | build F (s) | fill (s) | rank (s) | peak MB "
-          "| total | blocks short of min(b_k, a_{D-k}) |")
+    print("| L, d, H, N | strategy | time (s) | build F (s) | fill or grid (s) | rank (s) "
+          "| peak MB | total | blocks short of min(b_k, a_{D-k}) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for cfg, strategy, r in runs:
         if "error" in r:

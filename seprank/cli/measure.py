@@ -64,8 +64,9 @@ def add_parser(sub) -> None:
     m.add_argument("--strategy", default="auto",
                    help="auto | direct | graded | catalecticant: graded ranks one matrix per "
                         "A-side degree of a homogeneous f (auto: graded when f is "
-                        "homogeneous); catalecticant ranks the blocks from the structural "
-                        "polynomial's coefficients (attention, >= width positions a side)")  # fmt: skip
+                        "homogeneous); catalecticant ranks the blocks from the "
+                        "structural polynomial's coefficients (attention, >= width "
+                        "positions a side)")  # fmt: skip
     m.add_argument("--saturation-threshold", type=float, default=1e-2,
                    help="call a rank saturated only when the Schwartz-Zippel bound on a "
                         "false saturation is at most this")  # fmt: skip

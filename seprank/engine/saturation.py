@@ -128,9 +128,11 @@ def weight_degree(net) -> int:
 
 
 def _label_coefficients(m, net, threshold: float, random_weights: bool):
-    """The catalecticant strategy samples nothing: a block's GF(p) rank r_k is below the
-    generic one only if the random weights hit the zero set of a nonsingular r_k x r_k
-    minor, of degree <= r_k w in the weights: probability <= r_k w / p per block, summed."""
+    """The catalecticant strategy samples nothing: a block's GF(p) rank is below its
+    generic rank R only if the random weights hit the zero set of a nonsingular R x R
+    minor of the generic block, of degree <= R w in the weights: probability <= R w / p.
+    R is unknown, so the block's upper bound stands for it (the proved bound where there
+    is one, else its short side); the blocks are summed (a union bound)."""
     if not random_weights:
         m.saturated, m.saturation_bound = False, None
         m.saturation_reason = ("catalecticant with given weights: nothing random, so no "
@@ -138,15 +140,19 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
                                "the separation rank of this integer network")  # fmt: skip
         return m
     w = weight_degree(net)
+    total = 0.0
     for b in m.blocks:
-        b["saturation_bound"] = min(1.0, b["rank"] * w / m.prime)
+        upper = min(b["shape"]) if b.get("bound") is None else min(b["bound"], *b["shape"])
+        total += upper * w / m.prime
+        b["saturation_bound"] = min(1.0, upper * w / m.prime)
         b["saturated"] = b["saturation_bound"] <= threshold
-    bound = min(1.0, m.rank * w / m.prime)
+    bound = min(1.0, total)
     m.saturation_bound, m.saturated = bound, bound <= threshold
     m.saturation_reason = (
         f"coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
-        f"the generic rank only if the weights hit a minor's zero set, probability <= rank x "
-        f"weight degree {w} / p = {bound:.2g} (Schwartz-Zippel)" + ("" if m.saturated else
+        f"the generic rank only if the weights hit a minor's zero set, probability <= sum "
+        f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g} "
+        "(Schwartz-Zippel)" + ("" if m.saturated else
         f" > threshold {threshold:g}; each block is labelled on its own"))  # fmt: skip
     return m
 

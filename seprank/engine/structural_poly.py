@@ -67,10 +67,10 @@ def build_F(net, params, p: int):
              for layer in range(net.depth) for h in range(H)]  # fmt: skip
     for layer in range(net.depth):
         hs = heads[layer * H:(layer + 1) * H]
-        C = [const(np.asarray(O, dtype=object) @ np.asarray(V, dtype=object) % p)
-             for Q, K, V, O in hs]  # W^O W^V, d x d
-        E = [const(np.asarray(K, dtype=object).T @ np.asarray(Q, dtype=object) % p)
-             for Q, K, V, O in hs]  # W^K^T W^Q, d x d
+        C = [const(np.asarray(wo, dtype=object) @ np.asarray(wv, dtype=object) % p)
+             for wq, wk, wv, wo in hs]  # W^O W^V, d x d
+        E = [const(np.asarray(wk, dtype=object).T @ np.asarray(wq, dtype=object) % p)
+             for wq, wk, wv, wo in hs]  # W^K^T W^Q, d x d
         last = layer == net.depth - 1
         PS = [[combo([1] * d, [P[i][k] * S[k][j] for k in range(d)]) for j in range(d)]
               for i in range(d)]  # fmt: skip

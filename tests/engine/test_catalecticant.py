@@ -94,7 +94,7 @@ def test_refuses_other_methods_and_small_primes():
 def test_labels_weights_only():
     m = measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy="catalecticant")
     assert m.saturated and m.sampler == "coefficients"
-    assert m.saturation_bound == pytest.approx(18 * 2 * 8 / m.prime)
+    assert m.saturation_bound == pytest.approx(18 * 2 * 8 / m.prime)  # rank = bound here
     assert all(b["saturated"] for b in m.blocks)
     assert "lower bound" in m.certified
     w = LinearSelfAttention(depth=2, width=2, seq_len=4).init(np.random.default_rng(0),

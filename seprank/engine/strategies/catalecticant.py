@@ -29,11 +29,11 @@ import time
 import numpy as np
 
 from seprank.engine import structural_poly as sp
-from seprank.engine.sample_grid import available_memory
 from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.sample_grid import available_memory
 from seprank.engine.strategies.base import Plan
-from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.errors import TooBigError
+from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.theory import bounds
 
 
