@@ -26,8 +26,7 @@ def test_equal_to_graded_block_by_block(L, d, H, N):
         assert b["rank"] <= b["bound"] and len(b["shape"]) == 2 and b["seconds"] >= 0
 
 
-@pytest.mark.slow
-def test_equal_to_graded_two_heads_width_four():
+def test_equal_to_graded_two_heads_width_four():  # about 2 s
     net = LinearSelfAttention(depth=2, width=4, heads=2, seq_len=8)
     c = measure(net, strategy="catalecticant")
     assert _blocks(c) == {k: r for k, r in _blocks(measure(net, strategy="graded")).items() if r}
@@ -103,3 +102,19 @@ def test_labels_weights_only():
                     weights={k: v for k, v in w.items()})
     assert given.rank == 18 and not given.saturated and given.saturation_bound is None
 
+
+
+def test_cli_strategy_catalecticant(capsys):
+    import json
+
+    from seprank.cli import main
+
+    assert main(["measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--strategy",
+                 "catalecticant", "--json"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["rank"] == 18 and out["strategy"] == "catalecticant"
+    assert [b["rank"] for b in out["blocks"]] == [2, 6, 6, 3, 1]
+    assert all({"degree", "rank", "shape", "bound", "seconds"} <= set(b) for b in out["blocks"])
+    assert main(["measure", "--depth", "2", "--width", "3", "--seq-len", "4", "--partition",
+                 "0", "--strategy", "catalecticant"]) == 2  # fmt: skip
+    assert "at least width" in capsys.readouterr().err
