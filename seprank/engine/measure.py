@@ -15,7 +15,9 @@ Three methods:
 
 Two strategies for ``modular`` (:mod:`seprank.engine.strategies`): ``direct`` (one grid matrix)
 and ``graded`` (one matrix per A-side degree of a homogeneous f, summed: exact ranks far
-beyond one matrix); ``auto`` picks graded when f is homogeneous. The sample grows
+beyond one matrix); ``auto`` picks graded when f is homogeneous. A third,
+``catalecticant`` (LinearSelfAttention, at least d_x positions a side; only when asked
+for), evaluates no grid: its blocks come from the structural polynomial's coefficients. The sample grows
 geometrically until it saturates or ``max_samples`` is hit; the result says which.
 Nothing here consults the theory module.
 
