@@ -73,8 +73,11 @@ def add_parser(sub) -> None:
     m.add_argument("--device", default="cpu",
                    help="cpu | cuda: cuda ranks with torch on a GPU (opt-in; never required)")
     m.add_argument("--strategy", default="auto",
-                   help="auto | direct | graded: graded ranks one matrix per A-side degree "
-                        "of a homogeneous f (auto: graded when f is homogeneous)")  # fmt: skip
+                   help="auto | direct | graded | catalecticant: graded ranks one matrix per "
+                        "A-side degree of a homogeneous f (auto: graded when f is "
+                        "homogeneous); catalecticant ranks the blocks from the "
+                        "structural polynomial's coefficients (attention, >= width "
+                        "positions a side)")  # fmt: skip
     m.add_argument("--saturation-threshold", type=real_arg(0.0, 1.0), default=1e-2,
                    help="call a rank saturated only when the Schwartz-Zippel bound on a "
                         "false saturation is at most this")  # fmt: skip

@@ -15,9 +15,11 @@ Three methods:
 
 Two strategies for ``modular`` (:mod:`seprank.engine.strategies`): ``direct`` (one grid matrix)
 and ``graded`` (one matrix per A-side degree of a homogeneous f, summed: exact ranks far
-beyond one matrix); ``auto`` picks graded when f is homogeneous. The sample grows
-geometrically until it saturates or ``max_samples`` is hit; the result says which.
-Nothing here consults the theory module.
+beyond one matrix); ``auto`` picks graded when f is homogeneous. A third,
+``catalecticant`` (LinearSelfAttention, at least d_x positions a side; only when asked
+for), evaluates no grid: its blocks come from the structural polynomial's
+coefficients. The sample grows geometrically until it saturates or ``max_samples`` is
+hit; the result says which. Nothing here consults the theory module.
 
 The work is split as opt_einsum splits ``contract_path`` from ``contract``: the options
 are validated once (:class:`~seprank.engine.options.MeasureOptions`), :func:`plan` decides
@@ -44,7 +46,7 @@ from seprank.engine import saturation as _saturation
 from seprank.engine.evaluate import evaluate
 from seprank.engine.options import METHODS, SAMPLERS, MeasureOptions
 from seprank.engine.result import CERTIFIED, Measurement
-from seprank.engine.strategies import STRATEGIES, Plan, choose, direct, graded
+from seprank.engine.strategies import STRATEGIES, Plan, catalecticant, choose, direct, graded
 from seprank.engine.strategies.base import say
 from seprank.errors import ConfigError, MeasurementInterrupted, TooBigError
 from seprank.nets.base import config_of, input_dim, is_polynomial
@@ -56,7 +58,7 @@ __all__ = ["METHODS", "SAMPLERS", "STRATEGIES", "MeasureOptions", "MeasurementPl
 DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
 #: Default sample growth per adaptive step. Graded grids cost m * n**2 evaluations for m
 #: degrees, and its blocks are small to rank, so it grows more finely (less overshoot).
-DEFAULT_GROWTH = {"direct": 1.5, "graded": 1.25}
+DEFAULT_GROWTH = {"direct": 1.5, "graded": 1.25, "catalecticant": 1.5}  # the last: unused
 #: Graded, default growth only: from this sample size on grow by x1.1. With incremental
 #: elimination a step costs in proportion to its new cells (evaluation and elimination
 #: alike), so finer steps cost little and overshoot the largest block's rank less.
@@ -154,8 +156,9 @@ def _plan_symbolic(net, opts, sampler, A, B, weights, t0) -> MeasurementPlan:
         raise ConfigError(f"method='symbolic' expands {type(net).__name__} as a polynomial "
                           "of its one-hot inputs, not its tensor over the alphabet: use "
                           "method='modular'")  # fmt: skip
-    if opts.strategy == "graded":
-        raise ConfigError("strategy='graded' needs method='modular' (got method='symbolic')")
+    if opts.strategy in ("graded", "catalecticant"):
+        raise ConfigError(f"strategy={opts.strategy!r} needs method='modular' (got "
+                          "method='symbolic')")
     return MeasurementPlan(net=net, options=opts, method="symbolic", sampler="coefficients",
                            A=A, B=B, strategy="coefficients", reason="method='symbolic'",
                            weights=weights, t_start=t0)  # fmt: skip
@@ -206,9 +209,14 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
             and feasibility.interpolates(modulus, net):  # else too small a prime  # fmt: skip
         blocks = _estimate.graded_blocks(net, A)  # None: not LinearSelfAttention
     budget = int(opts.max_samples or DEFAULT_MAX_SAMPLES["graded" if blocks else method])
-    cost = _estimate.estimate(net, A, B, method=method, max_samples=budget, start=opts.start,
-                              fast=fast_path, blocks=blocks)  # fmt: skip
-    _estimate.check_cost(cost, _grid.available_memory() // 4, say=lambda s: say(progress, s))
+    if opts.strategy == "catalecticant":  # no grid: the grid cost model does not apply
+        cost = {"strategy": "catalecticant", "note": "no grid; matrices of the proved block "
+                "sizes at most (blocks, in the Measurement)"}  # fmt: skip
+    else:
+        cost = _estimate.estimate(net, A, B, method=method, max_samples=budget,
+                                  start=opts.start, fast=fast_path, blocks=blocks)  # fmt: skip
+        _estimate.check_cost(cost, _grid.available_memory() // 4,
+                             say=lambda s: say(progress, s))  # fmt: skip
     if fast_path and not kernels.kernels_cached():
         say(progress, kernels.COMPILING)
     domain = ModP(modulus) if method == "modular" else Float64()
@@ -265,6 +273,8 @@ def execute(mp: MeasurementPlan) -> Measurement:
     try:
         if mp.strategy == "coefficients":
             return label(_execute_symbolic(mp))
+        if mp.strategy == "catalecticant":
+            return label(catalecticant.run(mp.run, mp.reason))
         if mp.strategy == "graded":
             return label(graded.run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason))
         return label(direct.run(mp.run, mp.reason))
@@ -320,7 +330,7 @@ def measure(
     rank_engine : GF(p) rank engine for ``modular``: ``"auto"``, ``"blas"``, ``"flint"``,
         ``"array-numpy"`` or ``"array-torch"`` (see :func:`seprank.algebra.rank.rank_modp`;
         all exact, they agree).
-    strategy : ``"auto"``, ``"direct"`` or ``"graded"`` (modular only; see
+    strategy : ``"auto"``, ``"direct"``, ``"graded"`` or ``"catalecticant"`` (modular only; see
         :mod:`seprank.engine.strategies`). ``max_samples`` then bounds each block's sample.
     incremental : extend one elimination as the sample grows (BLAS engine on the CPU)
         instead of re-ranking each step from scratch; exact either way.

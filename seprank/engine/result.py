@@ -10,6 +10,9 @@ CERTIFIED = {
     "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
     "graded": "lower bound (sum over the A-degree blocks of exact ranks over GF(p) of an "
     "integer-weight network's component grids)",
+    "catalecticant": "lower bound (sum over the blocks of exact ranks over GF(p) of the "
+    "catalecticant matrices of an integer-weight network's structural polynomial F; each is "
+    "at most that block's rank over Q, which is its separation rank)",
     "symbolic": "exact (rank over Q of the coefficient matrix of an integer-weight network)",
     "float": "none (floating-point estimate)",
 }
@@ -22,7 +25,9 @@ class Measurement:
     ``strategy`` is ``direct`` (one grid matrix) or ``graded`` (one matrix per A-side
     degree of a homogeneous f; ``blocks`` lists each block's degree, rank, sample size
     and saturation, and ``graded`` the degree support and its Schwartz-Zippel bounds).
-    The total is saturated only when every block is.
+    The total is saturated only when every block is. ``catalecticant`` (no grid): ``blocks``
+    lists each block's degree, rank, matrix shape, proved bound and time, and
+    ``catalecticant`` F's size and the degree convention.
 
     Saturation (:mod:`seprank.engine.saturation`): ``sample_saturated`` says the rank stopped
     below the sample size (every block); ``saturated`` says more: that the rank equals the
@@ -57,6 +62,7 @@ class Measurement:
     strategy_reason: str = ""
     blocks: list = field(default_factory=list)
     graded: dict | None = None
+    catalecticant: dict | None = None
     sample_saturated: bool = False
     saturation_bound: float | None = None
     saturation_threshold: float | None = None

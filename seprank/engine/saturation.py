@@ -120,6 +120,43 @@ def schwartz_zippel_bound(m, e: int) -> float:
     return min(1.0, float(total))
 
 
+def weight_degree(net) -> int:
+    """Degree in the weights of each coefficient of F = e_c^T P_L(S) (LinearSelfAttention):
+    a layer multiplies four weight matrices into three copies of P, so w_{l+1} = 4 + 3 w_l,
+    w_0 = 0: w_L = 2 (3^L - 1)."""
+    return 2 * (3**net.depth - 1)
+
+
+def _label_coefficients(m, net, threshold: float, random_weights: bool):
+    """The catalecticant strategy samples nothing: a block's GF(p) rank is below its
+    generic rank R only if the random weights hit the zero set of a nonsingular R x R
+    minor of the generic block, of degree <= R w in the weights: probability <= R w / p.
+    R is unknown, so the block's upper bound stands for it (the proved bound where there
+    is one, else its short side); the blocks are summed (a union bound)."""
+    if not random_weights:
+        m.saturated, m.saturation_bound = False, None
+        m.saturation_reason = ("catalecticant with given weights: nothing random, so no "
+                               "probability bound; the rank over GF(p) is a lower bound on "
+                               "the separation rank of this integer network")  # fmt: skip
+        return m
+    w = weight_degree(net)
+    total = 0.0
+    for b in m.blocks:
+        upper = min(b["shape"]) if b.get("bound") is None else min(b["bound"], *b["shape"])
+        total += upper * w / m.prime
+        b["saturation_bound"] = min(1.0, upper * w / m.prime)
+        b["saturated"] = b["saturation_bound"] <= threshold
+    bound = min(1.0, total)
+    m.saturation_bound, m.saturated = bound, bound <= threshold
+    m.saturation_reason = (
+        f"coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
+        f"the generic rank only if the weights hit a minor's zero set, probability <= sum "
+        f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g} "
+        "(Schwartz-Zippel)" + ("" if m.saturated else
+        f" > threshold {threshold:g}; each block is labelled on its own"))  # fmt: skip
+    return m
+
+
 def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
     """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
     raw = bool(m.saturated)
@@ -143,6 +180,8 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             "(float_trustworthy); an estimate with no probability bound" if why is None
             else f"untrusted: {why}; an estimate only")  # fmt: skip
         return m
+    if m.strategy == "catalecticant":
+        return _label_coefficients(m, net, threshold, random_weights)
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
         e = entry_degree(net, random_weights)
         b = 1.0 if e is None else min(1.0, m.rank * e / m.prime)

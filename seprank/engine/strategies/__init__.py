@@ -1,4 +1,7 @@
-"""How a rank is measured: ``direct`` (one grid matrix) or ``graded`` (one per A-degree).
+"""How a rank is measured: ``direct`` (one grid matrix), ``graded`` (one per A-degree) or
+``catalecticant`` (no grid: the blocks from the coefficients of the structural lemma's
+polynomial, for LinearSelfAttention with at least d_x positions on each side; only when
+requested).
 
 :func:`choose` picks the strategy for ``strategy="auto"``: graded when the method is
 modular, the sampler random, and f is homogeneous (declared by the architecture and
@@ -9,13 +12,13 @@ The reason is recorded in the Measurement.
 from __future__ import annotations
 
 from seprank.engine.homogeneity import Homogeneity, homogeneity
-from seprank.engine.strategies import direct, graded
+from seprank.engine.strategies import catalecticant, direct, graded
 from seprank.engine.strategies.base import Plan
 from seprank.errors import ConfigError
 
-STRATEGIES = ("auto", "direct", "graded")
+STRATEGIES = ("auto", "direct", "graded", "catalecticant")
 
-__all__ = ["STRATEGIES", "Plan", "choose", "direct", "graded"]
+__all__ = ["STRATEGIES", "Plan", "catalecticant", "choose", "direct", "graded"]
 
 
 def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None]:
@@ -24,6 +27,13 @@ def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None
     ``strategy`` is one of STRATEGIES (validated by the caller, :func:`seprank.measure`)."""
     if strategy == "direct":
         return "direct", "requested", None
+    if strategy == "catalecticant":
+        why = catalecticant.refusal(plan.net, plan.A, plan.method, plan.sampler, plan.domain.p
+                                    if plan.method == "modular" else None)  # fmt: skip
+        if why is not None:
+            raise ConfigError(f"strategy='catalecticant' {why}")
+        return "catalecticant", ("requested: both sides have at least width positions and "
+                                 "prime > D (proofs/catalecticant_reduction.md)"), None
     if plan.method != "modular" or plan.sampler != "random":
         why = (f"graded needs method='modular' and sampler='random' "
                f"(got method={plan.method!r}, sampler={plan.sampler!r})")  # fmt: skip

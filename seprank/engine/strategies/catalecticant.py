@@ -1,0 +1,179 @@
+"""Catalecticant strategy: the blocks' ranks from the coefficients of the structural
+lemma's polynomial, with no grid and no interpolation.
+
+For LinearSelfAttention (no mask, no biases) f = F(S) x^i with F = e_c^T P_L(S) a row of d
+polynomials of degree D = (3^L - 1)/2 in the m = d(d+1)/2 entries of S = S_A + S_B
+(:mod:`seprank.engine.structural_poly`). Call Q the side holding the query i and O the
+other side. If both sides have at least d positions (proofs/catalecticant_reduction.md):
+
+    sep(f; A, B) = rank H,   H[gamma, (delta, c)] = coef_c(gamma + delta) (gamma + delta)!
+
+gamma over the exponents in S_O, delta over those in S_Q, c over the d coordinates of x^i.
+Without the residual F is homogeneous and H is block diagonal: block k (gamma of degree k,
+delta of degree D - k) is the graded block of A-degree 2(D - k) + 1 if the query is on A,
+2k if not; its rank is reported beside the proved bound min(b_k, a_{D-k}) (for comparison
+only). With the residual H is one matrix over all degrees (|gamma| + |delta| <= D).
+
+Over GF(p) the factorials must be invertible: p > D. The rank over GF(p) is at most the
+rank over Q of the integer-weight network's matrix, so the result is a certified lower
+bound; nothing is sampled, so saturation is a Schwartz-Zippel bound on the weights only
+(:func:`seprank.engine.saturation.label`). A side with fewer than d positions is refused:
+there S_Q or S_O does not fill the symmetric matrices and the reduction can fail (the
+false variant of the proof's check).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from seprank.engine import structural_poly as sp
+from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.sample_grid import available_memory
+from seprank.engine.strategies.base import Plan
+from seprank.errors import TooBigError
+from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.theory import bounds
+
+
+def _check_fits(rows: int, cols: int) -> None:
+    """Refuse a block matrix (float64, plus the rank engine's working copy) over a quarter
+    of the available memory, before it is allocated."""
+    need, limit = rows * cols * 8, available_memory() // 4
+    if need > limit:
+        raise TooBigError(f"catalecticant: a {rows}x{cols} block needs {need / 2**30:.1f} "
+                          f"GiB, over the {limit / 2**30:.1f} GiB allowed")  # fmt: skip
+
+
+def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
+    """Why the catalecticant strategy does not apply (None: it applies)."""
+    if type(net) is not LinearSelfAttention or isinstance(net, SoftmaxSelfAttention):
+        return f"needs a LinearSelfAttention network (got {type(net).__name__})"
+    if method != "modular":
+        return f"needs method='modular' (got method={method!r})"
+    if sampler not in ("random", "auto"):
+        return f"samples nothing; sampler={sampler!r} has no meaning for it"
+    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    if min(nq, no) < net.width:
+        return (f"needs at least width={net.width} positions on each side (query side {nq}, "
+                f"other side {no}): with fewer, S on that side does not fill the symmetric "
+                "matrices and the coefficient reduction does not hold; use 'graded' or "
+                "'direct'")  # fmt: skip
+    D = bounds.matrix_degree(net.depth)
+    if p is None or p <= D:
+        return f"needs prime > D = {D} (the factorials up to D! must be invertible mod p)"
+    return None
+
+
+#: Extra entries of the long side kept in the first, sub-matrix attempt at a block.
+MARGIN = 16
+
+
+def _subset(rng, keys, count: int):
+    """``count`` of ``keys`` (sorted), chosen at random."""
+    return np.sort(rng.choice(keys, size=min(count, keys.size), replace=False))
+
+
+def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
+    """(rank, shape ranked, fill seconds, rank seconds) of the block H[rows, (cols, c)].
+
+    The rank is at most s = min(rows, d cols). A block whose long side has more than
+    s + MARGIN entries is first ranked on a random subset of s + MARGIN of them (whole
+    deltas on the column side: d columns each): a submatrix's rank is a lower bound, and
+    when it reaches s it is the block's rank, with no probability. Otherwise (a block
+    below its short side) the whole block is formed and ranked."""
+    d = values.shape[1]
+    nr, nc = rows.size, cols.size * d
+    small = min(nr, nc)
+    t_fill = t_rank = 0.0
+    tries = []
+    if nc > small + MARGIN * d:
+        tries.append((rows, _subset(plan.pts_rng, cols, -(-(small + MARGIN) // d))))
+    elif nr > small + MARGIN:
+        tries.append((_subset(plan.pts_rng, rows, small + MARGIN), cols))
+    tries.append((rows, cols))
+    for r_keys, c_keys in tries:
+        _check_fits(r_keys.size, c_keys.size * d)
+        t0 = time.perf_counter()
+        H = sp.catalecticant(keys, values, r_keys, c_keys)
+        t1 = time.perf_counter()
+        r = plan.engine.rank(H)
+        t_fill, t_rank = t_fill + t1 - t0, t_rank + time.perf_counter() - t1
+        if r == small or r_keys is rows and c_keys is cols:
+            return int(r), list(H.shape), t_fill, t_rank
+    raise AssertionError("the whole block is always tried")  # pragma: no cover
+
+
+def _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no, query_on_A):
+    """Every block k = 0..D (S-degree k on the side without the query), ranked."""
+    net, d = plan.net, plan.net.width
+    terms = bounds.block_terms(net.depth, d, nq, no)
+    blocks, t_eval, t_rank = [], 0.0, 0.0
+    for k in range(D + 1):
+        te = time.perf_counter()
+        rows, cols = sp.degree_keys(k, m, radix), sp.degree_keys(D - k, m, radix)
+        r, ranked, tf, tr = rank_block(plan, keys, values, rows, cols)
+        t_eval, t_rank = t_eval + tf, t_rank + tr
+        a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
+        blocks.append({"degree": a_deg, "other_s_degree": k, "rank": r,
+                       "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
+                       "bound": None if terms is None else int(terms[k]),
+                       "seconds": time.perf_counter() - te})  # fmt: skip
+        plan.say(f"  block A-degree {a_deg}: rank {r} of {blocks[-1]['shape']} "
+                 f"(ranked {ranked}, {blocks[-1]['seconds']:.1f}s)")
+    blocks.sort(key=lambda b: b["degree"])
+    return blocks, t_eval, t_rank
+
+
+def _sides(net, A):
+    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    return nq, no, net.query_position in set(A)
+
+
+def run(plan: Plan, reason: str = "") -> Measurement:
+    """Build F, form each block (or the residual's one matrix), rank it."""
+    net, p = plan.net, plan.domain.p
+    d, D = net.width, bounds.matrix_degree(net.depth)
+    m = d * (d + 1) // 2
+    nq, no, query_on_A = _sides(net, plan.A)
+    t0 = time.perf_counter()
+    _, F = sp.build_F(net, plan.params, p)
+    radix = 2 * D + 1 if net.residual else D + 1
+    keys, values = sp.coefficient_table(F, m, D, p, radix)
+    t_build = time.perf_counter() - t0
+    plan.say(f"  catalecticant: F built in {t_build:.2f}s ({keys.size} monomials)")
+    t_eval, t_rank = t_build, 0.0
+    blocks: list[dict] = []
+    if net.residual:
+        te = time.perf_counter()
+        ks = sp.keys_up_to(D, m, radix)
+        _check_fits(ks.size, ks.size * d)
+        H = sp.catalecticant(keys, values, ks, ks)
+        t_eval += time.perf_counter() - te
+        tr = time.perf_counter()
+        r = plan.engine.rank(H)
+        t_rank += time.perf_counter() - tr
+        bound = bounds.block_bound(net.depth, d, nq, no, residual=True)
+        blocks.append({"degree": None, "other_s_degree": None, "rank": int(r),
+                       "shape": list(H.shape), "bound": int(bound),
+                       "seconds": time.perf_counter() - te})  # fmt: skip
+    else:
+        blocks, te_, tr_ = _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no,
+                                               query_on_A)  # fmt: skip
+        t_eval, t_rank = t_eval + te_, t_rank + tr_
+    total = sum(b["rank"] for b in blocks)
+    big = max(blocks, key=lambda b: b["shape"][0] * b["shape"][1])
+    info = {"D": D, "variables": m, "monomials": int(keys.size), "build_seconds": t_build,
+            "query_side": "A" if query_on_A else "B", "sides": [nq, no],
+            "degree": "A-side degree in x (graded's convention); other_s_degree: the degree "
+                      "in S of the side without the query",
+            "residual": bool(net.residual)}  # fmt: skip
+    return Measurement(
+        rank=int(total), saturated=True, certified=CERTIFIED["catalecticant"],
+        method=plan.method, prime=p, samples=tuple(big["shape"]),
+        seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
+        partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
+        history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
+        strategy_reason=reason, blocks=blocks, catalecticant=info,
+    )  # fmt: skip

@@ -1,0 +1,176 @@
+"""The structural lemma's polynomial F(S) = e_c^T P_L(S) of a LinearSelfAttention network,
+its coefficients over GF(p), and its catalecticant (flattening) matrices.
+
+For the linearised attention network (no mask, no biases) y^{L,i} = P_L(S) x^i with
+S = sum_j x^j x^j^T over all positions, P_0 = I and
+
+    P_{l+1} = sum_h W^O_h W^V_h P_l S P_l^T W^K_h^T W^Q_h P_l   (+ P_l with the residual)
+
+(proofs/structural_lemma.md). The measured output is f = F(S) x^i with F = e_c^T P_L, a row
+of d polynomials in the m = d(d+1)/2 entries s_{ab} (a <= b) of S, of degree
+D = (3^L - 1)/2 (homogeneous without the residual).
+
+:func:`build_F` computes F with python-flint's ``nmod_mpoly`` (a lazy import); the shared
+middle factor M = P S P^T is symmetric, and at the last layer only the row e_c^T P_L is
+formed. :func:`coefficient_table` turns F into sorted mixed-radix keys (key(alpha) =
+sum_e alpha_e (D+1)^e, additive: key(gamma + delta) = key(gamma) + key(delta)) and the
+values coef_c(alpha) * alpha! mod p; :func:`catalecticant` fills one matrix
+H[gamma, (delta, c)] = coef_c(gamma + delta) (gamma + delta)! with one searchsorted per row
+chunk (proofs/catalecticant_reduction.md says why its rank is a separation rank).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Largest key range looked up through a dense table instead of a binary search.
+DENSE_TABLE = 1 << 26
+#: Cells of a catalecticant matrix filled per chunk (bounds the key temporaries).
+CHUNK_CELLS = 1 << 21
+
+
+def variable_pairs(d: int) -> list[tuple[int, int]]:
+    """The entries (a, b), a <= b, of a symmetric d x d matrix, in variable order."""
+    return [(a, b) for a in range(d) for b in range(a, d)]
+
+
+def build_F(net, params, p: int):
+    """(context, F): F the list of d ``nmod_mpoly`` F_c over GF(p), F = e_c^T P_L(S),
+    for ``net`` (LinearSelfAttention) at integer ``params`` (reduced mod p)."""
+    import flint  # optional dependency, as in seprank.algebra.rank
+
+    d, H = net.width, net.heads
+    pairs = variable_pairs(d)
+    ctx = flint.nmod_mpoly_ctx.get(("s", len(pairs)), modulus=p)
+    gens = ctx.gens()
+    zero, one = ctx.from_dict({}), ctx.from_dict({(0,) * len(pairs): 1})
+    S = [[zero] * d for _ in range(d)]
+    for n, (a, b) in enumerate(pairs):
+        S[a][b] = S[b][a] = gens[n]
+
+    def const(M):
+        return [[int(v) % p for v in row] for row in np.asarray(M, dtype=object)]
+
+    def combo(cs, polys):  # sum_k cs[k] * polys[k], cs integers mod p
+        out = zero
+        for c, q in zip(cs, polys):
+            if c:
+                out += q * c
+        return out
+
+    def row_times(r, P):  # row vector r (polys) times the matrix P (polys)
+        return [sum((r[k] * P[k][j] for k in range(d) if r[k] != 0 and P[k][j] != 0), zero)
+                for j in range(d)]  # fmt: skip
+
+    P = [[one if i == j else zero for j in range(d)] for i in range(d)]
+    heads = [tuple(const(params[k][layer, h]) for k in ("Wq", "Wk", "Wv", "Wo"))
+             for layer in range(net.depth) for h in range(H)]  # fmt: skip
+    for layer in range(net.depth):
+        hs = heads[layer * H:(layer + 1) * H]
+        C = [const(np.asarray(wo, dtype=object) @ np.asarray(wv, dtype=object) % p)
+             for wq, wk, wv, wo in hs]  # W^O W^V, d x d
+        E = [const(np.asarray(wk, dtype=object).T @ np.asarray(wq, dtype=object) % p)
+             for wq, wk, wv, wo in hs]  # W^K^T W^Q, d x d
+        last = layer == net.depth - 1
+        PS = [[combo([1] * d, [P[i][k] * S[k][j] for k in range(d)]) for j in range(d)]
+              for i in range(d)]  # fmt: skip
+        c = net.output_coord
+        if last and H <= (d + 1) // 2:  # rows only: H d^2 + d^2 products
+            acc = [zero] * d
+            for Ch, Eh in zip(C, E):
+                r = [combo([Ch[c][k] for k in range(d)], [PS[k][j] for k in range(d)])
+                     for j in range(d)]  # (e_c^T C_h P) S
+                t = row_times(r, [list(col) for col in zip(*P)])  # times P^T
+                acc = [acc[j] + combo([Eh[k][j] for k in range(d)], t) for j in range(d)]
+            F = row_times(acc, P)
+            return ctx, [F[j] + P[c][j] for j in range(d)] if net.residual else F
+        M = [[zero] * d for _ in range(d)]  # P S P^T, symmetric
+        for i in range(d):
+            for j in range(i, d):
+                M[i][j] = M[j][i] = sum((PS[i][k] * P[j][k] for k in range(d)), zero)
+        N = [[zero] * d for _ in range(d)]
+        for Ch, Eh in zip(C, E):
+            CM = [[combo([Ch[i][k] for k in range(d)], [M[k][j] for k in range(d)])
+                   for j in range(d)] for i in range(d)]  # fmt: skip
+            for i in range(d):
+                for j in range(d):
+                    N[i][j] += combo([Eh[k][j] for k in range(d)], CM[i])
+        rows = [N[c]] if last else N
+        new = [row_times(r, P) for r in rows]
+        if net.residual:
+            old = [P[c]] if last else P
+            new = [[x + y for x, y in zip(r, s)] for r, s in zip(new, old)]
+        if last:
+            return ctx, new[0]
+        P = new
+    raise AssertionError("depth >= 1")  # pragma: no cover
+
+
+def coefficient_table(F, m: int, D: int, p: int, radix: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, values): the sorted keys (base ``radix``) of every monomial of some F_c
+    (degree <= D), and the (n, d) int64 array values[i, c] = coef_c(alpha_i) alpha_i! mod p.
+
+    Keys add without carries while every exponent sum stays below ``radix``: D + 1 for the
+    homogeneous blocks (|gamma| + |delta| = D), 2D + 1 for the residual's full matrix."""
+    if radix ** m >= 2**62:
+        raise OverflowError(f"mixed-radix keys (D+1)^m = {radix}^{m} overflow int64")
+    weights = np.array([radix**e for e in range(m)], dtype=np.int64)
+    fact = np.ones(D + 1, dtype=np.int64)
+    for i in range(1, D + 1):
+        fact[i] = fact[i - 1] * i % p
+    per = []
+    for f in F:
+        ex = np.array(f.monoms(), dtype=np.int64).reshape(-1, m)
+        co = np.array(f.coeffs(), dtype=np.int64)
+        val = co % p
+        for e in range(m):
+            val = val * fact[ex[:, e]] % p
+        per.append((ex @ weights, val))
+    keys = np.unique(np.concatenate([k for k, _ in per])) if per else np.zeros(0, np.int64)
+    values = np.zeros((keys.size, len(F)), dtype=np.int64)
+    for c, (k, v) in enumerate(per):
+        values[np.searchsorted(keys, k), c] = v
+    return keys, values
+
+
+def degree_keys(k: int, m: int, radix: int) -> np.ndarray:
+    """Sorted keys of the exponents of degree k in m variables (base ``radix`` > k)."""
+    unit = np.array([radix**e for e in range(m)], dtype=np.int64)
+    keys = np.zeros(1, dtype=np.int64)
+    for _ in range(k):
+        keys = np.unique((keys[:, None] + unit[None, :]).ravel())
+    return keys
+
+
+def keys_up_to(D: int, m: int, radix: int) -> np.ndarray:
+    """Sorted keys of the exponents of degree <= D in m variables."""
+    return np.unique(np.concatenate([degree_keys(k, m, radix) for k in range(D + 1)]))
+
+
+def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
+                  col_keys: np.ndarray) -> np.ndarray:
+    """float64 matrix H[g, (q, c)] = values[alpha, c] where key(alpha) = row_keys[g] +
+    col_keys[q] (0 where alpha is not a monomial of F): integer residues."""
+    d = values.shape[1]
+    nr, nc = row_keys.size, col_keys.size
+    out = np.zeros((nr, nc * d), dtype=np.float64)
+    if nr == 0 or nc == 0 or keys.size == 0:
+        return out
+    step = max(1, CHUNK_CELLS // max(1, nc))
+    vals = np.vstack([values.astype(np.float64), np.zeros((1, d))])  # last row: absent
+    top = int(row_keys[-1] + col_keys[-1]) + 1
+    table = None
+    if top <= DENSE_TABLE:  # key -> row of vals by one gather
+        table = np.full(top, keys.size, dtype=np.int64)
+        inside = keys < top
+        table[keys[inside]] = np.nonzero(inside)[0]
+    for r0 in range(0, nr, step):
+        grid = row_keys[r0:r0 + step, None] + col_keys[None, :]
+        if table is not None:
+            idx = table[grid]
+        else:
+            idx = np.minimum(np.searchsorted(keys, grid), keys.size - 1)
+            idx[keys[idx] != grid] = keys.size
+        block = vals[idx]  # (rows, nc, d)
+        out[r0:r0 + step] = block.reshape(block.shape[0], nc * d)
+    return out

@@ -1,0 +1,128 @@
+"""The catalecticant strategy: equal to the grid strategies (block by block) where both
+sides have at least width positions, independent of N there, refused elsewhere."""
+
+import numpy as np
+import pytest
+
+from seprank import measure
+from seprank.algebra.domains import ModP
+from seprank.errors import ConfigError
+from seprank.nets import LinearSelfAttention
+
+
+def _blocks(m):
+    return {b["degree"]: b["rank"] for b in m.blocks}
+
+
+@pytest.mark.parametrize("L,d,H,N", [(2, 2, 1, 4), (3, 2, 1, 4), (2, 3, 1, 6), (2, 2, 2, 4)])
+def test_equal_to_graded_block_by_block(L, d, H, N):
+    net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
+    c = measure(net, strategy="catalecticant")
+    g = measure(net, strategy="graded")
+    assert c.strategy == "catalecticant" and g.strategy == "graded"
+    assert c.rank == g.rank
+    assert _blocks(c) == {k: r for k, r in _blocks(g).items() if r}
+    for b in c.blocks:  # the proved bound is beside the rank, never above it
+        assert b["rank"] <= b["bound"] and len(b["shape"]) == 2 and b["seconds"] >= 0
+
+
+def test_equal_to_graded_two_heads_width_four():  # about 2 s
+    net = LinearSelfAttention(depth=2, width=4, heads=2, seq_len=8)
+    c = measure(net, strategy="catalecticant")
+    assert _blocks(c) == {k: r for k, r in _blocks(measure(net, strategy="graded")).items() if r}
+
+
+def test_residual_full_matrix_equal_to_direct():
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True)
+    c = measure(net, strategy="catalecticant")
+    assert len(c.blocks) == 1 and c.blocks[0]["degree"] is None
+    assert c.rank == measure(net, strategy="direct").rank == 18  # residual bound 20
+
+
+def test_query_on_side_B_same_rank():
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    a = measure(net, (0, 1), strategy="catalecticant")
+    b = measure(net, (2, 3), strategy="catalecticant")
+    assert a.rank == b.rank == measure(net, (2, 3), strategy="graded").rank
+    assert _blocks(b) == {k: r for k, r in _blocks(measure(net, (2, 3), strategy="graded"))
+                          .items() if r}
+
+
+@pytest.mark.parametrize("L,d,H", [(2, 2, 1), (2, 3, 1)])
+def test_independent_of_seq_len(L, d, H):
+    ranks = []
+    for N in (2 * d, 2 * d + 2):
+        ranks.append(_blocks(measure(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N),
+                                     strategy="catalecticant")))
+    assert ranks[0] == ranks[1]
+    # and the grid agrees at the larger N
+    g = measure(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=2 * d + 2))
+    assert {k: r for k, r in _blocks(g).items() if r} == ranks[1]
+
+
+@pytest.mark.parametrize("N,A", [(2, (0,)), (4, (0,)), (4, (0, 1, 2))])
+def test_refuses_a_side_with_fewer_than_width_positions(N, A):
+    d = 2 if N == 2 else 3
+    with pytest.raises(ConfigError, match="at least width"):
+        measure(LinearSelfAttention(depth=2, width=d, seq_len=N), A, strategy="catalecticant")
+
+
+def test_refusal_is_needed_the_reduction_fails_with_short_sides():
+    """(L2, d3, N4, A={0}): the grid gives 39, the coefficient matrices (whose ranks do not
+    depend on N) give 49, the value at N = 6; with sides of one position at d = 2 (N = 2)
+    the grid gives 15 against 18. The balanced (L2, d3, N4) (two positions a side, d - 1)
+    happens to give 49 both ways: the hypothesis is sufficient, not necessary."""
+    for d, N, A, grid in [(3, 4, (0,), 39), (2, 2, (0,), 15)]:
+        net = LinearSelfAttention(depth=2, width=d, seq_len=N)
+        assert measure(net, A, strategy="graded").rank == grid
+        big = LinearSelfAttention(depth=2, width=d, seq_len=2 * d)
+        assert measure(big, strategy="catalecticant").rank == {3: 49, 2: 18}[d] > grid
+
+
+def test_refuses_other_methods_and_small_primes():
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    with pytest.raises(ConfigError, match="modular"):
+        measure(net, method="float", strategy="catalecticant")
+    with pytest.raises(ConfigError, match="modular"):
+        measure(LinearSelfAttention(depth=1, width=1, seq_len=2), method="symbolic",
+                strategy="catalecticant")
+    with pytest.raises(ConfigError, match="prime > D"):
+        measure(net, prime=3, strategy="catalecticant")
+
+
+def test_labels_weights_only():
+    m = measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy="catalecticant")
+    assert m.saturated and m.sampler == "coefficients"
+    assert m.saturation_bound == pytest.approx(18 * 2 * 8 / m.prime)  # rank = bound here
+    assert all(b["saturated"] for b in m.blocks)
+    assert "lower bound" in m.certified
+    w = LinearSelfAttention(depth=2, width=2, seq_len=4).init(np.random.default_rng(0),
+                                                             ModP(m.prime))
+    given = measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy="catalecticant",
+                    weights={k: v for k, v in w.items()})
+    assert given.rank == 18 and not given.saturated and given.saturation_bound is None
+
+
+
+def test_cli_strategy_catalecticant(capsys):
+    import json
+
+    from seprank.cli import main
+
+    assert main(["measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--strategy",
+                 "catalecticant", "--json"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["rank"] == 18 and out["strategy"] == "catalecticant"
+    assert [b["rank"] for b in out["blocks"]] == [2, 6, 6, 3, 1]
+    assert all({"degree", "rank", "shape", "bound", "seconds"} <= set(b) for b in out["blocks"])
+    assert main(["measure", "--depth", "2", "--width", "3", "--seq-len", "4", "--partition",
+                 "0", "--strategy", "catalecticant"]) == 2  # fmt: skip
+    assert "at least width" in capsys.readouterr().err
+
+
+def test_other_query_position_and_output_coordinate():
+    net = LinearSelfAttention(depth=2, width=3, seq_len=6, query_position=4, output_coord=2)
+    c = measure(net, (0, 1, 2), strategy="catalecticant")
+    g = measure(net, (0, 1, 2), strategy="graded")
+    assert c.catalecticant["query_side"] == "B"
+    assert _blocks(c) == {k: r for k, r in _blocks(g).items() if r}
