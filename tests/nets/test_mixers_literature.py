@@ -32,7 +32,7 @@ def rank(net, A):
 
 @dataclass(frozen=True)
 class SSMInteraction:
-    """The interaction tensor of a linear s4 (N positions, d channels, state n) as a 4-linear form."""
+    """The interaction tensor of a linear s4 (N positions, d channels, state n), 4-linear."""
 
     positions: int
     channels: int
@@ -80,8 +80,12 @@ class AttentionInteraction:
 
     def init(self, rng, domain):
         H, N, d = self.heads, self.positions, self.channels
-        return {"Wq": domain.random(rng, (H, N, N)), "Wk": domain.random(rng, (H, N, N)),
-                "Wv": domain.random(rng, (H, d, d)), "Wo": domain.random(rng, (H, d, d))}  # fmt: skip
+        return {
+            "Wq": domain.random(rng, (H, N, N)),
+            "Wk": domain.random(rng, (H, N, N)),
+            "Wv": domain.random(rng, (H, d, d)),
+            "Wo": domain.random(rng, (H, d, d)),
+        }
 
     def apply(self, params, X, domain):
         N, d = self.positions, self.channels
