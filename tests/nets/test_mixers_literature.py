@@ -9,7 +9,9 @@
   for a linear SSM, W[i, j] = K_{i-j} = C A^(i-j) B, so the rank is the lag span k
   (= min(n, N, d^2) for generic weights, Cayley-Hamilton); for H heads of linear attention
   whose queries and keys read positional encodings, W[i, j] = sum_h s_h(i, j) W^O_h W^V_h,
-  so the rank is <= H. Hence W_ssm = W_attn needs H >= k (the necessity half).
+  so the rank is <= H. Hence W_ssm = W_attn needs H >= k (the necessity half); and
+  k = n heads built from the Cayley-Hamilton coefficients of A reproduce W_ssm exactly
+  (the sufficiency half, when the lag span is n).
 - Cohen-Karlik et al. 2025 (arXiv 2502.02209) [V abstract]: S6 expresses high-degree
   polynomials with fewer layers than linear attention: total degree and separation rank at
   equal depth and (nearly) equal parameters.
@@ -21,6 +23,8 @@ import numpy as np
 import pytest
 
 from seprank import measure
+from seprank.algebra.domains import ModP
+from seprank.engine.evaluate import evaluate
 from seprank.nets import S4, S6, LinearAttention
 
 
@@ -137,3 +141,44 @@ def test_s6_against_linear_attention_at_equal_depth():
     assert rank(s6[0], (0, 2)) == 6 and rank(la[0], (0, 2)) == 3
     assert rank(s6[0], (0, 1)) == rank(la[0], (0, 1)) == 3
     assert rank(s6[1], (0, 1)) == 182 and rank(la[1], (0, 1)) == 18
+
+
+def _lag_coefficients(A, N):
+    """c[l, h] with A^l = sum_{h<n} c[l, h] A^h for l < N (x^l mod the characteristic
+    polynomial, monic with integer coefficients: Cayley-Hamilton)."""
+    sympy = pytest.importorskip("sympy")
+    n = A.shape[0]
+    p = [int(v) for v in sympy.Matrix(A.tolist()).charpoly().all_coeffs()]  # x^n + ...
+    r, out = [1] + [0] * (n - 1), []
+    for _ in range(N):
+        out.append(r)
+        top = r[-1]  # x * r has x^n coefficient top: replace x^n by -(p[1] x^(n-1) + ...)
+        r = [0] + r[:-1]
+        r = [r[h] - top * p[n - h] for h in range(n)]
+    return np.array(out, dtype=object)
+
+
+def test_k_positional_heads_reproduce_an_ssm_of_lag_span_k():
+    """[D] the sufficiency half, in this setting: with k = n heads, scores s_h(i, j) =
+    c[i - j, h] (j <= i) and W^O_h W^V_h = C A^h B, the attention interaction tensor equals
+    the linear SSM's (checked at random points over GF(p), exact integer weights)."""
+    N, d, n = 4, 2, 3
+    F, rng = ModP(), np.random.default_rng(5)
+    ssm = SSMInteraction(N, d, n)
+    ps = ssm.init(rng, F)
+    A, B, C = (np.asarray(ps[w][0], dtype=object) for w in ("A", "B", "C"))
+    c = _lag_coefficients(A, N)
+    lag = np.subtract.outer(np.arange(N), np.arange(N))
+    heads = AttentionInteraction(N, d, n)
+    pa = {"Wq": np.array([np.eye(N, dtype=np.int64)] * n, dtype=object),
+          "Wk": np.array([np.where(lag >= 0, c[np.maximum(lag, 0), h], 0) for h in range(n)]),
+          "Wv": np.array([np.eye(d, dtype=np.int64)] * n, dtype=object),
+          "Wo": np.array([C.dot(np.linalg.matrix_power(A, h)).dot(B) for h in range(n)])}
+    ints = {k: np.asarray(v.astype(object) % F.p, dtype=np.int64) for k, v in pa.items()}
+    X = F.random(rng, (6, 4, ssm.width))
+    want = np.asarray(evaluate(ssm, ps, X, F))
+    assert np.any(want != 0)
+    assert np.array_equal(want, np.asarray(evaluate(heads, {k: F.wrap(v) for k, v in ints.items()},
+                                                    X, F)))  # fmt: skip
+    m = measure(heads, CUT, weights=ints)  # the constructed heads: rank k (n - 1 heads: n - 1)
+    assert m.saturated and m.rank == n
