@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_int
-from seprank.nets.sequence_common import check_readout
+from seprank.nets.sequence_common import check_readout, derived_bound
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,12 @@ class Hyena:
         """Non-embedding parameter count: W^Q, W^K, W^V, W^O (d x d) and the filter (d x N)
         per layer."""
         return (4 * self.width**2 + self.width * self.seq_len) * self.depth
+
+    def known_bound(self, partition) -> dict:
+        """[D] depth 1: sep <= d + 1 for every partition."""
+        return derived_bound(self.width + 1 if self.depth == 1 else None,
+                             "one hyena layer: the side without the query enters through "
+                             "d channel sums, sep <= width + 1 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         L, d, N = self.depth, self.width, self.seq_len

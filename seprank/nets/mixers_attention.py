@@ -24,11 +24,13 @@ tests/nets/test_mixers.py):
 - [D] non-causal linear attention with the identity map is the paper's network
   (LinearSelfAttention without residual): the same weights (same names, shapes and draw
   order) give the same values, hence the same ranks.
-- [D] one causal layer, prefix/suffix partition (A = the first positions, query in B):
-  f = sum_h <q_i (x) G_h(x_B), S_A w_h> + g(x_B), where S_A = sum_{j in A} (decay) k_j v_j^T
-  and w_h = the row output_coord of W^O_h: A enters only through the d_a numbers
-  (S_A w_h)_a per head, so sep <= H d_a + 1 = width + 1, for linear attention, retention
-  and gla alike (gla's gate product over B multiplies coordinates, it does not mix them).
+- [D] one layer, the query in B: f = sum_h <phi(q_i) (x) G_h(x_B), S_A w_h> + g(x_B), where
+  S_A = sum_{j in A} (decay) phi(k_j) v_j^T and w_h = the row output_coord of W^O_h: A
+  enters only through the d_a numbers (S_A w_h)_a per head, so sep <= H d_a + 1 =
+  width + 1. For linear attention (causal or not, either phi) and retention (the decay is
+  a constant) this holds for every partition (swap A and B when the query is in A); for
+  gla when A is a prefix (the gate product then runs over B only and scales coordinates,
+  it does not mix them). ``known_bound`` states these bounds.
 - [D] causal linear attention with the identity map equals retention with gamma = 1.
 """
 
@@ -41,7 +43,13 @@ import numpy as np
 
 from seprank.errors import ConfigError
 from seprank.nets.base import check_flag, check_int
-from seprank.nets.sequence_common import check_choice, check_readout, gated_degrees
+from seprank.nets.sequence_common import (
+    check_choice,
+    check_readout,
+    derived_bound,
+    gated_degrees,
+    prefix_without_query,
+)
 
 FEATURES = ("identity", "square")
 
@@ -116,6 +124,13 @@ class LinearAttention:
         """Non-embedding parameter count: 4 d^2 per layer (W^Q, W^K, W^V, W^O)."""
         return 4 * self.width**2 * self.depth
 
+    def known_bound(self, partition) -> dict:
+        """[D] depth 1: the side without the query enters through H d_a numbers, sep <= d + 1
+        (module docstring), for every partition."""
+        return derived_bound(self.width + 1 if self.depth == 1 else None,
+                             "one linear-attention layer: the side without the query "
+                             "enters through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+
     def init(self, rng, domain) -> dict:
         return _qkv_weights(self, rng, domain)
 
@@ -187,6 +202,13 @@ class Retention:
         """Non-embedding parameter count: 4 d^2 per layer (the decays are fixed constants)."""
         return 4 * self.width**2 * self.depth
 
+    def known_bound(self, partition) -> dict:
+        """[D] depth 1: the decay gamma^(i-j) is a constant, so the side without the query
+        enters through H d_a numbers: sep <= d + 1 for every partition."""
+        return derived_bound(self.width + 1 if self.depth == 1 else None,
+                             "one retention layer: the side without the query enters "
+                             "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+
     def init(self, rng, domain) -> dict:
         return _qkv_weights(self, rng, domain)
 
@@ -236,6 +258,15 @@ class GLA:
     def parameters(self) -> int:
         """Non-embedding parameter count: 4 d^2 + d^2 / H (the gates) per layer."""
         return (4 * self.width**2 + self.width**2 // self.heads) * self.depth
+
+    def known_bound(self, partition) -> dict:
+        """[D] depth 1, one side a prefix without the query: the gate product over the
+        other side scales coordinates, so sep <= d + 1; other partitions: none known (a
+        gate between two positions of one side can read the other side)."""
+        ok = self.depth == 1 and prefix_without_query(partition, self.seq_len, self.query)
+        return derived_bound(self.width + 1 if ok else None,
+                             "one gla layer, prefix/suffix partition: the prefix enters "
+                             "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         p = _qkv_weights(self, rng, domain)

@@ -10,7 +10,7 @@ import inspect
 import numpy as np
 import pytest
 
-from seprank import measure
+from seprank import certify, measure, upper_bound
 from seprank.algebra.domains import ModP
 from seprank.algebra.vandermonde import interpolate
 from seprank.cli import main
@@ -257,3 +257,31 @@ def test_mixers_are_written_without_domain_operations():
         src = inspect.getsource(mod)
         calls = {w.split("(")[0] for w in src.split("domain.")[1:]}
         assert calls == {"random"}, (mod.__name__, calls)
+
+
+@pytest.mark.parametrize("net, A, bound", [
+    (S4(2, 2, state=2, seq_len=4), (0, 2), 2),
+    (S4(1, 2, state=2, seq_len=4, product=True), (1,), 2),
+    (Hyena(1, 2, seq_len=4), (0, 2), 3),
+    (S6(1, 2, state=2, seq_len=4), (0, 1), 3),
+    (GLA(1, 2, seq_len=4), (2, 3), 3),
+    (LinearAttention(1, 2, seq_len=4, causal=True, feature="square"), (1, 3), 3),
+    (LinearAttention(1, 2, seq_len=4), (0, 3), 3),
+    (Retention(1, 2, seq_len=4, gamma_num=(2,), gamma_den=3), (0, 2), 3),
+])  # fmt: skip
+def test_derived_bounds_certify_exact(net, A, bound):
+    """[D] the known_bound of each mixer is met: certify says 'exact, proved'."""
+    c = certify(net, A)
+    assert c.upper == bound and c.lower == bound and c.status == "exact, proved"
+
+
+def test_derived_bounds_stop_where_the_argument_stops():
+    """[D] no bound is claimed beyond the derivation, and the measurement shows why: gla and
+    s6 on the interleaved partition exceed width + 1 and state + 1 (a gate between two
+    positions of one side reads the other side); deeper layers have none."""
+    for net in (GLA(1, 2, seq_len=4), S6(1, 2, state=2, seq_len=4), Hyena(2, 2),
+                S4(2, 2, product=True), LinearAttention(2, 2), MLPMixer(1, 2)):  # fmt: skip
+        with pytest.raises(ConfigError, match="no proved upper bound"):
+            upper_bound(net, (0, 2))
+    assert rank(GLA(1, 2, seq_len=4), (0, 2)) == 7 > 3
+    assert rank(S6(1, 2, state=2, seq_len=4), (0, 2)) == 6 > 3
