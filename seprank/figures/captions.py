@@ -61,6 +61,15 @@ OTHER = {
         "the width stops adding rank exactly at the embedding rank. Expectation: Wies, Levine, "
         "Jannai, Shashua, ICML 2021 (recalled, not read in the primary text).",
         "python -m seprank.figures.vocab_bottleneck (about 10 s)"),
+    "mixers_compare": (
+        "The sequence mixers side by side (issue 25, docs/mixers.md): log10 of the exact "
+        "separation rank (GF(p), saturated; hollow: a lower bound) against depth, N = 4, one "
+        "line per mixer, at matched non-embedding parameters per layer (small ~16, large "
+        "~36; the CSV's params_per_layer), balanced A = {0, 2} and prefix A = {0, 1}. Linear "
+        "attention and retention coincide on the balanced partition. A mixer's line ends "
+        "where a row did not finish within 20 s or took over 5 s (the CSV's `stopped` column). "
+        "mixers_params.png: the same ranks against the parameter count.",
+        "python -m experiments.mixers_compare (about 4.5 min; `--plot-only` redraws)"),
 }
 
 

@@ -20,7 +20,11 @@ from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.convac import ConvACDeep, ConvACShallow
 from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.nets.gnn import GNN
+from seprank.nets.hyena import Hyena
+from seprank.nets.mixers_attention import GLA, LinearAttention, Retention
+from seprank.nets.mlp_mixer import MLPMixer
 from seprank.nets.rac import RAC
+from seprank.nets.ssm import S4, S6
 from seprank.nets.tensor_network import MPS
 
 #: name -> architecture class (one file per family in seprank/nets/).
@@ -33,6 +37,13 @@ ARCHITECTURES = {
     "mps": MPS,
     "rac": RAC,
     "gnn": GNN,
+    "linear-attention": LinearAttention,
+    "retention": Retention,
+    "gla": GLA,
+    "s6": S6,
+    "s4": S4,
+    "hyena": Hyena,
+    "mixer": MLPMixer,
 }
 #: The entry-point group an installed package registers its architectures in.
 ENTRY_POINT_GROUP = "seprank.architectures"

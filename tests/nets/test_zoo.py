@@ -137,6 +137,13 @@ def test_registry_builds_every_architecture_from_strings():
         "mps": ["seq_len=6", "phys_dim=2", "bond=2", "periodic=1"],
         "rac": ["seq_len=4", "in_dim=2", "hidden=3", "depth=2"],
         "gnn": ["edges=0-1,1-2,2-3", "depth=2", "width=2", "target=none"],
+        "linear-attention": ["depth=1", "width=2", "causal=1", "feature=square"],
+        "retention": ["depth=1", "width=2", "heads=2", "gamma_num=1,3", "gamma_den=4"],
+        "gla": ["depth=1", "width=2", "query_position=2"],
+        "s6": ["depth=1", "width=2", "state=3"],
+        "s4": ["depth=1", "width=2", "state=3", "product=1"],
+        "hyena": ["depth=2", "width=2", "seq_len=6"],
+        "mixer": ["depth=1", "width=2", "token_hidden=3", "channel_hidden=none"],
     }
     assert set(given) == set(ARCHITECTURES)
     for name, pairs in given.items():

@@ -1,0 +1,237 @@
+"""The sequence mixers side by side: exact separation rank against depth at matched
+non-embedding parameter counts (issue 25, item 2, scaled down).
+
+Run from the repository root::
+
+    python -m experiments.mixers_compare                 # the committed CSV and figure
+    python -m experiments.mixers_compare --depths 4 --row-seconds 600   # further
+
+For every mixer at two sizes ("small", about 16 non-embedding parameters per layer, and
+"large", about 36; the per-layer counts are matched, so every depth is matched too: see
+SIZES and the ``params_per_layer`` column), depths 1.. ``--depths`` on N = 4 positions,
+the exact separation rank for the balanced interleaved partition A = {0, 2} and for the
+prefix/suffix (start-end) partition A = {0, 1}. The read-out is the last position for the
+causal mixers, position 0 for the mixer (not causal). Each row is labelled ``exact``
+(saturated: equal to the separation rank of this integer-weight network except with
+probability <= ``saturation_bound``, Schwartz-Zippel) or ``lower bound`` (the sample cap
+was hit), with its time. A mixer stops going deeper once a row took more than
+``--row-seconds`` (the next depth would be many times slower) or was not exact, or when a
+row does not finish within ``--timeout`` seconds (run in a child process, terminated);
+the ``stopped`` column of its last row says which.
+
+Output: ``paper_figures/mixers_compare.csv`` and ``mixers_compare.png/.pdf`` (log10 sep
+against depth, one line per mixer; one panel per partition and size) and
+``mixers_params.png/.pdf`` (log10 sep against total parameter count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import multiprocessing
+import time
+from pathlib import Path
+from queue import Empty
+
+from seprank import measure
+from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
+
+N = 4
+PARTITIONS = {"balanced": (0, 2), "prefix": (0, 1)}
+#: mixer -> size -> builder of a depth-L network (about 16 / 36 parameters per layer).
+SIZES = {
+    "linear-attention": {"small": lambda L: LinearAttention(L, 2, seq_len=N, causal=True),
+                         "large": lambda L: LinearAttention(L, 3, seq_len=N, causal=True)},
+    "retention": {"small": lambda L: Retention(L, 2, seq_len=N, gamma_num=(1,), gamma_den=2),
+                  "large": lambda L: Retention(L, 3, seq_len=N, gamma_num=(1,), gamma_den=2)},
+    "gla": {"small": lambda L: GLA(L, 2, seq_len=N), "large": lambda L: GLA(L, 3, seq_len=N)},
+    "s6": {"small": lambda L: S6(L, 2, state=2, seq_len=N),
+           "large": lambda L: S6(L, 3, state=4, seq_len=N)},
+    "s4": {"small": lambda L: S4(L, 2, state=2, seq_len=N),
+           "large": lambda L: S4(L, 3, state=3, seq_len=N)},
+    "s4-product": {"small": lambda L: S4(L, 2, state=2, seq_len=N, product=True),
+                   "large": lambda L: S4(L, 3, state=3, seq_len=N, product=True)},
+    "hyena": {"small": lambda L: Hyena(L, 2, seq_len=N), "large": lambda L: Hyena(L, 3, seq_len=N)},
+    "mixer": {"small": lambda L: MLPMixer(L, 2, seq_len=N, token_hidden=1, channel_hidden=2),
+              "large": lambda L: MLPMixer(L, 3, seq_len=N, token_hidden=3, channel_hidden=2)},
+}  # fmt: skip
+FIELDS = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
+          "degree", "homogeneous", "rank", "label", "saturation_bound", "strategy", "seconds",
+          "stopped"]  # fmt: skip
+
+
+def row_of(mixer, size, net, part, rank, saturated, bound, strategy, seconds) -> dict:
+    label = "exact" if saturated else "lower bound"
+    return {"mixer": mixer, "size": size, "config": repr(net),
+            "params_per_layer": net.parameters() // net.depth, "params": net.parameters(),
+            "depth": net.depth, "partition": part, "A": " ".join(map(str, PARTITIONS[part])),
+            "degree": net.degree, "homogeneous": int(net.homogeneous), "rank": rank,
+            "label": label, "saturation_bound": f"{bound:.2g}" if bound is not None else "",
+            "strategy": strategy,
+            "seconds": round(seconds, 3), "stopped": ""}  # fmt: skip
+
+
+def _measure_child(net, A, max_samples, queue) -> None:
+    t = time.perf_counter()
+    m = measure(net, A, max_samples=max_samples)
+    queue.put((m.rank, m.saturated, m.saturation_bound, m.strategy, time.perf_counter() - t))
+
+
+def measure_with_timeout(net, A, max_samples: int, timeout: float):
+    """(rank, saturated, bound, strategy, seconds) of one measurement in a child process,
+    or None if it ran past ``timeout`` seconds (the child is then terminated)."""
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_measure_child, args=(net, A, max_samples, queue))
+    proc.start()
+    try:
+        return queue.get(timeout=timeout)
+    except Empty:
+        return None
+    finally:
+        if proc.is_alive():
+            proc.terminate()
+        proc.join()
+
+
+def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixers,
+        sizes) -> list[dict]:  # fmt: skip
+    rows = []
+    for mixer in mixers:
+        for size in sizes:
+            for L in range(1, depths + 1):
+                net, stop, last = SIZES[mixer][size](L), "", []
+                for part, A in PARTITIONS.items():
+                    got = measure_with_timeout(net, A, max_samples, timeout)
+                    if got is None:
+                        stop = f"depth {L}, {part}: not finished within {timeout:g} s"
+                        break
+                    last.append(row_of(mixer, size, net, part, *got))
+                    print(f"{mixer:17s} {size:5s} L={L} {part:8s} rank={got[0]:<7d} "
+                          f"{last[-1]['label']:11s} {got[4]:7.2f}s", flush=True)
+                    if got[4] > row_seconds or not got[1]:
+                        stop = (f"depth {L + 1} not run: depth {L} took {got[4]:.0f} s (more "
+                                f"than {row_seconds:g} s) or was not exact")  # fmt: skip
+                rows += last
+                if stop and (L < depths or "within" in stop):
+                    if last:
+                        last[-1]["stopped"] = stop
+                    else:
+                        rows[-1]["stopped"] = stop
+                    print(f"{mixer:17s} {size:5s} stopped: {stop}", flush=True)
+                    break
+    return rows
+
+
+def write_csv(rows, path: Path) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
+    """One line per mixer; a lower-bound point is drawn hollow."""
+    for mx in colour:
+        pts = sorted((r for r in rows if r["mixer"] == mx), key=lambda r: int(r[x]))
+        if not pts:
+            continue
+        xs, ys = [int(r[x]) for r in pts], [math.log10(int(r["rank"])) for r in pts]
+        ax.plot(xs, ys, line, color=colour[mx], marker=marker[mx], label=mx if label else None)
+        low = [(u, v) for u, v, r in zip(xs, ys, pts) if r["label"] != "exact"]
+        if low:
+            ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=11,
+                    markerfacecolor="white", color=colour[mx])  # fmt: skip
+
+
+def plot(rows, out: Path) -> None:
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from seprank.figures.style import COLORS, apply_style
+
+    apply_style()
+    mixers = list(dict.fromkeys(r["mixer"] for r in rows))
+    palette = COLORS + ["#999999"]
+    colour = {m: palette[i % len(palette)] for i, m in enumerate(mixers)}
+    marker = {m: "osD^vP*X"[i % 8] for i, m in enumerate(mixers)}
+    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    depths = sorted({int(r["depth"]) for r in rows})
+    for i, size in enumerate(("small", "large")):
+        for j, part in enumerate(PARTITIONS):
+            ax = axes[i][j]
+            sel = [r for r in rows if r["size"] == size and r["partition"] == part]
+            _series(ax, sel, "depth", colour, marker)
+            ax.set_xticks(depths)
+            ax.set(title=f"{size} (~{16 if size == 'small' else 36} parameters/layer), {part} "
+                   f"A = {{{', '.join(map(str, PARTITIONS[part]))}}}", xlabel="depth L",
+                   ylabel="log10 separation rank")  # fmt: skip
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8,
+               title="hollow: lower bound only (not saturated)", title_fontsize=8)  # fmt: skip
+    fig.suptitle(f"Sequence mixers, N = {N}: exact separation rank (GF(p)) vs depth, "
+                 "matched parameters per layer")  # fmt: skip
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.savefig(out / "mixers_compare.png")
+    fig.savefig(out / "mixers_compare.pdf", metadata={"CreationDate": None})
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5.4))
+    for ax, part in zip(axes, PARTITIONS):
+        for size, line in (("small", "-"), ("large", "--")):
+            sel = [r for r in rows if r["partition"] == part and r["size"] == size]
+            _series(ax, sel, "params", colour, marker, line, label=size == "small")
+        ax.set(xscale="log", xlabel="non-embedding parameters (depths 1, 2, 3 along a line)",
+               ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
+        ax.set_xticks([10, 20, 50, 100])
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=8, fontsize=8,
+               title="solid: small (~16 parameters/layer), dashed: large (~36)",
+               title_fontsize=8)  # fmt: skip
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(out / "mixers_params.png")
+    fig.savefig(out / "mixers_params.pdf", metadata={"CreationDate": None})
+    plt.close(fig)
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depths", type=int, default=3, help="deepest L tried (default 3)")
+    ap.add_argument("--row-seconds", type=float, default=5.0,
+                    help="stop a mixer's depths after a row slower than this (default 5)")
+    ap.add_argument("--timeout", type=float, default=20.0,
+                    help="seconds one row may run before the mixer stops there (default 20)")
+    ap.add_argument("--max-samples", type=int, default=4000,
+                    help="sample cap per side; a capped row is a lower bound (default 4000)")
+    ap.add_argument("--mixers", default=",".join(SIZES), help="comma list (default: all)")
+    ap.add_argument("--sizes", default="small,large", help="comma list of small, large")
+    ap.add_argument("--out", default="paper_figures", help="output folder")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="redraw the figures from the CSV in --out, measure nothing")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.plot_only:
+        plot(read_csv(out / "mixers_compare.csv"), out)
+        return 0
+    t = time.perf_counter()
+    rows = run(args.depths, args.row_seconds, args.timeout, args.max_samples,
+               args.mixers.split(","), args.sizes.split(","))  # fmt: skip
+    write_csv(rows, out / "mixers_compare.csv")
+    plot(rows, out)
+    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {out}/mixers_compare.csv")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

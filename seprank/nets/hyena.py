@@ -1,0 +1,87 @@
+"""The order-2 Hyena operator (Poli et al. 2023), stacked, in plain numpy.
+
+One layer maps y (positions t, channels c) to, with q, k, v = W^Q y, W^K y, W^V y:
+
+    u_t = k_t * q_t,    z_t[c] = sum_{s<=t} h[c, t - s] u_s[c],    y'_t = W^O (v_t * z_t),
+
+a long causal convolution with a free filter h (one tap per channel and lag, N lags)
+between two elementwise gates. Simplifications: Hyena's filters are generated implicitly
+by a small network with positional features and a window, and short convolutions precede
+the gates; here the filter taps are free weights and the short convolutions are dropped
+(they would only enlarge the long filter's family). The read-out is coordinate
+``output_coord`` at ``query_position`` (None: the last).
+
+Facts derived from the definitions [D] (tested in tests/nets/test_mixers.py):
+
+- [D] each layer is homogeneous cubic (q, k, v linear): degree 3^L, homogeneous.
+- [D] one layer, any partition: f = sum_c W^O[p, c] v_i[c] (z_A[c] + z_B[c]) with the
+  query i on one side; the other side enters only through the d sums z_side[c], so
+  sep <= d + 1 for every partition and every N.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from seprank.nets.base import check_int
+from seprank.nets.sequence_common import check_readout, derived_bound
+
+
+@dataclass(frozen=True)
+class Hyena:
+    """Order-2 Hyena: y = W^O (v * (h conv (k * q))), free causal filters, stacked."""
+
+    depth: int = field(metadata={"help": "layers L >= 1"})
+    width: int = field(metadata={"help": "channels d"})
+    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
+    query_position: int | None = field(default=None, metadata={"help": "read-out position "
+                                       "(none: last)"})  # fmt: skip
+    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+
+    def __post_init__(self):
+        check_int("depth", self.depth, 1)
+        check_int("width", self.width, 1)
+        check_int("seq_len", self.seq_len, 2)
+        check_readout(self, True)
+
+    @property
+    def query(self) -> int:
+        return check_readout(self, True)
+
+    @property
+    def degree(self) -> int:
+        return 3**self.depth
+
+    homogeneous = True
+
+    def parameters(self) -> int:
+        """Non-embedding parameter count: W^Q, W^K, W^V, W^O (d x d) and the filter (d x N)
+        per layer."""
+        return (4 * self.width**2 + self.width * self.seq_len) * self.depth
+
+    def known_bound(self, partition) -> dict:
+        """[D] depth 1: sep <= d + 1 for every partition."""
+        return derived_bound(self.width + 1 if self.depth == 1 else None,
+                             "one hyena layer: the side without the query enters through "
+                             "d channel sums, sep <= width + 1 [D]")  # fmt: skip
+
+    def init(self, rng, domain) -> dict:
+        L, d, N = self.depth, self.width, self.seq_len
+        return {"Wq": domain.random(rng, (L, d, d)), "Wk": domain.random(rng, (L, d, d)),
+                "Wv": domain.random(rng, (L, d, d)), "Wo": domain.random(rng, (L, d, d)),
+                "filt": domain.random(rng, (L, d, N))}  # fmt: skip
+
+    def apply(self, params, X, domain):
+        i = self.query
+        Y = X[:, : i + 1]  # causal: later positions never reach the query
+        n = Y.shape[1]
+        lag = np.subtract.outer(np.arange(n), np.arange(n))  # t - s
+        causal = (lag >= 0).astype(np.int64)
+        for layer in range(self.depth):
+            u = (Y @ params["Wk"][layer].T) * (Y @ params["Wq"][layer].T)  # (b, n, d)
+            toeplitz = params["filt"][layer][:, np.maximum(lag, 0)] * causal  # (d, t, s)
+            z = np.einsum("cts,bsc->btc", toeplitz, u)
+            Y = ((Y @ params["Wv"][layer].T) * z) @ params["Wo"][layer].T
+        return Y[:, i, self.output_coord]

@@ -1,0 +1,93 @@
+"""A polynomial MLP-Mixer (Tolstikhin et al. 2021), in plain numpy.
+
+One block maps Y (N positions x d channels) through a token-mixing MLP, then a
+channel-mixing MLP, each a linear map, an elementwise square and a linear map:
+
+    Z = T2 (T1 Y)^2         (T1: N_h x N, T2: N x N_h; mixes positions, per channel)
+    Y' = (Z C1^T)^2 C2^T    (C1: d_h x d, C2: d x d_h; mixes channels, per position)
+
+The square replaces the GELU (so f is a polynomial); the layer norms and the skip
+connections are dropped (so f is homogeneous). The read-out is coordinate
+``output_coord`` at ``query_position`` (default 0; the model is not causal).
+
+Facts derived from the definitions [D] (tested in tests/nets/test_mixers.py):
+
+- [D] each block is homogeneous of degree 4 (two squares of linear maps): 4^L.
+- [D] one block, one hidden token (N_h = 1), one channel (d = 1): Z_t = T2[t] (a + b)^2
+  with a = sum_{s in A} T1[s] x_s and b its B counterpart, so f = c (a + b)^4, whose
+  coefficient matrix over a^k b^(4-k) is anti-diagonal: sep = 5 for every partition
+  (c != 0, generic weights).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from seprank.nets.base import check_int
+from seprank.nets.sequence_common import check_readout
+
+
+@dataclass(frozen=True)
+class MLPMixer:
+    """Polynomial MLP-Mixer: token- and channel-mixing maps with a squaring nonlinearity."""
+
+    depth: int = field(metadata={"help": "blocks L >= 1"})
+    width: int = field(metadata={"help": "channels d"})
+    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
+    token_hidden: int | None = field(default=None, metadata={"help": "token-MLP hidden size "
+                                     "N_h (none: N)"})  # fmt: skip
+    channel_hidden: int | None = field(default=None, metadata={"help": "channel-MLP hidden "
+                                       "size d_h (none: d)"})  # fmt: skip
+    query_position: int | None = field(default=None, metadata={"help": "read-out position "
+                                       "(none: 0)"})  # fmt: skip
+    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+
+    def __post_init__(self):
+        check_int("depth", self.depth, 1)
+        check_int("width", self.width, 1)
+        check_int("seq_len", self.seq_len, 2)
+        for name in ("token_hidden", "channel_hidden"):
+            if getattr(self, name) is not None:
+                check_int(name, getattr(self, name), 1)
+        check_readout(self, False)
+
+    @property
+    def query(self) -> int:
+        return check_readout(self, False)
+
+    @property
+    def hidden(self) -> tuple[int, int]:
+        """(N_h, d_h)."""
+        return (self.token_hidden or self.seq_len, self.channel_hidden or self.width)
+
+    @property
+    def degree(self) -> int:
+        return 4**self.depth
+
+    homogeneous = True
+
+    def parameters(self) -> int:
+        """Parameter count: 2 N N_h + 2 d d_h per block (the token maps scale with N)."""
+        (nh, dh), N, d = self.hidden, self.seq_len, self.width
+        return (2 * N * nh + 2 * d * dh) * self.depth
+
+    def init(self, rng, domain) -> dict:
+        (nh, dh), L, N, d = self.hidden, self.depth, self.seq_len, self.width
+        return {
+            "T1": domain.random(rng, (L, nh, N)),
+            "T2": domain.random(rng, (L, N, nh)),
+            "C1": domain.random(rng, (L, dh, d)),
+            "C2": domain.random(rng, (L, d, dh)),
+        }
+
+    def apply(self, params, X, domain):
+        Y, q = X, self.query
+        for layer in range(self.depth):
+            Z = np.einsum("ms,bsc->bmc", params["T1"][layer], Y) ** 2
+            T2 = params["T2"][layer]
+            rows = T2[q : q + 1] if layer == self.depth - 1 else T2  # only the query is read
+            Z = np.einsum("tm,bmc->btc", rows, Z)
+            Y = ((Z @ params["C1"][layer].T) ** 2) @ params["C2"][layer].T
+        return Y[:, 0, self.output_coord]

@@ -1,0 +1,63 @@
+"""What the sequence mixers (linear attention, retention, gla, s4, s6, hyena, mixer) share:
+the validation of the read-out (position and coordinate) and the degree of a causal
+recurrence, position by position.
+
+Every mixer reads one scalar: coordinate ``output_coord`` of the last layer's output at
+position ``query_position`` (None: the last position for a causal model, 0 otherwise).
+"""
+
+from __future__ import annotations
+
+from seprank.errors import ConfigError
+from seprank.nets.base import check_int
+
+
+def check_readout(net, causal: bool) -> int:
+    """Validate ``net.query_position`` and ``net.output_coord``; the query position."""
+    q = net.query_position
+    if q is not None:
+        check_int("query_position", q, 0)
+        if q >= net.seq_len:
+            raise ConfigError(f"query_position={q} must be < seq_len={net.seq_len}")
+    check_int("output_coord", net.output_coord, 0)
+    if net.output_coord >= net.width:
+        raise ConfigError(f"output_coord={net.output_coord} must be < width={net.width}")
+    if q is None:
+        return net.seq_len - 1 if causal else 0
+    return int(q)
+
+
+def check_choice(name: str, value, choices) -> None:
+    """ConfigError unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ConfigError(f"{name}={value!r} must be one of {', '.join(map(str, choices))}")
+
+
+def gated_degrees(deg: list[int], read: int, gate: int, write: int) -> list[int]:
+    """Top degree at every position i of a gated causal recurrence's output
+    ``out_i = r_i . sum_{j<=i} (prod_{j<t<=i} g_t) w_j`` whose read-out r_i, gate g_t and
+    written term w_j are products of ``read``, ``gate`` and ``write`` linear forms of the
+    layer input (degrees ``deg`` per position): max over j of
+    read*deg[i] + write*deg[j] + gate*sum_{j<t<=i} deg[t]."""
+    out = []
+    for i in range(len(deg)):
+        best = max(write * deg[j] + gate * sum(deg[j + 1 : i + 1]) for j in range(i + 1))
+        out.append(read * deg[i] + best)
+    return out
+
+
+def derived_bound(upper, source: str) -> dict:
+    """A bound derived in the mixer's module docstring [D], in the zoo's ``known_bound``
+    form; ``upper`` None: none known for this partition."""
+    if upper is None:
+        return {"upper": None, "kind": "none known", "tag": "D",
+                "source": "no bound for this depth and partition known to seprank"}  # fmt: skip
+    return {"upper": int(upper), "kind": "upper bound (every weight) [D]", "tag": "D",
+            "source": source}
+
+
+def prefix_without_query(partition, seq_len: int, query: int) -> bool:
+    """Whether one side of the partition is a prefix {0..k-1} not containing the query."""
+    A = tuple(sorted(set(partition)))
+    B = tuple(n for n in range(seq_len) if n not in A)
+    return any(side == tuple(range(len(side))) and query not in side for side in (A, B))
