@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from seprank.algebra.degree import DegreeDomain
 from seprank.algebra.exact_array import ExactArray
 from seprank.engine.evaluate import evaluate
+from seprank.engine.saturation import trace_degree
 from seprank.errors import DomainError
 from seprank.nets.base import input_dim
 from seprank.nets.registry import ARCHITECTURES
@@ -29,21 +29,6 @@ from seprank.nets.registry import ARCHITECTURES
 def needs_check(net) -> bool:
     """Every architecture except the classes seprank ships (whose code is tested)."""
     return type(net) not in set(ARCHITECTURES.values())
-
-
-def traced_degree_or_refuse(net) -> int:
-    """The DegreeArray trace of ``net``'s output (weights and inputs); DomainError saying
-    why when ``apply`` does not run on degree arrays."""
-    dom = DegreeDomain()
-    X = dom.random(None, (1, net.seq_len, input_dim(net)))
-    try:
-        out = evaluate(net, net.init(np.random.default_rng(0), dom), X, dom)
-    except Exception as exc:  # noqa: BLE001 - any failure means: no checkable degree
-        raise DomainError(f"{type(net).__name__}.apply does not run on degree arrays "
-                          f"({type(exc).__name__}: {exc}); seprank cannot bound its degree "
-                          "or check its arithmetic, so it does not measure it exactly "
-                          "(method=float still does)") from None  # fmt: skip
-    return int(np.max(out))
 
 
 def _raw(a):
@@ -65,7 +50,7 @@ def _on_line(w0, w1, t: int, p: int):
 
 def check_arithmetic(net, domain, seed: int) -> int:
     """Run the check of the module docstring over ``domain`` (ModP); return e."""
-    e = traced_degree_or_refuse(net)
+    e = trace_degree(net)  # DomainError when apply does not run on degree arrays
     p = domain.p
     if e + 2 >= p:  # too small a prime to tell degree e from anything
         raise DomainError(f"prime={p} is too small to check the arithmetic of "

@@ -49,7 +49,7 @@ import numpy as np
 from seprank.algebra.degree import DegreeDomain
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine.evaluate import evaluate
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, DomainError
 from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.base import input_dim
 
@@ -84,13 +84,14 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
     return traced_degree(net, random_weights)
 
 
-def traced_degree(net, random_weights: bool = True) -> int | None:
+def trace_degree(net, random_weights: bool = True) -> int:
     """Upper bound on the total degree of ``net``'s output in the random weights (unless
     ``random_weights`` is False) and inputs, found by running its ``apply`` in
-    :class:`~seprank.algebra.degree.DegreeDomain`; None if ``apply`` does not run there.
+    :class:`~seprank.algebra.degree.DegreeDomain`; DomainError saying why when ``apply``
+    does not run there.
 
     >>> from seprank.nets import LinearSelfAttention
-    >>> traced_degree(LinearSelfAttention(depth=2, width=2, seq_len=3))  # 9 + 2 (9 - 1)
+    >>> trace_degree(LinearSelfAttention(depth=2, width=2, seq_len=3))  # 9 + 2 (9 - 1)
     25
     """
     dom = DegreeDomain()
@@ -100,9 +101,22 @@ def traced_degree(net, random_weights: bool = True) -> int | None:
     X = dom.random(None, (1, net.seq_len, input_dim(net)))  # inputs: degree 1
     try:
         out = evaluate(net, params, X, dom)
-    except Exception:  # an architecture that needs real numbers (e.g. softmax), or one that
-        return None  # left polynomial arithmetic: no bound, so no probability label
+    except Exception as exc:  # noqa: BLE001 - any failure means: no checkable degree
+        raise DomainError(f"{type(net).__name__}.apply does not run on degree arrays "
+                          f"({type(exc).__name__}: {exc}); seprank cannot bound its degree "
+                          "or check its arithmetic, so it does not measure it exactly "
+                          "(method=float still does)") from None  # fmt: skip
     return int(np.max(out))
+
+
+def traced_degree(net, random_weights: bool = True) -> int | None:
+    """:func:`trace_degree`, or None when ``apply`` does not run on degree arrays (an
+    architecture that needs real numbers, e.g. softmax, or one that left polynomial
+    arithmetic: no bound, so no probability label)."""
+    try:
+        return trace_degree(net, random_weights)
+    except DomainError:
+        return None
 
 
 def schwartz_zippel_bound(m, e: int) -> float:
