@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_int
-from seprank.nets.sequence_common import check_readout, derived_bound
+from seprank.nets.sequence_common import Readout, check_readout, derived_bound
 
 
 @dataclass(frozen=True)
-class Hyena:
+class Hyena(Readout):
     """Order-2 Hyena: y = W^O (v * (h conv (k * q))), free causal filters, stacked."""
 
     depth: int = field(metadata={"help": "layers L >= 1"})
@@ -46,9 +46,6 @@ class Hyena:
         check_int("seq_len", self.seq_len, 2)
         check_readout(self, True)
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, True)
 
     @property
     def degree(self) -> int:

@@ -44,10 +44,11 @@ import numpy as np
 from seprank.errors import ConfigError
 from seprank.nets.base import check_flag, check_int
 from seprank.nets.sequence_common import (
+    GatedRecurrence,
+    Readout,
     check_choice,
     check_readout,
     derived_bound,
-    gated_degrees,
     prefix_without_query,
 )
 
@@ -91,7 +92,7 @@ def _recurrent_head(q, k, v, gate):
 
 
 @dataclass(frozen=True)
-class LinearAttention:
+class LinearAttention(Readout):
     """Linear attention (causal or not; feature map identity or elementwise square), no residual."""
 
     depth: int = field(metadata={"help": "layers L >= 1"})
@@ -110,9 +111,6 @@ class LinearAttention:
         check_choice("feature", self.feature, FEATURES)
         check_readout(self, bool(self.causal))
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, bool(self.causal))
 
     @property
     def degree(self) -> int:
@@ -157,7 +155,7 @@ class LinearAttention:
 
 
 @dataclass(frozen=True)
-class Retention:
+class Retention(Readout):
     """Retention (RetNet): causal linear attention with a fixed exact per-head decay gamma."""
 
     depth: int = field(metadata={"help": "layers L >= 1"})
@@ -183,9 +181,6 @@ class Retention:
         check_int("gamma_den", self.gamma_den, 1)
         check_readout(self, True)
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, True)
 
     def gammas(self) -> list[Fraction]:
         """The exact decay of every head."""
@@ -222,7 +217,7 @@ class Retention:
 
 
 @dataclass(frozen=True)
-class GLA:
+class GLA(GatedRecurrence):
     """Gated linear attention: causal linear attention with an input-dependent gate W^G y_t."""
 
     depth: int = field(metadata={"help": "layers L >= 1"})
@@ -237,23 +232,7 @@ class GLA:
         _check_heads(self)
         check_readout(self, True)
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, True)
-
-    def position_degrees(self) -> list[int]:
-        """The top degree of the last layer's output at positions 0..query."""
-        deg = [1] * (self.query + 1)
-        for _ in range(self.depth):
-            deg = gated_degrees(deg, read=1, gate=1, write=2)
-        return deg
-
-    @property
-    def degree(self) -> int:
-        """The top degree at the query (the j = 0 key carries i gate factors)."""
-        return self.position_degrees()[self.query]
-
-    homogeneous = False
+    WRITE = 2  # the value times the key
 
     def parameters(self) -> int:
         """Non-embedding parameter count: 4 d^2 + d^2 / H (the gates) per layer."""

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_int
-from seprank.nets.sequence_common import check_readout
+from seprank.nets.sequence_common import Readout, check_readout
 
 
 @dataclass(frozen=True)
-class MLPMixer:
+class MLPMixer(Readout):
     """Polynomial MLP-Mixer: token- and channel-mixing maps with a squaring nonlinearity."""
 
     depth: int = field(metadata={"help": "blocks L >= 1"})
@@ -53,9 +53,7 @@ class MLPMixer:
                 check_int(name, getattr(self, name), 1)
         check_readout(self, False)
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, False)
+    causal = False  # the read-out defaults to position 0
 
     @property
     def hidden(self) -> tuple[int, int]:

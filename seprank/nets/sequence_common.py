@@ -27,6 +27,38 @@ def check_readout(net, causal: bool) -> int:
     return int(q)
 
 
+class Readout:
+    """Mixin: ``query``, the position read (validated): the last position of a causal
+    model (``causal`` true, the default), else 0 unless ``query_position`` says."""
+
+    causal = True
+
+    @property
+    def query(self) -> int:
+        return check_readout(self, bool(self.causal))
+
+
+class GatedRecurrence(Readout):
+    """Mixin: the degree of a gated causal recurrence (:func:`gated_degrees`, one read-out
+    and one gate linear form, ``WRITE`` linear forms in the written term); not
+    homogeneous (the key j carries i - j gate factors)."""
+
+    WRITE = 2
+    homogeneous = False
+
+    def position_degrees(self) -> list[int]:
+        """The top degree of the last layer's output at positions 0..query."""
+        deg = [1] * (self.query + 1)
+        for _ in range(self.depth):
+            deg = gated_degrees(deg, read=1, gate=1, write=self.WRITE)
+        return deg
+
+    @property
+    def degree(self) -> int:
+        """The top degree at the query (the j = 0 key carries i gate factors)."""
+        return self.position_degrees()[self.query]
+
+
 def check_choice(name: str, value, choices) -> None:
     """ConfigError unless ``value`` is one of ``choices``."""
     if value not in choices:

@@ -40,9 +40,10 @@ import numpy as np
 
 from seprank.nets.base import check_flag, check_int
 from seprank.nets.sequence_common import (
+    GatedRecurrence,
+    Readout,
     check_readout,
     derived_bound,
-    gated_degrees,
     prefix_without_query,
 )
 
@@ -55,7 +56,7 @@ def _check_sizes(net) -> None:
 
 
 @dataclass(frozen=True)
-class S6:
+class S6(GatedRecurrence):
     """Selective state space (Mamba's S6) in polynomial form: exp(Delta a) -> 1 + Delta a."""
 
     depth: int = field(metadata={"help": "layers L >= 1"})
@@ -70,22 +71,7 @@ class S6:
         _check_sizes(self)
         check_readout(self, True)
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, True)
-
-    def position_degrees(self) -> list[int]:
-        """The top degree of the last layer's output at positions 0..query."""
-        deg = [1] * (self.query + 1)
-        for _ in range(self.depth):
-            deg = gated_degrees(deg, read=1, gate=1, write=3)
-        return deg
-
-    @property
-    def degree(self) -> int:
-        return self.position_degrees()[self.query]
-
-    homogeneous = False
+    WRITE = 3  # Delta_t, B_t and the input
 
     def parameters(self) -> int:
         """Non-embedding parameter count: W^B, W^C (n x d), w^D (d), a (d x n): 3 d n + d
@@ -122,7 +108,7 @@ class S6:
 
 
 @dataclass(frozen=True)
-class S4:
+class S4(Readout):
     """Time-invariant linear state space (S4-style), optionally with a product read-out."""
 
     depth: int = field(metadata={"help": "layers L >= 1"})
@@ -139,9 +125,6 @@ class S4:
         check_flag("product", self.product)
         check_readout(self, True)
 
-    @property
-    def query(self) -> int:
-        return check_readout(self, True)
 
     @property
     def degree(self) -> int:
