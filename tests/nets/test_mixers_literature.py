@@ -35,12 +35,11 @@ def rank(net, A):
 
 
 @dataclass(frozen=True)
-class SSMInteraction:
-    """The interaction tensor of a linear s4 (N positions, d channels, state n), 4-linear."""
+class _Interaction:
+    """An interaction tensor read as a 4-linear function of four input rows (u, v, a, b)."""
 
     positions: int
     channels: int
-    state: int
     seq_len = 4
     degree = 4
     homogeneous = True
@@ -48,6 +47,13 @@ class SSMInteraction:
     @property
     def width(self):
         return max(self.positions, self.channels)
+
+
+@dataclass(frozen=True)
+class SSMInteraction(_Interaction):
+    """The interaction tensor of a linear s4 (N positions, d channels, state n), 4-linear."""
+
+    state: int
 
     def _s4(self, i=None, c=0):
         return S4(1, self.channels, self.state, self.positions, query_position=i, output_coord=c)
@@ -67,20 +73,11 @@ class SSMInteraction:
 
 
 @dataclass(frozen=True)
-class AttentionInteraction:
+class AttentionInteraction(_Interaction):
     """The interaction tensor of H causal linear-attention heads whose queries and keys read
     positional encodings (one-hot) and whose values read the content."""
 
-    positions: int
-    channels: int
     heads: int
-    seq_len = 4
-    degree = 4
-    homogeneous = True
-
-    @property
-    def width(self):
-        return max(self.positions, self.channels)
 
     def init(self, rng, domain):
         H, N, d = self.heads, self.positions, self.channels
