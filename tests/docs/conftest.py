@@ -1,5 +1,5 @@
-"""The docs/ pages that are executed: every ```python block of a page, in order, in one
-scope, in a scratch folder."""
+"""The docs/ pages that are executed: every code cell (```{code-cell} ipython3, the form
+the documentation build executes) of a page, in order, in one scope, in a scratch folder."""
 
 import re
 from pathlib import Path
@@ -11,11 +11,11 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @pytest.fixture
 def run_page(tmp_path, monkeypatch):
-    """``run_page(name, min_blocks)``: execute docs/NAME's python blocks in tmp_path."""
+    """``run_page(name, min_blocks)``: execute docs/NAME's code cells in tmp_path."""
 
     def run(name: str, min_blocks: int) -> None:
         doc = DOCS / name
-        blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)
+        blocks = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", doc.read_text(), flags=re.S)
         assert len(blocks) >= min_blocks
         monkeypatch.chdir(tmp_path)
         scope: dict = {"__name__": doc.stem}

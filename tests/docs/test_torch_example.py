@@ -1,4 +1,4 @@
-"""docs/torch_example.md is executed here, every python block in order, so it cannot rot."""
+"""docs/torch_example.md is executed here, every code cell in order, so it cannot rot."""
 
 import pytest
 

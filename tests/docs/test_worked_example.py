@@ -1,4 +1,4 @@
-"""docs/worked_example.md is executed here, every python block in order, so it cannot rot."""
+"""docs/worked_example.md is executed here, every code cell in order, so it cannot rot."""
 
 
 def test_worked_example_runs(run_page, tmp_path, capsys):

@@ -427,7 +427,7 @@ def test_transition_runs_through_the_store(tmp_path, capsys):
     assert csv_path.read_bytes() == first
     with Store(db) as s:
         ranks = sorted(r["rank"] for r in s.query())
-    assert ranks == [3, 3, 4, 5, 17, 18, 49]  # L=2, d=2, H=2: 17 < 18, as README reports
+    assert ranks == [3, 3, 4, 5, 17, 18, 49]  # L=2, d=2, H=2: 17 < 18, as docs/results.md reports
 
 
 def test_max_tasks_runs_part_and_a_rerun_the_rest(tmp_path, capsys):

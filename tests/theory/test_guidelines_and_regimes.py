@@ -1,6 +1,6 @@
 """theory/regimes.py and theory/guidelines.py at their limits: defaults used at the
 depth where they bite, thresholds met exactly, and where each search stops. Each test
-kills mutants that the mutation run found surviving (README, "Mutation testing")."""
+kills mutants that the mutation run found surviving (docs/dev/mutation.md)."""
 
 import inspect
 import math
