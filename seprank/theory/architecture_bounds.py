@@ -171,7 +171,7 @@ def _same_function(net, cls) -> bool:
 
 
 def proved_upper_bound(net, partition=None) -> dict:
-    """Architecture's proved upper bound; ``seprank.upper_bound``.
+    """The architecture's proved upper bound (``seprank.upper_bound``).
 
     :func:`architecture_bound`, but refusing a network without one.
 
