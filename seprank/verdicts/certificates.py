@@ -287,6 +287,15 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     ConfigError
         If the partition is invalid, ``upper`` is not a non-negative integer, or
         ``upper_source`` is given without ``upper`` (and as :func:`seprank.measure`).
+
+    Examples
+    --------
+    >>> import seprank
+    >>> c = seprank.certify(seprank.LinearSelfAttention(depth=1, width=3, seq_len=4))
+    >>> c.status, c.lower, c.upper
+    ('exact, proved', 4, 4)
+    >>> seprank.check_certificate(c.certificate).ok
+    True
     """
     check_partition(default_partition(net.seq_len) if partition is None else partition,
                     net.seq_len)  # fmt: skip
