@@ -62,8 +62,12 @@ class CheckResult:
 
     @property
     def status(self) -> str:
-        """"exact, proved", "exact, given the stated bound (SOURCE)", "exact, given the
-        recalled literature bound (SOURCE)", "lower bound" or "invalid"."""
+        """The verdict of the check, as :func:`seprank.certify` words it.
+
+        ``"exact, proved"``, ``"exact, given the stated bound (SOURCE)"``, ``"exact, given
+        the recalled literature bound (SOURCE)"``, ``"exact, bound not rechecked"`` (with
+        ``recheck_upper=False``), ``"lower bound"`` or ``"invalid"``.
+        """
         if not self.ok:
             return "invalid"
         if not self.exact:
