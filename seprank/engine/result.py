@@ -48,8 +48,8 @@ class Measurement:
     saturated : bool
         Whether the rank is labelled the separation rank (see above).
     certified : str
-        What the number certifies, by method: a lower bound (modular, graded,
-        catalecticant), exact (symbolic) or nothing (float).
+        What the number certifies: a lower bound (modular: the direct, graded and
+        catalecticant strategies), exact (symbolic) or nothing (float).
     method : str
         ``"modular"``, ``"float"`` or ``"symbolic"``.
     prime : int or None

@@ -154,7 +154,7 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     worker_memory : int, optional
         Bytes of memory per worker (default: the memory available here).
     retries : int, default 2
-        Resubmissions of a task whose worker died.
+        Resubmissions of a task that failed unexpectedly (see :func:`seprank.sweeps.runner.run`).
 
     Returns
     -------

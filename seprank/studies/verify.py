@@ -106,7 +106,7 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     dask_processes : bool, default True
         Run a LocalCluster's workers as processes (False: threads).
     retries : int, default 2
-        Resubmissions of a task whose worker died.
+        Resubmissions of a task that failed unexpectedly (see :func:`seprank.sweeps.runner.run`).
 
     Returns
     -------

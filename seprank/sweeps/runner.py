@@ -200,7 +200,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         Bytes of memory per worker (default: the memory available here); tasks whose estimate
         exceeds it are refused and stored as refused.
     retries : int, default 2
-        How many times a failure marked ``retry`` (a worker that died) is resubmitted.
+        How many times a failure marked ``retry`` (an unexpected error, or a worker that
+        died) is resubmitted.
     progress : bool, default True
         Show a progress line.
     dask_processes : bool, default True
