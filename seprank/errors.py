@@ -28,8 +28,10 @@ class TooBigError(SamplingError):
 
 
 class RunAborted(SeprankError):
-    """A run stopped mid-way for a reason outside its input: the CLI prints one line and
-    exits 1; every task stored before is kept."""
+    """A run stopped mid-way for a reason outside its input.
+
+    The CLI prints one line and exits 1; every task stored before is kept.
+    """
 
 
 class StoreWriteError(RunAborted):
@@ -41,17 +43,23 @@ class NoWorkerError(RunAborted):
 
 
 class EliminationError(SeprankError, ArithmeticError):
-    """An exact elimination met a state its invariants exclude (a singular pivot block,
-    a pivot row out of range): a bug or corrupted input, reported instead of a crash."""
+    """An exact elimination met a state its invariants exclude.
+
+    A singular pivot block or a pivot row out of range: a bug or corrupted input, reported
+    instead of a crash.
+    """
 
 
 class MeasurementInterrupted(SeprankError):
     """Raised on Ctrl-C during an adaptive measurement; carries the last finished step.
 
-    Attributes
+    Parameters
     ----------
-    partial : Measurement or None
-        The last completed (unsaturated) measurement, so nothing computed is lost.
+    message : str
+        The error message.
+    partial : Measurement or None, default None
+        The last completed (unsaturated) measurement, so nothing computed is lost; kept as
+        the attribute ``partial``.
     """
 
     def __init__(self, message: str, partial=None):

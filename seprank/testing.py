@@ -54,7 +54,31 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
             max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):  # fmt: skip
     """Strategy of LinearSelfAttention configs whose proven bound is <= ``max_bound``.
 
-    The size budget keeps examples fast. ``heads=1`` or ``residual=False`` pin a field.
+    The size budget keeps examples fast. The query position is drawn too; the bound is
+    that of the default partition, its first position replaced by the query position
+    when that is not in it.
+
+    Parameters
+    ----------
+    max_depth : int, default 3
+        Largest depth drawn (from 1).
+    max_width : int, default 4
+        Largest width drawn (from 1).
+    max_seq_len : int, default 6
+        Largest sequence length drawn.
+    max_bound : int, default 400
+        Configs whose proven upper bound exceeds this are rejected.
+    heads : int, optional
+        Fix the number of heads (default: any divisor of the width).
+    residual : bool, optional
+        Fix the residual flag (default: either).
+    min_seq_len : int, default 2
+        Smallest sequence length drawn.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy of :class:`~seprank.nets.LinearSelfAttention` instances.
     """
     from hypothesis import assume
     from hypothesis import strategies as st
@@ -77,11 +101,31 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
 
 
 def configs_of(cls, /, **field_strategies):
-    """Strategy of ``cls`` configs: each field named here drawn from its strategy (a plain
-    value is fixed), every other field at its default; configs whose constructor raises
-    ConfigError are rejected (hypothesis ``assume``: a strategy that is rejected too often
-    fails its health check rather than looping).
+    """Strategy of configs of the architecture class ``cls``, from its dataclass fields.
 
+    Each field named here is drawn from its strategy (a plain value is fixed), every other
+    field stays at its default; configs whose constructor raises ConfigError are rejected
+    (hypothesis ``assume``: a strategy that is rejected too often fails its health check
+    rather than looping).
+
+    Parameters
+    ----------
+    **field_strategies : hypothesis.strategies.SearchStrategy or object
+        A strategy, or a fixed value, for each field to set.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy of ``cls`` instances.
+
+    Raises
+    ------
+    ConfigError
+        If ``cls`` is not a dataclass, a name is not one of its fields, or a required field
+        (no default) has no strategy.
+
+    Examples
+    --------
     >>> from hypothesis import strategies as st
     >>> from seprank.nets import MPS
     >>> s = configs_of(MPS, seq_len=st.integers(2, 4), phys_dim=2, bond=st.integers(1, 3))
@@ -123,8 +167,23 @@ def _side_with(net, q):
 
 
 def partitions(seq_len: int, *, balanced: bool | None = None, contains=None):
-    """Strategy of A sides of [seq_len]: balanced (|A| = N // 2) or any, and optionally
-    containing (``contains=i``) or avoiding (``contains=-i-1``) a position."""
+    """Strategy of A sides of the positions 0..seq_len-1.
+
+    Parameters
+    ----------
+    seq_len : int
+        Sequence length N.
+    balanced : bool, optional
+        If True, every side has ``N // 2`` positions; otherwise any size from 1 to N - 1.
+    contains : int, optional
+        ``contains=i`` makes every side contain position i; ``contains=-i-1`` makes every
+        side avoid it.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy of sorted tuples of positions.
+    """
     from hypothesis import strategies as st
 
     sizes = [seq_len // 2] if balanced else list(range(1, seq_len))
@@ -145,13 +204,26 @@ def partitions(seq_len: int, *, balanced: bool | None = None, contains=None):
 
 
 def domains():
-    """Strategy over the three domains (ModP with the default and a small prime)."""
+    """Strategy over the three domains (ModP with the default and a small prime).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Samples ``Float64()``, ``ModP()``, ``ModP(101)`` and ``Symbolic()``.
+    """
     from hypothesis import strategies as st
 
     return st.sampled_from([Float64(), ModP(), ModP(101), Symbolic()])
 
 
 def seeds():
+    """Strategy of measurement seeds.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Integers in [0, 2**31 - 1].
+    """
     from hypothesis import strategies as st
 
     return st.integers(0, 2**31 - 1)
@@ -162,6 +234,11 @@ def register_profiles() -> str:
 
     ``SEPRANK_THOROUGH=1`` selects 'thorough'. Failing examples are stored in the
     hypothesis example database (.hypothesis/) and replayed first on the next run.
+
+    Returns
+    -------
+    str
+        The name of the profile loaded.
     """
     from hypothesis import HealthCheck, settings
 
@@ -176,7 +253,32 @@ def register_profiles() -> str:
 
 # ----------------------------------------------------------------------------- assertions
 def reproduce(net, partition=None, seed: int = 0, method: str = "modular") -> str:
-    """A shell command (for LinearSelfAttention) or Python snippet reproducing a case."""
+    """A shell command (for LinearSelfAttention) or Python snippet reproducing a case.
+
+    Parameters
+    ----------
+    net : object
+        The architecture instance.
+    partition : iterable of int, optional
+        The A side (default: the first ``seq_len // 2`` positions).
+    seed : int, default 0
+        The measurement seed.
+    method : str, default "modular"
+        The measurement method.
+
+    Returns
+    -------
+    str
+        A ``seprank measure ...`` command, or a ``seprank.measure(...)`` call.
+
+    Examples
+    --------
+    >>> from seprank.nets import LinearSelfAttention
+    >>> net = LinearSelfAttention(depth=1, width=2, seq_len=4)
+    >>> reproduce(net, seed=3)  # doctest: +NORMALIZE_WHITESPACE
+    'seprank measure --depth 1 --width 2 --heads 1 --seq-len 4 --query-position 0
+     --output-coord 0 --partition 0,1 --method modular --seed 3'
+    """
     part = default_partition(net.seq_len) if partition is None else tuple(partition)
     if type(net) is LinearSelfAttention:
         return (
@@ -195,11 +297,41 @@ def _where(net, partition, seed, method) -> str:
 
 def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
                               method: str = "modular", seed: int = 0, **kw):  # fmt: skip
-    """Measure and assert lower <= rank <= upper; returns the Measurement.
+    """Measure and assert lower <= rank <= upper.
 
     An unsaturated modular measurement is still a certified lower bound, so it can
     only refute ``upper`` (and it proves ``lower`` when rank >= lower); if it cannot
     confirm ``lower`` the assertion says so instead of passing silently.
+
+    Parameters
+    ----------
+    net : object
+        The architecture instance.
+    partition : iterable of int, optional
+        The A side (default: the first ``seq_len // 2`` positions).
+    lower : int, optional
+        The rank must be at least this (not checked if None).
+    upper : int, optional
+        The rank must be at most this (not checked if None).
+    method : str, default "modular"
+        The measurement method (:func:`seprank.measure`).
+    seed : int, default 0
+        The measurement seed.
+    **kw
+        Further keyword arguments of :func:`seprank.measure`.
+
+    Returns
+    -------
+    Measurement
+        The measurement.
+
+    Raises
+    ------
+    AssertionError
+        If the rank is outside the bounds; the message holds the config, the seed and a
+        command that reproduces the case.
+    ConfigError
+        If the partition is invalid.
     """
     if partition is not None:
         check_partition(partition, net.seq_len)
@@ -214,9 +346,33 @@ def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
 
 
 def assert_partition_invariant(net, partitions_, *, method: str = "modular", seed: int = 0):
-    """All given partitions give the same rank, each stopped below its sample size
-    (``sample_saturated``; ``saturated`` may be withheld by the probability bound, see
-    :mod:`seprank.engine.saturation`, without making the ranks less comparable)."""
+    """Assert that all given partitions give the same rank.
+
+    Each measurement must stop below its sample size (``sample_saturated``; ``saturated``
+    may be withheld by the probability bound, see :mod:`seprank.engine.saturation`, without
+    making the ranks less comparable).
+
+    Parameters
+    ----------
+    net : object
+        The architecture instance.
+    partitions_ : iterable of iterable of int
+        The A sides compared.
+    method : str, default "modular"
+        The measurement method.
+    seed : int, default 0
+        The measurement seed.
+
+    Returns
+    -------
+    dict
+        The rank of each partition (a tuple).
+
+    Raises
+    ------
+    AssertionError
+        If a measurement is not sample-saturated or the ranks differ.
+    """
     ranks = {}
     for p in partitions_:
         m = measure(net, p, method=method, seed=seed)
@@ -234,9 +390,33 @@ def assert_partition_invariant(net, partitions_, *, method: str = "modular", see
 
 
 def assert_engines_agree(net, partition=None, *, seed: int = 0, float_check: str = "trusted"):
-    """Modular and symbolic ranks agree exactly on one integer network; the float rank
-    agrees too when its spectrum is trustworthy (``float_check='trusted'``), always
-    (``'always'``) or is not checked (``'never'``)."""
+    """Assert that the modular and symbolic ranks agree exactly on one integer network.
+
+    The float rank must agree too when its spectrum is trustworthy
+    (``float_check='trusted'``), always (``'always'``), or it is not checked (``'never'``).
+
+    Parameters
+    ----------
+    net : object
+        The architecture instance (its weights are drawn once, in the symbolic domain, and
+        used by every engine).
+    partition : iterable of int, optional
+        The A side (default: the first ``seq_len // 2`` positions).
+    seed : int, default 0
+        The weights' and the measurements' seed.
+    float_check : {"trusted", "always", "never"}, default "trusted"
+        When the float rank is compared.
+
+    Returns
+    -------
+    int
+        The exact (symbolic) rank.
+
+    Raises
+    ------
+    AssertionError
+        If the modular measurement is not sample-saturated, or two ranks compared differ.
+    """
     weights = net.init(np.random.default_rng(seed), Symbolic())
     sym = measure(net, partition, method="symbolic", weights=weights)
     mod = measure(net, partition, method="modular", weights=weights, seed=seed)

@@ -65,37 +65,135 @@ def _tree(x, leaf):
 
 
 class Domain:
-    """Interface every number system implements (see the module docstring)."""
+    """Interface every number system implements (see the module docstring).
+
+    ``name`` names the domain and ``exact`` says whether its arithmetic is exact.
+    """
 
     name: str = "domain"
     exact: bool = False
 
     def einsum(self, spec: str, *operands):  # pragma: no cover - interface
+        """Contract arrays of this domain by an einsum ``spec``.
+
+        Parameters
+        ----------
+        spec : str
+            The numpy einsum subscripts, e.g. ``"ij,jk->ik"``.
+        *operands : array_like
+            The arrays contracted.
+
+        Returns
+        -------
+        numpy.ndarray
+            The contraction, an array of this domain.
+        """
         raise NotImplementedError
 
     def add(self, a, b):  # pragma: no cover - interface
+        """Add two arrays of this domain elementwise.
+
+        Parameters
+        ----------
+        a, b : array_like
+            The summands (broadcast as numpy does).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``a + b`` in this domain.
+        """
         raise NotImplementedError
 
     def mul(self, a, b):  # pragma: no cover - interface
+        """Multiply two arrays of this domain elementwise.
+
+        Parameters
+        ----------
+        a, b : array_like
+            The factors (broadcast as numpy does).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``a * b`` in this domain.
+        """
         raise NotImplementedError
 
     def random(self, rng: np.random.Generator, shape) -> np.ndarray:  # pragma: no cover
+        """Draw random weights of this domain.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The random source (seeded by the caller: a measurement is reproducible).
+        shape : int or tuple of int
+            Shape of the array drawn.
+
+        Returns
+        -------
+        numpy.ndarray
+            The weights (standard normal, uniform residues or small non-zero integers, by domain).
+        """
         raise NotImplementedError
 
     def from_ints(self, arr) -> np.ndarray:  # pragma: no cover - interface
+        """Convert integers to an array of this domain.
+
+        Parameters
+        ----------
+        arr : array_like of int
+            The integers (Python ints in an object array are allowed).
+
+        Returns
+        -------
+        numpy.ndarray
+            The same values in this domain (reduced mod p for ModP).
+        """
         raise NotImplementedError
 
     def zeros(self, shape) -> np.ndarray:
+        """Make an array of zeros of this domain.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            Its shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            Zeros, as :meth:`from_ints` makes them.
+        """
         return self.from_ints(np.zeros(shape, dtype=np.int64))
 
     #: The arithmetic of the exact arrays ``wrap`` makes (None: plain ndarrays).
     exact_array = None
 
     def wrap(self, x, residues: bool = False):
-        """Inputs and weights (arrays, or dicts/lists of them) as this domain's arrays: an
-        array of another kind is read as constants (exact residues, or DomainError).
-        ``residues=True``: int64 arrays already reduced (seprank's own sample points) are
-        viewed as they are, without a pass over them."""
+        """Convert inputs and weights to this domain's arrays.
+
+        An array of another kind is read as constants (exact residues, or DomainError).
+
+        Parameters
+        ----------
+        x : array_like or dict or list or tuple
+            Arrays, or dicts, lists and tuples of them (every ndarray inside is converted).
+        residues : bool, default False
+            If True, int64 arrays already reduced (seprank's own sample points) are viewed as
+            they are, without a pass over them.
+
+        Returns
+        -------
+        object
+            ``x`` with every array as this domain's array (unchanged for domains without exact
+            arrays, ``exact_array`` None).
+
+        Raises
+        ------
+        DomainError
+            If a constant has no exact value in the domain.
+        """
         ops = self.exact_array
         if ops is None:
             return x
@@ -110,18 +208,50 @@ class Domain:
         return _tree(x, leaf)
 
     def constant(self, x):
-        """Numbers (ints, bools, Fractions, floats) as an array of this domain."""
+        """Convert numbers (ints, bools, Fractions, floats) to an array of this domain.
+
+        Parameters
+        ----------
+        x : array_like
+            The numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            The same values in this domain.
+
+        Raises
+        ------
+        DomainError
+            If a number has no exact value in an exact domain (e.g. a float that is not a
+            rational with a small denominator).
+        """
         ops = self.exact_array
         return self.from_ints(x) if ops is None else ops.wrap(ops.constant(x))
 
     def describe(self) -> dict:
+        """Describe the domain for a result record.
+
+        Returns
+        -------
+        dict
+            ``{"domain": name}``, and ``prime`` for ModP.
+        """
         return {"domain": self.name}
 
 
 @dataclass(frozen=True)
 class Float64(Domain):
-    """IEEE double precision. Weights and inputs are standard normal, weights scaled by
-    ``scale`` (default 1) so that the network stays in range for moderate depth."""
+    """IEEE double precision.
+
+    Weights and inputs are standard normal, weights scaled by ``scale`` so that the network
+    stays in range for moderate depth.
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        Scale of the random weights.
+    """
 
     scale: float = 1.0
     name: str = field(default="float64", init=False)
@@ -157,6 +287,17 @@ class ModP(Domain):
     products before reducing mod p (it splits a longer contraction into chunks), so no
     intermediate ever exceeds 2**63 - 1. With the default prime (< 2**26) that is
     2**11 products, far more than any contraction of the attention networks.
+
+    Parameters
+    ----------
+    p : int, default DEFAULT_PRIME
+        The prime modulus (at most 2**31 - 1); DEFAULT_PRIME is 67108859, the largest
+        prime below 2**26.
+
+    Raises
+    ------
+    DomainError
+        If ``p`` is not an integer, not a prime, or larger than 2**31 - 1.
     """
 
     p: int = DEFAULT_PRIME
@@ -218,11 +359,15 @@ class ModP(Domain):
 
 @dataclass(frozen=True)
 class Symbolic(Domain):
-    """Exact polynomials over the rationals (sympy's sparse ``PolyElement`` over QQ), so
-    that constants such as 1/2 (a mean) stay exact.
+    """Exact polynomials over the rationals (sympy's sparse ``PolyElement`` over QQ).
 
-    Weights are random non-zero integers in [-``weight_range``, ``weight_range``]; inputs are
-    the generators of a polynomial ring (see :func:`symbolic_inputs`).
+    Constants such as 1/2 (a mean) stay exact. Inputs are the generators of a polynomial
+    ring (see :func:`symbolic_inputs`).
+
+    Parameters
+    ----------
+    weight_range : int, default 9
+        Weights are random non-zero integers in [-``weight_range``, ``weight_range``].
     """
 
     weight_range: int = 9
@@ -287,7 +432,30 @@ def symbolic_inputs(seq_len: int, width: int):
 
 
 def parse_domain(name: str, prime: int | None = None) -> Domain:
-    """Domain from a name: ``float64``, ``modp`` (optionally with ``prime``), ``symbolic``."""
+    """Domain from a name: ``float64``, ``modp`` (optionally with ``prime``), ``symbolic``.
+
+    Parameters
+    ----------
+    name : {"float64", "modp", "symbolic"}
+        The domain's name.
+    prime : int, optional
+        The modulus of ``modp`` (default: ``DEFAULT_PRIME``); ignored by the other domains.
+
+    Returns
+    -------
+    Domain
+        ``Float64()``, ``ModP(prime)`` or ``Symbolic()``.
+
+    Raises
+    ------
+    DomainError
+        If the name is unknown or the prime is not a prime.
+
+    Examples
+    --------
+    >>> parse_domain("modp", 7)
+    ModP(p=7, name='modp', exact=True)
+    """
     if name == "float64":
         return Float64()
     if name == "modp":

@@ -111,5 +111,16 @@ def float_distrust(m) -> str | None:
 
 
 def float_trustworthy(m) -> bool:
-    """Whether a float rank can be believed: every criterion of :func:`float_distrust`."""
+    """Whether a float rank can be believed: every criterion of :func:`float_distrust`.
+
+    Parameters
+    ----------
+    m : Measurement
+        A float measurement (its spectrum, tolerance and ``scaled_rank`` are read).
+
+    Returns
+    -------
+    bool
+        True when :func:`float_distrust` finds no reason to distrust the rank.
+    """
     return float_distrust(m) is None

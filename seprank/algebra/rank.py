@@ -194,16 +194,44 @@ class GrowingRank:
 
 
 def rank_modp(F: np.ndarray, p: int, engine: str = "auto", device: str = "cpu") -> int:
-    """Exact rank of the integer matrix ``F`` reduced mod the prime ``p``: the rank of
-    :meth:`RankEngine.choose` (engine, p, device).
+    """Exact rank of the integer matrix ``F`` reduced mod the prime ``p``.
 
-    ``engine``: ``"blas"`` (blocked elimination on float64 BLAS with numba panels,
-    :mod:`seprank.algebra.blas_elimination`, primes below 2**26), ``"flint"``
-    (python-flint's nmod_mat, any word-size prime), ``"array-numpy"`` / ``"array-torch"``
-    (the same elimination written once over an array backend,
-    :mod:`seprank.algebra.array_elimination`, primes below 2**26), or ``"auto"`` (blas where
-    it applies, else flint). ``device``: ``"cpu"``, or ``"cuda"`` to run array-torch on the
-    GPU (then engine must be auto or array-torch; ConfigError if torch or CUDA is missing).
-    All engines are exact; they agree.
+    The rank is computed by :meth:`RankEngine.choose` (engine, p, device). All engines are
+    exact; they agree.
+
+    Parameters
+    ----------
+    F : numpy.ndarray
+        A 2-D integer matrix.
+    p : int
+        The prime modulus.
+    engine : {"auto", "blas", "flint", "array-numpy", "array-torch"}, default "auto"
+        ``"blas"``: blocked elimination on float64 BLAS with numba panels
+        (:mod:`seprank.algebra.blas_elimination`, primes below 2**26); ``"flint"``:
+        python-flint's nmod_mat (any word-size prime); ``"array-numpy"`` / ``"array-torch"``:
+        the same elimination written once over an array backend
+        (:mod:`seprank.algebra.array_elimination`, primes below 2**26); ``"auto"``: blas
+        where it applies, else flint.
+    device : {"cpu", "cuda"}, default "cpu"
+        ``"cuda"`` runs array-torch on the GPU (then ``engine`` must be auto or array-torch).
+
+    Returns
+    -------
+    int
+        The rank of ``F`` over GF(p).
+
+    Raises
+    ------
+    ConfigError
+        If the engine is unknown or does not fit the prime or device, or torch or CUDA is
+        missing for ``device="cuda"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rank_modp(np.array([[1, 2], [2, 4]]), 7)
+    1
+    >>> rank_modp(np.array([[1, 2], [3, 4]]), 2)
+    1
     """
     return RankEngine.choose(engine, p, device).rank(F)

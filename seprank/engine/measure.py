@@ -308,45 +308,76 @@ def measure(
 
     Parameters
     ----------
-    net : architecture (see :mod:`seprank.nets.base`)
-    partition : positions of the A side; default the first ``seq_len // 2``.
-    method : ``"modular"``, ``"float"``, ``"symbolic"`` or ``"auto"`` (modular for a
-        polynomial net, float for one that declares ``polynomial = False``; the result's
-        ``strategy_reason`` says which was taken and why). A non-polynomial net is refused
-        by ``modular`` and ``symbolic``.
-    seed : weights and sample points are drawn from it; same seed, same answer.
-    max_samples : budget on rows and columns of the grid matrix (default 6000 direct,
-        16000 graded, 2500 float).
-    sampler : ``"auto"`` (``alphabet`` for a net that declares an ``alphabet``, else
-        ``random``), ``"random"`` (independent points), ``"templates"`` (classic grid
-        tensor, random templates) or ``"alphabet"`` (the complete grid over the net's
-        declared input alphabet: the exact matricisation of its tensor over tokens).
-    prime : modulus for ``modular`` (default the largest prime below 2**26).
-    tol : SVD tolerance for ``float`` (default numpy's rule, reported).
-    growth : sample growth factor per adaptive step (default 1.5 direct; 1.25 graded,
-        then 1.1 from 2048 samples on).
-    weights : optional integer weight arrays (same keys as ``net.init``), to measure
-        one specific integer network in several engines.
-    rank_engine : GF(p) rank engine for ``modular``: ``"auto"``, ``"blas"``, ``"flint"``,
-        ``"array-numpy"`` or ``"array-torch"`` (see :func:`seprank.algebra.rank.rank_modp`;
-        all exact, they agree).
-    strategy : ``"auto"``, ``"direct"``, ``"graded"`` or ``"catalecticant"`` (modular only; see
-        :mod:`seprank.engine.strategies`). ``max_samples`` then bounds each block's sample.
-    incremental : extend one elimination as the sample grows (BLAS engine on the CPU)
-        instead of re-ranking each step from scratch; exact either way.
-    device : ``"cpu"`` or ``"cuda"`` (the array-torch rank engine on a GPU; opt-in,
-        ConfigError if torch or CUDA is missing).
-    progress : True to print a line per adaptive step on stderr, or a callable.
-    saturation_threshold : ``saturated`` is reported only when the Schwartz-Zippel bound
-        on a false saturation (``saturation_bound``) is at most this (default 1e-2; see
-        :mod:`seprank.engine.saturation`, which also covers float and templates).
-    options : a :class:`~seprank.engine.options.MeasureOptions` instead of the keywords
-        above (then leave them at their defaults); the only way to set the internal knobs
-        ``start``, ``chunk`` and ``use_kernel``.
+    net : Architecture
+        The network (see :mod:`seprank.nets.base`).
+    partition : iterable of int, optional
+        Positions of the A side (default: the first ``seq_len // 2``).
+    method : {"modular", "float", "symbolic", "auto"}, default "modular"
+        ``"auto"``: modular for a polynomial net, float for one that declares
+        ``polynomial = False`` (the result's ``strategy_reason`` says which was taken and
+        why). A non-polynomial net is refused by ``modular`` and ``symbolic``.
+    seed : int, default 0
+        Weights and sample points are drawn from it; same seed, same answer.
+    max_samples : int, optional
+        Budget on rows and columns of the grid matrix (default 6000 direct, 16000 graded,
+        2500 float).
+    sampler : {"auto", "random", "templates", "alphabet"}, default "auto"
+        ``"auto"``: ``alphabet`` for a net that declares an ``alphabet``, else ``random``;
+        ``"random"``: independent points; ``"templates"``: classic grid tensor, random
+        templates; ``"alphabet"``: the complete grid over the net's declared input alphabet
+        (the exact matricisation of its tensor over tokens).
+    prime : int, optional
+        Modulus for ``modular`` (default: the largest prime below 2**26).
+    tol : float, optional
+        SVD tolerance for ``float`` (default: numpy's rule, reported).
+    growth : float, optional
+        Sample growth factor per adaptive step (default 1.5 direct; 1.25 graded, then 1.1
+        from 2048 samples on).
+    weights : dict, optional
+        Integer weight arrays (same keys as ``net.init``), to measure one specific integer
+        network in several engines.
+    rank_engine : {"auto", "blas", "flint", "array-numpy", "array-torch"}, default "auto"
+        GF(p) rank engine for ``modular`` (see :func:`seprank.algebra.rank.rank_modp`; all
+        exact, they agree).
+    strategy : {"auto", "direct", "graded", "catalecticant"}, default "auto"
+        Measurement strategy (modular only; see :mod:`seprank.engine.strategies`).
+        ``max_samples`` then bounds each block's sample.
+    incremental : bool, default True
+        Extend one elimination as the sample grows (BLAS engine on the CPU) instead of
+        re-ranking each step from scratch; exact either way.
+    device : {"cpu", "cuda"}, default "cpu"
+        ``"cuda"``: the array-torch rank engine on a GPU (opt-in).
+    progress : bool or callable, optional
+        True to print a line per adaptive step on stderr, or a callable receiving each step.
+    saturation_threshold : float, default 1e-2
+        ``saturated`` is reported only when the Schwartz-Zippel bound on a false saturation
+        (``saturation_bound``) is at most this (see :mod:`seprank.engine.saturation`, which
+        also covers float and templates).
+    options : MeasureOptions, optional
+        The options as one :class:`~seprank.engine.options.MeasureOptions` instead of the
+        keywords above (then leave them at their defaults); the only way to set the internal
+        knobs ``start``, ``chunk`` and ``use_kernel``.
 
     Returns
     -------
-    Measurement : the rank, what it certifies, and everything needed to reproduce it.
+    Measurement
+        The rank, what it certifies, and everything needed to reproduce it.
+
+    Raises
+    ------
+    ConfigError
+        If ``net`` is not an architecture, the partition or an option is invalid, the method
+        cannot measure the net (a non-polynomial net in ``modular`` or ``symbolic``),
+        ``options`` is given together with non-default keywords, or torch or CUDA is
+        missing for ``device="cuda"``.
+    DomainError
+        If the prime is not a prime or is too small for the network, or the net's
+        arithmetic does not run in the domain.
+    SamplingError
+        If the grid is too large for the memory allowed (TooBigError, a subclass, for the
+        estimates made before sampling).
+    MeasurementInterrupted
+        On Ctrl-C during an adaptive measurement (it carries the last finished step).
 
     Examples
     --------

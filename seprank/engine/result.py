@@ -38,6 +38,71 @@ class Measurement:
     ``draws`` (the sampling schedule) make a certificate
     (:mod:`seprank.verdicts.certificates`); they are
     left out of :meth:`to_dict` unless asked for.
+
+    Made by :func:`seprank.measure`; the parameters are its fields.
+
+    Parameters
+    ----------
+    rank : int
+        The measured rank (the total over the blocks for graded and catalecticant).
+    saturated : bool
+        Whether the rank is labelled the separation rank (see above).
+    certified : str
+        What the number certifies: a lower bound (modular: the direct, graded and
+        catalecticant strategies), exact (symbolic) or nothing (float).
+    method : str
+        ``"modular"``, ``"float"`` or ``"symbolic"``.
+    prime : int or None
+        The modulus of a modular measurement (None otherwise).
+    samples : tuple of (int, int)
+        Rows and columns of the last grid matrix.
+    seconds : float
+        Wall time of the whole measurement.
+    seed : int
+        The seed the weights and sample points were drawn from.
+    config : dict
+        The network's config (:func:`~seprank.nets.config_of`).
+    partition : tuple of int
+        The A side.
+    sampler : str, default "random"
+        How the sample points were drawn (``random``, ``templates`` or ``alphabet``).
+    eval_seconds : float, default 0.0
+        Time spent evaluating the network.
+    rank_seconds : float, default 0.0
+        Time spent computing ranks.
+    budget_hit : bool, default False
+        True when the sample reached ``max_samples`` without saturating.
+    tolerance : float or None, default None
+        The SVD tolerance of a float measurement.
+    scaled_rank : int or None, default None
+        Float rank of the row-and-column equilibrated grid (a trust check of float ranks).
+    history : list, default []
+        ``(rows, cols, rank)`` of every adaptive step.
+    spectrum : numpy.ndarray or None, default None
+        Singular values of a float measurement's grid.
+    strategy : str, default "direct"
+        The measurement strategy taken (``direct``, ``graded``, ``catalecticant``; the
+        symbolic method's is ``coefficients``).
+    strategy_reason : str, default ""
+        Why that strategy (and method) was taken.
+    blocks : list, default []
+        One dict per block of a graded or catalecticant measurement (see above).
+    graded : dict or None, default None
+        The graded strategy's degree support and its Schwartz-Zippel bounds.
+    catalecticant : dict or None, default None
+        The catalecticant strategy's size of F and degree convention.
+    sample_saturated : bool, default False
+        Whether the rank stopped below the sample size (every block).
+    saturation_bound : float or None, default None
+        Probability bound on a false saturation label (None where none applies).
+    saturation_threshold : float or None, default None
+        The most ``saturation_bound`` may be for ``saturated`` to be True.
+    saturation_reason : str, default ""
+        The ground of the saturation label, or why it is refused.
+    minors : list or None, default None
+        Nonsingular minors (one per block) for a certificate.
+    draws : list, default []
+        The sampling schedule, for a certificate.
     """
 
     rank: int
@@ -76,6 +141,20 @@ class Measurement:
         return "measured"
 
     def to_dict(self, spectrum: bool = False, minors: bool = False) -> dict:
+        """The measurement as a JSON-friendly dict (what the CLI and the result store write).
+
+        Parameters
+        ----------
+        spectrum : bool, default False
+            Include the float spectrum (as a list) instead of None.
+        minors : bool, default False
+            Include ``minors`` and ``draws`` (left out by default).
+
+        Returns
+        -------
+        dict
+            Every field (tuples as lists), and ``kind`` (``"measured"``).
+        """
         d = asdict(self)
         if not minors:
             d.pop("minors")

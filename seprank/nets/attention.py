@@ -32,7 +32,23 @@ def _check_int(name: str, value, lo: int) -> None:
 
 
 def head_counts(width: int) -> list[int]:
-    """Every valid number of heads for ``width``: its divisors, ascending."""
+    """Every valid number of heads for ``width``: its divisors, ascending.
+
+    Parameters
+    ----------
+    width : int
+        The model width d_x.
+
+    Returns
+    -------
+    list of int
+        The divisors of ``width``.
+
+    Examples
+    --------
+    >>> head_counts(6)
+    [1, 2, 3, 6]
+    """
     return [h for h in range(1, width + 1) if width % h == 0]
 
 
@@ -127,6 +143,15 @@ class SoftmaxSelfAttention(LinearSelfAttention):
     """The same network with softmax(<q, k> / sqrt(d_a)) attention; Float64 only.
 
     Not a polynomial, so only the float rank engine applies.
+
+    Parameters
+    ----------
+    depth, width, heads, seq_len : int
+        L >= 1, d_x >= 1, H dividing d_x (head size d_a = d_x / H), N >= 2.
+    residual : bool
+        Add the skip connection y^{l,i} to every layer's output.
+    query_position, output_coord : int
+        The measured function is y^{L, query_position}_{output_coord}.
     """
 
     @property

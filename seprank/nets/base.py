@@ -72,19 +72,79 @@ from seprank.errors import ConfigError
 Edges = tuple[tuple[int, int], ...]
 
 
+# a Protocol has no constructor: its *args, **kwargs are not parameters to document
 @runtime_checkable
-class Architecture(Protocol):
+class Architecture(Protocol):  # numpydoc ignore=PR01
+    """The protocol every architecture implements (see the module docstring).
+
+    A frozen dataclass whose fields are its config, with ``seq_len`` (positions N) and
+    ``width`` (features per position), ``init`` and ``apply``. Optional declarations
+    (``degree``, ``homogeneous``, ``polynomial``, ``upper_bound(partition)``...) are read
+    where present.
+    """
+
     seq_len: int
     width: int
 
-    def init(self, rng: np.random.Generator, domain) -> Any: ...
+    def init(self, rng: np.random.Generator, domain) -> Any:
+        """Draw fresh weights.
 
-    def apply(self, params: Any, X: np.ndarray, domain) -> np.ndarray: ...
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The random source (seeded by the caller).
+        domain : Domain
+            The number system; weights come from ``domain.random``.
+
+        Returns
+        -------
+        object
+            The weights (any structure of arrays that ``apply`` reads).
+        """
+        ...
+
+    def apply(self, params: Any, X: np.ndarray, domain) -> np.ndarray:
+        """Evaluate the network's scalar output on a batch of inputs.
+
+        Parameters
+        ----------
+        params : object
+            Weights from :meth:`init`.
+        X : numpy.ndarray
+            Inputs of shape (batch, seq_len, width), arrays of ``domain``.
+        domain : Domain
+            The number system the arithmetic runs in.
+
+        Returns
+        -------
+        numpy.ndarray
+            The outputs, shape (batch,).
+        """
+        ...
 
 
 def config_of(net) -> dict:
-    """A JSON-friendly dict of an architecture's config (its dataclass fields; a field
-    with ``init=False``, such as a traced torch module, is state, not config)."""
+    """A JSON-friendly dict of an architecture's config.
+
+    The config is its dataclass fields; a field with ``init=False``, such as a traced torch
+    module, is state, not config.
+
+    Parameters
+    ----------
+    net : object
+        The architecture instance (a dataclass, or any object: then its ``vars``).
+
+    Returns
+    -------
+    dict
+        The config fields, and ``architecture``: the class name.
+
+    Examples
+    --------
+    >>> from seprank.nets import RAC
+    >>> config_of(RAC(seq_len=4, in_dim=2, hidden=3))
+    {'seq_len': 4, 'in_dim': 2, 'hidden': 3, 'depth': 1, 'architecture': 'RAC'}
+    """
     from dataclasses import asdict, fields, is_dataclass
 
     if not is_dataclass(net):

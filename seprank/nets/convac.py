@@ -38,7 +38,17 @@ from seprank.nets.tensor_network import min_cut
 
 @dataclass(frozen=True)
 class ConvACShallow(Multilinear):
-    """Shallow convolutional arithmetic circuit (CP decomposition, linear representation)."""
+    """Shallow convolutional arithmetic circuit (CP decomposition, linear representation).
+
+    Parameters
+    ----------
+    seq_len : int
+        Positions N >= 2.
+    in_dim : int
+        Input dimension M per position.
+    channels : int
+        Hidden channels Z (the CP rank).
+    """
 
     seq_len: int = field(metadata={"help": "positions N >= 2"})
     in_dim: int = field(metadata={"help": "input dimension M per position"})
@@ -82,7 +92,17 @@ class ConvACShallow(Multilinear):
 
 @dataclass(frozen=True)
 class ConvACDeep(Multilinear):
-    """Deep convolutional arithmetic circuit (hierarchical Tucker, size-2 product pooling)."""
+    """Deep convolutional arithmetic circuit (hierarchical Tucker, size-2 product pooling).
+
+    Parameters
+    ----------
+    seq_len : int
+        Positions N, a power of 2 >= 2.
+    in_dim : int
+        Input dimension M per position.
+    channels : tuple of int
+        Channels per level r_0,...,r_{L-1} (L = log2 N entries).
+    """
 
     seq_len: int = field(metadata={"help": "positions N, a power of 2 >= 2"})
     in_dim: int = field(metadata={"help": "input dimension M per position"})

@@ -35,7 +35,23 @@ from seprank.nets.base import check_int
 
 @dataclass(frozen=True)
 class EmbeddedAttention:
-    """Linearised self-attention on tokens through a rank-r embedding (vocabulary bottleneck)."""
+    """Linearised self-attention on tokens through a rank-r embedding (vocabulary bottleneck).
+
+    Parameters
+    ----------
+    vocab : int
+        Vocabulary size V (inputs are one-hot in R^V).
+    embed_rank : int
+        Rank r of the embedding matrix.
+    width : int
+        Model width d_x.
+    depth : int, default 1
+        Attention layers L.
+    heads : int, default 1
+        Heads H dividing the width.
+    seq_len : int, default 4
+        Sequence length N.
+    """
 
     vocab: int = field(metadata={"help": "vocabulary size V (inputs are one-hot in R^V)"})
     embed_rank: int = field(metadata={"help": "rank r of the embedding matrix"})

@@ -33,7 +33,21 @@ from seprank.nets.base import Edges, check_int, parse_edges
 
 @dataclass(frozen=True)
 class GNN:
-    """Graph neural network with product aggregation (vertex or graph prediction)."""
+    """Graph neural network with product aggregation (vertex or graph prediction).
+
+    Parameters
+    ----------
+    edges : tuple of (int, int)
+        Undirected edges (a, b) (the CLI reads them as 0-1,1-2,2-3).
+    depth : int
+        Message-passing layers L >= 1.
+    width : int
+        Hidden (and input) dimension D_h.
+    target : int or None, default None
+        Vertex whose prediction is read (None: a graph-level output).
+    n_vertices : int or None, default None
+        Number of vertices (default: 1 + the largest vertex in edges).
+    """
 
     edges: Edges = field(metadata={"help": "undirected edges a-b, e.g. 0-1,1-2,2-3"})
     depth: int = field(metadata={"help": "message-passing layers L >= 1"})

@@ -31,7 +31,21 @@ from seprank.nets.sequence_common import Readout, check_readout, derived_bound
 
 @dataclass(frozen=True)
 class Hyena(Readout):
-    """Order-2 Hyena: y = W^O (v * (h conv (k * q))), free causal filters, stacked."""
+    """Order-2 Hyena: y = W^O (v * (h conv (k * q))), free causal filters, stacked.
+
+    Parameters
+    ----------
+    depth : int
+        Layers L >= 1.
+    width : int
+        Channels d.
+    seq_len : int, default 4
+        Positions N >= 2.
+    query_position : int or None, default None
+        Read-out position (None: the last).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "channels d"})

@@ -93,7 +93,27 @@ def _recurrent_head(q, k, v, gate):
 
 @dataclass(frozen=True)
 class LinearAttention(Readout):
-    """Linear attention (causal or not; feature map identity or elementwise square), no residual."""
+    """Linear attention (causal or not; feature map identity or elementwise square), no residual.
+
+    Parameters
+    ----------
+    depth : int
+        Layers L >= 1.
+    width : int
+        Model width d.
+    heads : int, default 1
+        Heads H, dividing width.
+    seq_len : int, default 4
+        Positions N >= 2.
+    causal : bool, default False
+        Attend to j <= i only.
+    feature : str, default 'identity'
+        Feature map phi: 'identity' or 'square'.
+    query_position : int or None, default None
+        Read-out position (None: the last if causal, else 0).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "model width d"})
@@ -156,7 +176,27 @@ class LinearAttention(Readout):
 
 @dataclass(frozen=True)
 class Retention(Readout):
-    """Retention (RetNet): causal linear attention with a fixed exact per-head decay gamma."""
+    """Retention (RetNet): causal linear attention with a fixed exact per-head decay gamma.
+
+    Parameters
+    ----------
+    depth : int
+        Layers L >= 1.
+    width : int
+        Model width d.
+    heads : int, default 1
+        Heads H, dividing width.
+    seq_len : int, default 4
+        Positions N >= 2.
+    gamma_num : tuple of int, default (1,)
+        Decay numerators: one, or one per head.
+    gamma_den : int, default 2
+        Decay denominator (gamma = num/den).
+    query_position : int or None, default None
+        Read-out position (None: the last).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "model width d"})
@@ -218,7 +258,23 @@ class Retention(Readout):
 
 @dataclass(frozen=True)
 class GLA(GatedRecurrence):
-    """Gated linear attention: causal linear attention with an input-dependent gate W^G y_t."""
+    """Gated linear attention: causal linear attention with an input-dependent gate W^G y_t.
+
+    Parameters
+    ----------
+    depth : int
+        Layers L >= 1.
+    width : int
+        Model width d.
+    heads : int, default 1
+        Heads H, dividing width.
+    seq_len : int, default 4
+        Positions N >= 2.
+    query_position : int or None, default None
+        Read-out position (None: the last).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "model width d"})

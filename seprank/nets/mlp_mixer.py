@@ -31,7 +31,25 @@ from seprank.nets.sequence_common import Readout, check_readout
 
 @dataclass(frozen=True)
 class MLPMixer(Readout):
-    """Polynomial MLP-Mixer: token- and channel-mixing maps with a squaring nonlinearity."""
+    """Polynomial MLP-Mixer: token- and channel-mixing maps with a squaring nonlinearity.
+
+    Parameters
+    ----------
+    depth : int
+        Blocks L >= 1.
+    width : int
+        Channels d.
+    seq_len : int, default 4
+        Positions N >= 2.
+    token_hidden : int or None, default None
+        Token-MLP hidden size N_h (None: N).
+    channel_hidden : int or None, default None
+        Channel-MLP hidden size d_h (None: d).
+    query_position : int or None, default None
+        Read-out position (None: 0).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "blocks L >= 1"})
     width: int = field(metadata={"help": "channels d"})

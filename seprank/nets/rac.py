@@ -34,7 +34,19 @@ from seprank.nets.base import check_int
 
 @dataclass(frozen=True)
 class RAC:
-    """Recurrent arithmetic circuit (multiplicative integration), depth 1 or 2."""
+    """Recurrent arithmetic circuit (multiplicative integration), depth 1 or 2.
+
+    Parameters
+    ----------
+    seq_len : int
+        Time steps T >= 2.
+    in_dim : int
+        Input dimension M.
+    hidden : int
+        Hidden channels R.
+    depth : int, default 1
+        Recurrent layers: 1 or 2.
+    """
 
     seq_len: int = field(metadata={"help": "time steps T >= 2"})
     in_dim: int = field(metadata={"help": "input dimension M"})

@@ -105,7 +105,31 @@ def _entry_point(name: str):
 
 
 def resolve(name) -> type:
-    """The architecture class ``name`` stands for (a class is returned as it is)."""
+    """The architecture class ``name`` stands for (a class is returned as it is).
+
+    Parameters
+    ----------
+    name : str or type
+        A registry name (``ARCHITECTURES``, e.g. ``"attention"``), a registered class's name,
+        ``module:Class``, or the name of an entry point in the group
+        ``seprank.architectures``; or a class.
+
+    Returns
+    -------
+    type
+        The architecture class.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` names no architecture, cannot be imported, or is not an architecture
+        class.
+
+    Examples
+    --------
+    >>> resolve("LinearSelfAttention").__name__
+    'LinearSelfAttention'
+    """
     if isinstance(name, type):
         return check_class(name, getattr(name, "__name__", str(name)))
     if not isinstance(name, str) or not name.strip():
@@ -133,7 +157,13 @@ def import_path(cls) -> str:
 
 
 def name_of(cls) -> str:
-    """The registry name of a registered class, else its import path."""
+    """The registry name of the architecture class ``cls``, else its import path.
+
+    Returns
+    -------
+    str
+        Its ``ARCHITECTURES`` name, or ``module:Qualname`` (what :func:`resolve` imports back).
+    """
     for name, known in ARCHITECTURES.items():
         if cls is known:
             return name

@@ -57,7 +57,23 @@ def _check_sizes(net) -> None:
 
 @dataclass(frozen=True)
 class S6(GatedRecurrence):
-    """Selective state space (Mamba's S6) in polynomial form: exp(Delta a) -> 1 + Delta a."""
+    """Selective state space (Mamba's S6) in polynomial form: exp(Delta a) -> 1 + Delta a.
+
+    Parameters
+    ----------
+    depth : int
+        Layers L >= 1.
+    width : int
+        Channels d.
+    state : int, default 2
+        State size n per channel.
+    seq_len : int, default 4
+        Positions N >= 2.
+    query_position : int or None, default None
+        Read-out position (None: the last).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "channels d"})
@@ -109,7 +125,25 @@ class S6(GatedRecurrence):
 
 @dataclass(frozen=True)
 class S4(Readout):
-    """Time-invariant linear state space (S4-style), optionally with a product read-out."""
+    """Time-invariant linear state space (S4-style), optionally with a product read-out.
+
+    Parameters
+    ----------
+    depth : int
+        Layers L >= 1.
+    width : int
+        Channels d.
+    state : int, default 2
+        State size n.
+    seq_len : int, default 4
+        Positions N >= 2.
+    product : bool, default False
+        Read-out u_t * (E y_t).
+    query_position : int or None, default None
+        Read-out position (None: the last).
+    output_coord : int, default 0
+        Read-out coordinate.
+    """
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "channels d"})

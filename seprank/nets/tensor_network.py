@@ -98,8 +98,14 @@ class MPS(Multilinear):
 
     Parameters
     ----------
-    seq_len : N >= 2 sites. phys_dim : input dimension d. bond : bond dimension chi.
-    periodic : close the chain into a ring (trace) instead of an open chain.
+    seq_len : int
+        Number of sites N >= 2.
+    phys_dim : int
+        Physical (input) dimension d.
+    bond : int
+        Bond dimension chi.
+    periodic : bool, default False
+        Close the chain into a ring (a trace) instead of an open chain.
     """
 
     seq_len: int = field(metadata={"help": "number of sites N >= 2"})

@@ -73,7 +73,30 @@ class Traced:
 
 @dataclass(frozen=True, eq=False)
 class TorchModule:
-    """A torch nn.Module traced with torch.fx (seprank.from_torch; --torch module:factory)."""
+    """A torch nn.Module traced with torch.fx (seprank.from_torch; --torch module:factory).
+
+    Built from a factory path here, or from a module object by :func:`from_torch`; the
+    traced module and its graph are state (``module``, ``traced``), not config.
+
+    Parameters
+    ----------
+    factory : str or None
+        ``module:function`` returning the nn.Module (None only when built by
+        :func:`from_torch` from a module object).
+    seq_len : int
+        Sequence length N: inputs have shape (batch, N, width).
+    width : int
+        Input features per position.
+    position : int or None, default 0
+        Output position read.
+    coordinate : int or None, default 0
+        Output coordinate read.
+
+    Raises
+    ------
+    ConfigError
+        If ``factory`` is None or cannot be loaded, or a size or read position is invalid.
+    """
 
     factory: str | None = field(metadata={"help": "module:function returning the nn.Module"})
     seq_len: int = field(metadata={"help": "sequence length N: inputs (batch, N, width)"})
@@ -263,9 +286,29 @@ def trace(module, output_fn=None) -> Traced:
 def from_torch(module, *, seq_len: int, width: int, output=(0, 0)) -> TorchModule:
     """The architecture of a torch ``nn.Module`` (see the module docstring).
 
-    ``output``: ``(position, coordinate)`` (default ``(0, 0)``) reads ``y[:, position,
-    coordinate]`` of a ``(batch, seq_len, features)`` output; or a callable taking the
-    module's output (numpy arrays, in the domain's arithmetic) and returning shape (batch,).
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The model, traced with torch.fx (torch is imported only here).
+    seq_len : int
+        Sequence length N (>= 2): the module is called on inputs (batch, seq_len, width).
+    width : int
+        Input features per position (>= 1).
+    output : tuple of (int, int) or callable, default (0, 0)
+        ``(position, coordinate)`` reads ``y[:, position, coordinate]`` of a
+        ``(batch, seq_len, features)`` output; a callable takes the module's output (numpy
+        arrays, in the domain's arithmetic) and returns shape (batch,).
+
+    Returns
+    -------
+    TorchModule
+        The architecture; measured like any other (``seprank.measure(net, A)``).
+
+    Raises
+    ------
+    ConfigError
+        If ``output`` is neither a pair nor a callable, a size or read position is invalid,
+        or the module cannot be traced.
     """
     if callable(output):
         pos = coord = None

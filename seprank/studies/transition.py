@@ -125,12 +125,49 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
         db: Path | str = DEFAULT_DB, executor: str = "processes",
         scheduler: str | None = None, workers: int | None = None,
         worker_memory: int | None = None, retries: int = 2) -> tuple[list[dict], int]:  # fmt: skip
-    """Measure what the CSV in ``out`` lacks, as a sweep through the result store ``db``
-    (configurations already stored are not measured again; each is stored as it
-    finishes), then write the CSV from the store. ``max_bound`` skips configurations
-    whose proved bound exceeds it (planning only). Returns the rows and how many
-    configurations failed or were refused (stored with the reason). Ctrl-C: the CSV is
-    written with what finished, then KeyboardInterrupt propagates."""
+    """Measure what the transition CSV in ``out`` lacks, as a sweep, then write the CSV.
+
+    The sweep goes through the result store ``db`` (configurations already stored are not
+    measured again; each is stored as it finishes); the CSV is then written from the store.
+    Ctrl-C: the CSV is written with what finished, then KeyboardInterrupt propagates.
+
+    Parameters
+    ----------
+    grid : {"deep", "quick"}, default "deep"
+        The grid of (width, heads, seq_len, depths) measured (``GRIDS``).
+    out : str or pathlib.Path, default "paper_figures"
+        The folder of the CSV (``fig8_measured_transition.csv``).
+    seed : int, default 0
+        The measurement seed.
+    progress : bool, default True
+        Show progress.
+    max_bound : int, optional
+        Skip configurations whose proved bound exceeds it (planning only).
+    db : str or pathlib.Path, default DEFAULT_DB
+        The result store.
+    executor : {"serial", "processes", "dask"}, default "processes"
+        Where the tasks run (:func:`seprank.sweeps.runner.run`).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``executor="dask"`` only).
+    workers : int, optional
+        Number of workers (default: all cores).
+    worker_memory : int, optional
+        Bytes of memory per worker (default: the memory available here).
+    retries : int, default 2
+        Resubmissions of a task that failed unexpectedly (see :func:`seprank.sweeps.runner.run`).
+
+    Returns
+    -------
+    rows : list of dict
+        The CSV's rows.
+    failed : int
+        How many configurations failed or were refused (stored with the reason).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C, after the CSV is written.
+    """
     out = Path(out)
     path = out / CSV_NAME
     rows = read(path)

@@ -78,9 +78,50 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
         scheduler: str | None = None, workers: int | None = None,
         worker_memory: int | None = None, dask_processes: bool = True, retries: int = 2,
         ) -> tuple[list[dict], dict]:  # fmt: skip
-    """Sweep a grid through the result store (``db``, default ``out/results.sqlite``):
-    configurations already there are not measured again. Write results.csv and results.md
-    to ``out``; return rows, summary (``summary["run"]`` says what this run measured)."""
+    """Sweep a verify grid through the result store and write the results.
+
+    Configurations already in the store are not measured again. results.csv and results.md
+    are written to ``out``.
+
+    Parameters
+    ----------
+    grid : {"default", "quick"}, default "default"
+        The shipped grid (``seprank/sweeps/grids/verify-GRID.toml``).
+    out : str or pathlib.Path, default "seprank-results"
+        The folder written.
+    seed : int, default 0
+        The measurement seed (a non-negative integer).
+    progress : bool, default True
+        Show progress.
+    db : str or pathlib.Path, optional
+        The result store (default: ``out/results.sqlite``).
+    executor : {"serial", "processes", "dask"}, default "processes"
+        Where the tasks run (:func:`seprank.sweeps.runner.run`).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``executor="dask"`` only).
+    workers : int, optional
+        Number of workers (default: all cores).
+    worker_memory : int, optional
+        Bytes of memory per worker (default: the memory available here).
+    dask_processes : bool, default True
+        Run a LocalCluster's workers as processes (False: threads).
+    retries : int, default 2
+        Resubmissions of a task that failed unexpectedly (see :func:`seprank.sweeps.runner.run`).
+
+    Returns
+    -------
+    rows : list of dict
+        One verdict row per configuration measured.
+    summary : dict
+        The counts (tight, saturated, violations, ...), the configurations not measured, and
+        ``run``: what this run measured (:class:`~seprank.sweeps.runner.Outcome`).
+
+    Raises
+    ------
+    ConfigError
+        If the grid is unknown or the seed is not a non-negative integer (and as
+        :func:`seprank.sweeps.runner.run`).
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed={seed!r} must be a non-negative integer")
     nets, skipped = configs(grid)

@@ -25,7 +25,41 @@ IN_FLIGHT_PER_WORKER = 2
 
 @dataclass
 class Outcome:
-    """What a sweep did (counts of this run) and where its results are."""
+    """What a sweep did (counts of this run) and where its results are.
+
+    Returned by :func:`run`; the parameters are its fields.
+
+    Parameters
+    ----------
+    planned : int
+        Distinct tasks given.
+    skipped : int, default 0
+        Already done in the store: not run again.
+    done : int, default 0
+        Measured by this run.
+    failed : int, default 0
+        Failed (after the retries).
+    refused : int, default 0
+        Refused: estimated memory over a worker's, or too large for the engine.
+    retried : int, default 0
+        Resubmissions of failed tasks.
+    elsewhere : int, default 0
+        Claimed by another sweep on the same store: measured there.
+    interrupted : bool, default False
+        Whether Ctrl-C stopped the run (every finished task is kept).
+    seconds : float, default 0.0
+        Wall time of the run.
+    start_seconds : float, default 0.0
+        Of that, starting the executor (a pool, a cluster).
+    executor : str, default ""
+        The executor's name.
+    workers : int, default 0
+        Its number of workers.
+    db : str, default ""
+        The store's path.
+    keys : list, default []
+        The keys of the tasks given.
+    """
 
     planned: int
     skipped: int = 0  # already done in the store: not run again
@@ -43,11 +77,25 @@ class Outcome:
     keys: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The counts as a dict (the keys left out).
+
+        Returns
+        -------
+        dict
+            Every field but ``keys``.
+        """
         d = asdict(self)
         d.pop("keys")
         return d
 
     def line(self) -> str:
+        """The outcome as one line of text.
+
+        Returns
+        -------
+        str
+            The counts, the executor, the time and the store.
+        """
         s = (f"{self.planned} tasks: {self.done} measured now, {self.skipped} already in the "
              f"store, {self.failed} failed, {self.refused} refused"
              + (f", {self.elsewhere} run by another sweep" if self.elsewhere else "")
@@ -135,8 +183,53 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         say=None, task_fn=run_task, worker_timeout: float | None = None) -> Outcome:  # fmt: skip
     """Run every task not yet ``done`` in ``store``; see the module docstring.
 
-    ``task_fn(spec) -> dict`` is what each executor runs on a task (default
-    :func:`seprank.sweeps.tasks.run_task`; importable by name: workers are spawned)."""
+    Parameters
+    ----------
+    task_specs : list of dict
+        The task specs (:mod:`seprank.sweeps.tasks`; duplicates by key run once).
+    store : Store
+        The result store written (:class:`seprank.sweeps.store.Store`).
+    executor : {"serial", "processes", "dask"}, default "processes"
+        Where the tasks run (:mod:`seprank.sweeps.executors`).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``executor="dask"`` only; default: a
+        LocalCluster started and closed here).
+    workers : int, optional
+        Number of workers (default: all cores; ``serial``: 1).
+    worker_memory : int, optional
+        Bytes of memory per worker (default: the memory available here); tasks whose estimate
+        exceeds it are refused and stored as refused.
+    retries : int, default 2
+        How many times a failure marked ``retry`` (an unexpected error, or a worker that
+        died) is resubmitted.
+    progress : bool, default True
+        Show a progress line.
+    dask_processes : bool, default True
+        Run a LocalCluster's workers as processes (False: threads).
+    label : str, default "sweep"
+        The name the messages start with.
+    say : callable, optional
+        Receives each message line (default: print to stderr).
+    task_fn : callable, default run_task
+        ``task_fn(spec) -> dict``, what each executor runs on a task
+        (:func:`seprank.sweeps.tasks.run_task`; importable by name: workers are spawned).
+    worker_timeout : float, optional
+        Seconds a Dask cluster may have no live worker before the run stops (default 300).
+
+    Returns
+    -------
+    Outcome
+        The counts of this run.
+
+    Raises
+    ------
+    ConfigError
+        If the executor is unknown, or ``scheduler`` is given without ``executor="dask"``.
+    StoreWriteError
+        If the store cannot be written mid-run (every task stored before is kept).
+    NoWorkerError
+        If a Dask cluster has no live worker for longer than ``worker_timeout``.
+    """
     say = say or (lambda msg: print(msg, file=sys.stderr, flush=True))
     unique = list({s["key"]: s for s in task_specs}.values())
     t0 = time.perf_counter()

@@ -127,8 +127,20 @@ def _read_only_uri(path: Path) -> str:
 
 
 class Store:
-    """An open result store (created with its schema if the file is new; ``readonly``:
-    an existing store, opened without writing)."""
+    """An open result store (SQLite; created with its schema if the file is new).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The store's file (its folder is created when writing).
+    readonly : bool, default False
+        Open an existing store without writing.
+
+    Raises
+    ------
+    ConfigError
+        If ``readonly`` and the file does not exist, or it is not a usable SQLite file.
+    """
 
     def __init__(self, path: Path | str, readonly: bool = False):
         self.path = Path(path)
@@ -157,6 +169,7 @@ class Store:
         self._db.row_factory = sqlite3.Row
 
     def close(self) -> None:
+        """Release this owner's claims and close the connection."""
         self.release()
         self._db.close()
 
@@ -167,7 +180,18 @@ class Store:
         self.close()
 
     def status_of(self, keys) -> dict[str, str]:
-        """key -> status for the given keys that have a row."""
+        """Return the status of each of the given keys that has a row.
+
+        Parameters
+        ----------
+        keys : iterable of str
+            Task keys.
+
+        Returns
+        -------
+        dict of str to str
+            ``{key: status}`` (``done``, ``failed`` or ``refused``) for the keys stored.
+        """
         out: dict[str, str] = {}
         keys = list(keys)
         for i in range(0, len(keys), 500):
@@ -177,11 +201,37 @@ class Store:
         return out
 
     def attempts(self, key: str) -> int:
+        """How many times the task ``key`` was stored.
+
+        Parameters
+        ----------
+        key : str
+            The task key.
+
+        Returns
+        -------
+        int
+            Its attempts (0 without a row).
+        """
         r = self._db.execute("SELECT attempts FROM tasks WHERE key = ?", (key,)).fetchone()
         return 0 if r is None else int(r["attempts"])
 
     def put(self, spec: dict, result: dict) -> None:
-        """Write one task's outcome (insert or replace its row) in one transaction."""
+        """Write one task's outcome (insert or replace its row) in one transaction.
+
+        Parameters
+        ----------
+        spec : dict
+            The task spec (:mod:`seprank.sweeps.tasks`).
+        result : dict
+            Its outcome: ``status``, and the ``measurement``, ``seconds``, ``error``, ``host``
+            and ``extra`` where present.
+
+        Raises
+        ------
+        StoreWriteError
+            If the store cannot be written (every task stored before is kept).
+        """
         m = result.get("measurement") or {}
         cfg = spec["params"]
         row = {
@@ -219,8 +269,24 @@ class Store:
                                   f"({exc}); every task finished before it is kept") from None
 
     def claim(self, key: str) -> str | None:
-        """Claim ``key`` for this store's owner; None if claimed, else why not: ``done``
-        (stored meanwhile) or the live owner holding it. A stale claim is taken over."""
+        """Claim ``key`` for this store's owner (a stale claim is taken over).
+
+        Parameters
+        ----------
+        key : str
+            The task key.
+
+        Returns
+        -------
+        str or None
+            None if claimed, else why not: ``"done"`` (stored meanwhile) or the live owner
+            holding it.
+
+        Raises
+        ------
+        StoreWriteError
+            If the claim cannot be written.
+        """
         now = time.time()
         try:
             with self._db:
@@ -274,18 +340,57 @@ class Store:
                 pass
 
     def get(self, key: str) -> dict | None:
+        """The row of the task ``key``.
+
+        Parameters
+        ----------
+        key : str
+            The task key.
+
+        Returns
+        -------
+        dict or None
+            The row, its JSON columns decoded; None without a row.
+        """
         r = self._db.execute("SELECT * FROM tasks WHERE key = ?", (key,)).fetchone()
         return None if r is None else _decode(r)
 
     def count(self, status: str | None = None) -> int:
+        """Number of tasks stored, or of those with a status.
+
+        Parameters
+        ----------
+        status : str, optional
+            Count only the rows with this status (default: every row).
+
+        Returns
+        -------
+        int
+            The number of rows.
+        """
         if status is None:
             return self._db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
         q = "SELECT COUNT(*) FROM tasks WHERE status = ?"
         return self._db.execute(q, (status,)).fetchone()[0]
 
     def query(self, where: list[str] | tuple = ()) -> list[dict]:
-        """Rows matching every ``COLUMN OP VALUE`` filter (OP one of = != < <= > >=), in the
-        order they finished."""
+        """Return the rows matching every filter, in the order they finished.
+
+        Parameters
+        ----------
+        where : list of str or tuple of str, default ()
+            Filters ``COLUMN OP VALUE``, OP one of = != < <= > >= (e.g. ``"depth>=2"``).
+
+        Returns
+        -------
+        list of dict
+            The rows, their JSON columns decoded.
+
+        Raises
+        ------
+        ConfigError
+            If a filter is invalid or the file is corrupt.
+        """
         sql, args = _where(where)
         q = f"SELECT * FROM tasks{sql} ORDER BY finished, rowid"
         try:

@@ -30,8 +30,23 @@ OWN_KIND = "upper bound, the architecture's own upper_bound method"
 
 
 def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
-    """The proven attention bound at width min(d_x, r) (one head: it bounds every H),
-    and the token grid's size V^min(|A|, |B|) [D]."""
+    """Proven bound of an EmbeddedAttention network on a partition.
+
+    It is the attention block bound at width min(d_x, r) (one head: it bounds every H),
+    capped by the token grid's size V^min(|A|, |B|) [D].
+
+    Parameters
+    ----------
+    net : EmbeddedAttention
+        The network.
+    partition : iterable of int
+        The positions of side A.
+
+    Returns
+    -------
+    dict
+        ``upper``, ``kind``, ``tag`` (``"D"``) and ``source``.
+    """
     k = min(len(set(partition)), net.seq_len - len(set(partition)))
     eff = min(net.width, net.embed_rank)
     ub = upper_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
@@ -48,8 +63,24 @@ RECALLED_TAGS = frozenset({"M"})
 
 
 def exact_label(given: bool, source, tag) -> str:
-    """The status of a certified rank that meets its upper bound: "exact, proved" only for
-    a bound proved here or by the architecture's own ``upper_bound``."""
+    """Return the status label of a certified rank that meets its upper bound.
+
+    Parameters
+    ----------
+    given : bool
+        Whether the bound was stated by the user (``certify(..., upper=U)``).
+    source : str or None
+        Where the bound comes from (quoted in the label).
+    tag : str or None
+        The bound's tag; those in ``RECALLED_TAGS`` are recalled from the literature.
+
+    Returns
+    -------
+    str
+        ``"exact, proved"`` only for a bound proved here or by the architecture's own
+        ``upper_bound``; otherwise ``"exact, given the stated bound (SOURCE)"`` or
+        ``"exact, given the recalled literature bound (SOURCE)"``.
+    """
     if given:
         return f"exact, given the stated bound ({source})"
     if tag in RECALLED_TAGS:
@@ -58,7 +89,20 @@ def exact_label(given: bool, source, tag) -> str:
 
 
 def has_architecture_bound(net) -> bool:
-    """Whether :func:`architecture_bound` can answer for ``net`` (before any partition)."""
+    """Whether :func:`architecture_bound` can answer for ``net`` (before any partition).
+
+    Parameters
+    ----------
+    net : object
+        The network.
+
+    Returns
+    -------
+    bool
+        True for LinearSelfAttention, EmbeddedAttention (unless a subclass replaces its
+        ``apply`` or ``init``), and a class with an ``upper_bound`` method or an unmodified
+        ``known_bound`` method.
+    """
     return (type(net) is LinearSelfAttention or callable(getattr(net, "upper_bound", None))
             or isinstance(net, EmbeddedAttention) and _same_function(net, EmbeddedAttention)
             or callable(getattr(net, "known_bound", None))
@@ -79,9 +123,27 @@ def _own(net, A) -> dict:
 
 
 def architecture_bound(net, partition=None) -> dict | None:
-    """The architecture's own proved bound for the A side ``partition`` (default: the
-    first N // 2), a dict with at least ``upper`` (an int, or None when too large to
-    write or not known), ``kind`` and ``source``; None when seprank knows none."""
+    """The architecture's own proved bound for a partition, or None when seprank knows none.
+
+    Parameters
+    ----------
+    net : object
+        The network (an architecture instance).
+    partition : iterable of int, optional
+        The positions of side A (default: the first ``seq_len // 2``).
+
+    Returns
+    -------
+    dict or None
+        At least ``upper`` (an int, or None when too large to write or not known), ``kind``
+        and ``source``; None when seprank knows no bound for ``net``.
+
+    Raises
+    ------
+    ConfigError
+        If the partition is invalid, or the class's own ``upper_bound`` returns something
+        other than ``(bound, source)`` with a non-negative int and a non-empty source.
+    """
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     if type(net) is LinearSelfAttention:
@@ -109,7 +171,35 @@ def _same_function(net, cls) -> bool:
 
 
 def proved_upper_bound(net, partition=None) -> dict:
-    """:func:`architecture_bound`, or ConfigError when there is none (``seprank.upper_bound``)."""
+    """The architecture's proved upper bound (``seprank.upper_bound``).
+
+    :func:`architecture_bound`, but refusing a network without one.
+
+    Parameters
+    ----------
+    net : object
+        The network (an architecture instance).
+    partition : iterable of int, optional
+        The positions of side A (default: the first ``seq_len // 2``).
+
+    Returns
+    -------
+    dict
+        As :func:`architecture_bound`: ``upper``, ``kind``, ``source`` (and ``log10_upper``,
+        ``why`` ... for LinearSelfAttention).
+
+    Raises
+    ------
+    ConfigError
+        If seprank knows no bound for ``net`` (nor its log10), or the partition is invalid.
+
+    Examples
+    --------
+    >>> import seprank
+    >>> net = seprank.LinearSelfAttention(depth=1, width=3, heads=1, seq_len=4)
+    >>> seprank.upper_bound(net)["upper"]
+    4
+    """
     out = architecture_bound(net, partition)
     if out is None or out.get("upper") is None and out.get("log10_upper") is None:
         raise ConfigError(f"net={type(net).__name__}: no proved upper bound in seprank (give "

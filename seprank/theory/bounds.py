@@ -39,17 +39,59 @@ from seprank.theory.combinatorics import log_comb
 
 
 def output_degree(depth: int) -> int:
-    """Degree of the network output in the inputs: 3**L."""
+    """Degree of the network output in the inputs, ``3**depth``.
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+
+    Returns
+    -------
+    int
+        ``3**depth``.
+    """
     return 3**depth
 
 
 def matrix_degree(depth: int) -> int:
-    """D = (3**L - 1) / 2: degree of P_L(S) in the entries of S (structural lemma)."""
+    """Degree D = (3**L - 1) / 2 of P_L(S) in the entries of S (structural lemma).
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+
+    Returns
+    -------
+    int
+        ``(3**depth - 1) // 2``.
+    """
     return (3**depth - 1) // 2
 
 
 def partitions(k: int, max_parts: int, max_part: int | None = None):
-    """Partitions of k (non-increasing tuples) with at most ``max_parts`` parts."""
+    """Generate the partitions of ``k`` with at most ``max_parts`` parts.
+
+    Parameters
+    ----------
+    k : int
+        The integer partitioned (>= 0).
+    max_parts : int
+        Most parts a partition may have.
+    max_part : int, optional
+        Largest part allowed (default: ``k``, no limit).
+
+    Yields
+    ------
+    tuple of int
+        Each partition, as a non-increasing tuple (``()`` for ``k = 0``).
+
+    Examples
+    --------
+    >>> list(partitions(4, 2))
+    [(4,), (3, 1), (2, 2)]
+    """
     if max_part is None:
         max_part = k
     if k == 0:
@@ -63,7 +105,20 @@ def partitions(k: int, max_parts: int, max_part: int | None = None):
 
 
 def schur_dim(lam: tuple[int, ...], d: int) -> int:
-    """dim S_lambda(C^d) by the hook-content formula (exact integer)."""
+    """Dimension of the Schur module S_lambda(C^d), by the hook-content formula.
+
+    Parameters
+    ----------
+    lam : tuple of int
+        The partition lambda (non-increasing parts).
+    d : int
+        Dimension of the underlying space C^d.
+
+    Returns
+    -------
+    int
+        dim S_lambda(C^d), exact (0 when lambda has more than ``d`` parts).
+    """
     if len(lam) > d:
         return 0
     num, den = 1, 1
@@ -77,7 +132,22 @@ def schur_dim(lam: tuple[int, ...], d: int) -> int:
 
 @cache
 def b_dim(k: int, d: int, n: int) -> int:
-    """dim of degree-k polynomials in S = sum of n generic x x^T (d x d)."""
+    """Dimension b_k of the degree-k polynomials in S, a sum of n generic x x^T (d x d).
+
+    Parameters
+    ----------
+    k : int
+        Polynomial degree.
+    d : int
+        Width (S is d x d).
+    n : int
+        Number of positions summed in S.
+
+    Returns
+    -------
+    int
+        b_k; ``C(m+k-1, k)`` with m = d(d+1)/2 when ``n >= d``, else a sum of Schur dimensions.
+    """
     if n >= d:
         m = d * (d + 1) // 2
         return math.comb(m + k - 1, k)
@@ -86,7 +156,23 @@ def b_dim(k: int, d: int, n: int) -> int:
 
 @cache
 def a_dim(j: int, d: int, n: int) -> int:
-    """dim span{x_c g(S)}: S = x x^T + (n-1) more generic x x^T, deg g = j."""
+    """Dimension a_j of span{x_c g(S): deg g = j}, S = x x^T plus (n-1) more generic x x^T.
+
+    Parameters
+    ----------
+    j : int
+        Degree of g.
+    d : int
+        Width (x has d entries).
+    n : int
+        Number of positions of the side (the query position included).
+
+    Returns
+    -------
+    int
+        a_j; ``d C(m+j-1, j)`` with m = d(d+1)/2 when ``n >= d``, else a sum of Schur
+        dimensions.
+    """
     if n >= d:
         m = d * (d + 1) // 2
         return d * math.comb(m + j - 1, j)
@@ -135,13 +221,42 @@ def _side(kind: str, width: int, n: int):
 
 
 def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bool = False) -> int:
-    """The block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact.
+    """Block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact.
 
     Computed in O(log D) exact evaluations (crossover by bisection, cumulative sums in
-    closed form; :mod:`seprank.theory.sequences`). Raises TooBigError, with the size, when
-    the integer would have more than ``MAX_DIGITS`` digits (with a side of fewer positions
-    than the width: by an upper estimate, the sum of that side's dimensions) or a side
-    needs too many Schur dimensions.
+    closed form; :mod:`seprank.theory.sequences`).
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L (>= 1).
+    width : int
+        Embedding width d (>= 1).
+    n_query : int
+        Positions on the side of the partition that holds the query position (>= 1).
+    n_other : int
+        Positions on the other side (>= 1).
+    residual : bool, default False
+        Whether the layers have residual connections (the bound's residual form).
+
+    Returns
+    -------
+    int
+        The block bound.
+
+    Raises
+    ------
+    ConfigError
+        If an argument is not an integer >= 1.
+    TooBigError
+        If the integer would have more than ``MAX_DIGITS`` digits (with a side of fewer
+        positions than the width: by an upper estimate, the sum of that side's dimensions),
+        or a side needs too many Schur dimensions.
+
+    Examples
+    --------
+    >>> block_bound(depth=2, width=2, n_query=2, n_other=2)
+    18
     """
     _check(depth, width, n_query, n_other)
     D = matrix_degree(depth)
@@ -155,8 +270,35 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
 
 def block_terms(depth: int, width: int, n_query: int, n_other: int,
                 limit: int = 100_000) -> list[int] | None:
-    """The terms min(b_k, a_{D-k}), k = 0..D, of the (non-residual) block bound: the proved
-    bound of each A-degree block the graded strategy measures. None when D + 1 > limit."""
+    """Return the terms min(b_k, a_{D-k}), k = 0..D, of the (non-residual) block bound.
+
+    Each term is the proved bound of one A-degree block that the graded strategy measures.
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+    width : int
+        Embedding width d.
+    n_query : int
+        Positions on the side holding the query position.
+    n_other : int
+        Positions on the other side.
+    limit : int, default 100_000
+        Most terms returned.
+
+    Returns
+    -------
+    list of int or None
+        The D + 1 terms, or None when ``D + 1 > limit``.
+
+    Raises
+    ------
+    ConfigError
+        If an argument is not an integer >= 1.
+    TooBigError
+        If a side needs too many Schur dimensions.
+    """
     _check(depth, width, n_query, n_other)
     D = matrix_degree(depth)
     if D + 1 > limit:
@@ -186,7 +328,33 @@ def _refuse_digits(what: str, log10_value: float) -> None:
 
 def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
                       residual: bool = False) -> float:  # fmt: skip
-    """log10 of :func:`block_bound`, for any depth (floating point when the integer is huge)."""
+    """Compute log10 of :func:`block_bound`, for any depth.
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+    width : int
+        Embedding width d.
+    n_query : int
+        Positions on the side holding the query position.
+    n_other : int
+        Positions on the other side.
+    residual : bool, default False
+        Whether the layers have residual connections.
+
+    Returns
+    -------
+    float
+        log10 of the block bound (computed in floating point when the integer is huge).
+
+    Raises
+    ------
+    ConfigError
+        If an argument is not an integer >= 1.
+    TooBigError
+        If a side with fewer positions than the width is too costly (see :func:`block_bound`).
+    """
     _check(depth, width, n_query, n_other)
     if n_query >= width and n_other >= width and not residual:
         return generic_block_bound_log10(depth, width)
@@ -217,10 +385,27 @@ def _crossover(D: int, d: int) -> int:
 
 
 def generic_block_bound(depth: int, width: int) -> int:
-    """Closed form for generic sides: C(m+K, K) + d C(m+D-K-1, D-K-1), K the crossover.
+    """Closed form of the block bound for generic sides (both sides >= width positions).
 
-    Hockey stick: sum_{k<=K} C(m-1+k, k) = C(m+K, K). K is found by exact bisection.
-    Raises TooBigError when the integer would have more than ``MAX_DIGITS`` digits.
+    The bound is C(m+K, K) + d C(m+D-K-1, D-K-1), K the crossover (found by exact
+    bisection); the hockey stick gives sum_{k<=K} C(m-1+k, k) = C(m+K, K).
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+    width : int
+        Embedding width d.
+
+    Returns
+    -------
+    int
+        The block bound (no residual).
+
+    Raises
+    ------
+    TooBigError
+        If the integer would have more than ``MAX_DIGITS`` digits.
     """
     _refuse_digits("block bound", generic_block_bound_log10(depth, width))
     m = width * (width + 1) // 2
@@ -228,7 +413,20 @@ def generic_block_bound(depth: int, width: int) -> int:
 
 
 def generic_block_bound_log10(depth: int, width: int) -> float:
-    """log10 of :func:`generic_block_bound` in floating point, for any size."""
+    """Compute log10 of :func:`generic_block_bound` in floating point, for any size.
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+    width : int
+        Embedding width d.
+
+    Returns
+    -------
+    float
+        log10 of the generic block bound.
+    """
     D, d = matrix_degree(depth), width
     m = d * (d + 1) // 2
     K = _crossover(D, d)
@@ -253,8 +451,32 @@ def monomial_bound(
     No residual: f is homogeneous of degree 3**L, so sep <= sum_t min(M_Q(t), M_O(3**L - t))
     with M(t) = C(v + t - 1, t) monomials of degree t in v = d * n variables. With residual
     the degrees are <= 3**L and each side counts monomials of degree <= its share.
-    Computed in closed form (crossover by bisection, hockey-stick sums); raises
-    TooBigError when the integer would have more than ``MAX_DIGITS`` digits.
+    Computed in closed form (crossover by bisection, hockey-stick sums).
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+    width : int
+        Embedding width d.
+    n_query : int
+        Positions on the side holding the query position.
+    n_other : int
+        Positions on the other side.
+    residual : bool, default False
+        Whether the layers have residual connections.
+
+    Returns
+    -------
+    int
+        The monomial bound.
+
+    Raises
+    ------
+    ConfigError
+        If an argument is not an integer >= 1.
+    TooBigError
+        If the integer would have more than ``MAX_DIGITS`` digits.
     """
     _refuse_digits("monomial bound", monomial_bound_log10(depth, width, n_query, n_other,
                                                           residual))  # fmt: skip
@@ -268,7 +490,31 @@ def monomial_bound(
 def monomial_bound_log10(
     depth: int, width: int, n_query: int, n_other: int, residual: bool = False
 ) -> float:
-    """log10 of :func:`monomial_bound`, in floating point, for any size."""
+    """Compute log10 of :func:`monomial_bound`, in floating point, for any size.
+
+    Parameters
+    ----------
+    depth : int
+        Number of attention layers L.
+    width : int
+        Embedding width d.
+    n_query : int
+        Positions on the side holding the query position.
+    n_other : int
+        Positions on the other side.
+    residual : bool, default False
+        Whether the layers have residual connections.
+
+    Returns
+    -------
+    float
+        log10 of the monomial bound.
+
+    Raises
+    ------
+    ConfigError
+        If an argument is not an integer >= 1.
+    """
     _check(depth, width, n_query, n_other)
     deg = output_degree(depth)
     q, o = _seq.Generic(width * n_query), _seq.Generic(width * n_other)
@@ -278,17 +524,50 @@ def monomial_bound_log10(
 
 
 def sides(seq_len: int, partition, query_position: int) -> tuple[int, int]:
-    """(n_query, n_other): sizes of the side holding the query and of the other side."""
+    """Return the sizes of the query's side of a partition and of the other side.
+
+    Parameters
+    ----------
+    seq_len : int
+        Sequence length N.
+    partition : iterable of int
+        The positions of side A.
+    query_position : int
+        The position whose output is measured.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(n_query, n_other)``.
+
+    Examples
+    --------
+    >>> sides(6, (0, 1), query_position=5)
+    (4, 2)
+    """
     A = set(partition)
     nA, nB = len(A), seq_len - len(A)
     return (nA, nB) if query_position in A else (nB, nA)
 
 
 def check_has_theorem(net) -> None:
-    """Raise ConfigError unless the bounds here are theorems for ``net``: exactly the
-    LinearSelfAttention network (polynomial attention over all positions, no softmax, no
-    biases or positional terms; residual or not). Subclasses (the softmax variant) and
-    other architectures are refused rather than given a number no theorem covers."""
+    """Raise ConfigError unless the bounds here are theorems for ``net``.
+
+    They are for exactly the LinearSelfAttention network (polynomial attention over all
+    positions, no softmax, no biases or positional terms; residual or not). Subclasses (the
+    softmax variant) and other architectures are refused rather than given a number no
+    theorem covers.
+
+    Parameters
+    ----------
+    net : object
+        The network.
+
+    Raises
+    ------
+    ConfigError
+        If ``type(net)`` is not LinearSelfAttention.
+    """
     if type(net) is not LinearSelfAttention:
         raise ConfigError(
             f"net={type(net).__name__}: no proved upper bound (the theorems cover "
@@ -300,12 +579,34 @@ def check_has_theorem(net) -> None:
 def upper_bound(net, partition=None) -> dict:
     """Best proven upper bound for a LinearSelfAttention net and partition, with reasons.
 
-    Raises ConfigError for any other network (:func:`check_has_theorem`).
+    When a side with fewer positions than the width is too costly for the block bound, the
+    monomial bound is used and ``why`` says so.
 
-    ``upper`` is the exact integer, or None when it has more than ``MAX_DIGITS`` digits
-    (then ``log10_upper`` still holds its log10). When a side with fewer positions than
-    the width is too costly for the block bound, the monomial bound is used and ``why``
-    says so.
+    Parameters
+    ----------
+    net : LinearSelfAttention
+        The network (any other type is refused, :func:`check_has_theorem`).
+    partition : iterable of int, optional
+        The positions of side A (default: the first half, ``default_partition``).
+
+    Returns
+    -------
+    dict
+        ``upper`` (the exact integer, or None when it has more than ``MAX_DIGITS`` digits),
+        ``log10_upper`` (its log10, always set), ``block`` and ``monomial`` (each bound, None
+        when not computed), ``which`` (``"block"`` or ``"monomial"``), ``why``,
+        ``n_query_side``, ``n_other_side`` and ``kind`` (``"proved"``).
+
+    Raises
+    ------
+    ConfigError
+        For any network other than LinearSelfAttention, or an invalid partition.
+
+    Examples
+    --------
+    >>> from seprank import LinearSelfAttention
+    >>> upper_bound(LinearSelfAttention(depth=1, width=3, heads=1, seq_len=4))["upper"]
+    4
     """
     check_has_theorem(net)
     if partition is None:

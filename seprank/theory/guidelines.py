@@ -32,24 +32,86 @@ GATORTRON = [
 
 
 def fit_width(depth: float) -> float:
-    """The fit's optimal width for a depth."""
+    """The fit's optimal width for a depth, exp(5.039 + 0.0555 L).
+
+    Parameters
+    ----------
+    depth : float
+        Depth L.
+
+    Returns
+    -------
+    float
+        The width d_x (kind "fit").
+    """
     return math.exp(FIT_INTERCEPT + FIT_SLOPE * depth)
 
 
 def fit_depth(width: float) -> float:
-    """The depth for which the fit calls ``width`` optimal."""
+    """The depth for which the fit calls ``width`` optimal.
+
+    Parameters
+    ----------
+    width : float
+        Embedding width d_x (> 0).
+
+    Returns
+    -------
+    float
+        (ln d_x - 5.039) / 0.0555.
+
+    Raises
+    ------
+    ConfigError
+        If ``width <= 0``.
+    """
     if width <= 0:
         raise ConfigError(f"width={width} must be > 0")
     return (math.log(width) - FIT_INTERCEPT) / FIT_SLOPE
 
 
 def params(depth: float, width: float) -> float:
-    """Non-embedding parameter count 12 L d**2."""
+    """Non-embedding parameter count 12 L d**2.
+
+    Parameters
+    ----------
+    depth : float
+        Depth L.
+    width : float
+        Embedding width d.
+
+    Returns
+    -------
+    float
+        ``12 * depth * width**2``.
+
+    Examples
+    --------
+    >>> params(2, 10)
+    2400
+    """
     return 12 * depth * width**2
 
 
 def fit_optimal_shape(budget: float) -> dict:
-    """Depth and width (real numbers) on the fit with 12 L d(L)**2 = budget."""
+    """Depth and width (real numbers) on the fit with 12 L d(L)**2 = budget.
+
+    Parameters
+    ----------
+    budget : float
+        Non-embedding parameter count (positive, finite).
+
+    Returns
+    -------
+    dict
+        ``depth``, ``width``, ``params`` (the budget) and ``kind`` (``"fit"``); a budget too
+        small for any positive depth gives depth 0.0 and a ``note``.
+
+    Raises
+    ------
+    ConfigError
+        If ``budget`` is not a positive finite number.
+    """
     from scipy.optimize import brentq
 
     if not budget > 0 or not math.isfinite(budget):
@@ -67,7 +129,29 @@ def fit_optimal_shape(budget: float) -> dict:
 
 
 def verdict(depth: float, width: float) -> dict:
-    """Where a shape sits against the fit: too deep, too shallow, or on the fit."""
+    """Where a shape sits against the fit: too deep, too shallow, or on the fit.
+
+    Parameters
+    ----------
+    depth : float
+        Depth L (> 0).
+    width : float
+        Embedding width d_x (> 0).
+
+    Returns
+    -------
+    dict
+        ``depth``, ``width``, ``params`` (12 L d**2), ``verdict`` (``"too deep"`` when the
+        depth exceeds the fit's depth at that budget by more than 15%, ``"too shallow"`` when
+        it is more than 13% below, else ``"near the fit"``), ``fit_depth_at_params``,
+        ``fit_width_at_params``, ``fit_width_for_depth``, ``fit_depth_for_width`` and ``kind``
+        (``"fit"``).
+
+    Raises
+    ------
+    ConfigError
+        If ``depth`` or ``width`` is not > 0.
+    """
     if depth <= 0:
         raise ConfigError(f"depth={depth} must be > 0")
     if width <= 0:
@@ -91,6 +175,13 @@ def verdict(depth: float, width: float) -> dict:
 
 
 def gpt3_report() -> dict:
+    """The fit's verdict on GPT-3's quoted shape (96 layers, width 12288).
+
+    Returns
+    -------
+    dict
+        :func:`verdict` of the quoted shape, with ``quoted_params`` (175e9).
+    """
     q = QUOTED["gpt3"]
     v = verdict(q["depth"], q["width"])
     v["quoted_params"] = q["params"]
@@ -98,6 +189,15 @@ def gpt3_report() -> dict:
 
 
 def trillion_report() -> dict:
+    """The fit's optimal shape at 1e12 parameters, beside the quoted ones.
+
+    Returns
+    -------
+    dict
+        ``params``, ``fit_depth`` and ``fit_width`` (computed), ``quoted_width_paper`` and
+        ``quoted_depth_authors`` (quoted), ``width_difference_pct`` and ``depth_difference``
+        (computed minus quoted).
+    """
     q = QUOTED["trillion"]
     opt = fit_optimal_shape(q["params"])
     return {
@@ -109,6 +209,15 @@ def trillion_report() -> dict:
 
 
 def gatortron_report() -> list[dict]:
+    """The fit's verdict on each GatorTron model (``GATORTRON``).
+
+    Returns
+    -------
+    list of dict
+        One :func:`verdict` per model, with ``name``, ``quoted_params``, ``width_derived``
+        (True where the width is derived from params = 12 L d**2, the README giving none) and
+        ``params_12Ld2_vs_quoted``.
+    """
     rows = []
     for m in GATORTRON:
         width = m["width"]

@@ -24,27 +24,100 @@ GROWTH_THRESHOLD = 2.0
 
 
 def paper_transition_depth(width: float) -> float:
-    """The paper's transition depth log_3(d_x)."""
+    """The paper's transition depth log_3(d_x).
+
+    Parameters
+    ----------
+    width : float
+        Embedding width d_x.
+
+    Returns
+    -------
+    float
+        log_3(width).
+    """
     return math.log(width, 3)
 
 
 def doubled_transition_depth(width: float) -> float:
-    """2 log_3(d_x): where 3**L ~ d_x**2 (our analysis of the single-head formula)."""
+    """Twice the paper's transition depth, 2 log_3(d_x).
+
+    This is where 3**L ~ d_x**2 (our analysis of the single-head formula).
+
+    Parameters
+    ----------
+    width : float
+        Embedding width d_x.
+
+    Returns
+    -------
+    float
+        2 log_3(width).
+    """
     return 2 * math.log(width, 3)
 
 
 def paper_regime(depth: int, width: int) -> str:
+    """The paper's regime of a shape: depth-efficient while L < log_3(d_x).
+
+    Parameters
+    ----------
+    depth : int
+        Number of layers L.
+    width : int
+        Embedding width d_x.
+
+    Returns
+    -------
+    str
+        ``"depth-efficient"`` or ``"depth-inefficient"``.
+
+    Examples
+    --------
+    >>> paper_regime(3, 8)
+    'depth-inefficient'
+    """
     return "depth-efficient" if depth < paper_transition_depth(width) else "depth-inefficient"
 
 
 def growth_regime(ratio: float | None) -> str:
+    """The regime a growth ratio log sep(L+1) / log sep(L) indicates.
+
+    Parameters
+    ----------
+    ratio : float or None
+        The growth ratio (None or non-finite: unknown).
+
+    Returns
+    -------
+    str
+        ``"depth-efficient"`` when ``ratio >= GROWTH_THRESHOLD``, ``"depth-inefficient"``
+        below it, ``"unknown"`` without a finite ratio.
+    """
     if ratio is None or not math.isfinite(ratio):
         return "unknown"
     return "depth-efficient" if ratio >= GROWTH_THRESHOLD else "depth-inefficient"
 
 
 def growth_ratios(log_seps: dict[int, float]) -> dict[int, float]:
-    """{L: log sep(L+1) / log sep(L)} for consecutive depths present in ``log_seps``."""
+    """Growth ratios log sep(L+1) / log sep(L) for consecutive depths.
+
+    Parameters
+    ----------
+    log_seps : dict of int to float
+        log sep(L) by depth L (any logarithm base).
+
+    Returns
+    -------
+    dict of int to float
+        ``{L: log_seps[L + 1] / log_seps[L]}`` for every L with L + 1 present and
+        ``log_seps[L] > 0``.
+
+    Examples
+    --------
+    >>> growth_ratios({1: 1.0, 2: 3.0, 3: 4.5})
+    {1: 3.0, 2: 1.5}
+    """
     out = {}
     for L in sorted(log_seps):
         if L + 1 in log_seps and log_seps[L] > 0:
@@ -53,12 +126,37 @@ def growth_ratios(log_seps: dict[int, float]) -> dict[int, float]:
 
 
 def formula_growth_ratio(depth: int, width: int) -> float:
-    """Growth ratio of the H = 1 block formula (generic sides) from L to L + 1."""
+    """Growth ratio of the H = 1 block formula (generic sides) from L to L + 1.
+
+    Parameters
+    ----------
+    depth : int
+        Depth L.
+    width : int
+        Embedding width d.
+
+    Returns
+    -------
+    float
+        log sep(L + 1) / log sep(L) of :func:`~seprank.theory.bounds.generic_block_bound`.
+    """
     return generic_block_bound_log10(depth + 1, width) / generic_block_bound_log10(depth, width)
 
 
 def transition_from_ratios(ratios: dict[int, float]) -> float | None:
-    """First depth where the ratio drops below the threshold, interpolated; None if never."""
+    """First depth where the growth ratio drops below the threshold, interpolated.
+
+    Parameters
+    ----------
+    ratios : dict of int to float
+        Growth ratios by depth (:func:`growth_ratios`).
+
+    Returns
+    -------
+    float or None
+        The depth where the ratio crosses ``GROWTH_THRESHOLD``, linearly interpolated between
+        integer depths (the first depth itself if it is already below); None if it never does.
+    """
     Ls = sorted(ratios)
     for idx, L in enumerate(Ls):
         r = ratios[L]
@@ -71,7 +169,21 @@ def transition_from_ratios(ratios: dict[int, float]) -> float | None:
 
 
 def formula_transition_depth(width: int, max_depth: int = 40) -> float | None:
-    """Transition depth of the H = 1 block formula for a width (any width)."""
+    """Transition depth of the H = 1 block formula for a width (any width).
+
+    Parameters
+    ----------
+    width : int
+        Embedding width d.
+    max_depth : int, default 40
+        Deepest depth whose ratio is computed.
+
+    Returns
+    -------
+    float or None
+        The interpolated depth where the formula's growth ratio crosses ``GROWTH_THRESHOLD``,
+        or None if it stays above it up to ``max_depth``.
+    """
     ratios = {}
     for L in range(1, max_depth + 1):  # up to the first ratio below the threshold
         ratios[L] = formula_growth_ratio(L, width)
@@ -81,7 +193,20 @@ def formula_transition_depth(width: int, max_depth: int = 40) -> float | None:
 
 
 def width_at_budget(budget: float, depth: int) -> int:
-    """Integer width spending ``budget`` = 12 L d**2 (at least 1)."""
+    """Integer width spending a parameter budget 12 L d**2 at a depth.
+
+    Parameters
+    ----------
+    budget : float
+        Non-embedding parameter count.
+    depth : int
+        Depth L.
+
+    Returns
+    -------
+    int
+        round(sqrt(budget / (12 L))), at least 1.
+    """
     return max(1, int(round(math.sqrt(budget / (12 * depth)))))
 
 
@@ -95,6 +220,18 @@ def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
     whose ratio stays >= 2 up to ``max_depth`` has its transition beyond every depth
     searched (depth-efficient). The search stops after four depth-inefficient depths in
     a row (so a gap of up to 3 depths would be bridged).
+
+    Parameters
+    ----------
+    budget : float
+        Non-embedding parameter count 12 L d**2.
+    max_depth : int, default 400
+        Deepest depth searched.
+
+    Returns
+    -------
+    int
+        The depth (at least 1).
     """
     best = 1
     for L in range(1, max_depth + 1):
@@ -107,7 +244,18 @@ def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
 
 
 def paper_optimal_depth(budget: float) -> float:
-    """The paper's rule at a budget: L = log_3 d with 12 L d**2 = budget (real L)."""
+    """The paper's rule at a budget: L = log_3 d with 12 L d**2 = budget (real L).
+
+    Parameters
+    ----------
+    budget : float
+        Non-embedding parameter count.
+
+    Returns
+    -------
+    float
+        The real depth L solving L = log_3 sqrt(budget / 12 L), or 0.0 when none is positive.
+    """
     from scipy.optimize import brentq
 
     def g(L):

@@ -27,6 +27,27 @@ from seprank.verdicts.certificate_format import (
 
 @dataclass
 class CheckResult:
+    """Outcome of :func:`check_certificate`; true when the certificate checks out.
+
+    Parameters
+    ----------
+    ok : bool
+        Whether every check passed.
+    reasons : list, default []
+        Why a check failed (one line each).
+    exact : bool, default False
+        Whether the certified rank meets the upper bound.
+    rank : int or None, default None
+        The certified rank (the sum over the blocks).
+    given : bool, default False
+        Whether the upper bound was stated by the user.
+    source : str or None, default None
+        The upper bound's source.
+    tag : str or None, default None
+        The architecture's tag of its bound (``"M"``: recalled from the literature).
+    rechecked : bool, default True
+        Whether the architecture's own bound was recomputed.
+    """
     ok: bool
     reasons: list = field(default_factory=list)
     exact: bool = False
@@ -41,8 +62,12 @@ class CheckResult:
 
     @property
     def status(self) -> str:
-        """"exact, proved", "exact, given the stated bound (SOURCE)", "exact, given the
-        recalled literature bound (SOURCE)", "lower bound" or "invalid"."""
+        """The verdict of the check, as :func:`seprank.certify` words it.
+
+        ``"exact, proved"``, ``"exact, given the stated bound (SOURCE)"``, ``"exact, given
+        the recalled literature bound (SOURCE)"``, ``"exact, bound not rechecked"`` (with
+        ``recheck_upper=False``), ``"lower bound"`` or ``"invalid"``.
+        """
         if not self.ok:
             return "invalid"
         if not self.exact:
@@ -119,18 +144,34 @@ def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
 
 def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
                       cls=None) -> CheckResult:  # fmt: skip
-    """Check a certificate (a dict, or the path of its JSON file) without trusting seprank's
-    measurement: regenerate weights and points from the seed, rebuild every claimed minor
-    and check its determinant over GF(p) with python-flint; recompute the architecture's
-    own bound and compare it with ``upper_bound`` and ``upper_source`` (a stated bound,
+    """Check a certificate without trusting seprank's measurement.
+
+    It regenerates weights and points from the seed, rebuilds every claimed minor and checks
+    its determinant over GF(p) with python-flint; it recomputes the architecture's own bound
+    and compares it with ``upper_bound`` and ``upper_source`` (a stated bound,
     ``upper_given``, cannot be recomputed: then only rank == upper_bound is checked).
-    ``ok`` is False, with the reasons, on any failure (a malformed file included).
-    ``cls`` is the architecture class (default: resolved from the certificate's
-    ``architecture``), or the architecture itself for one its config cannot rebuild
-    (``from_torch`` on a module object; its config must equal the certificate's).
-    ``kernel=True`` evaluates the network with the compiled kernel of
-    the measurement instead of its reference code (faster for deep networks; the
-    determinants are python-flint's either way)."""
+
+    Parameters
+    ----------
+    cert : dict or str or pathlib.Path
+        The certificate, or the path of its JSON file.
+    recheck_upper : bool, default True
+        Recompute the architecture's own bound (False: the status says it was not rechecked).
+    kernel : bool, default False
+        Evaluate the network with the compiled kernel of the measurement instead of its
+        reference code (faster for deep networks; the determinants are python-flint's either
+        way).
+    cls : type or Architecture, optional
+        The architecture class (default: resolved from the certificate's ``architecture``),
+        or the architecture itself for one its config cannot rebuild (``from_torch`` on a
+        module object; its config must equal the certificate's).
+
+    Returns
+    -------
+    CheckResult
+        ``ok`` is False, with the reasons, on any failure (a malformed file included: no
+        exception is raised for one).
+    """
     try:
         return _check(cert, recheck_upper, kernel, cls)
     except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,

@@ -68,7 +68,34 @@ __all__ = ["FORMAT", "CheckResult", "Certification", "certificate_name", "certif
 
 @dataclass
 class Certification:
-    """Outcome of :func:`certify`: the measurement, both bounds and the verdict."""
+    """Outcome of :func:`certify`: the measurement, both bounds and the verdict.
+
+    Parameters
+    ----------
+    measurement : Measurement
+        The measurement made.
+    lower : int
+        The certified lower bound (the measured rank).
+    upper : int or None
+        The upper bound compared with (None when none is known).
+    upper_why : str
+        Where the upper bound comes from, or why there is none.
+    exact : bool
+        Whether the lower bound meets the upper bound (with a certificate).
+    status : str
+        ``"exact, proved"``, ``"exact, given the stated bound (SOURCE)"``, ``"exact, given
+        the recalled literature bound (SOURCE)"`` or ``"lower bound"``.
+    ground : str
+        What the status rests on (the minors, the bound, the saturation ground).
+    certificate : dict or None, default None
+        The certificate (None without recorded minors).
+    path : str or None, default None
+        Where :meth:`write` wrote the certificate.
+    upper_source : str or None, default None
+        The source of the upper bound.
+    upper_given : bool, default False
+        Whether the upper bound was stated by the user (``upper=``).
+    """
 
     measurement: object
     lower: int
@@ -84,9 +111,18 @@ class Certification:
 
     @property
     def gap(self) -> int | None:
+        """The upper bound minus the certified lower bound (None without an upper bound)."""
         return None if self.upper is None else self.upper - self.lower
 
     def to_dict(self) -> dict:
+        """The outcome as a JSON-friendly dict (what ``seprank certify --json`` prints).
+
+        Returns
+        -------
+        dict
+            The status and both bounds with their grounds, the certificate's path, and the
+            measurement's saturation, prime, seed, strategy, config, partition and time.
+        """
         m = self.measurement
         return {
             "status": self.status, "exact": self.exact, "rank": self.lower,
@@ -100,7 +136,23 @@ class Certification:
         }  # fmt: skip
 
     def write(self, folder) -> Path:
-        """Write the certificate into ``folder`` (created); return its path."""
+        """Write the certificate into ``folder`` (created); return its path.
+
+        Parameters
+        ----------
+        folder : str or pathlib.Path
+            The folder (created if missing); the file is named after the certificate.
+
+        Returns
+        -------
+        pathlib.Path
+            The certificate's path (also kept in ``path``).
+
+        Raises
+        ------
+        ConfigError
+            If there is no certificate (no nonsingular minor was recorded).
+        """
         if self.certificate is None:
             raise ConfigError("certify: no certificate (no nonsingular minor was recorded)")
         folder = Path(folder)
@@ -203,6 +255,47 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     otherwise ``"lower bound"`` with the gap, and ``ground`` repeats the probability
     ground of the saturation label, if any. Homogeneous-by-theorem networks are measured
     by the graded strategy, every other architecture by the direct one.
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    partition : iterable of int, optional
+        The A side (default: the first ``seq_len // 2`` positions).
+    seed : int, default 0
+        The measurement seed.
+    prime : int, optional
+        The modulus (default: the largest prime below 2**26).
+    max_samples : int, optional
+        The sample budget (see :func:`seprank.measure`).
+    progress : bool or callable, optional
+        Progress of the measurement (see :func:`seprank.measure`).
+    saturation_threshold : float, optional
+        The saturation label's threshold (default: 1e-2, as :func:`seprank.measure`).
+    upper : int, optional
+        A bound the user states, instead of the architecture's own.
+    upper_source : str, optional
+        Where ``upper`` is proved (needs ``upper``).
+
+    Returns
+    -------
+    Certification
+        The measurement, both bounds, the status and the certificate.
+
+    Raises
+    ------
+    ConfigError
+        If the partition is invalid, ``upper`` is not a non-negative integer, or
+        ``upper_source`` is given without ``upper`` (and as :func:`seprank.measure`).
+
+    Examples
+    --------
+    >>> import seprank
+    >>> c = seprank.certify(seprank.LinearSelfAttention(depth=1, width=3, seq_len=4))
+    >>> c.status, c.lower, c.upper
+    ('exact, proved', 4, 4)
+    >>> seprank.check_certificate(c.certificate).ok
+    True
     """
     check_partition(default_partition(net.seq_len) if partition is None else partition,
                     net.seq_len)  # fmt: skip

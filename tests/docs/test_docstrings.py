@@ -1,0 +1,128 @@
+"""The public API's docstrings follow numpydoc (numpydoc's own validator, on every object that
+docs/reference/api.md lists: the one list of the public API, shared with the Sphinx
+reference), and every name in ``seprank.__all__`` is listed there."""
+
+import importlib
+import inspect
+import re
+from functools import cached_property
+from pathlib import Path
+
+import numpydoc.validate
+import pytest
+
+API = Path(__file__).resolve().parents[2] / "docs" / "reference" / "api.md"
+
+# The numpydoc checks enforced (numpydoc.validate.ERROR_MSGS lists them all). Left out, as
+# style only or as sections this project does not ask of every object:
+#   ES01  no extended summary: a one-line summary is enough for many small functions
+#   SA01  no "See Also" section: cross-references are written in the text where they help
+#   EX01  no "Examples" section: examples are given where useful (they run as doctests),
+#         not on every function
+#   PR08, PR09, RT04, RT05  a parameter's or return value's description starts with a
+#         capital / ends with a period: punctuation only (descriptions often start with a
+#         literal such as ``None`` or end with a formula)
+EXCLUDED = {"ES01", "SA01", "EX01", "PR08", "PR09", "RT04", "RT05"}
+CHECKS = sorted(set(numpydoc.validate.ERROR_MSGS) - EXCLUDED)
+# at least these (the issue's list) must stay enforced
+REQUIRED = {"GL02", "GL03", "GL08", "SS01", "SS02", "SS03", "SS05", "PR01", "PR02", "RT01"}
+
+DIRECTIVE = re.compile(
+    r"^\.\. (autofunction|autoclass|autoexception|automethod|autodata|automodule):: (\S+)"
+    r"((?:\n {3}:\S+:.*)*)",
+    re.M,
+)
+VALIDATED = {"autofunction", "autoclass", "autoexception", "automethod"}
+
+
+def directives() -> list[tuple[str, str, str]]:
+    """(directive, dotted name, options) of every directive in api.md's eval-rst blocks."""
+    text = re.sub(r"<!--.*?-->", "", API.read_text(), flags=re.S)  # commented out: not listed
+    blocks = re.findall(r"```\{eval-rst\}\n(.*?)```", text, flags=re.S)
+    return [m.groups() for block in blocks for m in DIRECTIVE.finditer(block)]
+
+
+def load(name: str):
+    """The object at a dotted name: the longest importable module prefix, then attributes."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(name)
+
+
+def members(cls, options: str) -> list[str]:
+    """The public methods and properties that ``:members:`` documents: those defined in the
+    class itself (Sphinx leaves inherited ones out unless asked), or the listed ones."""
+    listed = re.search(r":members:(.*)", options)
+    if listed is None:
+        return []
+    if listed.group(1).strip():
+        return [n.strip() for n in listed.group(1).split(",")]
+    kinds = (property, cached_property, staticmethod, classmethod)
+    return [n for n, v in vars(cls).items()
+            if not n.startswith("_") and (inspect.isfunction(v) or isinstance(v, kinds))]
+
+
+def validated_names() -> list[str]:
+    names = []
+    for kind, name, options in directives():
+        if kind not in VALIDATED:
+            continue
+        names.append(name)
+        if kind in ("autoclass", "autoexception"):
+            names += [f"{name}.{m}" for m in members(load(name), options)]
+    return names
+
+
+def test_checks_include_the_required_ones():
+    assert REQUIRED <= set(CHECKS)
+
+
+def test_api_page_lists_objects_that_exist():
+    listed = directives()
+    assert len(listed) > 50
+    missing = []
+    for _, name, options in listed:
+        try:
+            obj = load(name)
+        except (ImportError, AttributeError) as exc:
+            missing.append(f"{name}: {exc}")
+            continue
+        if inspect.isclass(obj):
+            missing += [f"{name}.{m}" for m in members(obj, options) if not hasattr(obj, m)]
+    assert not missing, "api.md names objects that do not exist:\n" + "\n".join(missing)
+
+
+# the public namespaces: every name of their __all__ must be on the API page
+PUBLIC_MODULES = ["seprank", "seprank.nets", "seprank.theory", "seprank.testing"]
+
+
+@pytest.mark.parametrize("module", PUBLIC_MODULES)
+def test_every_public_name_is_in_the_api_page(module):
+    """A name added to one of these modules' __all__ must be added to
+    docs/reference/api.md: listed by a directive (under any dotted name of the same object),
+    or, for a module, named in the text as `module.name`."""
+    text = re.sub(r"<!--.*?-->", "", API.read_text(), flags=re.S)
+    listed = {id(load(name)) for _, name, _ in directives()}
+    mod = importlib.import_module(module)
+    absent = [n for n in mod.__all__ if id(getattr(mod, n)) not in listed
+              and not (inspect.ismodule(getattr(mod, n)) and f"`{module}.{n}`" in text)]
+    assert not absent, f"{module}.__all__ names missing from {API.name}: {absent}"
+
+
+def test_public_docstrings_follow_numpydoc():
+    failures = []
+    for name in validated_names():
+        result = numpydoc.validate.validate(name)
+        errors = [f"{code} {msg}" for code, msg in result["errors"] if code in CHECKS]
+        if errors:
+            failures.append(f"{name} ({result['file']}:{result['file_line']}):\n    "
+                            + "\n    ".join(errors))
+    assert not failures, f"{len(failures)} docstrings fail numpydoc's checks:\n" + "\n".join(
+        failures)
