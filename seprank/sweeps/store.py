@@ -294,6 +294,50 @@ class Store:
             raise ConfigError(f"db={str(self.path)!r} is corrupt ({exc}); not listed") from None
 
 
+    def to_dataframe(self, where: list[str] | tuple = ()):
+        """The rows (those matching ``where``, as :meth:`query`) as a tidy pandas DataFrame.
+
+        Parameters
+        ----------
+        where : list of str
+            ``COLUMN OP VALUE`` filters, all of which must hold (as ``seprank results
+            --where``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per task with the store's columns (:data:`COLUMNS`) in the order they
+            finished; ``residual`` and ``saturated`` are bool (pandas' nullable
+            ``boolean`` where a failed task has none), ``partition`` and ``block_ranks``
+            (each block's rank, from the stored measurement) lists of ints, ``config``
+            a dict, and ``stale`` (bool) says whether other code measured the row.
+
+        Raises
+        ------
+        ConfigError
+            When pandas is not installed (``pip install 'seprank[pandas]'``), a filter
+            is malformed, or the store is corrupt.
+        """
+        from seprank.engine import display
+        from seprank.sweeps.fingerprint import fingerprint
+
+        display.require_pandas()
+        current = fingerprint()
+        records = []
+        for r in self.query(where):
+            rec = {c: r.get(c) for c in COLUMNS}
+            rec["config"] = r.get("config")
+            m = r.get("measurement") or {}
+            rec["block_ranks"] = display.block_ranks(m.get("blocks"))
+            rec["stale"] = r.get("code") != current
+            records.append(rec)
+        df = display.tidy_frame(records, bool_columns=("residual", "saturated", "stale"),
+                                list_columns=("partition", "block_ranks"))  # fmt: skip
+        if not records:
+            df = df.reindex(columns=[*COLUMNS, "config", "block_ranks", "stale"])
+        return df
+
+
 def _alive(owner: str) -> bool:
     """False when ``owner`` (host:pid:tag) is a process of this host that no longer runs
     (a killed sweep: its claims are taken over at once, not after STALE_S)."""
