@@ -156,7 +156,7 @@ def test_results_of_other_code_are_stale_and_not_reused(tmp_path, capsys, monkey
     assert main(["results", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.count("done, stale") == 2 and "2 stale (other code than" in out
-    assert main(["results", "--db", str(db), "--format", "json"]) == 0
+    assert main(["results", "--db", str(db), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert sorted(r["stale"] for r in rows) == [False, False, True, True]
 
