@@ -262,8 +262,22 @@ def _execute_symbolic(mp: MeasurementPlan) -> Measurement:
 def execute(mp: MeasurementPlan) -> Measurement:
     """Run a plan's strategy and label the result (saturation, its bound and reason).
 
-    An interruption (Ctrl-C) raises MeasurementInterrupted carrying the labelled partial
-    result, so that nothing computed is lost."""
+    Parameters
+    ----------
+    mp : MeasurementPlan
+        What :func:`plan` decided.
+
+    Returns
+    -------
+    Measurement
+        The labelled result.
+
+    Raises
+    ------
+    MeasurementInterrupted
+        On Ctrl-C, carrying the labelled partial result (nothing computed is lost); any
+        progress bar of the run is closed first.
+    """
     opts = mp.options
 
     def label(m):
@@ -282,6 +296,9 @@ def execute(mp: MeasurementPlan) -> Measurement:
         if exc.partial is not None:
             label(exc.partial)
         raise
+    finally:  # the sample-size bar (progress=True in a terminal or notebook) ends here
+        if getattr(mp, "run", None) is not None:
+            mp.run.close_progress()
 
 
 def measure(

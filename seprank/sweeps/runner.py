@@ -5,15 +5,16 @@ A grid file (its format: :mod:`seprank.sweeps.grid_file`) expands into task spec
 :func:`run` skips the tasks already ``done`` in the store, orders the rest large-first by
 their estimated cost, refuses (and stores) those whose estimated memory exceeds a
 worker's, runs them with bounded retries, writes each outcome in its own transaction,
-and keeps a progress line; Ctrl-C stops it with every finished task kept.
+and shows its progress (:mod:`seprank.sweeps.progress`: a tqdm bar, or lines in a log);
+Ctrl-C stops it with every finished task kept.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+from seprank.engine import bars
 from seprank.engine.warm_up import warm_up
 from seprank.sweeps import executors
 from seprank.sweeps.progress import Progress
@@ -137,7 +138,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
 
     ``task_fn(spec) -> dict`` is what each executor runs on a task (default
     :func:`seprank.sweeps.tasks.run_task`; importable by name: workers are spawned)."""
-    say = say or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if say is None:  # above the bar (tqdm.write); nothing at all without progress (--quiet)
+        say = bars.write if progress else (lambda msg: None)
     unique = list({s["key"]: s for s in task_specs}.values())
     t0 = time.perf_counter()
     out = Outcome(planned=len(unique), executor=executor, db=str(store.path),
@@ -177,7 +179,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     finally:  # the pool or cluster is closed on every exit, an unexpected error included
         ex.close(cancel=interrupted or failed_hard)
         store.release()
-    bar.running = 0
-    bar.close()
+        bar.running = 0
+        bar.close()  # the bar ends on every exit too (its last state stays on screen)
     out.seconds = time.perf_counter() - t0
     return out
