@@ -28,6 +28,23 @@ def add_parser(sub) -> None:
 
 
 def cmd_figures(args) -> int:
+    """Write the theorem figures; print what was written (--json: one object).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank figures``.
+
+    Returns
+    -------
+    int
+        The exit code (0 written).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     check_file(Path(args.db))  # a foreign store: refused before anything is written
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     say = say_stderr(args)

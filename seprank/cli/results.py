@@ -114,6 +114,23 @@ def output_format(args) -> str:
 
 
 def cmd(args) -> int:
+    """List the store's tasks as a table, CSV (--csv) or JSON (--json).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank results``.
+
+    Returns
+    -------
+    int
+        The exit code (0 listed).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     fmt = output_format(args)
     if not Path(args.db).is_file():
         raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "

@@ -78,6 +78,23 @@ def check_csv(path: Path, must_exist: bool) -> None:
 
 
 def cmd(args) -> int:
+    """Measure the deep grid (or redraw from the CSV) and print the rows (--json: one object).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank transition``.
+
+    Returns
+    -------
+    int
+        The exit code (0 done, 1 a configuration failed or was refused, 130 interrupted).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     folder = args.out or ("seprank-transition-quick" if args.quick else "paper_figures")
     check_csv(Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
     if not args.plot_only:

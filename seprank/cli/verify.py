@@ -84,6 +84,24 @@ def cmd_arch(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    """Run the verify grid (or one --arch network) and print the table or one JSON object.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank verify``.
+
+    Returns
+    -------
+    int
+        The exit code (0 all measured, no violation; 1 a violation or a task not
+        measured; 130 interrupted).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     if args.arch is not None:
         return cmd_arch(args)
     if args.param or args.partition:
