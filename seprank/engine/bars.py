@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import sys
 
-
-def _auto():
-    from tqdm.auto import tqdm
-
-    return tqdm
+from tqdm import autonotebook
+from tqdm import std as tqdm_std
+from tqdm.auto import tqdm as auto_tqdm
 
 
 def in_notebook() -> bool:
@@ -25,9 +23,7 @@ def in_notebook() -> bool:
     -------
     bool
     """
-    from tqdm.autonotebook import tqdm
-
-    return tqdm.__module__ == "tqdm.notebook"
+    return autonotebook.tqdm.__module__ == "tqdm.notebook"
 
 
 def interactive(stream=None) -> bool:
@@ -81,7 +77,7 @@ def make_bar(total: int | None, desc: str, *, unit: str = "it", initial: int = 0
     stream = sys.stderr if stream is None else stream
     if not (force or interactive(stream)):
         return None
-    return _auto()(total=total, desc=desc, unit=unit, initial=initial, file=stream,
+    return auto_tqdm(total=total, desc=desc, unit=unit, initial=initial, file=stream,
                    leave=leave, dynamic_ncols=True, mininterval=0.2,
                    bar_format=bar_format)  # fmt: skip
 
@@ -96,9 +92,7 @@ def write(msg: str, stream=None) -> None:
     stream : file-like, optional
         Default ``sys.stderr``, looked up at call time.
     """
-    from tqdm.std import tqdm as std
-
-    std.write(msg, file=sys.stderr if stream is None else stream)
+    tqdm_std.tqdm.write(msg, file=sys.stderr if stream is None else stream)
     flush = getattr(sys.stderr if stream is None else stream, "flush", None)
     if flush is not None:
         flush()

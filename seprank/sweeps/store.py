@@ -30,7 +30,9 @@ import time
 import uuid
 from pathlib import Path
 
+from seprank.engine import display
 from seprank.errors import ConfigError, StoreWriteError
+from seprank.sweeps.fingerprint import fingerprint
 
 #: Columns that can be filtered by ``seprank results --where`` (all are indexed or small).
 COLUMNS = (
@@ -318,9 +320,6 @@ class Store:
             When pandas is not installed (``pip install 'seprank[pandas]'``), a filter
             is malformed, or the store is corrupt.
         """
-        from seprank.engine import display
-        from seprank.sweeps.fingerprint import fingerprint
-
         display.require_pandas()
         current = fingerprint()
         records = []
