@@ -115,3 +115,20 @@ def test_results_conflicting_formats_one_line_exit_2(store, argv, text, capsys):
     assert main(["results", "--db", store, *argv, "--quiet"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.strip().splitlines() == [f"seprank: error: {text}"]
+
+
+def test_transition_plot_only_json_prints_the_rows(tmp_path, capsys):
+    """--json on transition (here --plot-only: the committed CSV, nothing measured)."""
+    import shutil
+    from pathlib import Path
+
+    from seprank.studies.transition import CSV_NAME
+
+    root = Path(__file__).resolve().parents[2]
+    shutil.copy(root / "paper_figures" / CSV_NAME, tmp_path / CSV_NAME)
+    assert main(["transition", "--plot-only", "--out", str(tmp_path), "--json",
+                 "--quiet"]) == 0  # fmt: skip
+    out, err = capsys.readouterr()
+    d = json.loads(out)
+    assert d["rows"] and d["csv"].endswith(CSV_NAME) and d["not_measured"] == 0
+    assert Path(d["figure"]).exists() and err == ""
