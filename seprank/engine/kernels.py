@@ -16,9 +16,11 @@ COMPILING = "compiling kernels (first run only; cached for later runs)"
 COMPILING_UNCACHED = "compiling kernels (no writable cache folder: on every run)"
 
 
-def _dispatchers() -> list:
+def _dispatchers(blas: bool = True) -> list:
+    """The numba dispatchers: the attention kernel, and the BLAS engine's unless ``blas``
+    is False (a measurement ranking with another engine runs only the first)."""
     names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products", "_inv"]
-    out = [getattr(blas_elimination, n, None) for n in names]
+    out = [getattr(blas_elimination, n, None) for n in names] if blas else []
     out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]
 

@@ -181,12 +181,12 @@ def test_compiling_notice_only_when_the_kernel_will_compile(monkeypatch, kwargs,
     from seprank.engine import kernels
 
     lines = []
-    monkeypatch.setattr(kernels, "will_compile", lambda: True)
-    monkeypatch.setattr(kernels, "compiling_message", lambda: kernels.COMPILING)
+    monkeypatch.setattr(kernels, "will_compile", lambda ds=None: True)
+    monkeypatch.setattr(kernels, "compiling_message", lambda ds=None: kernels.COMPILING)
     measure(LinearSelfAttention(**SMALL), progress=lines.append, **kwargs)
     assert (kernels.COMPILING in lines) == notice
     lines.clear()
-    monkeypatch.setattr(kernels, "will_compile", lambda: False)
+    monkeypatch.setattr(kernels, "will_compile", lambda ds=None: False)
     measure(LinearSelfAttention(**SMALL), progress=lines.append, **kwargs)
     assert not any(x.startswith("compiling") for x in lines)
 

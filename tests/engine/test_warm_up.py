@@ -62,14 +62,14 @@ def test_real_kernels_in_memory_do_not_compile_again():
 
 def test_warm_up_says_nothing_when_nothing_compiles(monkeypatch):
     said = []
-    monkeypatch.setattr(kernels, "will_compile", lambda: False)
+    monkeypatch.setattr(kernels, "will_compile", lambda ds=None: False)
     assert warm_up.warm_up(said.append) is False and said == []
 
 
 def test_warm_up_says_so_and_reports_the_measured_time_when_it_compiles(monkeypatch):
     said, counts = [], iter([0, 7])
-    monkeypatch.setattr(kernels, "will_compile", lambda: True)
-    monkeypatch.setattr(kernels, "compile_count", lambda: next(counts))
+    monkeypatch.setattr(kernels, "will_compile", lambda ds=None: True)
+    monkeypatch.setattr(kernels, "compile_count", lambda ds=None: next(counts))
     assert warm_up.warm_up(said.append) is True
     assert said[0] == kernels.compiling_message()
     assert said[1].startswith("compiled kernels in ") and said[1].endswith(" s")
@@ -78,6 +78,23 @@ def test_warm_up_says_so_and_reports_the_measured_time_when_it_compiles(monkeypa
 
 def test_warm_up_predicted_a_compile_that_did_not_happen_reports_no_time(monkeypatch):
     said = []
-    monkeypatch.setattr(kernels, "will_compile", lambda: True)
-    monkeypatch.setattr(kernels, "compile_count", lambda: 4)
+    monkeypatch.setattr(kernels, "will_compile", lambda ds=None: True)
+    monkeypatch.setattr(kernels, "compile_count", lambda ds=None: 4)
     assert warm_up.warm_up(said.append) is False and len(said) == 1
+
+
+def test_a_measurement_asks_only_about_the_kernels_it_runs(monkeypatch):
+    """The flint engine runs no BLAS kernel: a BLAS kernel that would compile is no
+    reason to say "compiling" there, but is with the blas engine."""
+    blas = set(map(id, kernels._dispatchers())) - set(map(id, kernels._dispatchers(False)))
+    assert blas  # the BLAS engine's dispatchers exist and are left out with blas=False
+
+    def will(ds=None):
+        return any(id(d) in blas for d in (ds or kernels._dispatchers()))
+
+    monkeypatch.setattr(kernels, "will_compile", will)
+    net = LinearSelfAttention(depth=1, width=2, seq_len=4)
+    for engine, said in (("flint", False), ("blas", True)):
+        lines = []
+        measure(net, rank_engine=engine, progress=lines.append)
+        assert any(x.startswith("compiling") for x in lines) is said, engine
