@@ -97,6 +97,24 @@ def compile_count(dispatchers=None) -> int:
     return sum(sum(getattr(d, "_cache_misses", {}).values()) for d in ds)
 
 
+def notice(blas: bool = True) -> str | None:
+    """The line to print before a measurement, or None when nothing will compile.
+
+    Parameters
+    ----------
+    blas : bool
+        Whether the run ranks with the BLAS engine (else only the attention kernel is
+        looked at: the other engines run no BLAS kernel).
+
+    Returns
+    -------
+    str or None
+        :func:`compiling_message` when :func:`will_compile` says so, else None.
+    """
+    used = _dispatchers(blas=blas)
+    return compiling_message(used) if will_compile(used) else None
+
+
 def kernels_cached() -> bool:
     """``not will_compile()`` (the name earlier versions used)."""
     return not will_compile()

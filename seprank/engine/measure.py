@@ -217,10 +217,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                                   start=opts.start, fast=fast_path, blocks=blocks)  # fmt: skip
         _estimate.check_cost(cost, _grid.available_memory() // 4,
                              say=lambda s: say(progress, s))  # fmt: skip
-    if fast_path:  # said only when the compiler will run, for the kernels this run uses
-        used = kernels._dispatchers(blas=engine is not None and engine.name == "blas")
-        if kernels.will_compile(used):
-            say(progress, kernels.compiling_message(used))
+    if fast_path and (compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas")):
+        say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if method == "modular" else Float64()
     if method == "modular" and line_check.needs_check(net):
         line_check.check_arithmetic(net, domain, int(opts.seed))
