@@ -13,7 +13,7 @@ from seprank.algebra import blas_elimination
 from seprank.nets import attention_kernel
 
 COMPILING = "compiling kernels (first run only; cached for later runs)"
-COMPILING_UNCACHED = "compiling kernels (no writable cache folder: on every run)"
+COMPILING_UNCACHED = "compiling kernels (uncached: compiled again on every run)"
 
 
 def _dispatchers(blas: bool = True) -> list:
