@@ -11,13 +11,18 @@ For every mixer at two sizes ("small", about 16 non-embedding parameters per lay
 SIZES and the ``params_per_layer`` column), depths 1.. ``--depths`` on N = 4 positions,
 the exact separation rank for the balanced interleaved partition A = {0, 2} and for the
 prefix/suffix (start-end) partition A = {0, 1}. The read-out is the last position for the
-causal mixers, position 0 for the mixer (not causal). Each row is labelled ``exact``
-(saturated: equal to the separation rank of this integer-weight network except with
-probability <= ``saturation_bound``, Schwartz-Zippel) or ``lower bound`` (the sample cap
-was hit), with its time. A mixer stops going deeper once a row took more than
-``--row-seconds`` (the next depth would be many times slower) or was not exact, or when a
-row does not finish within ``--timeout`` seconds (run in a child process, terminated);
-the ``stopped`` column of its last row says which.
+causal mixers, position 0 for the mixer (not causal). Each rank is a certified lower
+bound (exact rank over GF(p) of a grid of the integer-weight network), and each row is
+labelled with what else was established: ``exact, proved`` when it meets the mixer's
+proved upper bound (``upper``, from seprank's architecture bound: derived in the mixer's
+module docstring [D]), ``saturated`` when it stopped below its sample with a
+Schwartz-Zippel bound <= 1e-2 on a false stop (``saturation_bound``: equal to the
+separation rank except with that probability), else ``lower bound``; with its time. A
+mixer stops going deeper once a row took more than ``--row-seconds`` (the next depth would
+be many times slower) or was not saturated, or when a row does not finish within
+``--timeout`` seconds (run in a child process, terminated);
+the ``stopped`` column of its last row says which. ``--relabel`` recomputes the bounds and
+labels of the committed CSV without measuring again.
 
 Output: ``paper_figures/mixers_compare.csv`` and ``mixers_compare.png/.pdf`` (log10 sep
 against depth, one line per mixer; one panel per partition and size) and
@@ -36,6 +41,7 @@ from queue import Empty
 
 from seprank import measure
 from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
+from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
 
 N = 4
 PARTITIONS = {"balanced": (0, 2), "prefix": (0, 1)}
@@ -57,17 +63,30 @@ SIZES = {
               "large": lambda L: MLPMixer(L, 3, seq_len=N, token_hidden=3, channel_hidden=2)},
 }  # fmt: skip
 FIELDS = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
-          "degree", "homogeneous", "rank", "label", "saturation_bound", "strategy", "seconds",
-          "stopped"]  # fmt: skip
+          "degree", "homogeneous", "rank", "upper", "upper_source", "label", "saturated",
+          "saturation_bound", "strategy", "seconds", "stopped"]  # fmt: skip
+
+
+def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
+    """(the bound's columns, the label) of a certified rank: ``exact, proved`` only when it
+    meets a bound seprank proves (or derives), else ``saturated`` or ``lower bound``."""
+    b = architecture_bound(net, A)
+    upper = None if b is None else b.get("upper")
+    cols = {"upper": "" if upper is None else upper,
+            "upper_source": "" if upper is None else f"{b['source']} [{b.get('tag', '')}]"}
+    if upper is not None and rank == upper and b.get("tag") not in RECALLED_TAGS:
+        return cols, exact_label(False, b["source"], b.get("tag"))
+    return cols, "saturated" if saturated else "lower bound"
 
 
 def row_of(mixer, size, net, part, rank, saturated, bound, strategy, seconds) -> dict:
-    label = "exact" if saturated else "lower bound"
+    cols, label = label_of(net, PARTITIONS[part], rank, saturated)
     return {"mixer": mixer, "size": size, "config": repr(net),
             "params_per_layer": net.parameters() // net.depth, "params": net.parameters(),
             "depth": net.depth, "partition": part, "A": " ".join(map(str, PARTITIONS[part])),
             "degree": net.degree, "homogeneous": int(net.homogeneous), "rank": rank,
-            "label": label, "saturation_bound": f"{bound:.2g}" if bound is not None else "",
+            **cols, "label": label, "saturated": bool(saturated),
+            "saturation_bound": f"{bound:.2g}" if bound is not None else "",
             "strategy": strategy,
             "seconds": round(seconds, 3), "stopped": ""}  # fmt: skip
 
@@ -112,7 +131,7 @@ def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixer
                           f"{last[-1]['label']:11s} {got[4]:7.2f}s", flush=True)
                     if got[4] > row_seconds or not got[1]:
                         stop = (f"depth {L + 1} not run: depth {L} took {got[4]:.0f} s (more "
-                                f"than {row_seconds:g} s) or was not exact")  # fmt: skip
+                                f"than {row_seconds:g} s) or was not saturated")  # fmt: skip
                 rows += last
                 if stop and (L < depths or "within" in stop):
                     if last:
@@ -139,7 +158,7 @@ def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
             continue
         xs, ys = [int(r[x]) for r in pts], [math.log10(int(r["rank"])) for r in pts]
         ax.plot(xs, ys, line, color=colour[mx], marker=marker[mx], label=mx if label else None)
-        low = [(u, v) for u, v, r in zip(xs, ys, pts) if r["label"] != "exact"]
+        low = [(u, v) for u, v, r in zip(xs, ys, pts) if r["label"] == "lower bound"]
         if low:
             ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=11,
                     markerfacecolor="white", color=colour[mx])  # fmt: skip
@@ -173,7 +192,7 @@ def plot(rows, out: Path) -> None:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8,
                title="hollow: lower bound only (not saturated)", title_fontsize=8)  # fmt: skip
-    fig.suptitle(f"Sequence mixers, N = {N}: exact separation rank (GF(p)) vs depth, "
+    fig.suptitle(f"Sequence mixers, N = {N}: measured separation rank (GF(p)) vs depth, "
                  "matched parameters per layer")  # fmt: skip
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(out / "mixers_compare.png")
@@ -204,6 +223,19 @@ def read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def relabel(rows: list[dict]) -> list[dict]:
+    """The rows with their bound and label recomputed (the ranks are kept; a CSV written
+    before the ``saturated`` column existed called a saturated row ``exact``)."""
+    out = []
+    for r in rows:
+        net = SIZES[r["mixer"]][r["size"]](int(r["depth"]))
+        assert repr(net) == r["config"], (repr(net), r["config"])  # the same network
+        sat = (r["saturated"] == "True") if r.get("saturated") else r["label"] == "exact"
+        cols, label = label_of(net, PARTITIONS[r["partition"]], int(r["rank"]), sat)
+        out.append({**r, **cols, "label": label, "saturated": sat})
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--depths", type=int, default=3, help="deepest L tried (default 3)")
@@ -218,9 +250,16 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="paper_figures", help="output folder")
     ap.add_argument("--plot-only", action="store_true",
                     help="redraw the figures from the CSV in --out, measure nothing")
+    ap.add_argument("--relabel", action="store_true",
+                    help="recompute the bounds and labels of the CSV in --out, measure nothing")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.relabel:
+        rows = relabel(read_csv(out / "mixers_compare.csv"))
+        write_csv(rows, out / "mixers_compare.csv")
+        plot(rows, out)
+        return 0
     if args.plot_only:
         plot(read_csv(out / "mixers_compare.csv"), out)
         return 0

@@ -124,6 +124,34 @@ def _add_net_args(p, need=True):
                    help="position i whose output y^{L,i} is studied (default 0)")  # fmt: skip
 
 
+def add_output_args(p, json_help: str = "print one JSON object",
+                    quiet_help: str = "no progress lines or notes on stderr") -> None:
+    """--json and --quiet, which every sub-command that prints results takes.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The sub-command's parser.
+    json_help, quiet_help : str
+        What the two flags do for this sub-command.
+    """
+    p.add_argument("--json", action="store_true", help=json_help)
+    p.add_argument("--quiet", action="store_true", help=quiet_help)
+
+
+def choices_metavar(values) -> str:
+    """The metavar ``{a,b,c}`` that lists an option's valid values in --help (the values
+    themselves are checked by the API, whose error names the argument)."""
+    return "{" + ",".join(values) + "}"
+
+
+def say_stderr(args):
+    """A callable printing one line on stderr, or one that prints nothing with --quiet."""
+    if getattr(args, "quiet", False):
+        return lambda msg: None
+    return lambda msg: print(msg, file=sys.stderr, flush=True)
+
+
 def _progress(args):
     """Progress lines on stderr; with --json only the cost estimate and first-run notes."""
     if args.quiet:

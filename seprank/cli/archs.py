@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from seprank.cli._common import add_output_args
 from seprank.errors import ConfigError
 from seprank.nets import ARCHITECTURES, LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.base import KIND_HELP, build, config_of, describe, param_specs
@@ -40,7 +41,8 @@ def add_arch_args(p) -> None:
 
 def add_parser(sub) -> None:
     a = sub.add_parser("archs", help="list the architectures, their parameters and a line each")
-    a.add_argument("--json", action="store_true", help="print one JSON object")
+    add_output_args(a, quiet_help="no notes on stderr (archs prints none: accepted "
+                    "like every sub-command that prints results)")
 
 
 def arch_class(name: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from seprank.cli._common import _add_net_args, _int_list
+from seprank.cli._common import _add_net_args, _int_list, add_output_args
 from seprank.cli.archs import add_arch_args, arch_class, cmd_bounds, net_from_args
 from seprank.errors import TooBigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")  # fmt: skip
     b.add_argument("--softmax", action="store_true",
                    help="the softmax network (refused: no theorem bounds it)")
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    add_output_args(b, quiet_help="no notes on stderr (bounds prints none: accepted "
+                    "like every sub-command that prints results)")
 
 
 #: The bound bisects over D = (3^L - 1)/2 with exact L-digit integers: about L steps of

@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 import sys
 
-from seprank.cli._common import _add_net_args, _int_list, nonneg_int, prime_arg, sample_count
+from seprank.cli._common import (
+    _add_net_args,
+    _int_list,
+    add_output_args,
+    nonneg_int,
+    prime_arg,
+    sample_count,
+)
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.sample_grid import available_memory
@@ -46,8 +53,7 @@ def add_parsers(sub) -> None:
                    help="folder the certificate is written to")
     c.add_argument("--check", action="store_true",
                    help="also run check-certificate on the written certificate")
-    c.add_argument("--json", action="store_true", help="print one JSON object")
-    c.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_output_args(c, quiet_help="no progress lines")
 
     k = sub.add_parser("check-certificate",
                        help="re-derive a certificate's minors from its seeds and check their "
@@ -57,7 +63,8 @@ def add_parsers(sub) -> None:
                    help="evaluate the network with the compiled kernel of the measurement "
                         "(faster for deep networks) instead of its reference numpy code; "
                         "the determinants are python-flint's either way")  # fmt: skip
-    k.add_argument("--json", action="store_true", help="print one JSON object")
+    add_output_args(k, quiet_help="no notes on stderr (the INVALID reasons are still "
+                    "printed there: they are the result)")
 
 
 def cmd_certify(args) -> int:

@@ -7,7 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from seprank.cli._common import pos_int
+from seprank.cli._common import choices_metavar, pos_int
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 
@@ -17,12 +17,13 @@ EXPERIMENTS = {"depth-width": "depth_width", "teacher-student": "teacher_student
 def add_parser(sub) -> None:
     e = sub.add_parser("experiment", help="torch experiments: depth-width, teacher-student "
                        "(need a checkout of the repository and torch)")  # fmt: skip
-    e.add_argument("--name", default="depth-width", help="depth-width | teacher-student")
-    e.add_argument("--preset", default="cpu",
-                   help="smoke | cpu | gpu (teacher-student also: cpu-v2)")  # fmt: skip
+    e.add_argument("--name", default="depth-width", metavar=choices_metavar(EXPERIMENTS),
+                   help="which experiment")
+    e.add_argument("--preset", default="cpu", metavar="{smoke,cpu,gpu,cpu-v1,cpu-v2}",
+                   help="the run's size (cpu-v1, cpu-v2: teacher-student only)")  # fmt: skip
     e.add_argument("--out", default=None,
                    help="results folder (default: experiments/NAME/runs/PRESET)")
-    e.add_argument("--device", default="cpu", help="cpu | cuda")
+    e.add_argument("--device", default="cpu", metavar="{cpu,cuda}", help="torch device")
     e.add_argument("--threads", type=pos_int, default=None,
                    help="torch CPU threads (default: torch's choice; teacher-student: 1)")
 

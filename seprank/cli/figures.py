@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import sys
+import json
 from pathlib import Path
 
+from seprank.cli._common import add_output_args, say_stderr
 from seprank.engine.warm_up import warm_up
 from seprank.figures import paper as plots
 from seprank.paths import check_out_dir
@@ -22,14 +23,36 @@ def add_parser(sub) -> None:
     f.add_argument("--db", default=DEFAULT_DB,
                    help="result store the exact measurements are read from and stored in "
                         "(shared with transition and sweep): a rerun measures nothing stored")
+    add_output_args(f, json_help="print one JSON object (the folder and the figures written)",
+                    quiet_help="no notes on stderr (the folder, the first-run compile)")
 
 
 def cmd_figures(args) -> int:
+    """Write the theorem figures; print what was written (--json: one object).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank figures``.
+
+    Returns
+    -------
+    int
+        The exit code (0 written).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     check_file(Path(args.db))  # a foreign store: refused before anything is written
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
-    print(f"writing figures to {out.resolve()}", file=sys.stderr)
-
-    warm_up(lambda msg: print(msg, file=sys.stderr, flush=True))
+    say = say_stderr(args)
+    say(f"writing figures to {out.resolve()}")
+    warm_up(say)
     done = plots.make_all(out, quick=args.quick, db=args.db)
-    print(f"wrote {len(done)} figures (PNG, PDF, CSV) and README.md to {out}")
+    if args.json:
+        print(json.dumps({"out": str(out), "figures": done}))
+    else:
+        print(f"wrote {len(done)} figures (PNG, PDF, CSV) and README.md to {out}")
     return 0

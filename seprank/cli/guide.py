@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from seprank.cli._common import real_arg
+from seprank.cli._common import add_output_args, real_arg
 from seprank.errors import ConfigError
 from seprank.theory import guidelines as gl
 
@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
                    help="depth of a shape to judge")
     g.add_argument("--width", type=real_arg(1.0, MAX_WIDTH), default=None,
                    help="width of a shape to judge")
-    g.add_argument("--json", action="store_true", help="print one JSON object")
+    add_output_args(g, quiet_help="no notes on stderr (guide prints none: accepted "
+                    "like every sub-command that prints results)")
 
 
 def cmd_guide(args) -> int:

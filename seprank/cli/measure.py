@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
+from seprank.algebra.rank import DEVICES, RANK_ENGINES
 from seprank.cli._common import (
     _add_net_args,
     _int_list,
     _progress,
+    add_output_args,
+    choices_metavar,
     nonneg_int,
     prime_arg,
     real_arg,
@@ -19,7 +22,7 @@ from seprank.cli.archs import DEFAULT_ARCH, add_arch_args, net_from_args
 from seprank.cli.torch_args import add_torch_args, torch_net_from_args
 from seprank.engine.confirm import confirm
 from seprank.engine.feasibility import check_feasible, check_prime
-from seprank.engine.measure import measure
+from seprank.engine.measure import METHODS, SAMPLERS, STRATEGIES, measure
 from seprank.engine.sample_grid import available_memory
 from seprank.errors import MeasurementInterrupted
 
@@ -50,9 +53,10 @@ def add_parser(sub) -> None:
     add_arch_args(m)
     add_torch_args(m)
     _add_net_args(m, need=False)
-    m.add_argument("--method", default="auto",
-                   help="auto | modular | float | symbolic (auto: modular for a polynomial "
-                        "network, float for one that is not, e.g. softmax-attention)")
+    methods = ("auto", *(x for x in METHODS if x != "auto"))
+    m.add_argument("--method", default="auto", metavar=choices_metavar(methods),
+                   help="auto: modular for a polynomial network, float for one that is "
+                        "not, e.g. softmax-attention")  # fmt: skip
     m.add_argument("--seed", type=nonneg_int, default=0,
                    help="draws the weights and sample points (same seed, same answer)")
     m.add_argument("--partition", type=_int_list, default=None,
@@ -62,18 +66,17 @@ def add_parser(sub) -> None:
     m.add_argument("--max-samples", type=sample_count, default=None,
                    help="largest grid side (default 6000 modular, 2500 float); the sample "
                    "grows x1.5 until the rank saturates or this is hit")  # fmt: skip
-    m.add_argument("--sampler", default="auto",
-                   help="auto | random | templates | alphabet (auto: alphabet for a network "
-                        "on tokens, i.e. the complete grid over its vocabulary; else random)")
+    m.add_argument("--sampler", default="auto", metavar=choices_metavar(SAMPLERS),
+                   help="auto: alphabet for a network on tokens, i.e. the complete grid "
+                        "over its vocabulary; else random")  # fmt: skip
     m.add_argument("--prime", type=prime_arg, default=None,
                    help="modulus for --method modular (default: 67108859, below 2**26)")
-    m.add_argument("--rank-engine", default="auto",
-                   help="auto | blas | flint | array-numpy | array-torch: exact GF(p) rank "
-                        "engine (they agree)")  # fmt: skip
-    m.add_argument("--device", default="cpu",
-                   help="cpu | cuda: cuda ranks with torch on a GPU (opt-in; never required)")
-    m.add_argument("--strategy", default="auto",
-                   help="auto | direct | graded | catalecticant: graded ranks one matrix per "
+    m.add_argument("--rank-engine", default="auto", metavar=choices_metavar(RANK_ENGINES),
+                   help="exact GF(p) rank engine (they agree)")  # fmt: skip
+    m.add_argument("--device", default="cpu", metavar=choices_metavar(DEVICES),
+                   help="cuda ranks with torch on a GPU (opt-in; never required)")
+    m.add_argument("--strategy", default="auto", metavar=choices_metavar(STRATEGIES),
+                   help="graded ranks one matrix per "
                         "A-side degree of a homogeneous f (auto: graded when f is "
                         "homogeneous); catalecticant ranks the blocks from the "
                         "structural polynomial's coefficients (attention, >= width "
@@ -84,8 +87,7 @@ def add_parser(sub) -> None:
     m.add_argument("--confirm", type=small_count, default=1, metavar="K",
                    help="measure K times with independent seeds and primes; report the "
                         "largest rank and the combined bound")  # fmt: skip
-    m.add_argument("--json", action="store_true", help="print one JSON object")
-    m.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_output_args(m, quiet_help="no progress lines")
 
 
 def cmd_measure(args) -> int:

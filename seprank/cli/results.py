@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from seprank.cli._common import add_output_args
 from seprank.errors import ConfigError
 from seprank.sweeps.fingerprint import fingerprint
 from seprank.sweeps.store import DEFAULT_DB, Store
@@ -15,12 +16,13 @@ RESULTS_EPILOG = """\
 --where COLUMN=VALUE (also !=, <, <=, >, >=; repeatable, all must hold) filters on:
   status (done | failed | refused), task, grid, arch, depth, width, heads, seq_len,
   residual, method, strategy, seed, prime, rank, saturated, version, attempts, ...
---format json prints every stored field of each task, the full Measurement included
+--json prints every stored field of each task, the full Measurement included
 (measurement), the verify row for verify tasks (extra), and the error of a failed or
 refused one. rank is measured (see each measurement's certified and saturated fields).
 A row measured by other code (its code fingerprint differs from this seprank's) is
-marked stale (status "done, stale"; json and csv: stale = true): a sweep does not reuse
+marked stale (status "done, stale"; --json and --csv: stale = true): a sweep does not reuse
 it (its key differs) and measures the task again. The store is opened read-only.
+--format table|csv|json is deprecated: the table is the default, --csv or --json the others.
 exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 
 TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "seed", "rank",
@@ -39,12 +41,11 @@ def add_parser(sub) -> None:
         default=DEFAULT_DB,
         help="the result store (written by seprank sweep and seprank verify)",
     )
-    r.add_argument(
-        "--format",
-        default="table",
-        choices=("table", "csv", "json"),
-        help="table (one line a task), csv (indexed columns) or json (everything)",
-    )
+    add_output_args(r, json_help="print one JSON array, every stored field of each task",
+                    quiet_help="no notes on stderr")  # fmt: skip
+    r.add_argument("--csv", action="store_true", help="print CSV (the indexed columns)")
+    r.add_argument("--format", default=None, choices=("table", "csv", "json"),
+                   help="deprecated: --json or --csv (default: a table, one line a task)")
     r.add_argument(
         "--where",
         action="append",
@@ -81,7 +82,56 @@ def _cell(row: dict, col: str) -> str:
     return "-" if v is None else str(v)
 
 
+def output_format(args) -> str:
+    """table, csv or json from --json / --csv (or the deprecated --format, with a note).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``seprank results`` arguments.
+
+    Returns
+    -------
+    str
+        ``"table"``, ``"csv"`` or ``"json"``.
+
+    Raises
+    ------
+    ConfigError
+        When the flags ask for two formats.
+    """
+    asked = [f for f, on in (("json", args.json), ("csv", args.csv)) if on]
+    if args.format is not None:
+        if not args.quiet:
+            print("seprank: note: --format is deprecated: use --json or --csv (default: "
+                  "the table)", file=sys.stderr)  # fmt: skip
+        if asked and asked[0] != args.format:
+            raise ConfigError(f"format={args.format!r}: conflicts with --{asked[0]}")
+        asked = asked or [args.format]
+    if len(asked) > 1:
+        raise ConfigError("json: give --json or --csv, not both")
+    return asked[0] if asked else "table"
+
+
 def cmd(args) -> int:
+    """List the store's tasks as a table, CSV (--csv) or JSON (--json).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank results``.
+
+    Returns
+    -------
+    int
+        The exit code (0 listed).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
+    fmt = output_format(args)
     if not Path(args.db).is_file():
         raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "
                           "writes it; --db names another)")  # fmt: skip
@@ -90,9 +140,9 @@ def cmd(args) -> int:
     current = fingerprint()
     for r in rows:
         r["stale"] = r.get("code") != current
-    if args.format == "json":
+    if fmt == "json":
         print(json.dumps(rows))
-    elif args.format == "csv":
+    elif fmt == "csv":
         w = csv.writer(sys.stdout)
         w.writerow(CSV)
         for r in rows:

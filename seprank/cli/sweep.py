@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from seprank.cli._common import add_sweep_args, nonneg_int, real_arg
+from seprank.cli._common import add_output_args, add_sweep_args, nonneg_int, real_arg
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 from seprank.sweeps.executors import WORKER_TIMEOUT_S
@@ -50,8 +50,8 @@ def add_parser(sub) -> None:
         default=None,
         help="run at most this many of the tasks not yet in the store",
     )
-    s.add_argument("--quiet", action="store_true", help="no progress line")
-    s.add_argument("--json", action="store_true", help="print one JSON object (the counts)")
+    add_output_args(s, json_help="print one JSON object (the counts)",
+                    quiet_help="no progress bar")
     add_sweep_args(s, "result store (SQLite; default OUT/results.sqlite)")
     s.add_argument("--worker-timeout", type=real_arg(0.0, 86400.0, lo_open=True),
                    default=WORKER_TIMEOUT_S, metavar="SECONDS",

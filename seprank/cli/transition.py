@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 import sys
 from pathlib import Path
 
-from seprank.cli._common import add_sweep_args, nonneg_int
+from seprank.cli._common import add_output_args, add_sweep_args, nonneg_int
 from seprank.errors import ConfigError
 from seprank.figures import transition as plot_transition
 from seprank.paths import check_out_dir
@@ -21,16 +22,18 @@ def add_parser(sub) -> None:
         help="measured ranks at depths 1-5 (width 2) and 1-3 (widths 3, 4) and their growth "
              "ratios; resumable (rows already in the CSV are skipped)")  # fmt: skip
     t.add_argument("--quick", action="store_true",
-                   help="small grid (depths up to 3), about a minute")  # fmt: skip
+                   help="small grid (depths up to 3)")  # fmt: skip
     t.add_argument("--out", default=None,
                    help="folder for fig8_measured_transition.csv/.png/.pdf (default: "
                         "paper_figures, or seprank-transition-quick with --quick)")
     t.add_argument("--seed", type=nonneg_int, default=0, help="weights and sample points")
     t.add_argument("--max-bound", type=nonneg_int, default=None,
                    help="skip configurations whose proved bound exceeds this (e.g. 10000 "
-                        "for the ones that take seconds; default: none skipped)")
+                        "to leave out the largest; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from the CSV, measure nothing")
+    add_output_args(t, json_help="print one JSON object (rows, csv, figure) instead of the "
+                    "lines", quiet_help="no progress bar")  # fmt: skip
     add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
                       "with verify and sweep): stored configurations are not measured again")
 
@@ -75,6 +78,23 @@ def check_csv(path: Path, must_exist: bool) -> None:
 
 
 def cmd(args) -> int:
+    """Measure the deep grid (or redraw from the CSV) and print the rows (--json: one object).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank transition``.
+
+    Returns
+    -------
+    int
+        The exit code (0 done, 1 a configuration failed or was refused, 130 interrupted).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     folder = args.out or ("seprank-transition-quick" if args.quick else "paper_figures")
     check_csv(Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
     if not args.plot_only:
@@ -88,14 +108,17 @@ def cmd(args) -> int:
                                   max_bound=args.max_bound, executor=args.executor,
                                   scheduler=args.scheduler, workers=args.workers,
                                   worker_memory=args.worker_memory, retries=args.retries,
-                                  db=args.db or DEFAULT_DB)
+                                  db=args.db or DEFAULT_DB, progress=not args.quiet)
         except KeyboardInterrupt:
             print("seprank: interrupted; finished rows are in the store and the CSV",
                   file=sys.stderr)
             plot_transition.draw(out)
             return 130
     png = plot_transition.draw(out)
-    for r in rows:
+    if args.json:
+        print(json.dumps({"rows": rows, "csv": str(out / transition.CSV_NAME),
+                          "figure": str(png), "not_measured": not_measured}, default=str))
+    for r in ([] if args.json else rows):
         sat = ("exact, proved (= bound)" if str(r["exact_proved"]) == "True" else
                "saturated" if str(r["saturated"]) == "True" else "a lower bound")  # fmt: skip
         if str(r.get("tight")) == "True":
@@ -103,7 +126,8 @@ def cmd(args) -> int:
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "
               f"{r['measured']} ({sat}), proved bound {r['upper_proved']}, ratio measured "
               f"{r['ratio_measured'] or '-'} / bound {r['ratio_formula'] or '-'}")  # fmt: skip
-    print(f"wrote {out / transition.CSV_NAME} and {png}")
+    if not args.json:
+        print(f"wrote {out / transition.CSV_NAME} and {png}")
     if not_measured:
         print(f"seprank: {not_measured} configurations failed or were refused (stored with "
               f"the reason: seprank results --db {args.db or DEFAULT_DB} --where "

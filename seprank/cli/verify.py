@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from seprank.cli._common import _int_list, add_sweep_args, nonneg_int
+from seprank.cli._common import _int_list, add_output_args, add_sweep_args, nonneg_int
 from seprank.cli.archs import net_from_args
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
@@ -42,13 +42,15 @@ finished)."""
 def add_parser(sub) -> None:
     v = sub.add_parser("verify", help="the main job: measured ranks vs proven bounds",
                        epilog=VERIFY_EPILOG)  # fmt: skip
-    v.add_argument("--quick", action="store_true", help="small grid, about half a minute")
+    v.add_argument("--quick", action="store_true",
+                   help="small grid (verify-quick.toml: depths 1-3, widths 2-4, proved bound "
+                        "at most 1500)")
     v.add_argument("--out", default="seprank-results",
                    help="folder for results.csv and results.md (checked before any work)")
     v.add_argument("--seed", type=nonneg_int, default=0,
                    help="draws the weights and sample points of every configuration")
-    v.add_argument("--json", action="store_true",
-                   help="print one JSON object (rows, summary, verdict) instead of the table")
+    add_output_args(v, json_help="print one JSON object (rows, summary, verdict) instead of "
+                    "the table", quiet_help="no progress bar")  # fmt: skip
     v.add_argument("--arch", default=None, metavar="NAME|module:Class",
                    help="verify one network of this architecture instead of the grid")
     v.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -82,6 +84,24 @@ def cmd_arch(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    """Run the verify grid (or one --arch network) and print the table or one JSON object.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments of ``seprank verify``.
+
+    Returns
+    -------
+    int
+        The exit code (0 all measured, no violation; 1 a violation or a task not
+        measured; 130 interrupted).
+
+    Raises
+    ------
+    SeprankError
+        On bad input (``main`` prints it as one line and exits 2).
+    """
     if args.arch is not None:
         return cmd_arch(args)
     if args.param or args.partition:
@@ -91,7 +111,7 @@ def cmd_verify(args) -> int:
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,
                                workers=args.workers, worker_memory=args.worker_memory,
-                               retries=args.retries)  # fmt: skip
+                               retries=args.retries, progress=not args.quiet)  # fmt: skip
     bad = [r for r in rows if r["verdict"] == "VIOLATION"]
     verdict = verify.verdict_lines(rows, summary)
     if args.json:

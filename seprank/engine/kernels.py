@@ -1,29 +1,120 @@
-"""First-run feedback: are the compiled (numba) kernels cached on disk yet?
+"""First-run feedback: will running the compiled (numba) kernels call the compiler?
 
 The kernels are compiled with ``cache=True``, so only the first run on a machine pays the
-compilation (about 20 s on 2 cores); later runs load them from ``__pycache__``.
+compilation; later runs load them from ``__pycache__`` (or numba's cache folder), and a
+second measurement in one process (a notebook) uses the copies already in memory.
+:func:`will_compile` says whether a run would compile, so that the notice is printed only
+then; :func:`compile_count` counts the compilations that actually happened.
 """
 
 from __future__ import annotations
 
-import os
-
 from seprank.algebra import blas_elimination
 from seprank.nets import attention_kernel
 
-COMPILING = "compiling kernels (first run only, about 20 s; cached for later runs)"
+COMPILING = "compiling kernels (first run only; cached for later runs)"
+COMPILING_UNCACHED = "compiling kernels (uncached: compiled again on every run)"
 
 
-def _dispatchers() -> list:
+def _dispatchers(blas: bool = True) -> list:
+    """The numba dispatchers: the attention kernel, and the BLAS engine's unless ``blas``
+    is False (a measurement ranking with another engine runs only the first)."""
     names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products", "_inv"]
-    out = [getattr(blas_elimination, n, None) for n in names]
+    out = [getattr(blas_elimination, n, None) for n in names] if blas else []
     out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]
 
 
-def kernels_cached() -> bool:
-    """True when every compiled kernel has an on-disk cache index (or numba is absent)."""
+def _needs_compiler(d) -> bool | None:
+    """True when ``d`` has nothing compiled in memory and no fresh on-disk cache entry;
+    None when it has no on-disk cache at all (compiled on every run)."""
+    if d.overloads:  # compiled or loaded already in this process
+        return False
+    cache_file = getattr(d._cache, "_cache_file", None)
+    if cache_file is None:  # numba's NullCache: no writable cache folder
+        return None
+    return not cache_file._load_index()  # missing, another numba's, or the source changed
+
+
+def will_compile(dispatchers=None) -> bool:
+    """Whether running the compiled kernels now would call numba's compiler.
+
+    Parameters
+    ----------
+    dispatchers : list, optional
+        The numba dispatchers to look at (default: every seprank kernel).
+
+    Returns
+    -------
+    bool
+        True when some kernel has no compiled copy in memory and no fresh entry in its
+        on-disk cache (its index is missing or stale), or has no on-disk cache at all;
+        False otherwise, and when numba's internals are not as expected (say nothing
+        rather than something false).
+    """
     try:
-        return all(os.path.exists(d._cache._cache_file._index_path) for d in _dispatchers())
-    except (AttributeError, ImportError):  # numba internals moved: assume cached, say nothing
-        return True
+        return any(_needs_compiler(d) is not False
+                   for d in (_dispatchers() if dispatchers is None else dispatchers))
+    except (AttributeError, ImportError, OSError, EOFError, ValueError):
+        return False
+
+
+def compiling_message(dispatchers=None) -> str:
+    """The notice to print before a compile: :data:`COMPILING`, or
+    :data:`COMPILING_UNCACHED` where a kernel has no on-disk cache.
+
+    Parameters
+    ----------
+    dispatchers : list, optional
+        As for :func:`will_compile`.
+
+    Returns
+    -------
+    str
+    """
+    try:
+        ds = _dispatchers() if dispatchers is None else dispatchers
+        uncached = any(_needs_compiler(d) is None for d in ds)
+    except (AttributeError, ImportError, OSError, EOFError, ValueError):
+        uncached = False
+    return COMPILING_UNCACHED if uncached else COMPILING
+
+
+def compile_count(dispatchers=None) -> int:
+    """How many times the kernels have been compiled (not loaded) in this process.
+
+    Parameters
+    ----------
+    dispatchers : list, optional
+        As for :func:`will_compile`.
+
+    Returns
+    -------
+    int
+        The sum of numba's cache misses over the dispatchers (0 where numba keeps none).
+    """
+    ds = _dispatchers() if dispatchers is None else dispatchers
+    return sum(sum(getattr(d, "_cache_misses", {}).values()) for d in ds)
+
+
+def notice(blas: bool = True) -> str | None:
+    """The line to print before a measurement, or None when nothing will compile.
+
+    Parameters
+    ----------
+    blas : bool
+        Whether the run ranks with the BLAS engine (else only the attention kernel is
+        looked at: the other engines run no BLAS kernel).
+
+    Returns
+    -------
+    str or None
+        :func:`compiling_message` when :func:`will_compile` says so, else None.
+    """
+    used = _dispatchers(blas=blas)
+    return compiling_message(used) if will_compile(used) else None
+
+
+def kernels_cached() -> bool:
+    """``not will_compile()`` (the name earlier versions used)."""
+    return not will_compile()

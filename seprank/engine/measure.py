@@ -217,8 +217,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                                   start=opts.start, fast=fast_path, blocks=blocks)  # fmt: skip
         _estimate.check_cost(cost, _grid.available_memory() // 4,
                              say=lambda s: say(progress, s))  # fmt: skip
-    if fast_path and not kernels.kernels_cached():
-        say(progress, kernels.COMPILING)
+    if fast_path and (compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas")):
+        say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if method == "modular" else Float64()
     if method == "modular" and line_check.needs_check(net):
         line_check.check_arithmetic(net, domain, int(opts.seed))
@@ -262,8 +262,22 @@ def _execute_symbolic(mp: MeasurementPlan) -> Measurement:
 def execute(mp: MeasurementPlan) -> Measurement:
     """Run a plan's strategy and label the result (saturation, its bound and reason).
 
-    An interruption (Ctrl-C) raises MeasurementInterrupted carrying the labelled partial
-    result, so that nothing computed is lost."""
+    Parameters
+    ----------
+    mp : MeasurementPlan
+        What :func:`plan` decided.
+
+    Returns
+    -------
+    Measurement
+        The labelled result.
+
+    Raises
+    ------
+    MeasurementInterrupted
+        On Ctrl-C, carrying the labelled partial result (nothing computed is lost); any
+        progress bar of the run is closed first.
+    """
     opts = mp.options
 
     def label(m):
@@ -282,6 +296,9 @@ def execute(mp: MeasurementPlan) -> Measurement:
         if exc.partial is not None:
             label(exc.partial)
         raise
+    finally:  # the sample-size bar (progress=True in a terminal or notebook) ends here
+        if getattr(mp, "run", None) is not None:
+            mp.run.close_progress()
 
 
 def measure(

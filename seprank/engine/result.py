@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from seprank.engine import display
+
 CERTIFIED = {
     "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
     "graded": "lower bound (sum over the A-degree blocks of exact ranks over GF(p) of an "
@@ -18,7 +20,11 @@ CERTIFIED = {
 }
 
 
-@dataclass
+#: Columns of :meth:`Measurement.to_frame` (and the frames built on it) that are bool.
+BOOL_COLUMNS = ("saturated", "sample_saturated", "budget_hit", "residual")
+
+
+@dataclass(repr=False)
 class Measurement:
     """One measured separation rank and everything needed to reproduce it.
 
@@ -139,6 +145,81 @@ class Measurement:
     def kind(self) -> str:
         """'measured' always: this number comes from a computation, not a formula."""
         return "measured"
+
+    @property
+    def label(self) -> str:
+        """What this measurement established about its rank, in a few words.
+
+        Returns
+        -------
+        str
+            ``exact`` (symbolic), ``float estimate, trusted`` / ``untrusted`` (float), or
+            ``lower bound`` with ``saturated`` / ``not saturated`` (and ``budget hit``)
+            for a GF(p) rank; a Measurement never says ``proved``: that takes an upper
+            bound (:func:`seprank.verdicts.certificates.certify`).
+        """
+        if self.method == "symbolic":
+            return "exact"
+        if self.method == "float":
+            return "float estimate, " + ("trusted" if self.saturated else "untrusted")
+        s = "lower bound, " + ("saturated" if self.saturated else "not saturated")
+        return s + (", budget hit" if self.budget_hit and not self.saturated else "")
+
+    def __repr__(self) -> str:
+        """One short line: rank, label, method, configuration, partition and time."""
+        how = self.method + (f" p={self.prime}" if self.prime else "")
+        how += f", {self.strategy}" if self.strategy not in ("direct", "coefficients") else ""
+        return (f"Measurement(rank={self.rank} [{self.label}], {how}, "
+                f"{display.short_config(self.config)}, A={tuple(self.partition)}, "
+                f"{self.seconds:.2f} s)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """A small HTML table of the main fields (Jupyter calls it to display the object).
+
+        Returns
+        -------
+        str
+            An HTML ``<table>``.
+        """
+        rows = [("rank", self.rank), ("label", self.label), ("method", self.method),
+                ("prime", self.prime), ("strategy", self.strategy),
+                ("configuration", display.short_config(self.config)),
+                ("partition A", list(self.partition)),
+                ("samples", f"{self.samples[0]} x {self.samples[1]}"), ("seed", self.seed),
+                ("time", f"{self.seconds:.2f} s"), ("ground", self.saturation_reason)]
+        if self.blocks and self.strategy != "direct":
+            rows.insert(5, ("block ranks", display.block_ranks(self.blocks)))
+        return display.html_table("Measurement", rows)
+
+    def to_frame(self):
+        """This measurement as a one-row pandas DataFrame with tidy types.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row: ``rank``, ``label``, ``saturated``, ``sample_saturated``,
+            ``budget_hit`` (bool dtype), ``method``, ``strategy``, ``prime``, ``seed``,
+            ``rows``, ``cols``, ``seconds``, ``saturation_bound``, ``partition`` and
+            ``block_ranks`` (lists of ints) and the configuration's fields as columns.
+
+        Raises
+        ------
+        ConfigError
+            When pandas is not installed (``pip install 'seprank[pandas]'``).
+        """
+        return display.tidy_frame([self._record()], bool_columns=BOOL_COLUMNS,
+                                  list_columns=("partition", "block_ranks"))  # fmt: skip
+
+    def _record(self) -> dict:
+        rec = {"rank": int(self.rank), "label": self.label, "saturated": self.saturated,
+               "sample_saturated": self.sample_saturated, "budget_hit": self.budget_hit,
+               "method": self.method, "strategy": self.strategy, "prime": self.prime,
+               "seed": self.seed, "rows": int(self.samples[0]), "cols": int(self.samples[1]),
+               "seconds": float(self.seconds), "saturation_bound": self.saturation_bound,
+               "partition": [int(a) for a in self.partition],
+               "block_ranks": display.block_ranks(self.blocks)}  # fmt: skip
+        rec.update({k: v for k, v in self.config.items() if k not in rec})
+        return rec
 
     def to_dict(self, spectrum: bool = False, minors: bool = False) -> dict:
         """The measurement as a JSON-friendly dict (what the CLI and the result store write).

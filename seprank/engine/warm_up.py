@@ -1,17 +1,38 @@
-"""Compile (or load) the compiled kernels ahead of a long run, saying so once."""
+"""Compile (or load) the compiled kernels ahead of a long run, saying so only when the
+compiler runs."""
 
 from __future__ import annotations
+
+import time
 
 from seprank.engine import kernels
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
 
 
-def warm_up(say=None) -> None:
-    """Compile (or load) every kernel with a tiny measurement, saying so if it compiles."""
-    if kernels.kernels_cached():
-        return
+def warm_up(say=None) -> bool:
+    """Compile (or load) every kernel with a tiny measurement.
+
+    Parameters
+    ----------
+    say : callable, optional
+        Called with one line before a compile (:func:`seprank.engine.kernels.will_compile`)
+        and, after it, with the time it took; never when the kernels are loaded from the
+        cache or already in memory.
+
+    Returns
+    -------
+    bool
+        Whether numba's compiler ran (counted, not predicted).
+    """
+    if not kernels.will_compile():
+        return False
     if say is not None:
-        say(kernels.COMPILING)
+        say(kernels.compiling_message())
+    before, t0 = kernels.compile_count(), time.perf_counter()
     # (3, 2, 1, 4) reaches a 275 x 275 grid: the kernel and the blocked rank engine both run
     measure(LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4), rank_engine="blas")
+    compiled = kernels.compile_count() > before
+    if compiled and say is not None:
+        say(f"compiled kernels in {time.perf_counter() - t0:.1f} s")
+    return compiled

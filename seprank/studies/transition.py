@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 from pathlib import Path
 
+from seprank.engine import bars
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
 from seprank.sweeps.runner import run as sweep_run
@@ -174,7 +174,7 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     done = {_key(r) for r in rows}
     todo = [n for n in plan(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done
             and (max_bound is None or upper_bound(n)["upper"] <= max_bound)]
-    say = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
+    say = bars.write if progress else (lambda s: None)  # above the sweep's bar
     say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure "
         f"(or read from the store {db})")  # fmt: skip
     specs = [spec_for(n, seed, grid) for n in todo]

@@ -14,7 +14,9 @@ import csv
 import math
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
+from seprank.engine import display
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
 from seprank.sweeps import grid_file, runner
@@ -73,11 +75,76 @@ def _fill_growth(rows: list[dict]) -> None:
         )
 
 
+#: Columns of :meth:`VerifyReport.to_frame` that are bool.
+BOOL_COLUMNS = ("residual", "saturated", "tight")
+
+
+class VerifyReport(NamedTuple):
+    """What :func:`run` returns: the table's rows and the summary.
+
+    A named tuple, so ``rows, summary = verify.run(...)`` unpacks it; in a notebook it
+    shows a short summary (``repr``) or an HTML table (``_repr_html_``), and
+    :meth:`to_frame` gives the rows as a DataFrame.
+    """
+
+    rows: list
+    summary: dict
+
+    def __repr__(self) -> str:
+        """One short line: grid, configurations, tight, saturated, violations, time."""
+        s = self.summary
+        seconds = sum(float(r.get("seconds") or 0.0) for r in self.rows)
+        bad = f", {len(s['not_measured'])} not measured" if s.get("not_measured") else ""
+        stop = ", INTERRUPTED" if s.get("interrupted") else ""
+        return (f"VerifyReport(grid {s['grid']}, seed {s['seed']}: {s['configurations']} "
+                f"configurations, {s['tight']} tight (exact, proved), {s['saturated']} "
+                f"saturated, {s['violations']} violations{bad}{stop}; {seconds:.1f} s "
+                "measuring)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """The summary and the verdict as a small HTML table.
+
+        Returns
+        -------
+        str
+            An HTML ``<table>``; the rows themselves are in :meth:`to_frame`.
+        """
+        s = self.summary
+        rows = [("grid", s["grid"]), ("seed", s["seed"]),
+                ("configurations", s["configurations"]), ("tight (exact, proved)", s["tight"]),
+                ("saturated", s["saturated"]), ("violations", s["violations"]),
+                ("H=1 formula failures", s["h1_conjecture_failures"]),
+                ("partition mismatches", s["partition_mismatches"]),
+                ("not measured", len(s.get("not_measured") or [])),
+                ("interrupted", bool(s.get("interrupted")))]
+        return display.html_table(f"seprank verify ({s['grid']})", rows)
+
+    def to_frame(self):
+        """The rows as a pandas DataFrame, one configuration a row, with tidy types.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of results.csv (:data:`COLUMNS`); ``residual``, ``saturated``
+            and ``tight`` are bool, ``measured`` and ``upper`` ints.
+
+        Raises
+        ------
+        ConfigError
+            When pandas is not installed (``pip install 'seprank[pandas]'``).
+        """
+        records = [{c: r.get(c) for c in COLUMNS} for r in self.rows]
+        df = display.tidy_frame(records, bool_columns=BOOL_COLUMNS)
+        if not records:  # no rows: the columns still
+            df = df.reindex(columns=COLUMNS)
+        return df
+
+
 def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 0,
         progress: bool = True, *, db: Path | str | None = None, executor: str = "processes",
         scheduler: str | None = None, workers: int | None = None,
         worker_memory: int | None = None, dask_processes: bool = True, retries: int = 2,
-        ) -> tuple[list[dict], dict]:  # fmt: skip
+        ) -> VerifyReport:  # fmt: skip
     """Sweep a verify grid through the result store and write the results.
 
     Configurations already in the store are not measured again. results.csv and results.md
@@ -110,11 +177,12 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
 
     Returns
     -------
-    rows : list of dict
-        One verdict row per configuration measured.
-    summary : dict
-        The counts (tight, saturated, violations, ...), the configurations not measured, and
-        ``run``: what this run measured (:class:`~seprank.sweeps.runner.Outcome`).
+    VerifyReport
+        A named tuple ``(rows, summary)`` (so ``rows, summary = run(...)`` unpacks): one
+        verdict row per configuration measured; the counts (tight, saturated, violations,
+        ...), the configurations not measured, and ``run``: what this run measured
+        (:class:`~seprank.sweeps.runner.Outcome`). It has a short repr, ``_repr_html_``
+        and ``to_frame()``.
 
     Raises
     ------
@@ -152,7 +220,7 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
         "run": outcome.to_dict(),
     }  # fmt: skip
     write(rows, summary, out)
-    return rows, summary
+    return VerifyReport(rows, summary)
 
 
 def write(rows: list[dict], summary: dict, out: Path) -> None:

@@ -5,15 +5,16 @@ A grid file (its format: :mod:`seprank.sweeps.grid_file`) expands into task spec
 :func:`run` skips the tasks already ``done`` in the store, orders the rest large-first by
 their estimated cost, refuses (and stores) those whose estimated memory exceeds a
 worker's, runs them with bounded retries, writes each outcome in its own transaction,
-and keeps a progress line; Ctrl-C stops it with every finished task kept.
+and shows its progress (:mod:`seprank.sweeps.progress`: a tqdm bar, or lines in a log);
+Ctrl-C stops it with every finished task kept.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+from seprank.engine import bars
 from seprank.engine.warm_up import warm_up
 from seprank.sweeps import executors
 from seprank.sweeps.progress import Progress
@@ -203,7 +204,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         How many times a failure marked ``retry`` (an unexpected error, or a worker that
         died) is resubmitted.
     progress : bool, default True
-        Show a progress line.
+        Show a progress bar (tqdm: a widget in notebooks); False (--quiet) also silences
+        the notes (``say``).
     dask_processes : bool, default True
         Run a LocalCluster's workers as processes (False: threads).
     label : str, default "sweep"
@@ -230,7 +232,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     NoWorkerError
         If a Dask cluster has no live worker for longer than ``worker_timeout``.
     """
-    say = say or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if say is None:  # above the bar (tqdm.write); nothing at all without progress (--quiet)
+        say = bars.write if progress else (lambda msg: None)
     unique = list({s["key"]: s for s in task_specs}.values())
     t0 = time.perf_counter()
     out = Outcome(planned=len(unique), executor=executor, db=str(store.path),
@@ -270,7 +273,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     finally:  # the pool or cluster is closed on every exit, an unexpected error included
         ex.close(cancel=interrupted or failed_hard)
         store.release()
-    bar.running = 0
-    bar.close()
+        bar.running = 0
+        bar.close()  # the bar ends on every exit too (its last state stays on screen)
     out.seconds = time.perf_counter() - t0
     return out

@@ -30,7 +30,9 @@ import time
 import uuid
 from pathlib import Path
 
+from seprank.engine import display
 from seprank.errors import ConfigError, StoreWriteError
+from seprank.sweeps.fingerprint import fingerprint
 
 #: Columns that can be filtered by ``seprank results --where`` (all are indexed or small).
 COLUMNS = (
@@ -397,6 +399,47 @@ class Store:
             return [_decode(r) for r in self._db.execute(q, args)]
         except (sqlite3.Error, ValueError) as exc:  # a half-corrupt file: not partly listed
             raise ConfigError(f"db={str(self.path)!r} is corrupt ({exc}); not listed") from None
+
+
+    def to_dataframe(self, where: list[str] | tuple = ()):
+        """The rows (those matching ``where``, as :meth:`query`) as a tidy pandas DataFrame.
+
+        Parameters
+        ----------
+        where : list of str
+            ``COLUMN OP VALUE`` filters, all of which must hold (as ``seprank results
+            --where``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per task with the store's columns (:data:`COLUMNS`) in the order they
+            finished; ``residual`` and ``saturated`` are bool (pandas' nullable
+            ``boolean`` where a failed task has none), ``partition`` and ``block_ranks``
+            (each block's rank, from the stored measurement) lists of ints, ``config``
+            a dict, and ``stale`` (bool) says whether other code measured the row.
+
+        Raises
+        ------
+        ConfigError
+            When pandas is not installed (``pip install 'seprank[pandas]'``), a filter
+            is malformed, or the store is corrupt.
+        """
+        display.require_pandas()
+        current = fingerprint()
+        records = []
+        for r in self.query(where):
+            rec = {c: r.get(c) for c in COLUMNS}
+            rec["config"] = r.get("config")
+            m = r.get("measurement") or {}
+            rec["block_ranks"] = display.block_ranks(m.get("blocks"))
+            rec["stale"] = r.get("code") != current
+            records.append(rec)
+        df = display.tidy_frame(records, bool_columns=("residual", "saturated", "stale"),
+                                list_columns=("partition", "block_ranks"))  # fmt: skip
+        if not records:
+            df = df.reindex(columns=[*COLUMNS, "config", "block_ranks", "stale"])
+        return df
 
 
 def _alive(owner: str) -> bool:

@@ -44,7 +44,9 @@ import numpy as np
 
 from seprank._version import __version__
 from seprank.algebra.domains import ModP
+from seprank.engine import display
 from seprank.engine.measure import measure
+from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets.partitions import check_partition, default_partition
@@ -66,7 +68,7 @@ __all__ = ["FORMAT", "CheckResult", "Certification", "certificate_name", "certif
            "check_certificate", "dumps", "make_certificate"]  # fmt: skip
 
 
-@dataclass
+@dataclass(repr=False)
 class Certification:
     """Outcome of :func:`certify`: the measurement, both bounds and the verdict.
 
@@ -113,6 +115,57 @@ class Certification:
     def gap(self) -> int | None:
         """The upper bound minus the certified lower bound (None without an upper bound)."""
         return None if self.upper is None else self.upper - self.lower
+
+    def __repr__(self) -> str:
+        """One short line: the rank (= if exact, >= if a lower bound), the status, the
+        upper bound, the configuration and the time."""
+        m = self.measurement
+        up = "" if self.exact else (", no upper bound" if self.upper is None else
+                                    f", upper {self.upper}")  # fmt: skip
+        return (f"Certification(rank {'=' if self.exact else '>='} {self.lower} "
+                f"[{self.status}]{up}, {display.short_config(m.config)}, "
+                f"A={tuple(m.partition)}, {m.seconds:.2f} s)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """A small HTML table: rank, status, bounds, ground, configuration, certificate.
+
+        Returns
+        -------
+        str
+            An HTML ``<table>``.
+        """
+        m = self.measurement
+        rows = [("rank", ("= " if self.exact else ">= ") + str(self.lower)),
+                ("status", self.status), ("upper bound", self.upper),
+                ("upper bound from", self.upper_why), ("gap", self.gap),
+                ("ground", self.ground),
+                ("configuration", display.short_config(m.config)),
+                ("partition A", list(m.partition)), ("prime", m.prime), ("seed", m.seed),
+                ("certificate", self.path or "not written"), ("time", f"{m.seconds:.2f} s")]
+        return display.html_table("Certification", rows)
+
+    def to_frame(self):
+        """This certification as a one-row pandas DataFrame with tidy types.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row: the measurement's columns (:meth:`Measurement.to_frame
+            <seprank.engine.result.Measurement.to_frame>`) with ``status``, ``exact``,
+            ``upper_given`` (bool), ``lower``, ``upper``, ``gap``, ``upper_source`` and
+            ``certificate`` (its path or None) before them.
+
+        Raises
+        ------
+        ConfigError
+            When pandas is not installed (``pip install 'seprank[pandas]'``).
+        """
+        rec = {"status": self.status, "exact": bool(self.exact), "lower": int(self.lower),
+               "upper": self.upper, "gap": self.gap, "upper_source": self.upper_source,
+               "upper_given": bool(self.upper_given), "certificate": self.path}
+        rec.update({k: v for k, v in self.measurement._record().items() if k not in rec})
+        return display.tidy_frame([rec], bool_columns=(*BOOL_COLUMNS, "exact", "upper_given"),
+                                  list_columns=("partition", "block_ranks"))  # fmt: skip
 
     def to_dict(self) -> dict:
         """The outcome as a JSON-friendly dict (what ``seprank certify --json`` prints).

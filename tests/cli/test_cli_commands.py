@@ -72,17 +72,18 @@ def test_verify_cli_all_measured_exits_0_with_the_table(tmp_path, capsys, fake_v
     # the arguments passed on, the defaults included
     assert calls == [{"grid": "quick", "out": tmp_path, "seed": 0, "db": None,
                       "executor": "processes", "scheduler": None, "workers": None,
-                      "worker_memory": None, "retries": 2}]  # fmt: skip
+                      "worker_memory": None, "retries": 2, "progress": True}]  # fmt: skip
 
 
 def test_verify_cli_passes_its_options_on(tmp_path, capsys, fake_verify):
     _, calls = fake_verify
     db = tmp_path / "r.sqlite"
     assert main(["verify", "--out", str(tmp_path), "--seed", "5", "--db", str(db), "--executor",
-                 "serial", "--workers", "3", "--worker-memory", "1GiB", "--retries", "0"]) == 0
+                 "serial", "--workers", "3", "--worker-memory", "1GiB", "--retries", "0",
+                 "--quiet"]) == 0  # fmt: skip
     assert calls == [{"grid": "default", "out": tmp_path, "seed": 5, "db": str(db),
                       "executor": "serial", "scheduler": None, "workers": 3,
-                      "worker_memory": 2**30, "retries": 0}]  # fmt: skip
+                      "worker_memory": 2**30, "retries": 0, "progress": False}]  # fmt: skip
 
 
 def test_verify_cli_default_out_folder(tmp_path, monkeypatch, capsys, fake_verify):

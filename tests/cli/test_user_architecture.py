@@ -37,7 +37,7 @@ def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, 
             str(tmp_path / "out"), "--quiet"]  # fmt: skip
     assert main(argv) == 0
     capsys.readouterr()
-    assert main(["results", "--db", str(db), "--format", "json"]) == 0
+    assert main(["results", "--db", str(db), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert sorted((r["arch"], r["status"], r["rank"]) for r in rows) == [
         ("mymod:MyNet", "done", 2), ("mymod:MyNet", "done", 3)]

@@ -228,7 +228,7 @@ def test_open_mps_rank_equals_min_cut_contiguous_and_interleaved(N, d, bond):
         assert rank(net, A) == net.min_cut(A)
 
 
-PERIODIC = [  # (N, d, A, measured, min-cut): measured here, seed 0 (reported in docs/architectures.md)
+PERIODIC = [  # (N, d, A, measured, min-cut): measured here, seed 0 (docs/architectures.md)
     (4, 2, (0, 1), 4, 4), (4, 2, (0, 2), 4, 4), (4, 3, (0, 1), 4, 4), (4, 3, (0, 2), 8, 9),
     (4, 4, (0, 2), 16, 16), (5, 3, (0, 2, 4), 9, 9), (6, 2, (0, 2, 4), 8, 8),
     (6, 3, (0, 1, 2), 4, 4),

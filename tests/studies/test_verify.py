@@ -477,3 +477,25 @@ def test_run_refused_configurations_listed(small_grid, tmp_path):
     assert [(m["config"]["depth"], m["status"]) for m in s["not_measured"]] == \
         [(1, "refused"), (2, "refused")]  # fmt: skip
     assert all("estimated peak memory" in m["error"] for m in s["not_measured"])
+
+
+def test_run_returns_a_report_for_notebooks(small_grid, tmp_path):
+    """The report unpacks as (rows, summary), has a short repr and an HTML table, and
+    to_frame gives bool columns as bool."""
+    pd = pytest.importorskip("pandas")
+    report = verify.run("quick", tmp_path, executor="serial", progress=False)
+    rows, s = report
+    assert report.rows is rows and report.summary is s
+    r = repr(report)
+    assert "\n" not in r and len(r) <= 200, r
+    assert r.startswith("VerifyReport(grid quick, seed 0: 2 configurations, 2 tight "
+                        "(exact, proved), 2 saturated, 0 violations;")  # fmt: skip
+    h = report._repr_html_()
+    assert h.startswith("<table>") and h.endswith("</table>") and "violations" in h
+    df = report.to_frame()
+    assert list(df.columns) == verify.COLUMNS and len(df) == 2
+    for c in ("residual", "saturated", "tight"):
+        assert pd.api.types.is_bool_dtype(df[c]) and df[c].dtype == bool, c
+    assert df["measured"].tolist() == [3, 18] and df["tight"].tolist() == [True, True]
+    empty = verify.VerifyReport([], s).to_frame()
+    assert list(empty.columns) == verify.COLUMNS and len(empty) == 0

@@ -156,7 +156,7 @@ def test_results_of_other_code_are_stale_and_not_reused(tmp_path, capsys, monkey
     assert main(["results", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.count("done, stale") == 2 and "2 stale (other code than" in out
-    assert main(["results", "--db", str(db), "--format", "json"]) == 0
+    assert main(["results", "--db", str(db), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert sorted(r["stale"] for r in rows) == [False, False, True, True]
 
@@ -222,3 +222,23 @@ def test_no_live_dask_worker_for_the_timeout_is_exit_1(tmp_path, capsys):
     with Store(db) as s:
         done = s.count("done")
     assert 1 <= done < 16  # what finished is kept
+
+
+def test_to_dataframe_gives_bools_and_lists(tmp_path):
+    """Store.to_dataframe: saturated and residual are bool (not 0/1), partition and
+    block_ranks lists of ints, config a dict (not JSON text); --where filters as results."""
+    pytest.importorskip("pandas")
+    db = tmp_path / "r.sqlite"
+    _tiny_store(db)
+    with Store(db, readonly=True) as s:
+        df = s.to_dataframe()
+        one = s.to_dataframe(["depth=2"])
+    assert len(df) == 2 and len(one) == 1
+    for c in ("saturated", "residual", "stale"):
+        assert df[c].dtype == bool, c
+    assert df["saturated"].tolist() == [True, True] and not df["stale"].any()
+    assert all(isinstance(p, list) and p == [0, 1] for p in df["partition"])
+    assert isinstance(df["config"][0], dict) and df["config"][0]["seq_len"] == 4
+    ranks = dict(zip(df["depth"], df["block_ranks"]))
+    assert sum(ranks[2]) == 18 and all(type(r) is int for r in ranks[2])
+    assert one["depth"].tolist() == [2]

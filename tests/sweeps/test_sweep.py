@@ -288,7 +288,7 @@ def test_verify_quick_twice_measures_nothing_the_second_time(tmp_path, capsys):
     assert "all 92 tasks are in the store" in second.err
     with Store(tmp_path / "results.sqlite") as s:
         assert s.count() == 92 and s.count("done") == 92
-    assert main(["results", "--db", str(tmp_path / "results.sqlite"), "--format", "json"]) == 0
+    assert main(["results", "--db", str(tmp_path / "results.sqlite"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     configs = [json.dumps(r["config"], sort_keys=True) for r in rows]
     assert len(rows) == 92 and len(set(configs)) == 92

@@ -9,7 +9,6 @@ the adaptive loop only.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,16 +17,32 @@ from typing import Any
 import numpy as np
 
 from seprank.algebra.rank import RankEngine
+from seprank.engine import bars
 from seprank.engine import sample_grid as _grid
 from seprank.nets.base import input_dim
 
 
 def say(progress, msg: str) -> None:
-    """One progress line: on stderr if ``progress`` is True, to it if it is a callable."""
+    """One progress line: on stderr if ``progress`` is True, to it if it is a callable.
+
+    Parameters
+    ----------
+    progress : bool, callable or None
+        True: print ``msg`` on stderr through tqdm (above a bar being drawn, e.g. a
+        sweep's or this measurement's own); a callable: call it with ``msg``; else
+        nothing.
+    msg : str
+        The line.
+    """
     if progress is True:
-        print(msg, file=sys.stderr, flush=True)
+        bars.write(msg)
     elif callable(progress):
         progress(msg)
+
+
+#: The measurement's bar: the sample size against the budget, the time, the last rank
+#: (no rate: the steps grow geometrically, so samples per second means little).
+SAMPLE_BAR = "{desc}: samples {n_fmt} of at most {total_fmt} [{elapsed}{postfix}]"
 
 
 @dataclass
@@ -63,9 +78,44 @@ class Plan:
     #: grid rows or columns, "probe" for other points) or ["choice", m]. A certificate
     #: stores it, so that the sample points can be regenerated from the seed.
     draws: list = field(default_factory=list)
+    #: The tqdm bar of the sample size (progress=True where one can be drawn); False once
+    #: none can be (a log or a pipe: the lines only).
+    bar: Any = field(default=None, repr=False)
 
     def say(self, msg: str) -> None:
+        """One progress line (:func:`say`)."""
         say(self.progress, msg)
+
+    def advance(self, size: int, note: str = "") -> None:
+        """Move the measurement's bar to sample size ``size`` of ``max_samples``.
+
+        Only with ``progress=True`` and where a bar can be drawn (a terminal, a notebook:
+        :func:`seprank.engine.bars.interactive`); elsewhere the lines of :meth:`say` are
+        the progress.
+
+        Parameters
+        ----------
+        size : int
+            The sample size (grid side) just ranked.
+        note : str
+            Shown after the bar, e.g. ``rank 18``.
+        """
+        if self.progress is not True or self.bar is False:
+            return
+        if self.bar is None:
+            self.bar = bars.make_bar(self.max_samples, "measure", unit="samples", leave=False,
+                                     bar_format=SAMPLE_BAR) or False  # fmt: skip
+            if self.bar is False:
+                return
+        self.bar.n = min(int(size), int(self.max_samples))
+        self.bar.set_postfix_str(note, refresh=False)
+        self.bar.refresh()
+
+    def close_progress(self) -> None:
+        """Close the measurement's bar, if one was drawn (the run ended, or stopped)."""
+        if self.bar:
+            self.bar.close()
+        self.bar = None
 
     def next_size(self, n: int) -> int:
         g = self.growth

@@ -157,6 +157,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         history.append((rows, cols, rank))
         stop = " (below the sample size: stop)" if saturated else ""
         plan.say(f"  samples {rows}x{cols}: rank {rank}{stop}")
+        plan.advance(max(rows, cols), f"rank {rank}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
         minor = growing.minor() if growing is not None and (
             saturated or budget_hit or growing.incremental) else None  # fmt: skip
