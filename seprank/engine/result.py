@@ -192,7 +192,7 @@ class Measurement:
         return display.html_table("Measurement", rows)
 
     def to_frame(self):
-        """This measurement as a one-row pandas DataFrame with tidy types.
+        """Return this measurement as a one-row pandas DataFrame with tidy types.
 
         Returns
         -------

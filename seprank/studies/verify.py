@@ -85,6 +85,14 @@ class VerifyReport(NamedTuple):
     A named tuple, so ``rows, summary = verify.run(...)`` unpacks it; in a notebook it
     shows a short summary (``repr``) or an HTML table (``_repr_html_``), and
     :meth:`to_frame` gives the rows as a DataFrame.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One verdict row per configuration measured (the columns of ``results.csv``).
+    summary : dict
+        The counts (tight, saturated, violations, ...), the configurations not measured,
+        and ``run``: what this run measured.
     """
 
     rows: list

@@ -145,7 +145,7 @@ class Certification:
         return display.html_table("Certification", rows)
 
     def to_frame(self):
-        """This certification as a one-row pandas DataFrame with tidy types.
+        """Return this certification as a one-row pandas DataFrame with tidy types.
 
         Returns
         -------
