@@ -420,9 +420,20 @@ def write_summary(csv_path) -> Path:
 
 
 def figure_data(rows) -> list[dict]:
-    """fig10's data: per student, largest budget, student depth and target, the test FVU's
-    median, mean, std, min and max over seeds (``error_vs_rank`` rows), and the best depth
-    per student, budget and target (``best_depth`` rows; in the CSV, not drawn)."""
+    """fig10's data, from the rows of the main protocol.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of the teacher-student results.csv (:func:`read`).
+
+    Returns
+    -------
+    list of dict
+        Per student, largest budget, student depth and target the test FVU's median,
+        mean, std, min and max over seeds (``panel`` ``error_vs_rank``), and the best depth
+        per student, budget and target (``best_depth``; in the CSV, not drawn).
+    """
     main = main_protocol(rows)
     rows = [r for r in rows if protocol(r) == main]  # like with like
     cells, ranks, bd = _cells(rows), target_ranks(rows), best_depths(rows)
@@ -430,9 +441,11 @@ def figure_data(rows) -> list[dict]:
     budgets = sorted({int(r["budget"]) for r in rows})
     depths = sorted({int(r["depth"]) for r in rows})
     data = []
+    order = target_order(rows)
     for st in students:
         for L in depths:
-            for t in target_order(rows):
+            for t in [t for fam in ("sop", "teacher", "ctrl") for t in order
+                      if t.startswith(fam)]:  # fmt: skip
                 if (st, budgets[-1], L, t) in cells:
                     data.append(dict(panel="error_vs_rank", student=st, budget=budgets[-1],
                                      depth=L, target=t,
@@ -514,7 +527,20 @@ def plot_figure(data, ax=None):
 
 
 def figure(rows, prefix) -> list[Path]:
-    """Write fig10 (PNG at 300 dpi, PDF, CSV of :func:`figure_data`) at ``prefix``."""
+    """Write fig10: PNG (300 dpi), PDF and the CSV of :func:`figure_data`.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of the results.csv.
+    prefix : Path or str
+        The files' path without extension, e.g. paper_figures/fig10_teacher_student.
+
+    Returns
+    -------
+    list of Path
+        The PNG, PDF and CSV.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -53,20 +53,26 @@ CAPTIONS = {
     "fig11_block_ranks": "The graded blocks of every network in fig8_measured_transition.csv: "
     "left, each block's measured rank (GF(p)) against its proved bound min(b_k, a_{D-k}) "
     "(`seprank.theory.bounds.block_terms`; the block of A-degree 2j + 1 has k = D - j), "
-    "filled H = 1, hollow H > 1, grey line equality; right, bound minus measured against "
-    "the A-degree for H = 1. The (L = 3, d_x = 4, N = 8) row of that CSV lacks per-block "
+    "filled H = 1, hollow H > 1, grey line equality; right, one row per H = 1 network: a "
+    "dot per block whose measured rank equals its bound, a cross (labelled with both "
+    "numbers) where it is below. The (L = 3, d_x = 4, N = 8) row of that CSV lacks per-block "
     "ranks; its blocks are derived from its measured total (31456) and largest block "
     "(11436) and the proved block bounds (each measured block is at most its bound; no "
     "other bound reaches 11436 and the other blocks' bounds sum to 31456 - 11436), see the "
     "CSV's `source`.",
     "fig12_verify_grid": "The grid of `seprank verify --quick` (L = 1-3, d_x = 2-4, every "
-    "head count dividing d_x, N = 2, 4, 6, residual or not): per (L, d_x) cell, the "
-    "smallest measured exact rank (GF(p)) divided by the proved bound over the cell's "
-    "configurations, and how many are tight (measured = proved); left H = 1, right H > 1.",
+    "head count dividing d_x, N = 2, 4, 6, residual at L <= 2, only configurations whose "
+    "proved bound is at most 1500): per (L, d_x) cell, the "
+    "smallest measured rank (GF(p)) divided by the proved bound over the cell's "
+    "configurations, and how many are tight (measured = proved); left H = 1, right H > 1. "
+    "The CSV holds the columns of verify's results.csv this needs, copied by "
+    "`seprank.figures.paper.write_verify_csv` (results.csv of `seprank verify --quick`, "
+    "about 5 s with a store that holds the grid).",
     "fig13_heads_bound": "Measured exact rank divided by the proved bound against the head "
-    "size d_x / H, one line per (L, d_x, N), from fig4_heads.csv and the exact rows of "
+    "size d_x / H, one line per (L, d_x, N) with L >= 2 (at L = 1 every measured rank in "
+    "these CSVs equals the bound), from fig4_heads.csv and the exact rows of "
     "fig8_measured_transition.csv; hollow markers: N < 2 d_x (a side with fewer positions "
-    "than the width).",
+    "than the width); each line after the first of its width is drawn 6% to the right.",
 }
 
 #: Figures made by their own command (expensive or separate), kept in the README when

@@ -145,7 +145,26 @@ class Measurer:
 
     def __call__(self, depth, width, heads, seq_len, *, method="modular", seed=0,
                  max_samples=None, grid=None):  # fmt: skip
-        """Measure one network (``grid``: a fixed ``grid x grid`` float sample)."""
+        """Measure one network.
+
+        Parameters
+        ----------
+        depth, width, heads, seq_len : int
+            The LinearSelfAttention network.
+        method : str
+            ``"modular"`` (through the store) or ``"float"`` (inline).
+        seed : int
+        max_samples : int or None
+            The adaptive loop's budget.
+        grid : int or None
+            A fixed ``grid x grid`` sample with no adaptive stop (for ``"float"``).
+
+        Returns
+        -------
+        Measurement or SimpleNamespace
+            With ``rank``, ``saturated``, ``samples`` (and ``spectrum``, ``tolerance``
+            for float).
+        """
         net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len)
         if grid is not None:  # the float engine on a fixed grid (no adaptive stop)
             return measure(net, options=MeasureOptions(method=method, seed=seed, start=grid,
@@ -270,7 +289,22 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
 
 
 def fig_rank_vs_depth(out: Path, quick: bool, measurer=None):
-    """Write figure 1 (PNG, PDF, CSV) to ``out``; returns its rows."""
+    """Write figure 1 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     trows = _read_csv(p) if (p := transition_csv(out)) else []
     rows = rank_vs_depth_rows(quick, measurer, trows)
     save(plot_rank_vs_depth(rows), out, "fig1_rank_vs_depth")
@@ -344,7 +378,22 @@ def plot_regimes(rows, ax=None):
 
 
 def fig_regimes(out: Path, quick: bool, measurer=None):
-    """Write figure 2 (PNG, PDF, CSV) to ``out``; returns its rows."""
+    """Write figure 2 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     rows = regimes_rows()
     save(plot_regimes(rows), out, "fig2_regimes")
     _write_csv(out / "fig2_regimes.csv", rows, ["width", "depth", "growth_ratio_formula",
@@ -439,7 +488,22 @@ def plot_transition(rows, ax=None):
 
 
 def fig_transition(out: Path, quick: bool, measurer=None):
-    """Write figure 3 (PNG, PDF, CSV) to ``out``; returns its rows."""
+    """Write figure 3 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     trows = _read_csv(p) if (p := transition_csv(out)) else []
     rows = transition_rows(quick, measurer, trows)
     save(plot_transition(rows), out, "fig3_transition_depth")
@@ -533,7 +597,22 @@ def plot_heads(rows, ax=None):
 
 
 def fig_heads(out: Path, quick: bool, measurer=None):
-    """Write figure 4 (PNG, PDF, CSV) to ``out``; returns its rows."""
+    """Write figure 4 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     rows = heads_rows(quick, measurer)
     save(plot_heads(rows), out, "fig4_heads")
     _write_csv(out / "fig4_heads.csv", rows, FIG4_FIELDS)
@@ -645,7 +724,22 @@ def plot_float_vs_exact(rows, ax=None):
 
 
 def fig_float_vs_exact(out: Path, quick: bool, measurer=None):
-    """Write figure 5 (PNG, PDF, CSV) to ``out``; returns its rows."""
+    """Write figure 5 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     rows = float_vs_exact_rows(quick, measurer)
     save(plot_float_vs_exact(rows), out, "fig5_exact_vs_float")
     _write_csv(out / "fig5_exact_vs_float.csv", rows, FIG5_FIELDS)
@@ -678,7 +772,21 @@ def budget_asymptote(P: float) -> float:
 
 
 def depth_reaching(P: float, frac: float, hi: int = 4000) -> int:
-    """Smallest depth whose log10 sep reaches ``frac`` of :func:`budget_asymptote`."""
+    """Smallest depth whose log10 sep (H = 1 formula) reaches ``frac`` of R(P).
+
+    Parameters
+    ----------
+    P : float
+        The budget 12 L d_x^2.
+    frac : float
+        The share of :func:`budget_asymptote` to reach.
+    hi : int
+        The largest depth searched (returned if none below reaches it).
+
+    Returns
+    -------
+    int
+    """
     target = frac * budget_asymptote(P)
     lo = 1
     while lo < hi:
@@ -806,7 +914,22 @@ def plot_equal_params(rows, ax=None):
 
 
 def fig_equal_params(out: Path, quick: bool, measurer=None):
-    """Write figure 6 (PNG, PDF, CSV) to ``out``; returns its rows."""
+    """Write figure 6 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     rows = equal_params_rows()
     save(plot_equal_params(rows), out, "fig6_equal_params")
     _write_csv(out / "fig6_equal_params.csv", rows, FIG6_FIELDS)
@@ -818,7 +941,14 @@ FIG7_FIELDS = ["budget", "depth", "n_seeds", "val_loss_mean", "val_loss_std"]
 
 
 def experiment_source() -> Path | None:
-    """The depth-width experiment's results.csv (cwd first, then the repository's)."""
+    """The depth-width experiment's results.csv.
+
+    Returns
+    -------
+    Path or None
+        experiments/depth_width/results/results.csv under the working directory, else the
+        repository's, else None.
+    """
     rel = Path("experiments/depth_width/results/results.csv")
     for p in (rel, Path(__file__).resolve().parents[2] / rel):
         if p.exists():
@@ -896,8 +1026,24 @@ def plot_experiment(rows, ax=None, title: str | None = None):
 
 
 def fig_experiment(out: Path, quick: bool, measurer=None):
-    """Write figure 7 (PNG, PDF, CSV) to ``out`` from the experiment's results.csv (a
-    MISSING note when there is none); returns its rows."""
+    """Write figure 7 (PNG, PDF, CSV) to ``out`` from the experiment's results.csv.
+
+    Without one, a MISSING note is written instead.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows (None when its input is missing).
+    """
     src = experiment_source()
     if src is None:
         msg = ("figure 7 skipped: no experiment output; make it with "
@@ -1031,8 +1177,22 @@ def plot_block_ranks(rows, ax=None):
 
 
 def fig_block_ranks(out: Path, quick: bool, measurer=None):
-    """Write figure 11 (PNG, PDF, CSV) to ``out`` from the transition CSV; returns its rows
-    (None when there is no transition CSV)."""
+    """Write figure 11 (PNG, PDF, CSV) to ``out`` from the transition CSV.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows (None when its input is missing).
+    """
     p = transition_csv(out)
     if p is None:
         return None
@@ -1049,8 +1209,19 @@ VERIFY_CSV = "fig12_verify_grid.csv"
 
 
 def verify_source(out: Path | str | None = None) -> Path | None:
-    """The verify results a figure 12 reads: ``out``/fig12_verify_grid.csv, else the
-    committed one (made from ``seprank verify --quick``'s results.csv)."""
+    """The verify rows figure 12 reads.
+
+    Parameters
+    ----------
+    out : Path, str or None
+        A figures folder.
+
+    Returns
+    -------
+    Path or None
+        ``out``/fig12_verify_grid.csv if it exists, else the committed one (written by
+        :func:`write_verify_csv` from ``seprank verify --quick``'s results.csv), else None.
+    """
     for p in ([Path(out) / VERIFY_CSV] if out is not None else []) + [PAPER_FIGURES / VERIFY_CSV]:
         if p.exists():
             return p
@@ -1143,8 +1314,22 @@ def plot_verify_grid(rows, ax=None):
 
 
 def fig_verify_grid(out: Path, quick: bool, measurer=None):
-    """Write figure 12 (PNG, PDF) to ``out`` from the verify results (its CSV); returns its
-    rows (None when there are none)."""
+    """Write figure 12 (PNG, PDF) to ``out`` from the verify results (its CSV).
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows (None when its input is missing).
+    """
     p = verify_source(out)
     if p is None:
         return None
@@ -1181,7 +1366,7 @@ def heads_bound_rows(fig4_rows, trows) -> list[dict]:
     -------
     list of dict
         ``depth``, ``width``, ``seq_len``, ``heads``, ``measured_rank``, ``upper_proved``
-        and ``source``.
+        and ``source``, for depths >= 2 and (L, d_x, N) with more than one head count.
     """
     ints = ("depth", "width", "seq_len", "heads", "measured_rank", "upper_proved")
     rows = [{**{k: int(r[k]) for k in ints}, "source": "fig4"} for r in fig4_rows]
@@ -1195,13 +1380,15 @@ def heads_bound_rows(fig4_rows, trows) -> list[dict]:
     cases: dict = {}
     for r in rows:
         cases.setdefault((r["depth"], r["width"], r["seq_len"]), []).append(r)
-    return [r for rs in cases.values() if len(rs) > 1 for r in rs]  # H = 1 and H > 1 only
+    # H = 1 and H > 1 both present; depth 1 left out (every depth-1 measurement is tight)
+    return [r for (L, _, _), rs in cases.items() if len(rs) > 1 and L > 1 for r in rs]
 
 
 def plot_heads_bound(rows, ax=None):
     """Draw figure 13: measured / proved bound against the head size d_x / H.
 
-    A line of the same depth and width as an earlier one is shifted 6% right.
+    Each line after the first of its width is shifted 6% right (so that lines ending at the
+    same point stay visible).
 
     Parameters
     ----------
@@ -1219,7 +1406,7 @@ def plot_heads_bound(rows, ax=None):
     cases = sorted({(int(r["depth"]), int(r["width"]), int(r["seq_len"])) for r in rows})
     seen: dict = {}
     for L, d, N in cases:
-        k = seen[(L, d)] = seen.get((L, d), -1) + 1  # same L and d_x: shifted 6% right
+        k = seen[d] = seen.get(d, -1) + 1  # same d_x as an earlier line: shifted 6% right
         pts = sorted((int(d) // int(r["heads"]) * 1.06**k, int(r["measured_rank"]) /
                       int(r["upper_proved"])) for r in rows
                      if (int(r["depth"]), int(r["width"]), int(r["seq_len"])) == (L, d, N))
@@ -1245,8 +1432,24 @@ def plot_heads_bound(rows, ax=None):
 
 
 def fig_heads_bound(out: Path, quick: bool, measurer=None, fig4_rows=None):
-    """Write figure 13 (PNG, PDF, CSV) to ``out`` from figure 4's CSV and the transition
-    CSV; returns its rows."""
+    """Write figure 13 (PNG, PDF, CSV) to ``out`` from figure 4's CSV and the transition CSV.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Unused (the figure reads CSVs).
+    fig4_rows : list of dict or None
+        Figure 4's rows (None: read ``out``/fig4_heads.csv).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
     if fig4_rows is None:
         fig4_rows = _read_csv(out / "fig4_heads.csv")
     trows = _read_csv(p) if (p := transition_csv(out)) else []

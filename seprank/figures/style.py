@@ -50,7 +50,12 @@ def width_color(width: int) -> str:
 
 
 def apply_style() -> None:
-    """Set matplotlib's rcParams for the figures (fonts >= 7 pt, palette, 300 dpi PNG)."""
+    """Set matplotlib's rcParams for the figures (fonts >= 7 pt, palette, 300 dpi PNG).
+
+    Returns
+    -------
+    None
+    """
     import matplotlib as mpl
 
     mpl.rcParams.update({
@@ -107,6 +112,7 @@ def save(fig, out: Path, name: str) -> None:
     Parameters
     ----------
     fig : matplotlib Figure
+        The figure (closed afterwards).
     out : Path
         The folder.
     name : str

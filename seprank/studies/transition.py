@@ -63,15 +63,40 @@ def _key(row) -> tuple:
 
 
 def block_ranks_cell(cell: str) -> str:
-    """A ``block_ranks`` cell in the current form (JSON list of [A-degree, rank] pairs),
-    from either it or the older space-separated ``degree:rank`` form."""
+    """A ``block_ranks`` cell in the current form.
+
+    Parameters
+    ----------
+    cell : str
+        A JSON list of [A-degree, rank] pairs, the older space-separated ``degree:rank``
+        form, or empty.
+
+    Returns
+    -------
+    str
+        The JSON form (empty stays empty; a cell in neither form is returned as it is).
+    """
     if not cell or not cell.strip() or cell.lstrip().startswith("["):
         return cell or ""
-    return json.dumps([[int(g), int(r)] for g, r in (x.split(":") for x in cell.split())])
+    try:
+        return json.dumps([[int(g), int(r)] for g, r in (x.split(":") for x in cell.split())])
+    except ValueError:  # not the old form either: left as it is
+        return cell
 
 
 def read(path: Path) -> list[dict]:
-    """The rows of a transition CSV (``block_ranks`` in the JSON form, whatever the file's)."""
+    """The rows of a transition CSV.
+
+    Parameters
+    ----------
+    path : Path
+
+    Returns
+    -------
+    list of dict
+        One per row, ``block_ranks`` in the JSON form whatever the file's (none if the
+        file does not exist).
+    """
     if not path.exists():
         return []
     with path.open(newline="") as f:
