@@ -141,7 +141,7 @@ def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
         ax.plot(xs, ys, line, color=colour[mx], marker=marker[mx], label=mx if label else None)
         low = [(u, v) for u, v, r in zip(xs, ys, pts) if r["label"] != "exact"]
         if low:
-            ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=11,
+            ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=7,
                     markerfacecolor="white", color=colour[mx])  # fmt: skip
 
 
@@ -152,14 +152,14 @@ def plot(rows, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from seprank.figures.style import COLORS, apply_style
+    from seprank.figures.style import COLORS, DOUBLE, GREY, apply_style
 
     apply_style()
     mixers = list(dict.fromkeys(r["mixer"] for r in rows))
-    palette = COLORS + ["#999999"]
+    palette = COLORS[:7] + [GREY]  # Okabe-Ito without yellow (weak on white), then grey
     colour = {m: palette[i % len(palette)] for i, m in enumerate(mixers)}
     marker = {m: "osD^vP*X"[i % 8] for i, m in enumerate(mixers)}
-    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    fig, axes = plt.subplots(2, 2, figsize=(DOUBLE, 6.2))
     depths = sorted({int(r["depth"]) for r in rows})
     for i, size in enumerate(("small", "large")):
         for j, part in enumerate(PARTITIONS):
@@ -171,29 +171,28 @@ def plot(rows, out: Path) -> None:
                    f"A = {{{', '.join(map(str, PARTITIONS[part]))}}}", xlabel="depth L",
                    ylabel="log10 separation rank")  # fmt: skip
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8,
-               title="hollow: lower bound only (not saturated)", title_fontsize=8)  # fmt: skip
-    fig.suptitle(f"Sequence mixers, N = {N}: exact separation rank (GF(p)) vs depth, "
-                 "matched parameters per layer")  # fmt: skip
+    fig.legend(handles, labels, loc="lower center", ncol=4,
+               title="hollow: lower bound only (not saturated)")  # fmt: skip
+    fig.suptitle(f"Sequence mixers, N = {N}: separation rank (GF(p)) vs depth, "
+                 "matched parameters per layer", fontsize=8)  # fmt: skip
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(out / "mixers_compare.png")
     fig.savefig(out / "mixers_compare.pdf", metadata={"CreationDate": None})
     plt.close(fig)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 5.4))
+    fig, axes = plt.subplots(1, 2, figsize=(DOUBLE, 3.6))
     for ax, part in zip(axes, PARTITIONS):
         for size, line in (("small", "-"), ("large", "--")):
             sel = [r for r in rows if r["partition"] == part and r["size"] == size]
             _series(ax, sel, "params", colour, marker, line, label=size == "small")
-        ax.set(xscale="log", xlabel="non-embedding parameters (depths 1, 2, 3 along a line)",
+        ax.set(xscale="log", xlabel="non-embedding parameters (depths 1-3 along a line)",
                ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
         ax.set_xticks([10, 20, 50, 100])
         ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=8, fontsize=8,
-               title="solid: small (~16 parameters/layer), dashed: large (~36)",
-               title_fontsize=8)  # fmt: skip
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=4,
+               title="solid: small (~16 parameters/layer), dashed: large (~36)")  # fmt: skip
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     fig.savefig(out / "mixers_params.png")
     fig.savefig(out / "mixers_params.pdf", metadata={"CreationDate": None})
     plt.close(fig)
