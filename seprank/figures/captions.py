@@ -81,10 +81,11 @@ OTHER = {
     "fig8_measured_transition": (
         "The measured transition (widths 2, 3, 4; N = 2 d_x; one head and more). Left: "
         "log10 of the measured separation rank (GF(p), graded strategy; filled: exact, i.e. "
-        "equal to the proved bound or saturated; hollow: a lower bound) against depth; "
-        "lines: the proved block bound (solid H = 1, dashed H > 1). Right: the growth ratio "
-        "log sep(L+1) / log sep(L) from the measured ranks (markers; filled where both ends "
-        "are exact) and from the proved bound (lines); grey lines at 3 and 2. A "
+        "equal to the proved bound or saturated; hollow: a lower bound) against depth, circles "
+        "H = 1, squares H > 1 (drawn 0.15 to the right); lines: the proved block bound (the "
+        "same for every H). Right: the growth ratio log sep(L+1) / log sep(L) from the "
+        "measured ranks (markers; filled where both ends are exact) and from the proved "
+        "bound (lines); grey lines at 3 and 2. A "
         "configuration missing from the CSV was not measured (`seprank transition` "
         "continues where it stopped).",
         "seprank transition (resumable; `--plot-only` redraws)"),

@@ -47,15 +47,17 @@ def plot(rows, ax=None):
     for (d, H), rs in sorted(series.items()):
         rs = sorted(rs, key=lambda r: int(r["depth"]))
         c = width_color(d)
-        mk, ls = ("o", "-") if H == 1 else ("s", "--")
+        mk, ls = ("o", "-") if H == 1 else ("s", "none")
+        dx = 0.0 if H == 1 else 0.15  # H > 1 beside H = 1, so neither hides the other
         L = [int(r["depth"]) for r in rs]
         for r in rs:  # filled: exact (meets the proved bound, or saturated); hollow: a lower bound
             ex = _exact(r)
-            ax.plot(int(r["depth"]), math.log10(int(r["measured"])), mk, color=c,
+            ax.plot(int(r["depth"]) + dx, math.log10(int(r["measured"])), mk, color=c,
                     mfc=c if ex else "white", mew=1, ms=4.5 if H == 1 else 3, zorder=3,
                     gid=f"d_x={d}")  # fmt: skip
-        ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=0.9,
-                gid=f"d_x={d}")  # fmt: skip
+        if H == 1:  # the proved bound does not depend on H: drawn once
+            ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=0.9,
+                    gid=f"d_x={d}")  # fmt: skip
         by_depth = {int(r["depth"]): r for r in rs}
         for Ld, r in by_depth.items():
             nxt = by_depth.get(Ld + 1)
@@ -63,10 +65,10 @@ def plot(rows, ax=None):
                 continue
             ratio = math.log(int(nxt["measured"])) / math.log(int(r["measured"]))
             ex = _exact(r) and _exact(nxt)
-            bx.plot(Ld, ratio, mk, color=c, mfc=c if ex else "white", mew=1,
+            bx.plot(Ld + dx, ratio, mk, color=c, mfc=c if ex else "white", mew=1,
                     ms=4.5 if H == 1 else 3, zorder=3, gid=f"d_x={d}")  # fmt: skip
         rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
-        if rf:
+        if rf and H == 1:
             bx.plot(*zip(*rf), ls, color=c, lw=0.9, gid=f"d_x={d}")
         handles.append(Line2D([], [], color=c, marker=mk, ls=ls, lw=0.9,
                               label=f"d_x = {d}, H = {H}, N = {rs[0]['seq_len']}"))
@@ -85,8 +87,9 @@ def plot(rows, ax=None):
         Line2D([], [], color="black", marker="o", ls="", label="measured, exact"),
         Line2D([], [], color="black", marker="o", mfc="white", ls="",
                label="measured, a lower bound"),
-        Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (H = 1)"),
-        Line2D([], [], color="black", ls="--", lw=0.9, label="proved bound (H > 1)")],
+        Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any H)"),
+        Line2D([], [], color="black", marker="s", ls="none",
+               label="H > 1, drawn 0.15 to the right")],
         loc="upper right")  # fmt: skip
     return fig
 
