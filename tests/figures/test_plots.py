@@ -192,3 +192,18 @@ def test_block_ranks_cell_reads_both_forms():
     assert json.loads(block_ranks_cell("1:2 3:6")) == [[1, 2], [3, 6]]
     for r in _rows("fig8_measured_transition.csv"):  # the committed CSV: JSON or empty
         assert r["block_ranks"] == "" or isinstance(json.loads(r["block_ranks"]), list)
+
+
+def test_figures_are_column_sized_with_fonts_of_at_least_7pt(cases):
+    from matplotlib.text import Text
+
+    from seprank.figures.style import DOUBLE, MIN_FONT, SINGLE
+
+    for fn, rows, _ in cases:
+        fig = fn(rows)
+        assert fig.get_size_inches()[0] in (SINGLE, DOUBLE), fn.__name__
+        fig.canvas.draw()
+        small = [(t.get_text(), t.get_fontsize()) for t in fig.findobj(Text)
+                 if t.get_visible() and t.get_text().strip() and t.get_fontsize() < MIN_FONT]
+        assert not small, (fn.__name__, small[:3])
+        plt.close(fig)
