@@ -169,9 +169,17 @@ def write_readme(out: Path, quick: bool) -> None:
     lines = [
         "# Theorem figures",
         "",
-        f"Made by `{cmd}` (deterministic: seed 0 everywhere). Each figure has PNG, PDF and "
-        "the CSV of its data beside it. Points marked *measured* come from exact modular "
-        "rank computations; lines marked *formula* are proven bounds.",
+        f"Made by `{cmd}` (deterministic: seed 0 everywhere) unless a figure names its own "
+        "command. Each figure has PNG (300 dpi), PDF and the CSV of its data beside it. "
+        "Separation ranks marked *measured* are exact GF(p) rank computations (figures 7 "
+        "and 10: losses of training runs); lines marked *proved* or *formula* are proved "
+        "bounds.",
+        "",
+        "In a notebook every figure of `seprank.figures.paper` is two calls, data then "
+        "drawing: `rows = paper.heads_rows(quick=True)`, then "
+        "`paper.plot_heads(rows, ax=ax)` (an Axes, or a sequence of Axes for a multi-panel "
+        "figure; it returns the Figure); likewise `seprank.figures.transition.plot` and "
+        "`seprank.figures.vocab_bottleneck.plot`.",
         "",
     ]
     for name, cap in CAPTIONS.items():
