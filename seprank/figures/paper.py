@@ -1309,7 +1309,7 @@ def plot_verify_grid(rows, ax=None):
         a.set_xlabel("width d_x")
         a.set_ylabel("depth L")
         a.set_title(f"{name}: measured / proved bound")
-    fig.colorbar(im, ax=list(axes), label="min measured / proved", shrink=0.9)
+    fig.colorbar(im, ax=axes[-1], label="min measured / proved")
     return fig
 
 
@@ -1334,13 +1334,7 @@ def fig_verify_grid(out: Path, quick: bool, measurer=None):
     if p is None:
         return None
     rows = verify_rows(_read_csv(p))
-    fig = plot_verify_grid(rows)
-    fig.savefig(Path(out) / "fig12_verify_grid.png", dpi=300, bbox_inches="tight")
-    fig.savefig(Path(out) / "fig12_verify_grid.pdf", metadata={"CreationDate": None},
-                bbox_inches="tight")  # fmt: skip
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
+    save(plot_verify_grid(rows), out, "fig12_verify_grid")
     if p != Path(out) / VERIFY_CSV:
         _write_csv(Path(out) / VERIFY_CSV, rows, FIG12_FIELDS)
     return rows
