@@ -1,4 +1,4 @@
-"""The sequence mixers side by side: exact separation rank against depth at matched
+"""The sequence mixers side by side: measured separation rank against depth at matched
 non-embedding parameter counts (issue 25, item 2, scaled down).
 
 Run from the repository root::
@@ -9,7 +9,7 @@ Run from the repository root::
 For every mixer at two sizes ("small", about 16 non-embedding parameters per layer, and
 "large", about 36; the per-layer counts are matched, so every depth is matched too: see
 SIZES and the ``params_per_layer`` column), depths 1.. ``--depths`` on N = 4 positions,
-the exact separation rank for the balanced interleaved partition A = {0, 2} and for the
+the measured separation rank (over GF(p)) for the balanced partition A = {0, 2} and for the
 prefix/suffix (start-end) partition A = {0, 1}. The read-out is the last position for the
 causal mixers, position 0 for the mixer (not causal). Each rank is a certified lower
 bound (exact rank over GF(p) of a grid of the integer-weight network), and each row is
@@ -160,62 +160,117 @@ def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
         ax.plot(xs, ys, line, color=colour[mx], marker=marker[mx], label=mx if label else None)
         low = [(u, v) for u, v, r in zip(xs, ys, pts) if r["label"] == "lower bound"]
         if low:
-            ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=11,
+            ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=7,
                     markerfacecolor="white", color=colour[mx])  # fmt: skip
 
 
-def plot(rows, out: Path) -> None:
-    import matplotlib
+def _styles(rows):
+    from seprank.figures.style import COLORS, GREY
+
+    mixers = list(dict.fromkeys(r["mixer"] for r in rows))
+    palette = COLORS[:7] + [GREY]  # Okabe-Ito without yellow (weak on white), then grey
+    colour = {m: palette[i % len(palette)] for i, m in enumerate(mixers)}
+    marker = {m: "osD^vP*X"[i % 8] for i, m in enumerate(mixers)}
+    return colour, marker
+
+
+def plot_compare(rows, ax=None):
+    """Draw mixers_compare: log10 rank against depth, one panel per size and partition.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of mixers_compare.csv.
+    ax : 2 x 2 array or sequence of four matplotlib Axes, or None
+        Small balanced, small prefix, large balanced, large prefix; None makes a
+        double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from seprank.figures.style import DOUBLE, new_axes
+
+    fig, axes = new_axes(ax, ncols=2, nrows=2, size=(DOUBLE, 6.2))
+    colour, marker = _styles(rows)
+    depths = sorted({int(r["depth"]) for r in rows})
+    for i, size in enumerate(("small", "large")):
+        for j, part in enumerate(PARTITIONS):
+            a = axes[2 * i + j]
+            sel = [r for r in rows if r["size"] == size and r["partition"] == part]
+            _series(a, sel, "depth", colour, marker)
+            a.set_xticks(depths)
+            a.set(title=f"{size} (~{16 if size == 'small' else 36} parameters/layer), {part} "
+                  f"A = {{{', '.join(map(str, PARTITIONS[part]))}}}", xlabel="depth L",
+                  ylabel="log10 separation rank")  # fmt: skip
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4,
+               title="hollow: lower bound only (not saturated)")  # fmt: skip
+    fig.suptitle(f"Sequence mixers, N = {N}: measured separation rank (GF(p)) vs depth, "
+                 "matched parameters per layer", fontsize=8)  # fmt: skip
+    return fig
+
+
+def plot_params(rows, ax=None):
+    """Draw mixers_params: log10 rank against the parameter count, one panel per partition.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of mixers_compare.csv.
+    ax : sequence of two matplotlib Axes or None
+        Balanced and prefix partition; None makes a double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.ticker
+
+    from seprank.figures.style import DOUBLE, new_axes
+
+    fig, axes = new_axes(ax, ncols=2, size=(DOUBLE, 3.6))
+    colour, marker = _styles(rows)
+    for a, part in zip(axes, PARTITIONS):
+        for size, line in (("small", "-"), ("large", "--")):
+            sel = [r for r in rows if r["partition"] == part and r["size"] == size]
+            _series(a, sel, "params", colour, marker, line, label=size == "small")
+        a.set(xscale="log", xlabel="non-embedding parameters (depths 1-3 along a line)",
+              ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
+        a.set_xticks([10, 20, 50, 100])
+        a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4,
+               title="solid: small (~16 parameters/layer), dashed: large (~36)")  # fmt: skip
+    return fig
+
+
+def plot(rows, out: Path) -> None:
+    """Write mixers_compare and mixers_params (PNG at 300 dpi, PDF) to ``out``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of mixers_compare.csv.
+    out : Path
+        The folder.
+    """
+    import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from seprank.figures.style import COLORS, apply_style
+    from seprank.figures.style import apply_style
 
     apply_style()
-    mixers = list(dict.fromkeys(r["mixer"] for r in rows))
-    palette = COLORS + ["#999999"]
-    colour = {m: palette[i % len(palette)] for i, m in enumerate(mixers)}
-    marker = {m: "osD^vP*X"[i % 8] for i, m in enumerate(mixers)}
-    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
-    depths = sorted({int(r["depth"]) for r in rows})
-    for i, size in enumerate(("small", "large")):
-        for j, part in enumerate(PARTITIONS):
-            ax = axes[i][j]
-            sel = [r for r in rows if r["size"] == size and r["partition"] == part]
-            _series(ax, sel, "depth", colour, marker)
-            ax.set_xticks(depths)
-            ax.set(title=f"{size} (~{16 if size == 'small' else 36} parameters/layer), {part} "
-                   f"A = {{{', '.join(map(str, PARTITIONS[part]))}}}", xlabel="depth L",
-                   ylabel="log10 separation rank")  # fmt: skip
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8,
-               title="hollow: lower bound only (not saturated)", title_fontsize=8)  # fmt: skip
-    fig.suptitle(f"Sequence mixers, N = {N}: measured separation rank (GF(p)) vs depth, "
-                 "matched parameters per layer")  # fmt: skip
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    fig.savefig(out / "mixers_compare.png")
-    fig.savefig(out / "mixers_compare.pdf", metadata={"CreationDate": None})
-    plt.close(fig)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 5.4))
-    for ax, part in zip(axes, PARTITIONS):
-        for size, line in (("small", "-"), ("large", "--")):
-            sel = [r for r in rows if r["partition"] == part and r["size"] == size]
-            _series(ax, sel, "params", colour, marker, line, label=size == "small")
-        ax.set(xscale="log", xlabel="non-embedding parameters (depths 1, 2, 3 along a line)",
-               ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
-        ax.set_xticks([10, 20, 50, 100])
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=8, fontsize=8,
-               title="solid: small (~16 parameters/layer), dashed: large (~36)",
-               title_fontsize=8)  # fmt: skip
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
-    fig.savefig(out / "mixers_params.png")
-    fig.savefig(out / "mixers_params.pdf", metadata={"CreationDate": None})
-    plt.close(fig)
+    for fn, name, bottom in ((plot_compare, "mixers_compare", 0.1),
+                             (plot_params, "mixers_params", 0.17)):  # fmt: skip
+        fig = fn(rows)
+        fig.tight_layout(rect=(0, bottom, 1, 1))
+        fig.savefig(out / f"{name}.png", dpi=300)
+        fig.savefig(out / f"{name}.pdf", metadata={"CreationDate": None})
+        plt.close(fig)
 
 
 def read_csv(path: Path) -> list[dict]:

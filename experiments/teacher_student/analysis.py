@@ -419,100 +419,140 @@ def write_summary(csv_path) -> Path:
     return p
 
 
-def figure(rows, prefix) -> list[Path]:
-    """fig10: error vs rank per depth (one panel per student, largest budget; error bars
-    min..max over seeds) and best depth vs rank (every student and budget)."""
-    import matplotlib
+def figure_data(rows) -> list[dict]:
+    """fig10's data, from the rows of the main protocol.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of the teacher-student results.csv (:func:`read`).
 
-    prefix = Path(prefix)
+    Returns
+    -------
+    list of dict
+        Per student, largest budget, student depth and target the test FVU's median,
+        mean, std, min and max over seeds (``panel`` ``error_vs_rank``), and the best depth
+        per student, budget and target (``best_depth``; in the CSV, not drawn).
+    """
     main = main_protocol(rows)
     rows = [r for r in rows if protocol(r) == main]  # like with like
     cells, ranks, bd = _cells(rows), target_ranks(rows), best_depths(rows)
     students = sorted({r["student"] for r in rows})
     budgets = sorted({int(r["budget"]) for r in rows})
-    B = budgets[-1]
     depths = sorted({int(r["depth"]) for r in rows})
-    order = target_order(rows)
-    fig, axes = plt.subplots(1, len(students) + 1, figsize=(4.6 * (len(students) + 1), 4.4))
-    cmap = plt.get_cmap("viridis")
     data = []
-    for ax, st in zip(axes, students):
+    order = target_order(rows)
+    for st in students:
+        for L in depths:
+            for t in [t for fam in ("sop", "teacher", "ctrl") for t in order
+                      if t.startswith(fam)]:  # fmt: skip
+                if (st, budgets[-1], L, t) in cells:
+                    data.append(dict(panel="error_vs_rank", student=st, budget=budgets[-1],
+                                     depth=L, target=t,
+                                     target_rank=float(np.median(ranks[t])),
+                                     **stats(cells[(st, budgets[-1], L, t)])))  # fmt: skip
+    for st in students:
+        for b in budgets:
+            for t in target_order(rows):
+                if (st, b, t) in bd:
+                    best, how, per = bd[(st, b, t)]
+                    data.append(dict(panel="best_depth", student=st, budget=b, depth=best,
+                                     target=t, target_rank=float(np.median(ranks[t])),
+                                     clear=how, **per[best]))  # fmt: skip
+    return data
+
+
+def plot_figure(data, ax=None):
+    """Draw fig10: test FVU (median over seeds, bars min..max) against the target's
+    separation rank, one panel per student, one line per student depth.
+
+    Parameters
+    ----------
+    data : list of dict
+        :func:`figure_data` (its ``error_vs_rank`` rows are drawn; the rank-1 control and
+        the best-depth rows are not).
+    ax : sequence of matplotlib Axes (one per student) or None
+        None makes a double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+
+    from seprank.figures.style import DOUBLE, GREY, new_axes
+
+    data = [d for d in data if d["panel"] == "error_vs_rank" and d["target"] != CONTROL]
+    students = sorted({d["student"] for d in data})
+    depths = sorted({int(d["depth"]) for d in data})
+    fig, axes = new_axes(ax, ncols=len(students), size=(DOUBLE, 2.8))
+    axes = axes if len(students) > 1 else [axes]
+    cmap = matplotlib.colormaps["cividis"]  # student depths, not widths
+    cols = {L: cmap(0.85 * i / max(1, len(depths) - 1)) for i, L in enumerate(depths)}
+    for a, st in zip(axes, students):
         for i, L in enumerate(depths):
-            col = cmap(i / max(1, len(depths) - 1))
-            for fam, mk, ls in (("sop", "o", "-"), ("teacher", "s", "none"), ("ctrl", "D", "none")):
-                xs, ys, lo, hi = [], [], [], []
-                for t in order:
-                    if not t.startswith(fam) or (st, B, L, t) not in cells:
-                        continue
-                    s = stats(cells[(st, B, L, t)])
-                    x = float(np.median(ranks[t]))
-                    sh = 1.04 ** (i - (len(depths) - 1) / 2) * (0.8 if fam == "ctrl" else 1)
-                    xs.append(x * sh), ys.append(s["median"])
-                    lo.append(s["median"] - s["min"]), hi.append(s["max"] - s["median"])
-                    data.append(dict(panel="error_vs_rank", student=st, budget=B, depth=L,
-                                     target=t, target_rank=x, **s))  # fmt: skip
-                if xs:
-                    ax.errorbar(xs, ys, yerr=[lo, hi], marker=mk, ls=ls, color=col, capsize=2,
-                                mfc="none" if fam != "sop" else col,
-                                label=f"L={L}" if fam == "sop" else None)  # fmt: skip
-        ax.axhline(FIT, color="grey", lw=0.8, ls=":")
-        ax.annotate(f"fitted: FVU <= {FIT}", (0.02, FIT), xycoords=("axes fraction", "data"),
-                    fontsize=7, color="grey", va="bottom")  # fmt: skip
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        top = ax.get_ylim()[1]
-        if top > 10:  # a blown-up seed's bar is cut at 10 (the CSV has it)
-            ax.set_ylim(top=10)
-        ax.set_xlabel(
-            "target separation rank R (open squares: teacher, measured;\n"
-            f"open diamonds, left of R = 1: the control {CONTROL})"
-        )
-        ax.set_ylabel("test error (FVU: median, bars seed min..max)")
-        ax.set_title(f"{st} student, budget {B:,} (protocol {main})")
-        ax.legend(fontsize=7, ncol=2, title="student depth", title_fontsize=7)
-        ax.grid(alpha=0.3, which="both")
-    ax = axes[-1]
-    for j, (st, b) in enumerate((st, b) for st in students for b in budgets):
-        pts = []  # (x, best depth, clear, family)
-        for t in order:
-            if (st, b, t) in bd:
-                best, how, per = bd[(st, b, t)]
-                x = float(np.median(ranks[t])) * (1 + 0.04 * j) * (0.8 if t == CONTROL else 1)
-                pts.append((x, best, how == "clear", t.split("-")[0]))
-                data.append(
-                    dict(
-                        panel="best_depth",
-                        student=st,
-                        budget=b,
-                        depth=best,
-                        target=t,
-                        target_rank=float(np.median(ranks[t])),
-                        clear=how,
-                        **per[best],
-                    )
-                )
-        sop = [p for p in pts if p[3] == "sop"]
-        (line,) = ax.plot([p[0] for p in sop], [p[1] for p in sop], ls="-" if b == B else "--",
-                          label=f"{st}, B={b:,}")  # fmt: skip
-        for x, y, c, fam in pts:
-            mk = {"teacher": "s", "ctrl": "D"}.get(fam, "o" if st == "softmax" else "^")
-            ax.plot([x], [y], marker=mk, color=line.get_color(),
-                    mfc=line.get_color() if c else "white", ls="none")  # fmt: skip
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("target separation rank R\n(squares: teacher; diamonds, left of 1: control)")
-    ax.set_ylabel("best student depth (lowest median test FVU)")
-    ax.set_yticks(depths)
-    ax.set_title("best depth vs rank (filled: clear of seed spread)", fontsize=10)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
+            sh = 1.05 ** (i - (len(depths) - 1) / 2)  # side by side, bars stay apart
+            for fam, mk, ls in (("sop", "o", "-"), ("teacher", "s", "none")):
+                pts = [d for d in data if d["student"] == st and int(d["depth"]) == L
+                       and d["target"].startswith(fam)]  # fmt: skip
+                if not pts:
+                    continue
+                x = [d["target_rank"] * sh for d in pts]
+                y = [d["median"] for d in pts]
+                lo = [d["median"] - d["min"] for d in pts]
+                hi = [min(d["max"], 10) - d["median"] for d in pts]
+                a.errorbar(x, y, yerr=[lo, hi], marker=mk, ls=ls, color=cols[L], capsize=1.5,
+                           ms=3.5, lw=1, elinewidth=0.6, mfc=cols[L] if fam == "sop" else
+                           "white", label=f"L = {L}" if fam == "sop" else None)  # fmt: skip
+        a.axhline(FIT, color=GREY, lw=0.8, ls=":")
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        if a.get_ylim()[1] > 10:
+            a.set_ylim(top=10)
+        a.set_xlabel("target separation rank R")
+        a.set_ylabel("test FVU (median; bars min..max)")
+        a.text(0.03, 0.97, f"{st} student, budget {data[0]['budget']:,}",
+               transform=a.transAxes, va="top", fontsize=8)  # fmt: skip
+    from matplotlib.lines import Line2D
+
+    handles, _ = axes[0].get_legend_handles_labels()
+    handles += [Line2D([], [], marker="s", mfc="white", color="black", ls="none",
+                       label="teacher"),
+                Line2D([], [], color=GREY, ls=":", label=f"FVU = {FIT}")]  # fmt: skip
+    axes[0].legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.02),
+                   ncol=4, columnspacing=0.9, handletextpad=0.4,
+                   title="student depth (circles: sum-of-products targets)",
+                   borderaxespad=0.0)  # fmt: skip
+    return fig
+
+
+def figure(rows, prefix) -> list[Path]:
+    """Write fig10: PNG (300 dpi), PDF and the CSV of :func:`figure_data`.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of the results.csv.
+    prefix : Path or str
+        The files' path without extension, e.g. paper_figures/fig10_teacher_student.
+
+    Returns
+    -------
+    list of Path
+        The PNG, PDF and CSV.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from seprank.figures.style import save
+
+    prefix = Path(prefix)
+    data = figure_data(rows)
+    save(plot_figure(data), prefix.parent, prefix.name)
     paths = [prefix.with_suffix(".png"), prefix.with_suffix(".pdf"), prefix.with_suffix(".csv")]
-    fig.savefig(paths[0], dpi=130)
-    fig.savefig(paths[1])
-    plt.close(fig)
+    plt.close("all")
     keys = ["panel", "student", "budget", "depth", "target", "target_rank", "n", "median",
             "mean", "std", "min", "max", "clear"]  # fmt: skip
     with paths[2].open("w", newline="") as f:

@@ -5,52 +5,89 @@ from __future__ import annotations
 from pathlib import Path
 
 CAPTIONS = {
-    "fig1_rank_vs_depth": "Separation rank vs depth, H = 1, N = 2 d_x (both sides generic). "
-    "Points: measured exact ranks (GF(p), saturated). Lines: the proven block formula. "
-    "Dotted: the paper's depth-efficient shape log sep ~ 3^L log d_x, anchored at L = 1.",
-    "fig2_regimes": "Growth ratio log sep(L+1) / log sep(L) of the H = 1 block formula for "
-    "widths 2 to 10^4. Solid grey line at 3: log sep triples per layer (the depth-efficient "
-    "shape 3^L); dash-dotted grey line at 2: our threshold (a step is depth-efficient while "
-    "the ratio is >= 2). Dashed verticals: the paper's transition log3 d_x; dotted: 2 log3 d_x "
-    "(2 log3 d = log3 d^2, so the dotted line of d_x = 10 is the dashed one of d_x = 100, and "
-    "that of 100 the dashed one of 10^4). The ratio falls below 2 near 2 log3 d_x, not at "
-    "log3 d_x.",
-    "fig3_transition_depth": "Transition depth (where the growth ratio crosses 2) vs width: "
-    "the paper's log3 d_x, 2 log3 d_x, the H = 1 formula, and measured points (H = 1 circles, "
-    "H > 1 squares) where exact measurement reaches. MEASURED_COUNT",
-    "fig4_heads": "Measured separation rank against the number of heads at fixed depth and "
-    "width: the rank never grows with H. The d_x=6 curves for N=4 and N=6 coincide (same "
-    "measured ranks), so only one is visible.",
-    "fig5_exact_vs_float": "Left: exact rank (GF(p)) and float64 SVD rank as the degree 3^L "
-    "grows (d_x = 2, N = 2). Right: normalised singular values; dotted verticals mark the "
-    "exact rank. The float rank fails once the spectrum has no gap at the true rank.",
-    "fig6_equal_params": "What the H = 1 formula says at a fixed budget P = 12 L d_x^2 (width "
-    "rounded to an integer, hence the small wiggles). Left: log10 sep as a share of its limit "
-    "as L -> infinity, P log10(3) / 24 (the formula tends to m log10 3^L with m = d_x^2 / 2 = "
-    "P / 24L); dots: the depths reaching 90% and 99% of it (90%: 96 layers at 1e8, 179 at "
-    "1e12; 99%: 627 and 1563). Middle: the gain of one more layer, in % of that limit: it "
-    "peaks near the transition and then falls roughly like 1/L^2. So deeper never loses "
-    "expressivity at a fixed budget, but past the transition (about 10-20 layers here) each "
-    "layer adds little: the formula supports the paper's 'depth-inefficient' regime, with a "
-    "transition that grows only like log of the budget. Right: optimal depth per budget: the "
-    "last depth-efficient L of the formula and the paper's rule L = log3 d_x, far below the "
-    "paper's empirical fit (GPT-3 and a 1T model marked); the 90% depth is far above it.",
-    "fig7_experiment": "The torch experiment (experiments/depth_width): validation loss "
-    "against depth at fixed non-embedding budgets; error bars: std over seeds.",
+    "fig1_rank_vs_depth": "log10 separation rank against depth L, one head, N = 2 d_x "
+    "positions (d_x per side), balanced partition. Markers: measured exact ranks (GF(p), "
+    "seed 0): depths up to a proved bound of 3200 measured by `seprank figures`, deeper ones "
+    "(to L = 5 for d_x = 2) read from fig8_measured_transition.csv; the CSV's `source` says "
+    "which. Every marker equals the proved bound (`exact_proved`). Solid lines: the proved "
+    "block formula. Dotted lines: the shape 3^L, anchored at the formula's L = 1 value; "
+    "the y range is cut at the largest formula value drawn.",
+    "fig2_regimes": "Growth ratio log sep(L+1) / log sep(L) of the proved H = 1 block formula "
+    "against L / log3 d_x, for d_x = 2, 3, 4, 6, 10 and 100. Vertical lines: the paper's "
+    "transition L = log3 d_x (dashed, at 1) and L = 2 log3 d_x (dotted, at 2); horizontal "
+    "lines: ratio 3 and the threshold 2. Computed from the formula; nothing measured.",
+    "fig3_transition_depth": "Transition depth (the first depth where the growth ratio falls "
+    "below 2, linearly interpolated) against the width: the paper's log3 d_x and 2 log3 d_x "
+    "(rules), the proved H = 1 block formula, and the measured transitions (exact ranks, "
+    "measured by `seprank figures` and read from fig8_measured_transition.csv; open "
+    "circle H = 1, filled square H > 1, drawn over each other where they coincide). "
+    "MEASURED_COUNT",
+    "fig4_heads": "Measured exact separation rank (GF(p)) against the number of heads H at "
+    "fixed depth L, width d_x and sequence length N, one line per (L, d_x, N); dotted: the "
+    "proved bound of each line (it does not depend on H). The two d_x = 6 lines (N = 4 and "
+    "N = 6) have equal measured ranks and equal bounds; the N = 6 line (dashed, hollow "
+    "squares) is drawn 6% to the right.",
+    "fig5_exact_vs_float": "One network (d_x = 2, N = 2, H = 1, seed 0) at depths L = 1-4. "
+    "Left: the exact rank (GF(p), measured) and the float64 SVD rank (numpy's default "
+    "tolerance), both against the degree 3^L; the float rank is computed on one n x n grid "
+    "with n = exact rank + max(16, exact rank / 4) (dotted), so the grid does not cap it. "
+    "Right: the float64 singular values over the largest; dotted verticals: the exact "
+    "rank.",
+    "fig6_equal_params": "The proved H = 1 block formula at fixed budgets P = 12 L d_x^2, "
+    "with d_x = sqrt(P / 12 L) rounded to an integer; nothing measured. Top left: log10 sep "
+    "divided by R(P) = P log10(3) / 24 (the large-depth value of the formula for a real "
+    "width with m = d_x^2 / 2); markers: the first depths reaching 0.9 and 0.99 of R(P). "
+    "R(P) is not a bound: the formula has m = d_x (d_x + 1) / 2 > d_x^2 / 2, and the rounded "
+    "width can spend more than P (the CSV's params_used). FIG6_EXCESS "
+    "Top right: the gain of one more "
+    "layer, in % of R(P), as the secant between neighbouring depths of the grid. Bottom: "
+    "depth against budget for the paper's empirical fit, the formula's last depth-efficient "
+    "depth (ratio >= 2), the paper's rule L = log3 d_x and the depth reaching 0.9 R(P); "
+    "open markers: GPT-3 (star; 175e9 parameters, 96 layers) and a 1e12-parameter model "
+    "(plus; 92 layers).",
+    "fig7_experiment": "The torch experiment (experiments/depth_width, CPU preset): "
+    "validation loss (nats/byte, measured) against depth at fixed non-embedding budgets. "
+    "Error bars: sample std over seeds, drawn only where a point has at least two seeds; "
+    "the legend gives the number of seeds per budget (the CSV's n_seeds; its std is empty "
+    "for one seed).",
+    "fig11_block_ranks": "The graded blocks of every network in fig8_measured_transition.csv: "
+    "left, each block's measured rank (GF(p)) against its proved bound min(b_k, a_{D-k}) "
+    "(`seprank.theory.bounds.block_terms`; the block of A-degree 2j + 1 has k = D - j), "
+    "filled H = 1, hollow H > 1, grey line equality; right, one row per H = 1 network: a "
+    "dot per block whose measured rank equals its bound, a cross (labelled with both "
+    "numbers) where it is below. The (L = 3, d_x = 4, N = 8) row of that CSV lacks per-block "
+    "ranks; its blocks are derived from its measured total (31456) and largest block "
+    "(11436) and the proved block bounds (each measured block is at most its bound; no "
+    "other bound reaches 11436 and the other blocks' bounds sum to 31456 - 11436), see the "
+    "CSV's `source`.",
+    "fig12_verify_grid": "The grid of `seprank verify --quick` (L = 1-3, d_x = 2-4, every "
+    "head count dividing d_x, N = 2, 4, 6, residual at L <= 2, only configurations whose "
+    "proved bound is at most 1500): per (L, d_x) cell, the "
+    "smallest measured rank (GF(p)) divided by the proved bound over the cell's "
+    "configurations, and how many are tight (measured = proved); left H = 1, right H > 1. "
+    "The CSV holds the columns of verify's results.csv this needs, copied by "
+    "`seprank.figures.paper.write_verify_csv` (results.csv of `seprank verify --quick`, "
+    "about 5 s with a store that holds the grid).",
+    "fig13_heads_bound": "Measured exact rank divided by the proved bound against the head "
+    "size d_x / H, one line per (L, d_x, N) with L >= 2 (at L = 1 every measured rank in "
+    "these CSVs equals the bound), from fig4_heads.csv and the exact rows of "
+    "fig8_measured_transition.csv; hollow markers: N < 2 d_x (a side with fewer positions "
+    "than the width); each line after the first of its width is drawn 6% to the right.",
 }
 
 #: Figures made by their own command (expensive or separate), kept in the README when
 #: ``seprank figures`` rewrites it: name -> (caption, command).
 OTHER = {
     "fig8_measured_transition": (
-        "The measured transition. Left: log10 of the exact measured separation rank "
-        "(markers: GF(p), saturated, graded strategy) against depth for widths 2 (depths "
-        "1-5), 3 and 4 (depths 1-3), N = 2 d_x, one head and more; lines: the proved block "
-        "bound (for H = 1 the formula). Right: the growth ratio log sep(L+1) / log sep(L) from "
-        "measured ranks (markers) beside the bound's (lines); 3 is doubly exponential growth "
-        "(depth pays), (L+1)/L the linear regime; dashed verticals: the paper's transition "
-        "log3 d_x. A configuration missing from the CSV was not measured yet (`seprank "
-        "transition` continues where it stopped).",
+        "The measured transition (widths 2, 3, 4; N = 2 d_x; one head and more). Left: "
+        "log10 of the measured separation rank (GF(p), graded strategy; filled: exact, i.e. "
+        "equal to the proved bound or saturated; hollow: a lower bound) against depth, circles "
+        "H = 1, squares H > 1 (drawn 0.15 to the right); lines: the proved block bound (the "
+        "same for every H). Right: the growth ratio log sep(L+1) / log sep(L) from the "
+        "measured ranks (markers; filled where both ends are exact) and from the proved "
+        "bound (lines); grey lines at 3 and 2. A "
+        "configuration missing from the CSV was not measured (`seprank transition` "
+        "continues where it stopped).",
         "seprank transition (resumable; `--plot-only` redraws)"),
     "fig9_vocab_bottleneck": (
         "The vocabulary bottleneck, measured: linearised self-attention on tokens "
@@ -61,6 +98,20 @@ OTHER = {
         "the width stops adding rank exactly at the embedding rank. Expectation: Wies, Levine, "
         "Jannai, Shashua, ICML 2021 (recalled, not read in the primary text).",
         "python -m seprank.figures.vocab_bottleneck (about 10 s)"),
+    "fig10_teacher_student": (
+        "Teacher-student (issue 15), measured: test error (fraction of variance "
+        "unexplained, FVU; median over 3 seeds, bars seed min..max, cut at 10) against the "
+        "target's separation rank R across the balanced partition of N = 8 positions, one "
+        "line per student depth, at the largest budget (6,000 non-embedding parameters); "
+        "left the linearised network (with skip connection), right the softmax + layer-norm "
+        "block of the depth_width experiment. Filled circles: sums of R = 1, 4, 16 products "
+        "of smooth functions of each side (rank measured by float SVD of a grid); open "
+        "squares: a random depth-2 linearised-attention teacher (rank 17-18, measured by "
+        "seprank). Dotted: FVU = 0.1. The CSV also holds the best depth per student, budget "
+        "and target (rows `best_depth`; experiments/teacher_student/results/summary.md).",
+        "python -m experiments.teacher_student.analysis "
+        "experiments/teacher_student/results/results.csv --figure "
+        "paper_figures/fig10_teacher_student"),
     "mixers_compare": (
         "The sequence mixers side by side (issue 25, docs/mixers.md): log10 of the exact "
         "separation rank (GF(p), saturated; hollow: a lower bound) against depth, N = 4, one "
@@ -84,10 +135,31 @@ def _measured_count(out: Path) -> str:
         rows = [r for r in csv.DictReader(f) if r["source"] == "measured"]
     got = [r for r in rows if r["transition_depth"]]
     widths = sorted({int(r["width"]) for r in got})
-    return (f"Only {len(got)} measured points so far (of {len(rows)} widths and head counts "
-            f"tried; widths {', '.join(map(str, widths)) or 'none'}): for larger widths exact "
-            "measurement does not yet reach the depth where the ratio crosses 2; the rest of "
-            "the figure is formula.")
+    return (f"{len(got)} of the {len(rows)} measured (width, heads) series cross 2 (widths "
+            f"{', '.join(map(str, widths)) or 'none'}); the others end before the ratio "
+            "crosses 2 (the CSV's depths_measured).")
+
+
+def _fig6_excess(out: Path) -> str:
+    """Where figure 6's curves exceed R(P) (read from its CSV)."""
+    import csv
+
+    path = out / "fig6_equal_params.csv"
+    if not path.exists():
+        return ""
+    with path.open() as f:
+        rows = [r for r in csv.DictReader(f) if r["kind"] == "curve"]
+    said = []
+    for P in sorted({float(r["params"]) for r in rows}):
+        over = [r for r in rows if float(r["params"]) == P and
+                float(r["fraction_or_paper_rule"]) > 1]  # fmt: skip
+        if over:
+            top = max(over, key=lambda r: float(r["fraction_or_paper_rule"]))
+            said.append(f"P = {P:.0e} exceeds 1 from L = {over[0]['depth_or_fit']} on, at most "
+                        f"{float(top['fraction_or_paper_rule']):.3f} (L = {top['depth_or_fit']}, "
+                        f"d_x = {top['width']}, {int(top['params_used']):,} parameters)")
+    return ("In the CSV's range " + "; ".join(said) + ".") if said else \
+        "No curve exceeds 1 in the CSV's range."  # fmt: skip
 
 
 def write_readme(out: Path, quick: bool) -> None:
@@ -97,13 +169,22 @@ def write_readme(out: Path, quick: bool) -> None:
     lines = [
         "# Theorem figures",
         "",
-        f"Made by `{cmd}` (deterministic: seed 0 everywhere). Each figure has PNG, PDF and "
-        "the CSV of its data beside it. Points marked *measured* come from exact modular "
-        "rank computations; lines marked *formula* are proven bounds.",
+        f"Made by `{cmd}` (deterministic: seed 0 everywhere) unless a figure names its own "
+        "command. Each figure has PNG (300 dpi), PDF and the CSV of its data beside it. "
+        "Separation ranks marked *measured* are exact GF(p) rank computations (figures 7 "
+        "and 10: losses of training runs); lines marked *proved* or *formula* are proved "
+        "bounds.",
+        "",
+        "In a notebook every figure of `seprank.figures.paper` is two calls, data then "
+        "drawing: `rows = paper.heads_rows(quick=True)`, then "
+        "`paper.plot_heads(rows, ax=ax)` (an Axes, or a sequence of Axes for a multi-panel "
+        "figure; it returns the Figure); likewise `seprank.figures.transition.plot` and "
+        "`seprank.figures.vocab_bottleneck.plot`.",
         "",
     ]
     for name, cap in CAPTIONS.items():
         cap = cap.replace("MEASURED_COUNT", _measured_count(Path(out)))
+        cap = cap.replace("FIG6_EXCESS", _fig6_excess(Path(out)))
         if (Path(out) / f"{name}.png").exists():
             lines += [f"## {name}", "", f"![{name}]({name}.png)", "", cap, "",
                       f"Data: `{name}.csv`. Command: `{cmd}`.", ""]  # fmt: skip

@@ -1,25 +1,125 @@
-"""One style for every figure: colour-blind-safe palette (Okabe-Ito), sizes, saving."""
+"""One style for every figure: the Okabe-Ito palette, one colour per width, sizes, saving.
+
+Every figure colours a width d_x by :func:`width_color`, so d_x = 3 has the same colour in
+each figure; other encodings (heads, sequence length, depth) use markers and line styles.
+Sizes are the two column widths of a two-column paper (:data:`SINGLE`, :data:`DOUBLE`,
+inches), fonts at least 7 pt, PNG at 300 dpi beside the PDF.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000"]
+#: The Okabe-Ito colour-blind-safe palette (Okabe and Ito 2008), yellow last (weak on white).
+OKABE_ITO = {
+    "blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "purple": "#CC79A7",
+    "vermillion": "#D55E00", "sky": "#56B4E9", "black": "#000000", "yellow": "#F0E442",
+}  # fmt: skip
+COLORS = list(OKABE_ITO.values())
+#: Neutral colour for reference lines (thresholds, bounds that are not per width).
+GREY = "#7F7F7F"
+
+#: The colour of each width drawn anywhere in the figures.
+WIDTH_COLORS = {
+    2: OKABE_ITO["blue"], 3: OKABE_ITO["orange"], 4: OKABE_ITO["green"],
+    5: OKABE_ITO["purple"], 6: OKABE_ITO["vermillion"], 8: OKABE_ITO["sky"],
+    10: OKABE_ITO["black"], 100: OKABE_ITO["yellow"],
+}  # fmt: skip
+
+#: Figure widths in inches: one column and the full page width of a two-column paper.
+SINGLE, DOUBLE = 3.3, 6.9
+#: The smallest font size used anywhere (points).
+MIN_FONT = 7
+
+
+def width_color(width: int) -> str:
+    """The colour of a model width, the same in every figure.
+
+    Parameters
+    ----------
+    width : int
+        The model width d_x.
+
+    Returns
+    -------
+    str
+        A hex colour of the Okabe-Ito palette (:data:`WIDTH_COLORS`); a width without an
+        entry gets the neutral :data:`GREY`.
+    """
+    return WIDTH_COLORS.get(int(width), GREY)
 
 
 def apply_style() -> None:
+    """Set matplotlib's rcParams for the figures (fonts >= 7 pt, palette, 300 dpi PNG).
+
+    Returns
+    -------
+    None
+    """
     import matplotlib as mpl
 
     mpl.rcParams.update({
-        "figure.dpi": 110, "savefig.dpi": 130, "font.size": 10, "axes.titlesize": 10,
-        "axes.grid": True, "grid.alpha": 0.3, "axes.prop_cycle": mpl.cycler(color=COLORS),
-        "svg.hashsalt": "seprank", "pdf.compression": 6,
+        "figure.dpi": 100, "savefig.dpi": 300, "font.size": 8, "axes.titlesize": 8,
+        "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
+        "legend.fontsize": 7, "legend.title_fontsize": 7, "lines.markersize": 4.5,
+        "lines.linewidth": 1.2, "axes.grid": True, "grid.alpha": 0.3,
+        "axes.prop_cycle": mpl.cycler(color=COLORS), "svg.hashsalt": "seprank",
+        "pdf.compression": 6, "legend.framealpha": 0.85,
     })  # fmt: skip
 
 
+def new_axes(ax=None, ncols: int = 1, nrows: int = 1, size: tuple = (SINGLE, 2.5)):
+    """The figure and axes a plot function draws into.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, sequence of Axes, or None
+        Where to draw: an existing Axes (or ``nrows * ncols`` of them for a multi-panel
+        figure); None makes a new figure of ``size`` inches.
+    ncols, nrows : int
+        Panels of a new figure (and how many Axes ``ax`` must hold).
+    size : tuple
+        (width, height) in inches of a new figure.
+
+    Returns
+    -------
+    tuple
+        (Figure, Axes) for one panel, else (Figure, list of Axes).
+    """
+    import matplotlib.pyplot as plt
+
+    n = ncols * nrows
+    if ax is None:
+        apply_style()
+        fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+        axes = [a for row in axes for a in row]
+    else:
+        if hasattr(ax, "flat"):  # a numpy array of Axes (plt.subplots)
+            axes = list(ax.flat)
+        elif isinstance(ax, (list, tuple)):
+            axes = list(ax)
+        else:
+            axes = [ax]
+        if len(axes) != n:
+            raise ValueError(f"ax: {n} Axes needed, {len(axes)} given")
+        fig = axes[0].figure
+    return (fig, axes[0]) if n == 1 else (fig, axes)
+
+
 def save(fig, out: Path, name: str) -> None:
-    fig.tight_layout()
-    fig.savefig(Path(out) / f"{name}.png")
+    """Write ``fig`` as ``out/name.png`` (300 dpi) and ``out/name.pdf``, then close it.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+        The figure (closed afterwards).
+    out : Path
+        The folder.
+    name : str
+        File name without extension.
+    """
+    fig.tight_layout(pad=0.4)
+    fig.savefig(Path(out) / f"{name}.png", dpi=300)
     fig.savefig(Path(out) / f"{name}.pdf", metadata={"CreationDate": None})
     import matplotlib.pyplot as plt
 

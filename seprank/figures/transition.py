@@ -2,8 +2,8 @@
 
 Left: log10 of the measured separation rank against depth, per (width, heads), with the
 proved bound as lines. Right: the growth ratio log sep(L+1) / log sep(L) from measured
-ranks (markers) beside the bound's (lines); 3 is doubly-exponential growth (depth pays),
-(L+1)/L the linear regime. Vertical ticks: the paper's transition log3 d_x.
+ranks (markers) beside the bound's (lines). Colour: the width (:func:`width_color`);
+marker and line style: the head count.
 """
 
 from __future__ import annotations
@@ -11,79 +11,106 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from seprank.figures.style import COLORS, apply_style, save
+from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save, width_color
 from seprank.studies.transition import CSV_NAME, read
-from seprank.theory.regimes import paper_transition_depth
 
 NAME = "fig8_measured_transition"
 
 
-def draw(out: Path | str) -> Path:
-    """Draw figure 8 (PNG + PDF) into ``out`` from ``out``/fig8_measured_transition.csv."""
-    import matplotlib
+def _exact(r) -> bool:
+    return str(r["exact_proved"]) == "True" or str(r["saturated"]) == "True"
+
+
+def plot(rows, ax=None):
+    """Draw figure 8 from the transition CSV's rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of fig8_measured_transition.csv (:func:`seprank.studies.transition.read`).
+    ax : sequence of two matplotlib Axes or None
+        Left (log10 rank against depth) and right (growth ratio) panel; None makes a
+        double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.ticker
+    from matplotlib.lines import Line2D
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    apply_style()
-    out = Path(out)
-    rows = read(out / CSV_NAME)
+    fig, (ax, bx) = new_axes(ax, ncols=2, size=(DOUBLE, 3.0))
     series: dict = {}
     for r in rows:
         series.setdefault((int(r["width"]), int(r["heads"])), []).append(r)
-    from matplotlib.lines import Line2D
-
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11.5, 4.8))
     handles = []
-    for i, ((d, H), rs) in enumerate(sorted(series.items())):
-        rs.sort(key=lambda r: int(r["depth"]))
-        c = COLORS[i % len(COLORS)]
-        mk = "o" if H == 1 else "s"
-        ls = "-" if H == 1 else ":"
+    for (d, H), rs in sorted(series.items()):
+        rs = sorted(rs, key=lambda r: int(r["depth"]))
+        c = width_color(d)
+        mk, ls = ("o", "-") if H == 1 else ("s", "none")
+        dx = 0.0 if H == 1 else 0.15  # H > 1 beside H = 1, so neither hides the other
         L = [int(r["depth"]) for r in rs]
-        for r in rs:  # filled: exact (meets the proved bound); hollow: a lower bound
-            exact = r["exact_proved"] == "True" or r["saturated"] == "True"
-            ax.plot(int(r["depth"]), math.log10(int(r["measured"])), mk, mec=c if not exact
-                    else "black", mfc=c if exact else "white", mew=1.5, ms=7, zorder=3)
-        ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=1.2)
-        rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
+        for r in rs:  # filled: exact (meets the proved bound, or saturated); hollow: a lower bound
+            ex = _exact(r)
+            ax.plot(int(r["depth"]) + dx, math.log10(int(r["measured"])), mk, color=c,
+                    mfc=c if ex else "white", mew=1, ms=4.5 if H == 1 else 3, zorder=3,
+                    gid=f"d_x={d}")  # fmt: skip
+        if H == 1:  # the proved bound does not depend on H: drawn once
+            ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=0.9,
+                    gid=f"d_x={d}")  # fmt: skip
         by_depth = {int(r["depth"]): r for r in rs}
-        for Ld, r in by_depth.items():  # hollow where either end is only a lower bound
+        for Ld, r in by_depth.items():
             nxt = by_depth.get(Ld + 1)
             if nxt is None or int(r["measured"]) < 2:
                 continue
             ratio = math.log(int(nxt["measured"])) / math.log(int(r["measured"]))
-            exact = all(x["exact_proved"] == "True" or x["saturated"] == "True"
-                        for x in (r, nxt))  # fmt: skip
-            bx.plot(Ld, ratio, mk, mec="black" if exact else c, mfc=c if exact else "white",
-                    mew=1.5, ms=7, zorder=3)  # fmt: skip
-        if rf:
-            bx.plot(*zip(*rf), ls, color=c, lw=1.2)
-        handles.append(Line2D([], [], color=c, marker=mk, mec="black", ls=ls,
-                              label=f"d_x={d}, H={H} (N={rs[0]['seq_len']})"))  # fmt: skip
-    for d in sorted({d for d, _ in series}):
-        bx.axvline(paper_transition_depth(d), color="grey", lw=0.8, ls="--")
-        bx.text(paper_transition_depth(d), 1.03, f"log3 {d}", fontsize=7, ha="center",
-                color="grey", rotation=90, va="bottom")  # fmt: skip
-    bx.axhline(3, color="black", lw=0.6)
-    bx.axhline(2, color="black", lw=0.6, ls=":")
+            ex = _exact(r) and _exact(nxt)
+            bx.plot(Ld + dx, ratio, mk, color=c, mfc=c if ex else "white", mew=1,
+                    ms=4.5 if H == 1 else 3, zorder=3, gid=f"d_x={d}")  # fmt: skip
+        rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
+        if rf and H == 1:
+            bx.plot(*zip(*rf), ls, color=c, lw=0.9, gid=f"d_x={d}")
+        handles.append(Line2D([], [], color=c, marker=mk, ls=ls, lw=0.9,
+                              label=f"d_x = {d}, H = {H}, N = {rs[0]['seq_len']}"))
+    bx.axhline(3, color=GREY, lw=0.6)
+    bx.axhline(2, color=GREY, lw=0.6, ls=":")
     ax.set_xlabel("depth L (layers)")
     ax.set_ylabel("log10 separation rank")
-    ax.set_title("Measured separation rank (markers) vs proved bound (lines)")
-    bx.set_xlabel("depth L (ratio from L to L+1)")
-    bx.set_ylabel("growth ratio log sep(L+1) / log sep(L)")
-    bx.set_title("Growth per added layer: 3 = doubly exponential, 2 = threshold")
-    bx.set_ylim(1, 3.3)
+    bx.set_xlabel("depth L (ratio from L to L + 1)")
+    bx.set_ylabel("log sep(L+1) / log sep(L)")
+    bx.set_ylim(1, 3.2)
     for a in (ax, bx):
         a.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         a.margins(x=0.08, y=0.08)
-    handles += [Line2D([], [], color="grey", marker="o", mec="black", ls="",
-                       label="filled: measured = proved bound (exact)"),
-                Line2D([], [], color="grey", marker="o", mfc="white", ls="",
-                       label="hollow: measured, a lower bound only"),
-                Line2D([], [], color="grey", ls="-", label="lines: proved bound (solid H=1, "
-                       "dotted H>1)")]  # fmt: skip
-    ax.legend(handles=handles, fontsize=7.5, loc="upper left")
-    save(fig, out, NAME)
+    ax.legend(handles=handles, loc="upper left")
+    bx.legend(handles=[
+        Line2D([], [], color="black", marker="o", ls="", label="measured, exact"),
+        Line2D([], [], color="black", marker="o", mfc="white", ls="",
+               label="measured, a lower bound"),
+        Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any H)"),
+        Line2D([], [], color="black", marker="s", ls="none",
+               label="H > 1, drawn 0.15 to the right")],
+        loc="upper right")  # fmt: skip
+    return fig
+
+
+def draw(out: Path | str) -> Path:
+    """Draw figure 8 (PNG + PDF) into ``out`` from ``out``/fig8_measured_transition.csv.
+
+    Parameters
+    ----------
+    out : Path or str
+        The folder holding the CSV; the figure is written beside it.
+
+    Returns
+    -------
+    Path
+        The PNG.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    apply_style()
+    out = Path(out)
+    save(plot(read(out / CSV_NAME)), out, NAME)
     return out / f"{NAME}.png"

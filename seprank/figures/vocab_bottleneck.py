@@ -19,7 +19,7 @@ import csv
 from pathlib import Path
 
 from seprank.engine.measure import measure
-from seprank.figures.style import COLORS, apply_style, save
+from seprank.figures.style import DOUBLE, apply_style, new_axes, save
 from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.paths import check_out_dir
 
@@ -53,35 +53,64 @@ def run(out, quick: bool = False, seed: int = 0, say=print) -> list[dict]:
     return rows
 
 
-def draw(out, rows: list[dict]) -> Path:
-    """One panel per depth: measured rank vs width, one line per embedding rank r, with a
-    vertical tick at d_x = r where the line is expected to go flat."""
+def plot(rows: list[dict], ax=None):
+    """Draw figure 9: measured rank against width, one panel per depth, one line per
+    embedding rank r, with a dotted vertical at d_x = r.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`run`'s rows (or the CSV's).
+    ax : matplotlib Axes, sequence of Axes (one per depth) or None
+        None makes a double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    apply_style()
     depths = sorted({int(r["depth"]) for r in rows})
-    fig, axes = plt.subplots(1, len(depths), figsize=(5.2 * len(depths), 4.2), squeeze=False)
+    fig, axes = new_axes(ax, ncols=len(depths), size=(DOUBLE, 2.6))
+    axes = axes if len(depths) > 1 else [axes]
     V, N = rows[0]["vocab"], rows[0]["seq_len"]
-    for ax, L in zip(axes[0], depths):
-        ranks = sorted({int(r["embed_rank"]) for r in rows})
+    ranks = sorted({int(r["embed_rank"]) for r in rows})
+    cmap = matplotlib.colormaps["cividis"]  # embedding ranks, not widths: not width_color
+    cols = [cmap(0.85 * i / max(1, len(ranks) - 1)) for i in range(len(ranks))]
+    marks = "osD^v"
+    for a, L in zip(axes, depths):
         for i, er in enumerate(ranks):
             pts = sorted((int(r["width"]), int(r["measured"])) for r in rows
                          if int(r["depth"]) == L and int(r["embed_rank"]) == er)  # fmt: skip
-            c = COLORS[i % len(COLORS)]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=c,
-                    label=f"embed_rank r = {er}")
-            ax.axvline(er, color=c, ls=":", lw=1)
-        ax.set_xlabel("model width d_x")
-        ax.set_ylabel("measured separation rank (exact, GF(p))")
-        ax.set_title(f"depth L = {L}, vocabulary V = {V}, N = {N}, H = 1")
-        ax.set_ylim(0, None)
-        ax.legend(loc="upper left", fontsize=9)
-    fig.suptitle("Vocabulary bottleneck: width adds rank only up to d_x = r (dotted)",
-                 fontsize=10)  # fmt: skip
-    save(fig, Path(out), NAME)
+            a.plot([p[0] for p in pts], [p[1] for p in pts], "-" + marks[i % len(marks)],
+                   color=cols[i], label=f"r = {er}")  # fmt: skip
+            a.axvline(er, color=cols[i], ls=":", lw=1)
+        a.set_xlabel("model width d_x")
+        a.set_ylabel("separation rank (measured, exact)")
+        a.set_title(f"L = {L}, V = {V}, N = {N}, H = 1")
+        a.set_ylim(0, None)
+        a.legend(loc="upper left", title="embedding rank")
+    return fig
+
+
+def draw(out, rows: list[dict]) -> Path:
+    """Write figure 9 (PNG + PDF) to ``out``; returns the PNG's path.
+
+    Parameters
+    ----------
+    out : Path or str
+    rows : list of dict
+        :func:`run`'s rows.
+
+    Returns
+    -------
+    Path
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    apply_style()
+    save(plot(rows), Path(out), NAME)
     return Path(out) / f"{NAME}.png"
 
 

@@ -12,7 +12,9 @@ log sep(L+1) / log sep(L): about 3 while depth pays doubly exponentially, tendin
 (the rank stopped below the sample size), ``saturation_bound`` and ``saturated`` (the
 Schwartz-Zippel bound and the label it allows: :mod:`seprank.engine.saturation`; blank in rows
 measured before they were recorded), ``exact_proved`` (measured == the proved upper bound:
-the separation rank of that network, with no probability involved). ``ratio_measured``
+the separation rank of that network, with no probability involved), ``block_ranks`` (a
+JSON list of [A-degree, measured rank] pairs, one per graded block; empty in rows measured
+before it was recorded). ``ratio_measured``
 uses measured ranks that are exact (proved, or saturated);
 ``ratio_formula`` the proved bound (for H = 1 the block formula, which every
 measurement so far attains).
@@ -21,6 +23,7 @@ measurement so far attains).
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -59,11 +62,48 @@ def _key(row) -> tuple:
     return tuple(int(row[c]) for c in ("width", "heads", "seq_len", "depth"))
 
 
+def block_ranks_cell(cell: str) -> str:
+    """A ``block_ranks`` cell in the current form.
+
+    Parameters
+    ----------
+    cell : str
+        A JSON list of [A-degree, rank] pairs, the older space-separated ``degree:rank``
+        form, or empty.
+
+    Returns
+    -------
+    str
+        The JSON form (empty stays empty; a cell in neither form is returned as it is).
+    """
+    if not cell or not cell.strip() or cell.lstrip().startswith("["):
+        return cell or ""
+    try:
+        return json.dumps([[int(g), int(r)] for g, r in (x.split(":") for x in cell.split())])
+    except ValueError:  # not the old form either: left as it is
+        return cell
+
+
 def read(path: Path) -> list[dict]:
+    """The rows of a transition CSV.
+
+    Parameters
+    ----------
+    path : Path
+
+    Returns
+    -------
+    list of dict
+        One per row, ``block_ranks`` in the JSON form whatever the file's (none if the
+        file does not exist).
+    """
     if not path.exists():
         return []
     with path.open(newline="") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["block_ranks"] = block_ranks_cell(r.get("block_ranks") or "")
+    return rows
 
 
 def measure_one(net, seed: int = 0, progress=None) -> dict:
@@ -83,7 +123,7 @@ def row_from(net, m: dict, seed: int) -> dict:
         "ratio_formula": "", "strategy": m["strategy"], "blocks": len(m["blocks"]),
         "largest_block": max(b["rank"] for b in m["blocks"]), "samples": m["samples"][0],
         "seconds": round(m["seconds"], 1), "seed": seed, "prime": m["prime"],
-        "block_ranks": " ".join(f"{b['degree']}:{b['rank']}" for b in m["blocks"]),
+        "block_ranks": json.dumps([[b["degree"], b["rank"]] for b in m["blocks"]]),
     }  # fmt: skip
 
 

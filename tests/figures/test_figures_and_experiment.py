@@ -6,7 +6,8 @@ import pytest
 from seprank.cli import main
 
 EXPECTED = ["fig1_rank_vs_depth", "fig2_regimes", "fig3_transition_depth", "fig4_heads",
-            "fig5_exact_vs_float", "fig6_equal_params"]
+            "fig5_exact_vs_float", "fig6_equal_params", "fig11_block_ranks", "fig12_verify_grid",
+            "fig13_heads_bound"]
 
 
 def test_figures_quick_writes_every_file(tmp_path, monkeypatch):
@@ -53,11 +54,16 @@ def _check_figure_data(out):
 
     fig1 = _rows(out / "fig1_rank_vs_depth.csv")
     assert len(fig1) >= 5
-    for r in fig1:  # H = 1, N = 2 d: saturated and equal to the block formula (measured)
+    for r in fig1:  # H = 1, N = 2 d: exact and equal to the block formula (measured)
         L, d = int(r["depth"]), int(r["width"])
-        assert r["saturated"] == "True" and int(r["measured_rank"]) == block_bound(L, d, d, d)
+        assert "True" in (r["saturated"], r["exact_proved"])
+        assert int(r["measured_rank"]) == block_bound(L, d, d, d)
         assert float(r["log10_formula"]) == pytest.approx(math.log10(block_bound(L, d, d, d)))
     assert {(r["width"], r["depth"]) for r in fig1} >= {("2", "1"), ("2", "2"), ("3", "1")}
+    # the deeper measured points come from the transition CSV (to L = 5 for d_x = 2)
+    deep = {(r["width"], r["depth"]): r for r in fig1}
+    assert deep[("2", "5")]["measured_rank"] == "109024"
+    assert deep[("2", "5")]["source"] == "fig8_measured_transition.csv"
     fig2 = _rows(out / "fig2_regimes.csv")
     for r in fig2[:40]:
         want = formula_growth_ratio(int(r["depth"]), int(r["width"]))
@@ -71,10 +77,13 @@ def _check_figure_data(out):
     for case, hr in by_case.items():  # H = 1 has the largest rank (a measured finding)
         ranks = dict(hr)
         assert ranks[1] == max(ranks.values()), (case, hr)
+    for r in fig4:  # within the proved bound, which does not depend on H
+        assert int(r["measured_rank"]) <= int(r["upper_proved"])
     fig5 = {int(r["depth"]): r for r in _rows(out / "fig5_exact_vs_float.csv")}
     assert int(fig5[1]["exact_rank"]) == 3 and int(fig5[1]["float_rank"]) == 3
     for L, r in fig5.items():  # d = 2, N = 2: one position a side (bounded-rank formula)
         assert int(r["exact_rank"]) == block_bound(L, 2, 1, 1) and int(r["degree"]) == 3**L
+        assert min(int(r["float_grid_rows"]), int(r["float_grid_cols"])) > int(r["exact_rank"])
     assert int(fig5[3]["float_rank"]) < int(fig5[3]["exact_rank"])  # float fails at degree 27
     fig6 = [r for r in _rows(out / "fig6_equal_params.csv") if r["kind"] == "optimum"]
     top = next(r for r in fig6 if float(r["params"]) == pytest.approx(1e12))
