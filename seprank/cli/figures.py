@@ -50,7 +50,7 @@ def cmd_figures(args) -> int:
     say = say_stderr(args)
     say(f"writing figures to {out.resolve()}")
     warm_up(say)
-    done = plots.make_all(out, quick=args.quick, db=args.db)
+    done = plots.make_all(out, quick=args.quick, db=args.db, say=say)
     if args.json:
         print(json.dumps({"out": str(out), "figures": done}))
     else:

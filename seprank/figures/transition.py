@@ -84,7 +84,8 @@ def plot(rows, ax=None):
         a.margins(x=0.08, y=0.08)
     ax.legend(handles=handles, loc="upper left")
     bx.legend(handles=[
-        Line2D([], [], color="black", marker="o", ls="", label="measured, exact"),
+        Line2D([], [], color="black", marker="o", ls="",
+               label="measured: exact, proved or saturated"),
         Line2D([], [], color="black", marker="o", mfc="white", ls="",
                label="measured, a lower bound"),
         Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any H)"),
