@@ -1,5 +1,6 @@
-"""Progress through ``tqdm.auto``: a widget in a Jupyter notebook, a bar on stderr in a
-terminal, and plain lines (no carriage returns) in a log or a pipe.
+"""Progress through ``tqdm.auto``: a widget in a Jupyter notebook (with ipywidgets
+installed; without it a text bar), a bar on stderr in a terminal, and plain lines (no
+carriage returns) in a log or a pipe.
 
 :func:`make_bar` gives a tqdm bar where one can be drawn (a notebook, or a stream that is
 a terminal) and None elsewhere; :func:`write` prints a line without breaking a bar that
@@ -10,10 +11,16 @@ made it, in a ``finally``.
 from __future__ import annotations
 
 import sys
+import warnings
 
-from tqdm import autonotebook
 from tqdm import std as tqdm_std
-from tqdm.auto import tqdm as auto_tqdm
+
+with warnings.catch_warnings():
+    # in a notebook without ipywidgets tqdm.auto warns once and falls back to text bars:
+    # that fallback is what seprank wants there, so the warning is not passed on
+    warnings.simplefilter("ignore", tqdm_std.TqdmWarning)
+    from tqdm import autonotebook
+    from tqdm.auto import tqdm as auto_tqdm
 
 
 def in_notebook() -> bool:

@@ -35,6 +35,7 @@ def plot(rows, ax=None):
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn into (new, or the one holding ``ax``).
     """
     import matplotlib.ticker
     from matplotlib.lines import Line2D

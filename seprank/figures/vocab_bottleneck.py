@@ -54,8 +54,9 @@ def run(out, quick: bool = False, seed: int = 0, say=print) -> list[dict]:
 
 
 def plot(rows: list[dict], ax=None):
-    """Draw figure 9: measured rank against width, one panel per depth, one line per
-    embedding rank r, with a dotted vertical at d_x = r.
+    """Draw figure 9: measured rank against width, one panel per depth.
+
+    One line per embedding rank r, with a dotted vertical at d_x = r.
 
     Parameters
     ----------
@@ -67,6 +68,7 @@ def plot(rows: list[dict], ax=None):
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn into (new, or the one holding ``ax``).
     """
     import matplotlib
 

@@ -146,7 +146,7 @@ def test_fig7_one_seed_has_no_std_and_no_error_bar():
 
 def test_fig7_csv_writes_an_empty_std_for_one_seed(tmp_path):
     p = tmp_path / "f.csv"
-    paper._write_csv(p, _experiment_rows(), paper.FIG7_FIELDS)
+    paper.write_csv(p, _experiment_rows(), paper.FIG7_FIELDS)
     rows = list(csv.DictReader(p.open()))
     assert {r["val_loss_std"] for r in rows if r["n_seeds"] == "1"} == {""}
     committed = _rows("fig7_experiment.csv")

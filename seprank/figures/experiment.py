@@ -1,0 +1,134 @@
+"""Figure 7: the torch depth-width experiment's validation loss."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+from seprank.figures.common import read_csv, seq_colors, write_csv
+from seprank.figures.style import SINGLE, new_axes, save
+
+# --------------------------------------------------------------------------- figure 7
+FIG7_FIELDS = ["budget", "depth", "n_seeds", "val_loss_mean", "val_loss_std"]
+
+
+def experiment_source() -> Path | None:
+    """The depth-width experiment's results.csv.
+
+    Returns
+    -------
+    Path or None
+        experiments/depth_width/results/results.csv under the working directory, else the
+        repository's, else None.
+    """
+    rel = Path("experiments/depth_width/results/results.csv")
+    for p in (rel, Path(__file__).resolve().parents[2] / rel):
+        if p.exists():
+            return p
+    return None
+
+
+def experiment_rows(results) -> list[dict]:
+    """Figure 7's data: validation loss per budget and depth, over seeds (measured).
+
+    Parameters
+    ----------
+    results : list of dict
+        Rows of the experiment's results.csv (``budget``, ``depth``, ``val_loss``).
+
+    Returns
+    -------
+    list of dict
+        ``budget``, ``depth``, ``n_seeds``, ``val_loss_mean`` and ``val_loss_std`` (the
+        sample std, NaN where there is one seed: no spread is known).
+    """
+    by: dict = {}
+    for r in results:
+        by.setdefault((int(r["budget"]), int(r["depth"])), []).append(float(r["val_loss"]))
+    rows = []
+    for (b, L), v in sorted(by.items()):
+        m = sum(v) / len(v)
+        sd = (sum((x - m) ** 2 for x in v) / (len(v) - 1)) ** 0.5 if len(v) > 1 else math.nan
+        rows.append({"budget": b, "depth": L, "n_seeds": len(v), "val_loss_mean": m,
+                     "val_loss_std": sd})  # fmt: skip
+    return rows
+
+
+def plot_experiment(rows, ax=None, title: str | None = None):
+    """Draw figure 7: validation loss against depth per budget; bars only for n >= 2 seeds.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`experiment_rows` (or its CSV's rows: an empty std is NaN).
+    ax : matplotlib Axes or None
+        Where to draw; None makes a single-column figure.
+    title : str or None
+        The title (None: none).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into (new, or the one holding ``ax``).
+    """
+    fig, ax = new_axes(ax, size=(SINGLE, 2.7))
+    budgets = sorted({int(r["budget"]) for r in rows})
+    for col, b in zip(seq_colors(len(budgets)), budgets):
+        rs = sorted((r for r in rows if int(r["budget"]) == b), key=lambda r: int(r["depth"]))
+        L = [int(r["depth"]) for r in rs]
+        m = [float(r["val_loss_mean"]) for r in rs]
+        n = sorted({int(r["n_seeds"]) for r in rs})
+        nl = f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}"
+        ax.plot(L, m, "-o", color=col, gid=f"budget={b}",
+                label=f"{b:,} params, {nl} seed{'s' if n[-1] > 1 else ''}")  # fmt: skip
+        bars = [(x, y, float(r["val_loss_std"])) for x, y, r in zip(L, m, rs)
+                if int(r["n_seeds"]) >= 2]  # fmt: skip
+        if bars:
+            ax.errorbar([x for x, _, _ in bars], [y for _, y, _ in bars],
+                        yerr=[s for _, _, s in bars], fmt="none", ecolor=col, capsize=2,
+                        label=f"_errorbar budget={b}")  # fmt: skip
+    ax.set_xscale("log", base=2)
+    Ls = sorted({int(r["depth"]) for r in rows})
+    ax.set_xticks(Ls, [str(x) for x in Ls])
+    ax.minorticks_off()
+    ax.set_xlabel("depth L (width spends the budget)")
+    ax.set_ylabel("validation loss (nats/byte)")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="best", title="non-embedding budget (bars: std, n >= 2)")
+    return fig
+
+
+def fig_experiment(out: Path, quick: bool, measurer=None):
+    """Write figure 7 (PNG, PDF, CSV) to ``out`` from the experiment's results.csv.
+
+    Without one, a MISSING note is written instead.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows (None when its input is missing).
+    """
+    src = experiment_source()
+    if src is None:
+        msg = ("figure 7 skipped: no experiment output; make it with "
+               "`seprank experiment --preset cpu --out experiments/depth_width/results`")
+        print(msg, file=sys.stderr)
+        (out / "fig7_experiment.MISSING.txt").write_text(msg + "\n")
+        return None
+    rows = experiment_rows(read_csv(src))
+    save(plot_experiment(rows), out, "fig7_experiment")
+    write_csv(out / "fig7_experiment.csv", rows, FIG7_FIELDS)
+    return rows
+
+

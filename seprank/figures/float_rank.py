@@ -1,0 +1,139 @@
+"""Figure 5: exact (GF(p)) against float64 SVD rank as the degree grows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from seprank.figures.common import Measurer, seq_colors, write_csv
+from seprank.figures.style import DOUBLE, GREY, new_axes, save, width_color
+
+# --------------------------------------------------------------------------- figure 5
+FIG5_FIELDS = ["depth", "degree", "exact_rank", "float_rank", "float_tolerance",
+               "float_grid_rows", "float_grid_cols", "spectrum_s_over_s1"]  # fmt: skip
+
+
+def float_grid_size(exact_rank: int) -> int:
+    """The float grid's side for a network of exact rank ``exact_rank``: larger than it.
+
+    Parameters
+    ----------
+    exact_rank : int
+
+    Returns
+    -------
+    int
+        ``exact_rank + max(16, exact_rank // 4)``, so the float rank could reach the exact
+        one.
+    """
+    return exact_rank + max(16, exact_rank // 4)
+
+
+def float_vs_exact_rows(quick: bool = False, measurer=None, depths=None) -> list[dict]:
+    """Figure 5's data: exact rank and float64 SVD rank of the same network (d_x = 2, N = 2).
+
+    The float rank is computed on one ``n x n`` grid with n = :func:`float_grid_size` of the
+    exact rank, so it is not capped by the grid.
+
+    Parameters
+    ----------
+    quick : bool
+        Depths 1-3 instead of 1-4.
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+    depths : iterable of int or None
+        Overrides ``quick``.
+
+    Returns
+    -------
+    list of dict
+        ``depth``, ``degree`` (3^L), ``exact_rank``, ``float_rank``, ``float_tolerance``,
+        ``float_grid_rows``, ``float_grid_cols`` and ``spectrum_s_over_s1`` (a JSON list).
+    """
+    _m = measurer or Measurer()
+    d, N = 2, 2
+    rows = []
+    for L in depths or ([1, 2, 3] if quick else [1, 2, 3, 4]):
+        e = _m(L, d, 1, N)
+        f = _m(L, d, 1, N, method="float", grid=float_grid_size(e.rank))
+        s = [float(x) / float(f.spectrum[0]) for x in f.spectrum]
+        rows.append({"depth": L, "degree": 3**L, "exact_rank": e.rank, "float_rank": f.rank,
+                     "float_tolerance": f.tolerance, "float_grid_rows": f.samples[0],
+                     "float_grid_cols": f.samples[1],
+                     "spectrum_s_over_s1": json.dumps([float(f"{x:.4g}") for x in s])})
+    return rows
+
+
+def plot_float_vs_exact(rows, ax=None):
+    """Draw figure 5: exact and float rank against the degree; the float spectra.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`float_vs_exact_rows`.
+    ax : sequence of two matplotlib Axes or None
+        Left and right panel; None makes a double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into (new, or the one holding ``ax``).
+    """
+    fig, (a1, a2) = new_axes(ax, ncols=2, size=(DOUBLE, 2.6))
+    rows = sorted(rows, key=lambda r: int(r["depth"]))
+    degs = [int(r["degree"]) for r in rows]
+    c = width_color(2)
+    a1.plot(degs, [int(r["exact_rank"]) for r in rows], "-o", color=c, gid="d_x=2",
+            label="exact (GF(p), measured)")  # fmt: skip
+    a1.plot(degs, [int(r["float_rank"]) for r in rows], "--s", color="black", mfc="white",
+            label="float64 SVD rank")  # fmt: skip
+    a1.plot(degs, [int(r["float_grid_rows"]) for r in rows], ":", color=GREY,
+            label="float grid side n (n x n)")  # fmt: skip
+    a1.set_xscale("log", base=3)
+    a1.set_yscale("log")
+    a1.set_xticks(degs, [str(x) for x in degs])
+    a1.minorticks_off()
+    a1.set_xlabel(f"polynomial degree 3^L (L = 1 .. {int(rows[-1]['depth'])})")
+    a1.set_ylabel("rank")
+    a1.set_title("d_x = 2, N = 2, H = 1")
+    a1.legend(loc="upper left")
+    cols = seq_colors(len(rows))
+    for col, r in zip(cols, rows):
+        s = json.loads(r["spectrum_s_over_s1"]) if isinstance(r["spectrum_s_over_s1"], str) \
+            else r["spectrum_s_over_s1"]  # fmt: skip
+        s = [max(x, 1e-300) for x in s]
+        a2.semilogy(range(1, len(s) + 1), s, color=col, lw=1,
+                    label=f"L = {r['depth']}: exact rank {r['exact_rank']}, "
+                    f"float {r['float_rank']}")  # fmt: skip
+        a2.axvline(int(r["exact_rank"]), color=col, ls=":", lw=1)
+    a2.set_xscale("log")
+    a2.set_xlabel("singular value index i (dotted: exact rank)")
+    a2.set_ylabel("s_i / s_1 (float64, n x n grid)")
+    a2.set_title("float64 spectra")
+    a2.legend(loc="lower left")
+    return fig
+
+
+def fig_float_vs_exact(out: Path, quick: bool, measurer=None):
+    """Write figure 5 (PNG, PDF, CSV) to ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder the files are written to.
+    quick : bool
+        Fewer measured points (figures without measurements ignore it).
+    measurer : Measurer or None
+        Where exact measurements come from (None: measure inline).
+
+    Returns
+    -------
+    list of dict or None
+        The figure's rows.
+    """
+    rows = float_vs_exact_rows(quick, measurer)
+    save(plot_float_vs_exact(rows), out, "fig5_exact_vs_float")
+    write_csv(out / "fig5_exact_vs_float.csv", rows, FIG5_FIELDS)
+    return rows
+
+
