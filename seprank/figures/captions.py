@@ -55,11 +55,10 @@ CAPTIONS = {
     "(`seprank.theory.bounds.block_terms`; the block of A-degree 2j + 1 has k = D - j), "
     "filled H = 1, hollow H > 1, grey line equality; right, one row per H = 1 network: a "
     "dot per block whose measured rank equals its bound, a cross (labelled with both "
-    "numbers) where it is below. The (L = 3, d_x = 4, N = 8) row of that CSV lacks per-block "
-    "ranks; its blocks are derived from its measured total (31456) and largest block "
-    "(11436) and the proved block bounds (each measured block is at most its bound; no "
-    "other bound reaches 11436 and the other blocks' bounds sum to 31456 - 11436), see the "
-    "CSV's `source`.",
+    "numbers) where it is below. The block ranks of the (L = 3, d_x = 4, N = 8) row come from "
+    "a re-run of that row's own measurement (`seprank measure --depth 3 --width 4 --seq-len 8 "
+    "--json`: seed 0, prime 67108859, 1 Dec 2026; the run stored on 30 Nov kept only its "
+    "total and largest block), and `--strategy catalecticant` gives the same 14 block ranks.",
     "fig12_verify_grid": "The grid of `seprank verify --quick` (L = 1-3, d_x = 2-4, every "
     "head count dividing d_x, N = 2, 4, 6, residual at L <= 2, only configurations whose "
     "proved bound is at most 1500): per (L, d_x) cell, the "
