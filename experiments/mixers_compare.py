@@ -67,13 +67,18 @@ FIELDS = ["mixer", "size", "config", "params_per_layer", "params", "depth", "par
           "saturation_bound", "strategy", "seconds", "stopped"]  # fmt: skip
 
 
+def _tagged(source: str, tag) -> str:
+    """The bound's source with its tag, once (a source may already end in it)."""
+    return source if not tag or source.rstrip().endswith(f"[{tag}]") else f"{source} [{tag}]"
+
+
 def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
     """(the bound's columns, the label) of a certified rank: ``exact, proved`` only when it
     meets a bound seprank proves (or derives), else ``saturated`` or ``lower bound``."""
     b = architecture_bound(net, A)
     upper = None if b is None else b.get("upper")
     cols = {"upper": "" if upper is None else upper,
-            "upper_source": "" if upper is None else f"{b['source']} [{b.get('tag', '')}]"}
+            "upper_source": "" if upper is None else _tagged(b["source"], b.get("tag"))}
     if upper is not None and rank == upper and b.get("tag") not in RECALLED_TAGS:
         return cols, exact_label(False, b["source"], b.get("tag"))
     return cols, "saturated" if saturated else "lower bound"
@@ -284,7 +289,8 @@ def relabel(rows: list[dict]) -> list[dict]:
     out = []
     for r in rows:
         net = SIZES[r["mixer"]][r["size"]](int(r["depth"]))
-        assert repr(net) == r["config"], (repr(net), r["config"])  # the same network
+        if repr(net) != r["config"]:
+            raise ValueError(f"row config {r['config']} is not {repr(net)}")
         sat = (r["saturated"] == "True") if r.get("saturated") else r["label"] == "exact"
         cols, label = label_of(net, PARTITIONS[r["partition"]], int(r["rank"]), sat)
         out.append({**r, **cols, "label": label, "saturated": sat})
@@ -310,8 +316,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.relabel or args.plot_only:
+        path = out / "mixers_compare.csv"
+        if not path.exists():
+            ap.error(f"--out {out}: no mixers_compare.csv to read (run without --relabel "
+                     "and --plot-only first)")
     if args.relabel:
-        rows = relabel(read_csv(out / "mixers_compare.csv"))
+        try:
+            rows = relabel(read_csv(out / "mixers_compare.csv"))
+        except (KeyError, ValueError) as e:
+            ap.error(f"--relabel: {out / 'mixers_compare.csv'} is not this script's CSV ({e})")
         write_csv(rows, out / "mixers_compare.csv")
         plot(rows, out)
         return 0

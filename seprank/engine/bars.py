@@ -1,6 +1,6 @@
 """Progress through ``tqdm.auto``: a widget in a Jupyter notebook (with ipywidgets
-installed; without it a text bar), a bar on stderr in a terminal, and plain lines (no
-carriage returns) in a log or a pipe.
+installed; without it, plain lines as in a log), a bar on stderr in a terminal, and plain
+lines (no carriage returns) in a log or a pipe.
 
 :func:`make_bar` gives a tqdm bar where one can be drawn (a notebook, or a stream that is
 a terminal) and None elsewhere; :func:`write` prints a line without breaking a bar that

@@ -86,7 +86,7 @@ def require_pandas():
     try:
         import pandas
     except ImportError:
-        raise ConfigError("to_frame needs pandas: pip install 'seprank[pandas]'") from None
+        raise ConfigError("a DataFrame needs pandas: pip install 'seprank[pandas]'") from None
     return pandas
 
 

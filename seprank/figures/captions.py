@@ -6,7 +6,7 @@ from pathlib import Path
 
 CAPTIONS = {
     "fig1_rank_vs_depth": "log10 separation rank against depth L, one head, N = 2 d_x "
-    "positions (d_x per side), balanced partition. Markers: measured exact ranks (GF(p), "
+    "positions (d_x per side), balanced partition. Markers: measured ranks (GF(p), "
     "seed 0): depths up to a proved bound of 3200 measured by `seprank figures`, deeper ones "
     "(to L = 5 for d_x = 2) read from fig8_measured_transition.csv; the CSV's `source` says "
     "which. Every marker equals the proved bound (`exact_proved`). Solid lines: the proved "
@@ -18,11 +18,12 @@ CAPTIONS = {
     "lines: ratio 3 and the threshold 2. Computed from the formula; nothing measured.",
     "fig3_transition_depth": "Transition depth (the first depth where the growth ratio falls "
     "below 2, linearly interpolated) against the width: the paper's log3 d_x and 2 log3 d_x "
-    "(rules), the proved H = 1 block formula, and the measured transitions (exact ranks, "
+    "(rules), the proved H = 1 block formula, and the measured transitions (from ranks that "
+    "are saturated or equal to the proved bound, "
     "measured by `seprank figures` and read from fig8_measured_transition.csv; open "
     "circle H = 1, filled square H > 1, drawn over each other where they coincide). "
     "MEASURED_COUNT",
-    "fig4_heads": "Measured exact separation rank (GF(p)) against the number of heads H at "
+    "fig4_heads": "Measured separation rank (GF(p)) against the number of heads H at "
     "fixed depth L, width d_x and sequence length N, one line per (L, d_x, N); dotted: the "
     "proved bound of each line (it does not depend on H). The two d_x = 6 lines (N = 4 and "
     "N = 6) have equal measured ranks and equal bounds; the N = 6 line (dashed, hollow "
@@ -67,9 +68,10 @@ CAPTIONS = {
     "The CSV holds the columns of verify's results.csv this needs, copied by "
     "`seprank.figures.paper.write_verify_csv` (results.csv of `seprank verify --quick`, "
     "about 5 s with a store that holds the grid).",
-    "fig13_heads_bound": "Measured exact rank divided by the proved bound against the head "
+    "fig13_heads_bound": "Measured rank (GF(p)) divided by the proved bound against the head "
     "size d_x / H, one line per (L, d_x, N) with L >= 2 (at L = 1 every measured rank in "
-    "these CSVs equals the bound), from fig4_heads.csv and the exact rows of "
+    "these CSVs equals the bound), from fig4_heads.csv and the saturated or exact, proved "
+    "rows of "
     "fig8_measured_transition.csv; hollow markers: N < 2 d_x (a side with fewer positions "
     "than the width); each line after the first of its width is drawn 6% to the right.",
 }
@@ -79,24 +81,26 @@ CAPTIONS = {
 OTHER = {
     "fig8_measured_transition": (
         "The measured transition (widths 2, 3, 4; N = 2 d_x; one head and more). Left: "
-        "log10 of the measured separation rank (GF(p), graded strategy; filled: exact, i.e. "
-        "equal to the proved bound or saturated; hollow: a lower bound) against depth, circles "
-        "H = 1, squares H > 1 (drawn 0.15 to the right); lines: the proved block bound (the "
-        "same for every H). Right: the growth ratio log sep(L+1) / log sep(L) from the "
-        "measured ranks (markers; filled where both ends are exact) and from the proved "
+        "log10 of the measured separation rank (GF(p), graded strategy; filled: exact, proved "
+        "(equal to the proved bound) or saturated; hollow: a lower bound only) against depth, "
+        "circles H = 1, squares H > 1 (drawn 0.15 to the right); lines: the proved block "
+        "bound (the same for every H). Right: the growth ratio log sep(L+1) / log sep(L) from the "
+        "measured ranks (markers; filled where both ends are exact, proved or saturated) and from "
+        "the proved "
         "bound (lines); grey lines at 3 and 2. A "
         "configuration missing from the CSV was not measured (`seprank transition` "
-        "continues where it stopped).",
-        "seprank transition (resumable; `--plot-only` redraws)"),
+        "continues where it stopped; `seprank transition --plot-only` redraws from the CSV).",
+        "seprank transition"),
     "fig9_vocab_bottleneck": (
         "The vocabulary bottleneck, measured: linearised self-attention on tokens "
         "(`embedded-attention`: vocabulary V = 6 one-hot tokens through a rank-r embedding, "
-        "N = 6, one head, partition {0,1,2}), exact separation rank of the complete token grid "
+        "N = 6, one head, partition {0,1,2}), the measured rank (GF(p), saturated) of the complete "
+        "token grid "
         "(216 x 216, nothing sampled) against the model width d_x, one line per embedding rank "
         "r, dotted verticals at d_x = r. Every curve rises until d_x = r and is flat after it: "
         "the width stops adding rank exactly at the embedding rank. Expectation: Wies, Levine, "
         "Jannai, Shashua, ICML 2021 (recalled, not read in the primary text).",
-        "python -m seprank.figures.vocab_bottleneck (about 10 s)"),
+        "python -m seprank.figures.vocab_bottleneck"),
     "fig10_teacher_student": (
         "Teacher-student (issue 15), measured: test error (fraction of variance "
         "unexplained, FVU; median over 3 seeds, bars seed min..max, cut at 10) against the "
@@ -112,14 +116,16 @@ OTHER = {
         "experiments/teacher_student/results/results.csv --figure "
         "paper_figures/fig10_teacher_student"),
     "mixers_compare": (
-        "The sequence mixers side by side (issue 25, docs/mixers.md): log10 of the exact "
-        "separation rank (GF(p), saturated; hollow: a lower bound) against depth, N = 4, one "
+        "The sequence mixers side by side (issue 25, docs/mixers.md): log10 of the measured "
+        "separation rank (GF(p); each row of the CSV labelled exact, proved, saturated or "
+        "lower bound; hollow: a lower bound only) against depth, N = 4, one "
         "line per mixer, at matched non-embedding parameters per layer (small ~16, large "
         "~36; the CSV's params_per_layer), balanced A = {0, 2} and prefix A = {0, 1}. Linear "
         "attention and retention coincide on the balanced partition. A mixer's line ends "
         "where a row did not finish within 20 s or took over 5 s (the CSV's `stopped` column). "
-        "mixers_params.png: the same ranks against the parameter count.",
-        "python -m experiments.mixers_compare (about 4.5 min; `--plot-only` redraws)"),
+        "mixers_params.png: the same ranks against the parameter count. `--plot-only` redraws "
+        "from the CSV, `--relabel` recomputes its labels.",
+        "python -m experiments.mixers_compare"),
 }
 
 
@@ -170,7 +176,8 @@ def write_readme(out: Path, quick: bool) -> None:
         "",
         f"Made by `{cmd}` (deterministic: seed 0 everywhere) unless a figure names its own "
         "command. Each figure has PNG (300 dpi), PDF and the CSV of its data beside it. "
-        "Separation ranks marked *measured* are exact GF(p) rank computations (figures 7 "
+        "Separation ranks marked *measured* are ranks over GF(p), certified lower bounds, "
+        "saturated or exact, proved where a figure says so (figures 7 "
         "and 10: losses of training runs); lines marked *proved* or *formula* are proved "
         "bounds.",
         "",

@@ -147,6 +147,6 @@ class Measurer:
 
 
 def transition_exact(trows) -> list[dict]:
-    """Transition CSV rows whose measured rank is exact (proved or saturated)."""
+    """Transition CSV rows whose measured rank is exact, proved, or saturated."""
     return [r for r in trows if truthy(r["exact_proved"]) or truthy(r["saturated"])]
 

@@ -283,7 +283,10 @@ def transition_rows(quick: bool = False, measurer=None, transition_rows=None) ->
         for L in range(1, 5):
             if block_bound(L, w, w, w) > (600 if quick else 3200):
                 break
-            logs[L] = math.log(_m(L, w, H, 2 * w).rank)
+            m = _m(L, w, H, 2 * w)
+            if not m.saturated and m.rank != block_bound(L, w, w, w):
+                break  # neither saturated nor exact, proved: not used for a transition
+            logs[L] = math.log(m.rank)
         for r in extra:
             if (int(r["width"]), int(r["heads"]), int(r["seq_len"])) == (w, H, 2 * w):
                 logs.setdefault(int(r["depth"]), math.log(int(r["measured"])))

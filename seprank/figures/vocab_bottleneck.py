@@ -7,7 +7,7 @@ vocabulary for widths d_x = 1..6. Where the width stops adding rank is where the
 goes flat. Source of the expectation: Wies, Levine, Jannai, Shashua, ICML 2021 [M, rough]:
 the width-dependence saturates once d_x exceeds r.
 
-Command (about half a minute on 2 cores)::
+Command (20 s on the shared 2-core machine, 1 Dec 2026)::
 
     python -m seprank.figures.vocab_bottleneck [--out paper_figures] [--quick]
 """
@@ -128,6 +128,8 @@ def main(argv=None) -> int:
 
     out = check_out_dir(args.out)
     if args.plot_only:
+        if not (out / f"{NAME}.csv").exists():
+            ap.error(f"--out {out}: no {NAME}.csv to redraw (run without --plot-only first)")
         with open(out / f"{NAME}.csv", newline="") as fh:
             rows = list(csv.DictReader(fh))
     else:

@@ -247,9 +247,13 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     bar = Progress(len(unique), out.skipped, enabled=progress, label=label)
     ready = _plan_all(todo, store, bar, out)
     t_start = time.perf_counter()
-    ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
-                        scheduler=scheduler, dask_processes=dask_processes,
-                        worker_timeout=worker_timeout)  # fmt: skip
+    try:
+        ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
+                            scheduler=scheduler, dask_processes=dask_processes,
+                            worker_timeout=worker_timeout)  # fmt: skip
+    except BaseException:
+        bar.close()  # the error line follows a closed bar, not a half-drawn one
+        raise
     out.start_seconds = time.perf_counter() - t_start
     out.workers = ex.workers
     mem = "" if ex.worker_memory is None else f", {ex.worker_memory / 2**30:,.1f} GiB each"

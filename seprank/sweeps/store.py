@@ -400,15 +400,14 @@ class Store:
         except (sqlite3.Error, ValueError) as exc:  # a half-corrupt file: not partly listed
             raise ConfigError(f"db={str(self.path)!r} is corrupt ({exc}); not listed") from None
 
-
     def to_dataframe(self, where: list[str] | tuple = ()):
         """The rows (those matching ``where``, as :meth:`query`) as a tidy pandas DataFrame.
 
         Parameters
         ----------
-        where : list of str
+        where : str or list of str
             ``COLUMN OP VALUE`` filters, all of which must hold (as ``seprank results
-            --where``).
+            --where``); one string is one filter.
 
         Returns
         -------
@@ -426,6 +425,11 @@ class Store:
             is malformed, or the store is corrupt.
         """
         display.require_pandas()
+        if isinstance(where, str):
+            where = [where]
+        elif not isinstance(where, (list, tuple)) or not all(isinstance(w, str) for w in where):
+            raise ConfigError(f"where={where!r} must be a filter string such as 'depth=2' or a "
+                              "list of them")
         current = fingerprint()
         records = []
         for r in self.query(where):

@@ -22,7 +22,10 @@ API = Path(__file__).resolve().parents[2] / "docs" / "reference" / "api.md"
 #   PR08, PR09, RT04, RT05  a parameter's or return value's description starts with a
 #         capital / ends with a period: punctuation only (descriptions often start with a
 #         literal such as ``None`` or end with a formula)
-EXCLUDED = {"ES01", "SA01", "EX01", "PR08", "PR09", "RT04", "RT05"}
+#   GL01  the summary on the line after the opening quotes: numpydoc 1.8 (the lower bound)
+#         asks for that, while PEP 257 and this project put it on the quotes' line, which
+#         later numpydoc releases accept; where it starts is layout, not content
+EXCLUDED = {"ES01", "SA01", "EX01", "PR08", "PR09", "RT04", "RT05", "GL01"}
 CHECKS = sorted(set(numpydoc.validate.ERROR_MSGS) - EXCLUDED)
 # at least these (the issue's list) must stay enforced
 REQUIRED = {"GL02", "GL03", "GL08", "SS01", "SS02", "SS03", "SS05", "PR01", "PR02", "RT01"}

@@ -105,7 +105,7 @@ def test_missing_pandas_is_one_line_naming_the_extra(graded, monkeypatch):
         return real(name, *a, **kw)
 
     monkeypatch.setattr(builtins, "__import__", no_pandas)
-    with pytest.raises(ConfigError, match=r"^to_frame needs pandas: pip install "
+    with pytest.raises(ConfigError, match=r"^a DataFrame needs pandas: pip install "
                                           r"'seprank\[pandas\]'$"):  # fmt: skip
         graded.to_frame()
 

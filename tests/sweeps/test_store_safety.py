@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from seprank.cli import main
-from seprank.errors import StoreWriteError
+from seprank.errors import ConfigError, StoreWriteError
 from seprank.sweeps.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,3 +242,13 @@ def test_to_dataframe_gives_bools_and_lists(tmp_path):
     ranks = dict(zip(df["depth"], df["block_ranks"]))
     assert sum(ranks[2]) == 18 and all(type(r) is int for r in ranks[2])
     assert one["depth"].tolist() == [2]
+
+
+def test_to_dataframe_takes_one_filter_string_and_refuses_other_types(tmp_path):
+    pytest.importorskip("pandas")
+    db = tmp_path / "r.sqlite"
+    _tiny_store(db)
+    with Store(db, readonly=True) as s:
+        assert s.to_dataframe("depth=2")["depth"].tolist() == [2]
+        with pytest.raises(ConfigError, match=r"^where=5 must be a filter string"):
+            s.to_dataframe(5)

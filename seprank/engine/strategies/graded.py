@@ -160,7 +160,7 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         history.append((n, n, total))
         plan.say(f"  samples {n}x{n}: rank {total} ({done}/{len(blocks)} blocks below the "
                  "sample size)")
-        plan.advance(n, f"rank {total}, {done}/{len(blocks)} blocks saturated")
+        plan.advance(n, f"rank {total}, {done}/{len(blocks)} blocks below their sample")
         budget_hit = not saturated and n >= plan.max_samples
         last = Measurement(
             rank=int(total), saturated=saturated, certified=CERTIFIED["graded"],
