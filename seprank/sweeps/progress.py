@@ -114,6 +114,13 @@ class Progress:
             print(self.line(), file=self.stream, flush=True)
             self._last = now
 
+    def discard(self) -> None:
+        """End a bar without a final line (nothing ran: the error line follows alone)."""
+        if self.bar is not None:
+            self.bar.leave = False
+            self.bar.close()
+            self.bar = None
+
     def close(self) -> None:
         """Show the final counts and end the bar (or print the last line)."""
         if not self.enabled:

@@ -252,7 +252,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
                             scheduler=scheduler, dask_processes=dask_processes,
                             worker_timeout=worker_timeout)  # fmt: skip
     except BaseException:
-        bar.close()  # the error line follows a closed bar, not a half-drawn one
+        bar.discard()  # the error line follows alone, not after a half-drawn bar
         raise
     out.start_seconds = time.perf_counter() - t_start
     out.workers = ex.workers
