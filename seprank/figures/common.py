@@ -13,6 +13,7 @@ from seprank.engine.measure import measure
 from seprank.engine.options import MeasureOptions
 from seprank.errors import SeprankError
 from seprank.nets import LinearSelfAttention
+from seprank.studies.transition import block_ranks_cell, settled
 from seprank.sweeps import tasks as sweep_tasks
 
 #: The committed figures (data a figure reads when its own output folder lacks it).
@@ -84,14 +85,11 @@ def block_ranks(cell) -> list[tuple[int, int]]:
     list of (int, int)
         The pairs, A-degree ascending; empty when not recorded.
     """
-    if isinstance(cell, list):
-        pairs = cell
-    elif not cell or not str(cell).strip():
-        return []
-    elif str(cell).lstrip().startswith("["):
-        pairs = json.loads(cell)
-    else:
-        pairs = [tuple(x.split(":")) for x in str(cell).split()]
+    if not isinstance(cell, list):
+        cell = block_ranks_cell(str(cell or "")).strip()  # the old form made JSON
+        if not cell:
+            return []
+    pairs = cell if isinstance(cell, list) else json.loads(cell)
     return sorted((int(g), int(r)) for g, r in pairs)
 
 
@@ -148,5 +146,5 @@ class Measurer:
 
 def transition_exact(trows) -> list[dict]:
     """Transition CSV rows whose measured rank is exact, proved, or saturated."""
-    return [r for r in trows if truthy(r["exact_proved"]) or truthy(r["saturated"])]
+    return [r for r in trows if settled(r)]
 

@@ -12,13 +12,9 @@ import math
 from pathlib import Path
 
 from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save, width_color
-from seprank.studies.transition import CSV_NAME, read
+from seprank.studies.transition import CSV_NAME, read, settled
 
 NAME = "fig8_measured_transition"
-
-
-def _exact(r) -> bool:
-    return str(r["exact_proved"]) == "True" or str(r["saturated"]) == "True"
 
 
 def plot(rows, ax=None):
@@ -52,7 +48,7 @@ def plot(rows, ax=None):
         dx = 0.0 if H == 1 else 0.15  # H > 1 beside H = 1, so neither hides the other
         L = [int(r["depth"]) for r in rs]
         for r in rs:  # filled: exact (meets the proved bound, or saturated); hollow: a lower bound
-            ex = _exact(r)
+            ex = settled(r)
             ax.plot(int(r["depth"]) + dx, math.log10(int(r["measured"])), mk, color=c,
                     mfc=c if ex else "white", mew=1, ms=4.5 if H == 1 else 3, zorder=3,
                     gid=f"d_x={d}")  # fmt: skip
@@ -65,7 +61,7 @@ def plot(rows, ax=None):
             if nxt is None or int(r["measured"]) < 2:
                 continue
             ratio = math.log(int(nxt["measured"])) / math.log(int(r["measured"]))
-            ex = _exact(r) and _exact(nxt)
+            ex = settled(r) and settled(nxt)
             bx.plot(Ld + dx, ratio, mk, color=c, mfc=c if ex else "white", mew=1,
                     ms=4.5 if H == 1 else 3, zorder=3, gid=f"d_x={d}")  # fmt: skip
         rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]

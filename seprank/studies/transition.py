@@ -132,14 +132,29 @@ def spec_for(net, seed: int, grid: str) -> dict:
     return spec_for_net("measure", net, method="modular", seed=seed, grid=f"transition-{grid}")
 
 
+def settled(row) -> bool:
+    """Whether a transition row's measured rank is exact, proved (equal to the proved bound)
+    or saturated: the rows whose ranks enter a measured growth ratio.
+
+    Parameters
+    ----------
+    row : dict
+        A transition row (CSV values as text, or as bools).
+
+    Returns
+    -------
+    bool
+    """
+    return str(row["exact_proved"]) == "True" or str(row["saturated"]) == "True"
+
+
 def fill_ratios(rows: list[dict]) -> None:
     """Growth ratios from the measured ranks (exact: proved, or saturated) and from the
     proved bound."""
     groups: dict = {}
     for r in rows:
         g = groups.setdefault((int(r["width"]), int(r["heads"])), {"m": {}, "f": {}})
-        exact = str(r["saturated"]) == "True" or str(r["exact_proved"]) == "True"
-        if exact and int(r["measured"]) > 1:
+        if settled(r) and int(r["measured"]) > 1:
             g["m"][int(r["depth"])] = math.log(int(r["measured"]))
         g["f"][int(r["depth"])] = math.log(int(r["upper_proved"]))
     for r in rows:
