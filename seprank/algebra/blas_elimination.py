@@ -9,9 +9,16 @@ dimension here is one block, at most ``BLOCK`` columns). So the arithmetic is ex
 approximate: the result is the rank over GF(p), the same number flint computes (the
 tests check this on random low-rank matrices).
 
+For small primes one product suffices: with residues centred in ``(-p/2, p/2]`` a sum of
+``k`` products is below ``k ((p - 1)/2)**2``, exact in float64 while that plus ``p`` stays
+at most ``2**53`` (:func:`single_product`: ``p < 2**23`` with ``k <= 512``, ``p < 2**22``
+with ``k <= 2048``). Every product then costs one BLAS call instead of two, the rate that
+matters for the catalecticant blocks (``experiments/benchmark_elimination.py``).
+
 The elimination runs over column blocks: the pivots of a block are found (recursively,
 on narrow strips that fit in cache), then one matrix product applies the block's row
-operations to the rest of the matrix.
+operations to the rest of the matrix, tile by tile (the product of a tile lands in a
+buffer that stays in cache, and one fused pass subtracts and reduces it).
 """
 
 from __future__ import annotations
@@ -33,9 +40,20 @@ BLOCK = 256
 INNER = 32
 #: Columns per trailing-update product (bounds the temporaries' memory).
 CHUNK = 4096
+#: Rows per tile of the trailing update (with CHUNK columns: the product buffer's shape).
+ROWS = 1024
 #: Matrices up to this size are inverted by Gauss-Jordan, larger ones by blocks.
 LEAF = 64
 _SPLIT = float(1 << 13)
+_EXACT = float(1 << 53)
+
+
+def single_product(p: int, k: int) -> bool:
+    """Whether a product of centred residues mod ``p`` with inner dimension ``k`` is exact
+    in one float64 BLAS call: every partial sum is an integer of absolute value at most
+    ``k ((p - 1) / 2)**2``, and one subtraction from a residue adds less than ``p``."""
+    h = (int(p) - 1) // 2
+    return int(k) * h * h + int(p) <= (1 << 53)
 
 
 def _mod(x, p, pinv):
@@ -180,6 +198,41 @@ def _subtract_body(C, H, Lo, p, pinv):
             C[i, j] = x + p if x < 0 else x
 
 
+def _center_body(X, p):
+    """A copy of the residues X in [0, p) moved to (-p/2, p/2] (x - p above (p - 1)/2)."""
+    h = (p - 1.0) / 2.0
+    out = np.empty(X.shape)
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            x = X[i, j]
+            out[i, j] = x - p if x > h else x
+    return out
+
+
+def _reduce_body(T, p, pinv):
+    """T <- T mod p in [0, p), elementwise, in place (|T| < 2**53, exact integers)."""
+    for i in range(T.shape[0]):
+        for j in range(T.shape[1]):
+            T[i, j] = _mod(T[i, j], p, pinv)
+
+
+def _subtract_reduce_body(C, T, p, pinv):
+    """C <- (C - T) mod p, elementwise, in place (one fused pass after a single product)."""
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] = _mod(C[i, j] - T[i, j], p, pinv)
+
+
+def _residues_body(F, p):
+    """Whether every entry of the float64 matrix F is an integer in [0, p)."""
+    for i in range(F.shape[0]):
+        for j in range(F.shape[1]):
+            x = F[i, j]
+            if not (0.0 <= x < p) or x != np.floor(x):
+                return False
+    return True
+
+
 if _nb is not None:
     _mod = jit(_nb, _mod, inline="always")
     _join = jit(_nb, _join, inline="always")
@@ -190,6 +243,10 @@ if _nb is not None:
     _combine = jit(_nb, _combine_body)
     #: C <- C - (A @ B) mod p from split_products(A, B) (incremental.py uses it too)
     subtract_products = jit(_nb, _subtract_body)
+    _center = jit(_nb, _center_body)
+    _residues = jit(_nb, _residues_body)
+    _reduce = jit(_nb, _reduce_body)
+    _subtract_reduce = jit(_nb, _subtract_reduce_body)
 else:  # pragma: no cover
     _panel = None
 
@@ -207,10 +264,48 @@ def split_products(A, B):
 
 
 def matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
-    """(A @ B) mod p, exactly, for float64 residues, p < 2**26, inner dimension <= 2**13."""
+    """(A @ B) mod p, exactly, for float64 residues, p < 2**26, inner dimension <= 2**13:
+    one product of the centred residues where :func:`single_product` allows, else two."""
+    if single_product(p, A.shape[1]):
+        C = _center(np.ascontiguousarray(A), float(p)) @ _center(np.ascontiguousarray(B), float(p))
+        _reduce(C, float(p), 1.0 / p)
+        return C
     C, Lo = split_products(A, B)
     _combine(C, Lo, float(p), 1.0 / p)
     return C
+
+
+def _trailing_update(A: np.ndarray, r: int, rn: int, L: np.ndarray, j1: int, p: int) -> None:
+    """A[rn:, j1:] <- (A[rn:, j1:] - L @ A[r:rn, j1:]) mod p, tile by tile (ROWS x CHUNK):
+    each tile's product lands in one buffer and one fused pass subtracts and reduces."""
+    n, m = A.shape
+    pf, pinv = float(p), 1.0 / p
+    single = single_product(p, L.shape[1])
+    if single:
+        Lw, Uw = _center(np.ascontiguousarray(L), pf), _center(np.ascontiguousarray(A[r:rn, j1:]), pf)
+    else:
+        Lw, Uw = np.ascontiguousarray(L), np.ascontiguousarray(A[r:rn, j1:])
+        U_hi = np.floor(Uw / _SPLIT)
+        Uw = (U_hi, Uw - U_hi * _SPLIT)
+        lo_buf = np.empty((min(ROWS, n - rn), min(CHUNK, m - j1)))
+    buf = np.empty((min(ROWS, n - rn), min(CHUNK, m - j1)))
+    for c0 in range(j1, m, CHUNK):
+        c1 = min(m, c0 + CHUNK)
+        if single:
+            U = np.ascontiguousarray(Uw[:, c0 - j1:c1 - j1])
+        else:
+            U = [np.ascontiguousarray(h[:, c0 - j1:c1 - j1]) for h in Uw]
+        for i0 in range(rn, n, ROWS):
+            i1 = min(n, i0 + ROWS)
+            T = buf[:i1 - i0, :c1 - c0]
+            if single:
+                np.matmul(Lw[i0 - rn:i1 - rn], U, out=T)
+                _subtract_reduce(A[i0:i1, c0:c1], T, pf, pinv)
+            else:
+                Lo = lo_buf[:i1 - i0, :c1 - c0]
+                np.matmul(Lw[i0 - rn:i1 - rn], U[0], out=T)
+                np.matmul(Lw[i0 - rn:i1 - rn], U[1], out=Lo)
+                subtract_products(A[i0:i1, c0:c1], T, Lo, pf, pinv)
 
 
 def inverse_mod(S: np.ndarray, p: int) -> np.ndarray:
@@ -238,13 +333,18 @@ def inverse_mod(S: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
-def pivots(A: np.ndarray, p: int, block: int = BLOCK):
+def pivots(A: np.ndarray, p: int, block: int = BLOCK, factors: dict | None = None):
     """Pivot rows and columns of A over GF(p): A[rows][:, cols] is invertible and
     ``len(rows)`` is the rank. ``A`` (float64 residues) is overwritten.
 
     Column blocks of width ``block``; each block's pivots are found by the same routine
     on a copy with blocks of width INNER (so the scalar elimination works on a strip that
     stays in cache), then one product per block updates the rest of the matrix.
+
+    ``factors`` (a dict) receives ``steps`` (per step: offset of its pivot rows, their
+    number, its pivot columns) and ``order`` (the final row order); A then keeps each
+    step's multipliers in its pivot columns and whole rows move, so that
+    :func:`seprank.algebra.left_kernel.left_kernel` can read the factors.
     """
     n, m = A.shape
     pf = float(p)
@@ -262,32 +362,46 @@ def pivots(A: np.ndarray, p: int, block: int = BLOCK):
         k = len(rel)
         if k == 0:
             continue
-        _move_rows(A, order, r, np.asarray(rel, dtype=np.int64), j0)
+        keep = factors is not None
+        _move_rows(A, order, r, np.asarray(rel, dtype=np.int64), 0 if keep else j0)
         rn = r + k
-        if rn < n and j1 < m:
+        if rn < n and (j1 < m or keep):
             Sinv = inverse_mod(np.ascontiguousarray(A[r:rn, j0 + pc]), p)
             L = matmul_mod(A[rn:, j0 + pc], Sinv, p)
-            for c0 in range(j1, m, CHUNK):  # bounded temporaries: two n x CHUNK products
-                c1 = min(m, c0 + CHUNK)
-                subtract_products(A[rn:, c0:c1], *split_products(L, A[r:rn, c0:c1]), pf, pinv)
+            if keep:  # those columns are never read again by the elimination
+                A[rn:, j0 + pc] = L
+            if j1 < m:
+                _trailing_update(A, r, rn, L, j1, p)
+        if keep:
+            factors.setdefault("steps", []).append((r, k, j0 + pc))
         found_rows.append(order[r:rn].copy())
         found_cols.append(j0 + pc)
         r = rn
         if r == n:
             break
+    if factors is not None:
+        factors.setdefault("steps", [])
+        factors["order"] = order
     if not found_rows:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(found_rows), np.concatenate(found_cols)
 
 
-def rank_blocked(F: np.ndarray, p: int, block: int = BLOCK) -> int:
-    """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26."""
+def rank_blocked(F: np.ndarray, p: int, block: int = BLOCK, overwrite: bool = False) -> int:
+    """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26.
+
+    A float64 ``F`` whose entries are already residues (integers in [0, p), checked) is
+    copied once, or not at all with ``overwrite`` (then ``F`` is destroyed)."""
     if not available():  # pragma: no cover
         raise RuntimeError("numba is not available")
     if not 2 <= p < FLOAT64_PRIME_LIMIT:
         raise ValueError(f"p={p} must be a prime below 2**26")
     if not 1 <= block <= (1 << 13):
         raise ValueError(f"block={block} must be in 1..8192")
+    if isinstance(F, np.ndarray) and F.dtype == np.float64 and F.ndim == 2 and F.size \
+            and _residues(F, float(p)):  # fmt: skip
+        A = F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
+        return len(pivots(A, p, block)[0])
     F = np.asarray(F, dtype=np.int64)
     if F.size and (F.min() < 0 or F.max() >= p):
         F = np.mod(F, p)

@@ -96,14 +96,15 @@ class RankEngine:
         check_rank_engine(engine, p, name=arg, device=device)
         return cls(int(p), _resolve(engine, int(p), device), device)
 
-    def rank(self, M: np.ndarray) -> int:
+    def rank(self, M: np.ndarray, overwrite: bool = False) -> int:
         """Exact rank of the integer (or integer-valued float) matrix ``M`` mod p;
-        ``M`` is not modified."""
+        ``M`` is not modified unless ``overwrite`` (the BLAS engine then eliminates a
+        float64 matrix of residues in place: no copy)."""
         M = np.asarray(M)
         if M.size == 0:
             return 0
         if self.name == "blas":
-            return blas_elimination.rank_blocked(M, self.p)
+            return blas_elimination.rank_blocked(M, self.p, overwrite=overwrite)
         if self.name in ("array-numpy", "array-torch"):
             backend = "torch" if self.name == "array-torch" else "numpy"
             return array_elimination.rank(np.asarray(M, dtype=np.int64), self.p,

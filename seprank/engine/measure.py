@@ -191,25 +191,34 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         else None  # fmt: skip
     if modulus is not None:
         ModP(modulus)  # validates prime before anything compiles
+    sampler = _resolve_sampler(net, opts.sampler)
+    A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
+                           net.seq_len)  # fmt: skip
+    strategy, picked, cat_note = opts.strategy, None, ""
+    if method == "modular" and strategy == "auto":
+        cat_note, cat_prime = catalecticant.auto_pick(net, A, method, sampler, opts.prime)
+        if cat_prime is not None:
+            strategy, modulus, picked = "catalecticant", cat_prime, cat_note
+    elif method == "modular" and strategy == "catalecticant":
+        modulus, picked = catalecticant.choose_prime(net, opts.prime)
+        picked = ("requested: both sides have at least width positions and prime > D "
+                  "(proofs/catalecticant_reduction.md)" + picked)  # fmt: skip
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked
         check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)
         engine = None
     else:
         engine = RankEngine.choose(opts.rank_engine, modulus, opts.device, arg="rank_engine")
-    sampler = _resolve_sampler(net, opts.sampler)
-    A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
-                           net.seq_len)  # fmt: skip
     if method == "symbolic":
         return _plan_symbolic(net, opts, sampler, A, B, weights, t0)
     fast_path = method == "modular" and opts.use_kernel
     # The estimate models the strategy that will run: graded where that is known before
     # any evaluation (homogeneity by theorem), else direct (the estimate says which).
     blocks = None
-    if method == "modular" and sampler == "random" and opts.strategy in ("auto", "graded") \
+    if method == "modular" and sampler == "random" and strategy in ("auto", "graded") \
             and feasibility.interpolates(modulus, net):  # else too small a prime  # fmt: skip
         blocks = _estimate.graded_blocks(net, A)  # None: not LinearSelfAttention
     budget = int(opts.max_samples or DEFAULT_MAX_SAMPLES["graded" if blocks else method])
-    if opts.strategy == "catalecticant":  # no grid: the grid cost model does not apply
+    if strategy == "catalecticant":  # no grid: the grid cost model does not apply
         cost = {"strategy": "catalecticant", "note": "no grid; matrices of the proved block "
                 "sizes at most (blocks, in the Measurement)"}  # fmt: skip
     else:
@@ -233,7 +242,11 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),
         incremental=opts.incremental, device=opts.device, engine=engine, t_start=t0,
     )  # fmt: skip
-    name, reason, homog = choose(opts.strategy, run, np.random.default_rng([seed, 2]))
+    name, reason, homog = choose(strategy, run, np.random.default_rng([seed, 2]))
+    if name == "catalecticant" and picked:
+        reason = picked
+    elif name != "catalecticant":
+        reason += cat_note
     key = "graded" if name == "graded" else method
     run.max_samples = int(DEFAULT_MAX_SAMPLES[key] if opts.max_samples is None
                           else opts.max_samples)  # fmt: skip

@@ -21,6 +21,8 @@ chunk (proofs/catalecticant_reduction.md says why its rank is a separation rank)
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 #: Largest key range looked up through a dense table instead of a binary search.
@@ -111,21 +113,29 @@ def coefficient_table(F, m: int, D: int, p: int, radix: int) -> tuple[np.ndarray
     (degree <= D), and the (n, d) int64 array values[i, c] = coef_c(alpha_i) alpha_i! mod p.
 
     Keys add without carries while every exponent sum stays below ``radix``: D + 1 for the
-    homogeneous blocks (|gamma| + |delta| = D), 2D + 1 for the residual's full matrix."""
+    homogeneous blocks (|gamma| + |delta| = D), 2D + 1 for the residual's full matrix.
+    Each F_c is first mapped to one variable t by s_e -> t^(radix^e) (a Kronecker
+    substitution, one-to-one on exponents below ``radix``), so its exponents are the keys
+    and come out as one integer per monomial; the digits give alpha back."""
+    import flint
+
     if radix ** m >= 2**62:
         raise OverflowError(f"mixed-radix keys (D+1)^m = {radix}^{m} overflow int64")
-    weights = np.array([radix**e for e in range(m)], dtype=np.int64)
     fact = np.ones(D + 1, dtype=np.int64)
     for i in range(1, D + 1):
         fact[i] = fact[i - 1] * i % p
     per = []
     for f in F:
-        ex = np.array(f.monoms(), dtype=np.int64).reshape(-1, m)
-        co = np.array(f.coeffs(), dtype=np.int64)
-        val = co % p
-        for e in range(m):
-            val = val * fact[ex[:, e]] % p
-        per.append((ex @ weights, val))
+        one = flint.nmod_mpoly_ctx.get(("t", 1), modulus=p)
+        t = one.gens()[0]
+        g = f.compose(*[t ** (radix**e) for e in range(m)], ctx=one)
+        k = np.fromiter(itertools.chain.from_iterable(g.monoms()), dtype=np.int64)
+        val = np.array(g.coeffs(), dtype=np.int64) % p
+        rest = k.copy()
+        for _ in range(m):
+            rest, digit = np.divmod(rest, radix)
+            val = val * fact[digit] % p
+        per.append((k, val))
     keys = np.unique(np.concatenate([k for k, _ in per])) if per else np.zeros(0, np.int64)
     values = np.zeros((keys.size, len(F)), dtype=np.int64)
     for c, (k, v) in enumerate(per):
@@ -148,17 +158,18 @@ def keys_up_to(D: int, m: int, radix: int) -> np.ndarray:
 
 
 def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
-                  col_keys: np.ndarray) -> np.ndarray:
+                  col_keys: np.ndarray, transpose: bool = False) -> np.ndarray:
     """float64 matrix H[g, (q, c)] = values[alpha, c] where key(alpha) = row_keys[g] +
-    col_keys[q] (0 where alpha is not a monomial of F): integer residues."""
+    col_keys[q] (0 where alpha is not a monomial of F): integer residues. The keys may
+    come in any order. ``transpose``: H^T, filled as a C-contiguous array."""
     d = values.shape[1]
     nr, nc = row_keys.size, col_keys.size
-    out = np.zeros((nr, nc * d), dtype=np.float64)
+    out = np.zeros((nc * d, nr) if transpose else (nr, nc * d), dtype=np.float64)
     if nr == 0 or nc == 0 or keys.size == 0:
         return out
     step = max(1, CHUNK_CELLS // max(1, nc))
     vals = np.vstack([values.astype(np.float64), np.zeros((1, d))])  # last row: absent
-    top = int(row_keys[-1] + col_keys[-1]) + 1
+    top = int(row_keys.max() + col_keys.max()) + 1
     table = None
     if top <= DENSE_TABLE:  # key -> row of vals by one gather
         table = np.full(top, keys.size, dtype=np.int64)
@@ -171,6 +182,9 @@ def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
         else:
             idx = np.minimum(np.searchsorted(keys, grid), keys.size - 1)
             idx[keys[idx] != grid] = keys.size
-        block = vals[idx]  # (rows, nc, d)
-        out[r0:r0 + step] = block.reshape(block.shape[0], nc * d)
+        block = vals[idx].reshape(idx.shape[0], nc * d)  # (rows, nc, d) flattened
+        if transpose:
+            out[:, r0:r0 + step] = block.T
+        else:
+            out[r0:r0 + step] = block
     return out

@@ -43,8 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from seprank._version import __version__
-from seprank.algebra.domains import ModP
+from seprank.algebra.domains import DEFAULT_PRIME, ModP
 from seprank.engine import display
+from seprank.engine.feasibility import interpolates
 from seprank.engine.measure import measure
 from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
@@ -353,7 +354,10 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     check_partition(default_partition(net.seq_len) if partition is None else partition,
                     net.seq_len)  # fmt: skip
     upper, why, source, given, tag = _bound(net, partition, upper, upper_source)
-    strategy = "auto" if homogeneous_by_theorem(net) else "direct"
+    # a certificate names grid minors: the grid strategies (graded where it interpolates)
+    p = DEFAULT_PRIME if prime is None else prime  # a bad prime: measure says so below
+    strategy = "graded" if homogeneous_by_theorem(net) and (
+        not isinstance(p, numbers.Integral) or interpolates(int(p), net)) else "direct"
     m = measure(net, partition, seed=seed, prime=prime, max_samples=max_samples,
                 strategy=strategy, progress=progress,
                 saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold is None

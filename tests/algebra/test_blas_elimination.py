@@ -359,7 +359,7 @@ def test_rank_modp_dispatches_by_engine(monkeypatch):
     F = np.array([[1, 2], [2, 4]])
     calls = []
 
-    def spy(M, p):
+    def spy(M, p, overwrite=False):
         calls.append(p)
         return 1
 

@@ -24,10 +24,14 @@ false variant of the proof's check).
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 
+from seprank.algebra import blas_elimination
+from seprank.algebra.domains import DEFAULT_PRIME
+from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
 from seprank.engine import structural_poly as sp
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
@@ -37,13 +41,35 @@ from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.theory import bounds
 
 
+def _fits(rows: int, cols: int) -> bool:
+    """Whether a block matrix (float64, eliminated in place) fits in a quarter of the
+    available memory."""
+    return rows * cols * 8 <= available_memory() // 4
+
+
 def _check_fits(rows: int, cols: int) -> None:
-    """Refuse a block matrix (float64, plus the rank engine's working copy) over a quarter
-    of the available memory, before it is allocated."""
-    need, limit = rows * cols * 8, available_memory() // 4
-    if need > limit:
-        raise TooBigError(f"catalecticant: a {rows}x{cols} block needs {need / 2**30:.1f} "
-                          f"GiB, over the {limit / 2**30:.1f} GiB allowed")  # fmt: skip
+    """Refuse a block matrix over a quarter of the available memory, before it is
+    allocated."""
+    if not _fits(rows, cols):
+        raise TooBigError(f"catalecticant: a {rows}x{cols} block needs "
+                          f"{rows * cols * 8 / 2**30:.1f} GiB, over the "
+                          f"{available_memory() // 4 / 2**30:.1f} GiB allowed")  # fmt: skip
+
+
+def _size_refusal(net) -> str | None:
+    """Why F is too large to tabulate (None: it is not), from sizes alone."""
+    d = net.width
+    m = d * (d + 1) // 2
+    if net.depth > 40:  # D = (3^L - 1)/2 over 10^19: no table of F is possible
+        return f"needs depth <= 40 (got {net.depth}): F has degree (3^L - 1)/2"
+    D = bounds.matrix_degree(net.depth)
+    log_terms = math.lgamma(D + m) - math.lgamma(D + 1) - math.lgamma(m)  # ln C(D+m-1, D)
+    if log_terms > math.log(MAX_MONOMIALS):
+        return (f"needs F to have at most {MAX_MONOMIALS:.0e} coefficients (its degree-{D} "
+                f"part alone has about 10^{log_terms / math.log(10):.0f})")
+    if m * math.log2(2 * D + 1 if net.residual else D + 1) >= 62:
+        return f"needs (D+1)^m < 2^62 for its monomial keys (D = {D}, m = {m})"
+    return None
 
 
 def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
@@ -60,10 +86,74 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
                 f"other side {no}): with fewer, S on that side does not fill the symmetric "
                 "matrices and the coefficient reduction does not hold; use 'graded' or "
                 "'direct'")  # fmt: skip
+    too_big = _size_refusal(net)
+    if too_big is not None:
+        return too_big
     D = bounds.matrix_degree(net.depth)
     if p is None or p <= D:
         return f"needs prime > D = {D} (the factorials up to D! must be invertible mod p)"
     return None
+
+
+#: Most coefficients of F the strategy tabulates (a refusal above: the table is int64).
+MAX_MONOMIALS = 10**8
+#: The largest prime below 2**23: the BLAS elimination needs one float64 product per step
+#: instead of two (seprank.algebra.blas_elimination.single_product), about 1.6 times faster.
+FAST_PRIME = 8388593
+#: Short side of the largest block from which the strategy, left to choose its prime,
+#: takes FAST_PRIME (below it the default prime's smaller Schwartz-Zippel bound is free).
+FAST_FROM = 2048
+
+
+def block_shapes(net) -> list[tuple[int, int]]:
+    """(rows, columns) of every matrix the strategy forms, before any is built: block k
+    is C(k+m-1, k) x d C(D-k+m-1, D-k) (exponents of degree k and D - k in m = d(d+1)/2
+    variables); with the residual one matrix over all degrees <= D."""
+    d, D = net.width, bounds.matrix_degree(net.depth)
+    m = d * (d + 1) // 2
+    if net.residual:
+        n = math.comb(D + m, m)
+        return [(n, n * d)]
+    return [(math.comb(k + m - 1, k), d * math.comb(D - k + m - 1, D - k)) for k in range(D + 1)]
+
+
+def choose_prime(net, prime: int | None) -> tuple[int, str]:
+    """The modulus and why: the caller's; else FAST_PRIME when the largest block's short
+    side is at least FAST_FROM and D < FAST_PRIME; else the default prime."""
+    if prime is not None:
+        return int(prime), ""
+    if _size_refusal(net) is not None:  # refused later, with that reason
+        return DEFAULT_PRIME, ""
+    short = max(min(r, c) for r, c in block_shapes(net))
+    if short >= FAST_FROM and bounds.matrix_degree(net.depth) < FAST_PRIME:
+        return FAST_PRIME, (f"; prime {FAST_PRIME}, the largest below 2^23 (its largest "
+                            f"block has a short side of {short}: the GF(p) elimination "
+                            "needs one float64 product per step there, not two; pass "
+                            "prime= for another)")  # fmt: skip
+    return DEFAULT_PRIME, ""
+
+
+def auto_pick(net, A, method: str, sampler: str, prime: int | None) -> tuple[str, int | None]:
+    """Whether ``strategy='auto'`` takes this strategy: (why, its prime) when it does,
+    (why not, None) when not. It is taken when it applies (:func:`refusal`) and each of
+    its matrices fits in memory: it ranks matrices of the graded blocks' sizes (the same
+    ranks) without evaluating any grid, so where it applies it is the cheaper one."""
+    if type(net) is not LinearSelfAttention:
+        return "", None
+    why = refusal(net, A, method, sampler, DEFAULT_PRIME if prime is None else prime)
+    if why is None:
+        p, prime_why = choose_prime(net, prime)
+        why = refusal(net, A, method, sampler, p)
+    if why is not None:
+        return f" (catalecticant not taken: it {why.split('; use ')[0]})", None
+    big = max(block_shapes(net), key=lambda rc: rc[0] * rc[1])
+    if not _fits(*big):
+        return (f" (catalecticant not taken: its largest matrix, {big[0]}x{big[1]}, needs "
+                f"{big[0] * big[1] * 8 / 2**30:.1f} GiB, over the "
+                f"{available_memory() // 4 / 2**30:.1f} GiB allowed)"), None  # fmt: skip
+    return ("auto: catalecticant (both sides have at least width positions and prime > D, "
+            "proofs/catalecticant_reduction.md; no grid: the graded blocks' ranks from F's "
+            f"coefficients; largest matrix {big[0]}x{big[1]})" + prime_why), p
 
 
 #: Extra entries of the long side kept in the first, sub-matrix attempt at a block.
@@ -75,14 +165,19 @@ def _subset(rng, keys, count: int):
     return np.sort(rng.choice(keys, size=min(count, keys.size), replace=False))
 
 
+#: Long-side entries filled per product with the left kernel (bounds that matrix's memory).
+REST_CHUNK = 4096
+
+
 def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
     """(rank, shape ranked, fill seconds, rank seconds) of the block H[rows, (cols, c)].
 
     The rank is at most s = min(rows, d cols). A block whose long side has more than
     s + MARGIN entries is first ranked on a random subset of s + MARGIN of them (whole
     deltas on the column side: d columns each): a submatrix's rank is a lower bound, and
-    when it reaches s it is the block's rank, with no probability. Otherwise (a block
-    below its short side) the whole block is formed and ranked."""
+    when it reaches s it is the block's rank, with no probability. When it falls short,
+    the BLAS engine goes on from that elimination (:func:`_rest_through_kernel`); other
+    engines rank the whole block."""
     d = values.shape[1]
     nr, nc = rows.size, cols.size * d
     small = min(nr, nc)
@@ -95,14 +190,51 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
     tries.append((rows, cols))
     for r_keys, c_keys in tries:
         _check_fits(r_keys.size, c_keys.size * d)
+        whole = r_keys is rows and c_keys is cols
         t0 = time.perf_counter()
-        H = sp.catalecticant(keys, values, r_keys, c_keys)
+        flip = nc < nr  # the short side as rows: the elimination's factors then hold K
+        H = sp.catalecticant(keys, values, r_keys, c_keys, transpose=flip)
         t1 = time.perf_counter()
-        r = plan.engine.rank(H)
+        if whole or plan.engine.name != "blas":
+            r = plan.engine.rank(H, overwrite=True)
+            rest = None
+        else:
+            factors: dict = {}
+            r = len(blas_elimination.pivots(H, plan.domain.p, factors=factors)[0])
+            rest = None if r == small else (np.setdiff1d(rows, r_keys) if flip
+                                            else np.setdiff1d(cols, c_keys))  # fmt: skip
         t_fill, t_rank = t_fill + t1 - t0, t_rank + time.perf_counter() - t1
-        if r == small or r_keys is rows and c_keys is cols:
-            return int(r), list(H.shape), t_fill, t_rank
+        if rest is not None:
+            r2, tf, tr = _rest_through_kernel(plan, keys, values, H, factors, rows, cols, rest,
+                                              flip)  # fmt: skip
+            return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
+        del H
+        if r == small or whole:
+            return int(r), [nr, nc] if whole else [r_keys.size, c_keys.size * d], t_fill, t_rank
     raise AssertionError("the whole block is always tried")  # pragma: no cover
+
+
+def _rest_through_kernel(plan, keys, values, H, factors, rows, cols, rest, flip):
+    """(rank added, fill s, rank s) by the entries ``rest`` of the long side that the
+    eliminated submatrix H left out: rank [H | X] = rank H + rank(K X), K a basis of H's
+    left kernel (exact; :mod:`seprank.algebra.left_kernel`). H's rows are the short side
+    (the block's rows, or with ``flip`` its columns), all of them, so K X has as many
+    rows as H's deficit: the left-out entries are never eliminated."""
+    p = plan.domain.p
+    t0 = time.perf_counter()
+    K = left_kernel(H, factors, p)
+    del H
+    parts = []
+    t_fill = 0.0
+    for s in range(0, rest.size, REST_CHUNK):
+        part = rest[s:s + REST_CHUNK]
+        tf = time.perf_counter()
+        X = sp.catalecticant(keys, values, part, cols, transpose=True) if flip \
+            else sp.catalecticant(keys, values, rows, part)  # fmt: skip
+        t_fill += time.perf_counter() - tf
+        parts.append(matmul_mod_long(K, X, p))
+    r2 = plan.engine.rank(np.hstack(parts))
+    return r2, t_fill, time.perf_counter() - t0 - t_fill
 
 
 def _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no, query_on_A):
@@ -152,7 +284,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         H = sp.catalecticant(keys, values, ks, ks)
         t_eval += time.perf_counter() - te
         tr = time.perf_counter()
-        r = plan.engine.rank(H)
+        r = plan.engine.rank(H, overwrite=True)
         t_rank += time.perf_counter() - tr
         bound = bounds.block_bound(net.depth, d, nq, no, residual=True)
         blocks.append({"degree": None, "other_s_degree": None, "rank": int(r),
