@@ -196,7 +196,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                            net.seq_len)  # fmt: skip
     strategy, picked, cat_note = opts.strategy, None, ""
     if method == "modular" and strategy == "auto":
-        cat_note, cat_prime = catalecticant.auto_pick(net, A, method, sampler, opts.prime)
+        cat_note, cat_prime = catalecticant.auto_pick(net, A, method, sampler, opts.prime,
+                                                      random_weights=weights is None)
         if cat_prime is not None:
             strategy, modulus, picked = "catalecticant", cat_prime, cat_note
     elif method == "modular" and strategy == "catalecticant":

@@ -126,3 +126,49 @@ def test_other_query_position_and_output_coordinate():
     g = measure(net, (0, 1, 2), strategy="graded")
     assert c.catalecticant["query_side"] == "B"
     assert _blocks(c) == {k: r for k, r in _blocks(g).items() if r}
+
+
+def _rank_one_queries(net, seed=0):
+    """Integer weights with every W^Q of rank one: many blocks fall below their short side."""
+    from seprank.algebra.domains import Symbolic
+
+    w = {k: np.array(v, dtype=object) for k, v in net.init(np.random.default_rng(seed),
+                                                            Symbolic()).items()}  # fmt: skip
+    for idx in np.ndindex(w["Wq"].shape[:2]):
+        M = w["Wq"][idx]
+        M[:] = np.outer(M[:, 0], np.ones(M.shape[1], dtype=object))
+    return w
+
+
+@pytest.mark.parametrize("L,d,N", [(2, 2, 4), (3, 2, 4), (2, 3, 6)])
+def test_deficient_blocks_through_the_left_kernel(L, d, N, monkeypatch):
+    """A block whose subset falls short goes on through the subset's left kernel (BLAS
+    engine): block by block equal to ranking whole blocks (flint) and to the graded grid.
+    MARGIN = 0 makes every block with a long side go through a subset first."""
+    from seprank.engine.strategies import catalecticant as cat
+
+    net = LinearSelfAttention(depth=L, width=d, seq_len=N)
+    w = _rank_one_queries(net)
+    calls = []
+    real = cat._rest_through_kernel
+    monkeypatch.setattr(cat, "MARGIN", 0)
+    monkeypatch.setattr(cat, "_rest_through_kernel", lambda *a: calls.append(1) or real(*a))
+    blas = measure(net, weights=w, strategy="catalecticant", rank_engine="blas")
+    whole = measure(net, weights=w, strategy="catalecticant", rank_engine="flint")
+    assert calls, "no block went through the left kernel"
+    assert _blocks(blas) == _blocks(whole)
+    assert blas.rank == whole.rank == measure(net, weights=w, strategy="graded").rank
+    assert any(b["rank"] < min(b["shape"]) for b in blas.blocks)  # deficient blocks indeed
+
+
+def test_auto_takes_catalecticant_and_its_prime_only_for_large_blocks(monkeypatch):
+    from seprank.engine.strategies import catalecticant as cat
+
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    m = measure(net)
+    assert m.strategy == "catalecticant" and m.prime == 67108859  # small blocks: default p
+    monkeypatch.setattr(cat, "FAST_FROM", 2)
+    m2 = measure(net)
+    assert m2.prime == cat.FAST_PRIME and "8388593" in m2.strategy_reason
+    assert m2.rank == m.rank and _blocks(m2) == _blocks(m)
+    assert measure(net, prime=101).prime == 101  # the caller's prime stands

@@ -22,7 +22,7 @@ MAX_REPR = 200
 
 @pytest.fixture(scope="module")
 def graded():
-    return measure(LinearSelfAttention(**NET))
+    return measure(LinearSelfAttention(**NET), strategy="graded")
 
 
 @pytest.fixture(scope="module")

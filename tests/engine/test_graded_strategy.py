@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from seprank import measure
-from seprank.algebra.domains import ModP
+from seprank.algebra.domains import ModP, Symbolic
 from seprank.engine.homogeneity import homogeneity
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
@@ -73,9 +73,23 @@ def test_degree_support_follows_the_query_side():
 
 
 def test_auto_picks_graded_when_homogeneous_and_direct_for_residual():
-    assert measure(LinearSelfAttention(depth=2, width=2, seq_len=4)).strategy == "graded"
-    m = measure(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True))
+    """Where catalecticant does not apply (a side of 1 < width positions): graded for a
+    homogeneous net, direct for the residual one; where it applies, catalecticant, but
+    graded with given weights (nothing random in catalecticant to earn saturation)."""
+    m = measure(LinearSelfAttention(depth=2, width=2, seq_len=2))
+    assert m.strategy == "graded" and "catalecticant not taken: it needs at least width=2" \
+        in m.strategy_reason  # fmt: skip
+    m = measure(LinearSelfAttention(depth=2, width=2, seq_len=2, residual=True))
     assert m.strategy == "direct" and "not homogeneous" in m.strategy_reason
+    for res in (False, True):
+        net = LinearSelfAttention(depth=2, width=2, seq_len=4, residual=res)
+        m = measure(net)
+        assert m.strategy == "catalecticant" and m.strategy_reason.startswith("auto: catal")
+        assert m.rank == measure(net, strategy="graded" if not res else "direct").rank
+        w = net.init(np.random.default_rng(1), Symbolic())
+        m = measure(net, weights=w)
+        assert m.strategy == ("direct" if res else "graded") and "given weights" in \
+            m.strategy_reason  # fmt: skip
     assert measure(LinearSelfAttention(depth=2, width=2, seq_len=4),
                    method="float").strategy == "direct"  # fmt: skip
 
@@ -177,14 +191,15 @@ def _cli(*args):
 def test_cli_json_reports_strategy_and_blocks():
     import json
 
-    r = _cli("measure", "--depth", "3", "--width", "2", "--seq-len", "4", "--json")
+    r = _cli("measure", "--depth", "3", "--width", "2", "--seq-len", "4", "--strategy",
+             "graded", "--json")  # fmt: skip
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["strategy"] == "graded" and d["rank"] == 232 and d["saturated"]
     assert len(d["blocks"]) == 14 and sum(b["rank"] for b in d["blocks"]) == 232
     assert {"degree", "rank", "samples", "saturated"} <= set(d["blocks"][0])
     assert d["graded"]["total_degree"] == 27 and d["graded"]["support"][0] == 1
-    r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--residual",
+    r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "2", "--residual",
              "--json")  # fmt: skip
     d = json.loads(r.stdout)
     assert d["strategy"] == "direct" and "not homogeneous" in d["strategy_reason"]

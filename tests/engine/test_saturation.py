@@ -30,11 +30,11 @@ def test_small_prime_is_not_saturated(capsys):
 
 
 def test_default_prime_is_saturated_on_a_probability_ground():
-    m = measure(NET)
+    m = measure(NET, strategy="graded")
     assert m.rank == 232 and m.saturated and 0 < m.saturation_bound <= 1e-2
     assert m.saturation_reason.startswith("probability bound")
     assert f"over GF({m.prime})" in m.saturation_reason  # the field the bound is about
-    m = measure(NET, saturation_threshold=1e-9)  # the threshold is the user's
+    m = measure(NET, strategy="graded", saturation_threshold=1e-9)  # the user's threshold
     assert not m.saturated and m.sample_saturated and m.rank == 232
     with pytest.raises(ConfigError):
         measure(NET, saturation_threshold=2)

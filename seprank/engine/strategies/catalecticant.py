@@ -133,13 +133,19 @@ def choose_prime(net, prime: int | None) -> tuple[int, str]:
     return DEFAULT_PRIME, ""
 
 
-def auto_pick(net, A, method: str, sampler: str, prime: int | None) -> tuple[str, int | None]:
+def auto_pick(net, A, method: str, sampler: str, prime: int | None,
+              random_weights: bool = True) -> tuple[str, int | None]:  # fmt: skip
     """Whether ``strategy='auto'`` takes this strategy: (why, its prime) when it does,
-    (why not, None) when not. It is taken when it applies (:func:`refusal`) and each of
-    its matrices fits in memory: it ranks matrices of the graded blocks' sizes (the same
-    ranks) without evaluating any grid, so where it applies it is the cheaper one."""
+    (why not, None) when not. It is taken when it applies (:func:`refusal`), the weights
+    are random, and each of its matrices fits in memory: it ranks matrices of the graded
+    blocks' sizes (the same ranks) without evaluating any grid, so where it applies it is
+    the cheaper one. With given weights it samples nothing random, so it could not earn a
+    saturation label; the grid strategies' random points can."""
     if type(net) is not LinearSelfAttention:
         return "", None
+    if not random_weights:
+        return (" (catalecticant not taken: with given weights nothing in it is random, "
+                "so it could not label saturation)"), None  # fmt: skip
     why = refusal(net, A, method, sampler, DEFAULT_PRIME if prime is None else prime)
     if why is None:
         p, prime_why = choose_prime(net, prime)

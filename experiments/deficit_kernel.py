@@ -1,0 +1,158 @@
+"""The left kernel of a catalecticant block: the differential operators that annihilate F.
+
+Run: ``python -m experiments.deficit_kernel [--depth 3 --width 4 --seq-len 8] [--degree 13]
+[--seeds 0 1] [--prime P] [--out FILE.json]``.
+
+Block k of the catalecticant matrix is H[gamma, (delta, c)] = d^(gamma + delta) F_c (a
+constant: |gamma| + |delta| = D), gamma of degree k in the entries of S on the side without
+the query, delta of degree D - k on the query's side. A vector v in its left kernel is an
+operator v(d) = sum_gamma v_gamma d^gamma of order k with v(d) F_c = 0 for every c. For
+each seed (random integer weights, reduced mod p) this script builds F (the catalecticant
+strategy's route), eliminates a random subset of the block's columns, takes the left
+kernel K of that subset (:mod:`seprank.algebra.left_kernel`), keeps the part of K that
+also kills the remaining columns (exact: rank [H1 | X] = rank H1 + rank(K X)), and checks
+K H = 0 on the whole block. It prints the kernel's dimension, the support of its basis in
+reduced echelon form (how many gammas each operator involves, and the pivot gammas as
+monomials in s_ab), and whether the span is the same for every seed (the rank of the
+stacked kernels: equal to one kernel's dimension if and only if the spans agree).
+Everything printed is measured over GF(p) at those weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from seprank.algebra import blas_elimination
+from seprank.algebra.domains import ModP
+from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
+from seprank.engine import structural_poly as sp
+from seprank.nets import LinearSelfAttention
+from seprank.theory import bounds
+
+
+def block_keys(net, degree: int):
+    """(rows, cols, radix, k) of the block of A-degree ``degree`` (query on side A)."""
+    d, D = net.width, bounds.matrix_degree(net.depth)
+    m, radix = d * (d + 1) // 2, D + 1
+    if degree % 2 == 0 or not 1 <= degree <= 2 * D + 1:
+        raise SystemExit(f"--degree: the blocks' A-degrees are odd, 1..{2 * D + 1} "
+                         f"(got {degree})")  # fmt: skip
+    k = D - (degree - 1) // 2  # S-degree on the side without the query
+    return sp.degree_keys(k, m, radix), sp.degree_keys(D - k, m, radix), radix, k
+
+
+def kernel_for_seed(net, seed: int, p: int, degree: int, say) -> dict:
+    """The left kernel of one block at the weights of ``seed``, checked on the whole block."""
+    t0 = time.perf_counter()
+    params = net.init(np.random.default_rng(seed), ModP(p))
+    _, F = sp.build_F(net, params, p)
+    rows, cols, radix, k = block_keys(net, degree)
+    m, D = net.width * (net.width + 1) // 2, bounds.matrix_degree(net.depth)
+    keys, values = sp.coefficient_table(F, m, D, p, radix)
+    d = values.shape[1]
+    rng = np.random.default_rng([seed, 3])
+    order = rng.permutation(cols)
+    first = order[: -(-(rows.size + 16) // d)]
+    H1 = sp.catalecticant(keys, values, rows, first)
+    factors: dict = {}
+    rank1 = len(blas_elimination.pivots(H1, p, factors=factors)[0])
+    K = left_kernel(H1, factors, p)
+    del H1
+    say(f"seed {seed}: block {rows.size} x {cols.size * d}, subset rank {rank1}, "
+        f"left kernel of the subset {K.shape[0]} ({time.perf_counter() - t0:.1f}s)")
+    rest = order[first.size:]
+    if K.shape[0] and rest.size:
+        Z = np.hstack([matmul_mod_long(K, sp.catalecticant(keys, values, rows, rest[s:s + 4096]), p)
+                       for s in range(0, rest.size, 4096)])  # fmt: skip
+        if Z.any():  # keep the combinations of K that kill the other columns too
+            Zc = Z.copy()
+            f2: dict = {}
+            blas_elimination.pivots(Zc, p, factors=f2)
+            K = matmul_mod_long(left_kernel(Zc, f2, p), K, p)
+    whole = np.hstack([matmul_mod_long(K, sp.catalecticant(keys, values, rows, cols[s:s + 4096]), p)
+                       for s in range(0, cols.size, 4096)]) if K.shape[0] else np.zeros((0, 1))  # fmt: skip
+    assert not whole.any(), "K H != 0 on the whole block"
+    return {"seed": seed, "K": K, "rows": rows, "radix": radix, "k": k,
+            "block": [int(rows.size), int(cols.size * d)], "rank": int(rows.size - K.shape[0]),
+            "seconds": time.perf_counter() - t0}  # fmt: skip
+
+
+def rref(K: np.ndarray, p: int) -> tuple[np.ndarray, list[int]]:
+    """Reduced row echelon form of K mod p (python-flint) and its pivot columns."""
+    import flint
+
+    if K.shape[0] == 0:
+        return K, []
+    M = flint.nmod_mat(K.shape[0], K.shape[1], [int(x) for x in K.ravel()], p)
+    R, r = M.rref()
+    E = np.array([[int(R[i, j]) for j in range(K.shape[1])] for i in range(r)], dtype=np.int64)
+    piv = [int(np.flatnonzero(E[i])[0]) for i in range(r)]
+    return E, piv
+
+
+def monomial(key: int, radix: int, pairs) -> str:
+    """The monomial of S-exponent ``key`` as text, e.g. s00^2 s13."""
+    out = []
+    for a, b in pairs:
+        key, e = divmod(key, radix)
+        if e:
+            out.append(f"s{a}{b}" + (f"^{e}" if e > 1 else ""))
+    return " ".join(out) or "1"
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--width", type=int, default=4)
+    ap.add_argument("--seq-len", type=int, default=8)
+    ap.add_argument("--degree", type=int, default=13, help="the block's A-degree (odd)")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    ap.add_argument("--prime", type=int, default=8388593)
+    ap.add_argument("--out", help="write the kernels (reduced echelon form) as JSON")
+    args = ap.parse_args(argv)
+    net = LinearSelfAttention(depth=args.depth, width=args.width, seq_len=args.seq_len)
+
+    def say(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    p = args.prime
+    runs = [kernel_for_seed(net, s, p, args.degree, say) for s in args.seeds]
+    pairs = sp.variable_pairs(net.width)
+    report = {"config": [args.depth, args.width, 1, args.seq_len], "degree": args.degree,
+              "prime": p, "seeds": []}  # fmt: skip
+    for run in runs:
+        E, piv = rref(run["K"], p)
+        run["E"] = E
+        supports = [int(np.count_nonzero(row)) for row in E]
+        print(f"seed {run['seed']}: block {run['block'][0]} x {run['block'][1]}, rank "
+              f"{run['rank']}, left kernel dimension {E.shape[0]}; support sizes {supports} "
+              f"of {run['rows'].size} gammas (S-degree {run['k']})")  # fmt: skip
+        for i, j in enumerate(piv):
+            print(f"  operator {i}: pivot gamma = {monomial(int(run['rows'][j]), run['radix'], pairs)}")
+        report["seeds"].append({"seed": run["seed"], "rank": run["rank"], "block": run["block"],
+                                "kernel_dimension": int(E.shape[0]), "supports": supports,
+                                "pivots": [monomial(int(run["rows"][j]), run["radix"], pairs)
+                                           for j in piv], "seconds": run["seconds"]})  # fmt: skip
+    dims = {int(r["E"].shape[0]) for r in runs}
+    if len(runs) > 1 and len(dims) == 1:
+        stacked = np.vstack([r["E"] for r in runs])
+        together = len(rref(stacked, p)[1])
+        same = together == dims.pop()
+        print(f"span of the kernels over seeds {args.seeds}: rank of the stack {together}: "
+              + ("the same subspace for every seed (weight-independent at these seeds)" if same
+                 else "different subspaces (the operators depend on the weights)"))  # fmt: skip
+        report["stacked_rank"], report["same_span"] = together, same
+    if args.out:
+        for r, s in zip(runs, report["seeds"]):
+            s["kernel_rref"] = r["E"].tolist()
+        with open(args.out, "w") as fh:
+            json.dump(report, fh)
+
+
+if __name__ == "__main__":
+    main()
