@@ -15,7 +15,7 @@ from seprank.errors import SeprankError
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
-from seprank.verdicts import certificate_schema
+from seprank.verdicts import catalecticant_certificate, certificate_schema
 from seprank.verdicts.certificate_format import (
     FORMAT,
     claim_text,
@@ -203,6 +203,10 @@ def _check(cert, recheck_upper: bool, kernel: bool = False, cls=None) -> CheckRe
     total = sum(int(b["rank"]) for b in blocks)
     if int(cert["rank"]) != total:
         bad.append(f"claimed rank {cert['rank']} != sum of the block ranks {total}")
+    if cert.get("strategy") == "catalecticant":  # F's coefficients rebuilt, not a grid
+        bad = bad or catalecticant_certificate.check(cert, net, params, A, p)
+        return CheckResult(False, bad, rank=total) if bad else \
+            _check_upper(cert, net, A, total, recheck_upper)  # fmt: skip
     graded = cert.get("strategy") == "graded"
     T = None
     if graded:

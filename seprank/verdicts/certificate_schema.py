@@ -16,6 +16,7 @@ minors nonsingular, the bound right) is :func:`seprank.verdicts.certificates.che
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -41,8 +42,15 @@ MAX_SEED = 2**128
 REQUIRED = ("format", "architecture", "config", "partition", "prime", "seed", "weights",
             "weights_sha256", "points", "draws", "strategy", "total_degree", "rank", "blocks",
             "upper_bound", "exact", "claim", "created_by", "numpy")  # fmt: skip
-OPTIONAL = ("upper_source", "upper_given")
-STRATEGIES = ("direct", "graded")
+OPTIONAL = ("upper_source", "upper_given", "keys", "key_radix")
+STRATEGIES = ("direct", "graded", "catalecticant")
+#: A catalecticant certificate's check rebuilds F (at most this many coefficients, d
+#: C(D + m, m) for D = (3^L - 1)/2, m = d(d+1)/2) and its minors' entries (at most this
+#: many, summed over the blocks).
+MAX_REFERENCE_TERMS = 2 * 10**7
+MAX_MINOR_ENTRIES = 5 * 10**7
+#: Largest monomial key of a catalecticant certificate (the keys are int64).
+MAX_KEY = 2**62
 _ARCH = re.compile(r"[A-Za-z_][\w.-]*(:[A-Za-z_][\w.]*)?\Z")
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
@@ -167,7 +175,13 @@ def validate(cert) -> None:
     for k in ("exact", "upper_given"):
         if k in cert and not isinstance(cert[k], bool):
             _bad(k, f"must be true or false, got {_show(cert[k])}")
-    _blocks(cert["blocks"])
+    _blocks(cert["blocks"], cert["strategy"] == "catalecticant")
+    if cert["strategy"] == "catalecticant":
+        _catalecticant(cert)
+    else:
+        for k in ("keys", "key_radix"):
+            if k in cert:
+                _bad(k, "belongs to a catalecticant certificate only")
     _work(cert)
 
 
@@ -195,19 +209,45 @@ def _config(cfg) -> None:
             _bad(f, f"must be an integer, true/false, a string, null or a list, got {_show(v)}")
 
 
-def _blocks(blocks) -> None:
+def _blocks(blocks, cat: bool = False) -> None:
     if not isinstance(blocks, list) or not blocks:
         _bad("blocks", f"must be a non-empty list, got {_show(blocks)}")
     if len(blocks) > MAX_VANDERMONDE:
         _bad("blocks", f"has {len(blocks)} blocks, at most {MAX_VANDERMONDE}")
     for i, b in enumerate(blocks):
         f = f"blocks[{i}]"
-        if not isinstance(b, dict) or set(b) != {"degree", "rank", "rows", "cols"}:
-            _bad(f, "must be an object with exactly degree, rank, rows, cols")
+        keys = ("degree", "other_s_degree", "rank", "rows", "cols", "coords") if cat else \
+            ("degree", "rank", "rows", "cols")  # fmt: skip
+        if not isinstance(b, dict) or set(b) != set(keys):
+            _bad(f, f"must be an object with exactly {', '.join(keys)}")
         _int(f"{f}.degree", b["degree"], 0, 3**40, null=True)
         _int(f"{f}.rank", b["rank"], 0)
-        _ints(f"{f}.rows", b["rows"])
-        _ints(f"{f}.cols", b["cols"])
+        _ints(f"{f}.rows", b["rows"], MAX_KEY if cat else MAX_INDEX)
+        _ints(f"{f}.cols", b["cols"], MAX_KEY if cat else MAX_INDEX)
+        if cat:
+            _int(f"{f}.other_s_degree", b["other_s_degree"], 0, 3**40, null=True)
+            _ints(f"{f}.coords", b["coords"], 10**6)
+
+
+def _catalecticant(cert: dict) -> None:
+    """The catalecticant fields, and the size of F and of the minors the check builds."""
+    for k in ("keys", "key_radix"):
+        if k not in cert:
+            _bad(k, "is missing (a catalecticant certificate needs it)")
+    _str("keys", cert["keys"])
+    _int("key_radix", cert["key_radix"], 2, 2**40)
+    cfg = cert["config"]
+    L, d = cfg.get("depth"), cfg.get("width")
+    if not (_is_int(L) and 1 <= L <= 40 and _is_int(d) and 1 <= d <= 10**4):
+        _bad("config", "needs integer depth (1..40) and width for a catalecticant certificate")
+    D, m = (3**L - 1) // 2, d * (d + 1) // 2
+    terms = d * math.comb(D + m, m)
+    if terms > MAX_REFERENCE_TERMS:
+        _bad("config", f"depth {L}, width {d}: F has up to {terms:.2e} coefficients to "
+             f"rebuild, at most {MAX_REFERENCE_TERMS:.0e}")
+    cells = sum(len(b["rows"]) * len(b["cols"]) for b in cert["blocks"])
+    if cells > MAX_MINOR_ENTRIES:
+        _bad("blocks", f"the minors have {cells:,} entries, at most {MAX_MINOR_ENTRIES:,}")
 
 
 def _width(cfg: dict) -> int:

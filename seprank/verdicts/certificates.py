@@ -32,6 +32,12 @@ numpy's generator, evaluates the network with its reference (numpy) code in GF(p
 graded blocks evaluates f(t a_r, b_c) at the T + 1 points t = 0..T and interpolates
 exactly (so it does not trust the measurement's degree detection), and computes each
 determinant with python-flint (not the BLAS engine that measured it).
+
+Where the catalecticant strategy applies (``strategy='auto'`` takes it), ``certify``
+measures with it and each block names a nonsingular minor of the coefficient matrix of
+the structural polynomial F instead (:mod:`seprank.verdicts.catalecticant_certificate`);
+the check rebuilds F's coefficients from the seed by its own route
+(:mod:`seprank.verdicts.reference_poly`). ``grid=True`` keeps the grid strategies.
 """
 
 from __future__ import annotations
@@ -46,13 +52,16 @@ from seprank._version import __version__
 from seprank.algebra.domains import DEFAULT_PRIME, ModP
 from seprank.engine import display
 from seprank.engine.feasibility import interpolates
-from seprank.engine.measure import measure
+from seprank.engine.measure import execute, plan
+from seprank.engine.options import MeasureOptions
 from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
+from seprank.engine.strategies import catalecticant
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
+from seprank.verdicts import catalecticant_certificate
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
 from seprank.verdicts.certificate_format import (
     FORMAT,
@@ -219,9 +228,14 @@ class Certification:
 
 def make_certificate(net, m, upper: int | None = None, source: str | None = None,
                      given: bool = False, tag: str | None = None) -> dict | None:
-    """The certificate of a modular, random-sampler Measurement (None without minors)."""
-    if m.minors is None or m.method != "modular" or m.sampler != "random":
+    """The certificate of a modular Measurement, random-sampler or catalecticant (None
+    without minors)."""
+    cat = m.strategy == "catalecticant"
+    if m.minors is None or m.method != "modular" or (m.sampler != "random" and not cat):
         return None
+    blocks = catalecticant_certificate.blocks(m.minors) if cat else [
+        {"degree": b["degree"], "rank": int(b["rank"]), "rows": list(b["rows"]),
+         "cols": list(b["cols"])} for b in m.minors]  # fmt: skip
     params = net.init(np.random.default_rng(m.seed), ModP(m.prime))
     cert = {
         "format": FORMAT,
@@ -232,13 +246,13 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
         "seed": int(m.seed),
         "weights": WEIGHTS_RULE,
         "weights_sha256": weights_digest(params),
-        "points": POINTS_RULE,
-        "draws": [list(d) for d in m.draws],
+        "points": catalecticant_certificate.POINTS if cat else POINTS_RULE,
+        "draws": [] if cat else [list(d) for d in m.draws],
         "strategy": m.strategy,
         "total_degree": (m.graded or {}).get("total_degree"),
+        **(catalecticant_certificate.fields(net) if cat else {}),
         "rank": int(m.rank),
-        "blocks": [{"degree": b["degree"], "rank": int(b["rank"]), "rows": list(b["rows"]),
-                    "cols": list(b["cols"])} for b in m.minors],  # fmt: skip
+        "blocks": blocks,
         "upper_bound": upper,
         "upper_source": source,
         "upper_given": bool(given),
@@ -296,10 +310,28 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
                                   + f"; saturation: {m.saturation_reason}")  # fmt: skip
 
 
+def _measure(net, partition, A, *, seed, prime, max_samples, progress, saturation_threshold,
+             grid):  # fmt: skip
+    """Measure with minors recorded: catalecticant where auto takes it (its minors are
+    coefficient minors), else a grid strategy (graded where it interpolates)."""
+    p = DEFAULT_PRIME if prime is None else prime  # a bad prime: plan says so below
+    cat = not grid and isinstance(p, numbers.Integral) and catalecticant.auto_pick(
+        net, A, "modular", "auto", prime)[1] is not None  # fmt: skip
+    strategy = "auto" if cat else "graded" if homogeneous_by_theorem(net) and (
+        not isinstance(p, numbers.Integral) or interpolates(int(p), net)) else "direct"
+    opts = MeasureOptions(seed=seed, prime=prime, max_samples=max_samples, strategy=strategy,
+                          saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold
+                          is None else saturation_threshold)  # fmt: skip
+    mp = plan(net, partition, opts, progress=progress)
+    if mp.strategy == "catalecticant":
+        mp.run.minors = {}  # record each block's nonsingular minor
+    return execute(mp)
+
+
 def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
             max_samples: int | None = None, progress=None,
             saturation_threshold: float | None = None, upper: int | None = None,
-            upper_source: str | None = None) -> Certification:  # fmt: skip
+            upper_source: str | None = None, grid: bool = False) -> Certification:  # fmt: skip
     """Measure, compare with an upper bound, and build a certificate.
 
     The bound is the architecture's own (:func:`architecture_bound`), or ``upper`` with
@@ -307,8 +339,11 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     when the certified lower bound meets the architecture's proved bound (no probability
     involved), ``"exact, given the stated bound (SOURCE)"`` when it meets a stated one;
     otherwise ``"lower bound"`` with the gap, and ``ground`` repeats the probability
-    ground of the saturation label, if any. Homogeneous-by-theorem networks are measured
-    by the graded strategy, every other architecture by the direct one.
+    ground of the saturation label, if any. Where the catalecticant strategy applies
+    (LinearSelfAttention with at least width positions a side; what ``strategy='auto'``
+    takes) it measures, and the certificate names a nonsingular minor of each coefficient
+    block; else homogeneous-by-theorem networks are measured by the graded strategy,
+    every other architecture by the direct one.
 
     Parameters
     ----------
@@ -330,6 +365,9 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
         A bound the user states, instead of the architecture's own.
     upper_source : str, optional
         Where ``upper`` is proved (needs ``upper``).
+    grid : bool, default False
+        Measure with a grid strategy (graded or direct) even where the catalecticant
+        strategy applies: the certificate then names minors of sampled grids.
 
     Returns
     -------
@@ -351,17 +389,12 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     >>> seprank.check_certificate(c.certificate).ok
     True
     """
-    check_partition(default_partition(net.seq_len) if partition is None else partition,
-                    net.seq_len)  # fmt: skip
+    A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
+                           net.seq_len)  # fmt: skip
     upper, why, source, given, tag = _bound(net, partition, upper, upper_source)
-    # a certificate names grid minors: the grid strategies (graded where it interpolates)
-    p = DEFAULT_PRIME if prime is None else prime  # a bad prime: measure says so below
-    strategy = "graded" if homogeneous_by_theorem(net) and (
-        not isinstance(p, numbers.Integral) or interpolates(int(p), net)) else "direct"
-    m = measure(net, partition, seed=seed, prime=prime, max_samples=max_samples,
-                strategy=strategy, progress=progress,
-                saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold is None
-                else saturation_threshold)  # fmt: skip
+    m = _measure(net, partition, A, seed=seed, prime=prime, max_samples=max_samples,
+                 progress=progress, saturation_threshold=saturation_threshold,
+                 grid=grid)  # fmt: skip
     cert = make_certificate(net, m, upper, source, given, tag)
     exact, status, ground = _verdict(m, upper, given, source, cert is not None, tag)
     return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=why,

@@ -27,7 +27,7 @@ def cert(tmp_path_factory):
     from seprank.nets import LinearSelfAttention
     from seprank.verdicts.certificates import certify
 
-    c = certify(LinearSelfAttention(depth=2, width=2, seq_len=4))
+    c = certify(LinearSelfAttention(depth=2, width=2, seq_len=4), grid=True)
     assert c.exact and c.certificate["strategy"] == "graded"
     return c.certificate
 

@@ -15,7 +15,7 @@ from seprank.nets import LinearSelfAttention
 
 @pytest.fixture(scope="module")
 def graded_cert():
-    c = certify(LinearSelfAttention(depth=3, width=2, seq_len=4))
+    c = certify(LinearSelfAttention(depth=3, width=2, seq_len=4), grid=True)
     assert c.exact and c.status == "exact, proved" and c.lower == c.upper == 232
     assert c.measurement.strategy == "graded"
     return c.certificate
@@ -23,7 +23,7 @@ def graded_cert():
 
 @pytest.fixture(scope="module")
 def direct_cert():
-    c = certify(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True))
+    c = certify(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True), grid=True)
     assert c.measurement.strategy == "direct" and len(c.certificate["blocks"]) == 1
     return c.certificate
 

@@ -81,6 +81,9 @@ class Plan:
     #: The tqdm bar of the sample size (progress=True where one can be drawn); False once
     #: none can be (a log or a pipe: the lines only).
     bar: Any = field(default=None, repr=False)
+    #: Catalecticant only: a dict to record each block's nonsingular minor in (a
+    #: certificate is wanted; :mod:`seprank.engine.strategies.catalecticant_minors`).
+    minors: dict | None = field(default=None, repr=False)
 
     def say(self, msg: str) -> None:
         """One progress line (:func:`say`)."""

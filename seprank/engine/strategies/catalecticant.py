@@ -35,6 +35,7 @@ from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
 from seprank.engine import structural_poly as sp
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
+from seprank.engine.strategies import catalecticant_minors as minors
 from seprank.engine.strategies.base import Plan
 from seprank.errors import TooBigError
 from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
@@ -194,6 +195,7 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
     elif nr > small + MARGIN:
         tries.append((_subset(plan.pts_rng, rows, small + MARGIN), cols))
     tries.append((rows, cols))
+    rec = minors.recording(plan)  # certifying: the pivots too (no left-kernel shortcut)
     for r_keys, c_keys in tries:
         _check_fits(r_keys.size, c_keys.size * d)
         whole = r_keys is rows and c_keys is cols
@@ -201,7 +203,10 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
         flip = nc < nr  # the short side as rows: the elimination's factors then hold K
         H = sp.catalecticant(keys, values, r_keys, c_keys, transpose=flip)
         t1 = time.perf_counter()
-        if whole or plan.engine.name != "blas":
+        if rec:
+            r, minor = minors.pivots_of(plan, H, r_keys, c_keys, flip, d)
+            rest = None
+        elif whole or plan.engine.name != "blas":
             r = plan.engine.rank(H, overwrite=True)
             rest = None
         else:
@@ -216,6 +221,8 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
             return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
         del H
         if r == small or whole:
+            if rec:
+                minors.keep(plan, rows, cols, minor)
             return int(r), [nr, nc] if whole else [r_keys.size, c_keys.size * d], t_fill, t_rank
     raise AssertionError("the whole block is always tried")  # pragma: no cover
 
@@ -290,7 +297,11 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         H = sp.catalecticant(keys, values, ks, ks)
         t_eval += time.perf_counter() - te
         tr = time.perf_counter()
-        r = plan.engine.rank(H, overwrite=True)
+        if minors.recording(plan):
+            r, minor = minors.pivots_of(plan, H, ks, ks, False, d)
+            minors.keep(plan, ks, ks, minor)
+        else:
+            r = plan.engine.rank(H, overwrite=True)
         t_rank += time.perf_counter() - tr
         bound = bounds.block_bound(net.depth, d, nq, no, residual=True)
         blocks.append({"degree": None, "other_s_degree": None, "rank": int(r),
@@ -314,4 +325,5 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
         history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
         strategy_reason=reason, blocks=blocks, catalecticant=info,
+        minors=minors.collect(plan, blocks, D),
     )  # fmt: skip

@@ -1,0 +1,149 @@
+"""Certificates of catalecticant measurements: per block, a nonsingular minor of the
+coefficient matrix H[gamma, (delta, c)] = coef_c(gamma + delta) (gamma + delta)!, and its
+check from F's coefficients rebuilt from the seed by
+:mod:`seprank.verdicts.reference_poly` (not the measurement's builder).
+
+Why a nonsingular minor mod p certifies ``sep >= rank``: H's entries are integers (the
+coefficients of the integer-weight network's F, times factorials) reduced mod p, so an
+r x r minor nonzero mod p is a nonzero integer minor, rank_Q H >= r, and sep(f; A, B) =
+rank_Q H when both sides have at least d positions (proofs/catalecticant_reduction.md).
+Without the residual H is block diagonal (block k: gamma of degree k, delta of degree
+D - k), so minors of distinct blocks together form one minor of H and their ranks add.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seprank.nets.attention import LinearSelfAttention
+from seprank.theory import bounds
+from seprank.verdicts import reference_poly
+
+POINTS = "none: the catalecticant strategy samples no points (draws is empty)"
+KEYS_RULE = (
+    "F(S) = e_c^T P_L(S) over GF(prime) (the structural lemma, proofs/structural_lemma.md) "
+    "for the weights above, in the m = d(d+1)/2 variables s_ab (a <= b, row-major) of S; "
+    "key(alpha) = sum_e alpha_e key_radix^e; a block's minor has rows gamma = rows[i], "
+    "columns (delta, c) = (cols[j], coords[j]) and entries coef_c(gamma + delta) "
+    "(gamma + delta)! mod prime; other_s_degree is |gamma| (null: the residual's one "
+    "matrix over all degrees), degree the A-side degree in x")
+
+
+def radix(net) -> int:
+    """The key radix: D + 1 for the homogeneous blocks, 2D + 1 with the residual."""
+    D = bounds.matrix_degree(net.depth)
+    return 2 * D + 1 if net.residual else D + 1
+
+
+def fields(net) -> dict:
+    """The catalecticant-only fields of a certificate: ``keys`` and ``key_radix``."""
+    return {"keys": KEYS_RULE, "key_radix": radix(net)}
+
+
+def blocks(minors: list) -> list:
+    """The certificate's blocks from a Measurement's catalecticant minors."""
+    return [{"degree": b["degree"], "other_s_degree": b["other_s_degree"],
+             "rank": int(b["rank"]), "rows": [int(x) for x in b["rows"]],
+             "cols": [int(x) for x in b["cols"]], "coords": [int(x) for x in b["coords"]]}
+            for b in minors]  # fmt: skip
+
+
+def _applies(cert, net, A, p: int) -> list:
+    """Why the reduction or the key convention does not hold here (empty: they do)."""
+    if type(net) is not LinearSelfAttention:
+        return [f"a catalecticant certificate needs a LinearSelfAttention network "
+                f"(got {type(net).__name__})"]  # fmt: skip
+    bad = []
+    d, D = net.width, bounds.matrix_degree(net.depth)
+    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    if min(nq, no) < d:
+        bad.append(f"the partition leaves {nq} and {no} positions on the query's and the "
+                   f"other side: the catalecticant reduction needs at least width = {d}")
+    if p <= D:
+        bad.append(f"prime {p} must exceed D = {D} (the factorials must be invertible)")
+    if cert.get("key_radix") != radix(net):
+        bad.append(f"key_radix {cert.get('key_radix')!r} is not {radix(net)} "
+                   f"({'2D + 1' if net.residual else 'D + 1'}, D = {D})")
+    elif radix(net) ** (d * (d + 1) // 2) >= 2**62:
+        bad.append(f"keys in base {radix(net)} of {d * (d + 1) // 2} digits overflow 2^62")
+    if cert.get("total_degree") is not None:
+        bad.append("total_degree must be null in a catalecticant certificate")
+    if cert.get("draws"):
+        bad.append("a catalecticant certificate samples nothing: draws must be empty")
+    return bad
+
+
+def _layout(cert, net, A) -> list:
+    """The blocks' degrees: the residual's one matrix, or distinct homogeneous blocks
+    whose A-degree matches their other_s_degree."""
+    D, bs = bounds.matrix_degree(net.depth), cert["blocks"]
+    if net.residual:
+        if len(bs) != 1 or bs[0]["degree"] is not None or bs[0]["other_s_degree"] is not None:
+            return ["with the residual a catalecticant certificate has exactly one block, "
+                    "of degree and other_s_degree null"]  # fmt: skip
+        return []
+    ks = [b["other_s_degree"] for b in bs]
+    if len(set(ks)) != len(ks) or not all(isinstance(k, int) and 0 <= k <= D for k in ks):
+        return [f"block other_s_degrees {ks} must be distinct integers in 0..{D}"]
+    on_A = net.query_position in set(A)
+    for b in bs:
+        k = b["other_s_degree"]
+        want = 2 * (D - k) + 1 if on_A else 2 * k
+        if b["degree"] != want:
+            return [f"block of other_s_degree {k}: degree {b['degree']!r} is not its "
+                    f"A-degree {want}"]  # fmt: skip
+    return []
+
+
+def _where(b) -> str:
+    k = b["other_s_degree"]
+    return "the residual's block" if k is None else f"block of other_s_degree {k}"
+
+
+def _indices(b, net) -> str | None:
+    """Why a block's minor indices are bad (None: they are good)."""
+    d, D, R = net.width, bounds.matrix_degree(net.depth), radix(net)
+    m = d * (d + 1) // 2
+    r, rows, cols, cs = int(b["rank"]), b["rows"], b["cols"], b["coords"]
+    if not len(rows) == len(cols) == len(cs) == r:
+        return (f"rank {r} but {len(rows)} rows, {len(cols)} columns and {len(cs)} "
+                "coordinates")  # fmt: skip
+    if any(not 0 <= c < d for c in cs):
+        return f"a coordinate is outside 0..{d - 1}"
+    k = b["other_s_degree"]
+    for what, keys, deg in (("row", rows, k), ("column", cols, None if k is None else D - k)):
+        if any(not 0 <= x < R**m for x in keys):
+            return f"a {what} key is outside 0..{R}^{m} - 1"
+        sums = reference_poly.digits(keys, m, R).sum(axis=1)
+        if (sums > D).any() if deg is None else (sums != deg).any():
+            return (f"a {what} key is not an exponent of degree "
+                    f"{'<= ' + str(D) if deg is None else deg}")  # fmt: skip
+    if len(set(rows)) < r or len(set(zip(cols, cs))) < r:
+        return "its rows or columns repeat an index"
+    return None
+
+
+def check(cert, net, params, A, p: int) -> list:
+    """Why a catalecticant certificate's blocks fail (empty: every minor is nonsingular
+    over GF(p) and the reduction applies); the caller checks the total and the bound."""
+    import flint
+
+    bad = _applies(cert, net, A, p) or _layout(cert, net, A)
+    if bad:
+        return bad
+    bad = [f"{_where(b)}: {why}" for b in cert["blocks"] if (why := _indices(b, net))]
+    if bad:
+        return bad
+    d, R = net.width, radix(net)
+    F = reference_poly.reference_F(net, params, p, R)
+    for b in cert["blocks"]:
+        r = int(b["rank"])
+        if r == 0:
+            continue
+        alpha = np.asarray(b["rows"], dtype=np.int64)[:, None] + \
+            np.asarray(b["cols"], dtype=np.int64)[None, :]  # fmt: skip
+        H = reference_poly.entries(F, alpha, np.asarray(b["coords"])[None, :], p,
+                                   d * (d + 1) // 2, R)  # fmt: skip
+        if int(flint.nmod_mat(r, r, [int(v) for v in H.ravel()], p).det()) == 0:
+            bad.append(f"{_where(b)}: the {r} x {r} minor is singular over GF({p})")
+    return bad
