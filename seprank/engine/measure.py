@@ -15,11 +15,12 @@ Three methods:
 
 Two strategies for ``modular`` (:mod:`seprank.engine.strategies`): ``direct`` (one grid matrix)
 and ``graded`` (one matrix per A-side degree of a homogeneous f, summed: exact ranks far
-beyond one matrix); ``auto`` picks graded when f is homogeneous. A third,
-``catalecticant`` (LinearSelfAttention, at least d_x positions a side; only when asked
-for), evaluates no grid: its blocks come from the structural polynomial's
-coefficients. The sample grows geometrically until it saturates or ``max_samples`` is
-hit; the result says which. Nothing here consults the theory module.
+beyond one matrix). A third, ``catalecticant`` (LinearSelfAttention, at least d_x
+positions a side), evaluates no grid: its blocks come from the structural polynomial's
+coefficients. ``auto`` takes catalecticant where it applies, the weights are random and
+its largest matrix fits in memory; else graded when f is homogeneous; else direct. The
+grid strategies' sample grows geometrically until it saturates or ``max_samples`` is hit;
+the result says which. Nothing here consults the theory module.
 
 The work is split as opt_einsum splits ``contract_path`` from ``contract``: the options
 are validated once (:class:`~seprank.engine.options.MeasureOptions`), :func:`plan` decides
@@ -371,8 +372,9 @@ def measure(
         GF(p) rank engine for ``modular`` (see :func:`seprank.algebra.rank.rank_modp`; all
         exact, they agree).
     strategy : {"auto", "direct", "graded", "catalecticant"}, default "auto"
-        Measurement strategy (modular only; see :mod:`seprank.engine.strategies`).
-        ``max_samples`` then bounds each block's sample.
+        Measurement strategy (modular only; see :mod:`seprank.engine.strategies`;
+        ``auto``: the rule above, the reason is in the result). ``max_samples`` bounds each
+        graded block's sample.
     incremental : bool, default True
         Extend one elimination as the sample grows (BLAS engine on the CPU) instead of
         re-ranking each step from scratch; exact either way.

@@ -1,12 +1,13 @@
 """How a rank is measured: ``direct`` (one grid matrix), ``graded`` (one per A-degree) or
 ``catalecticant`` (no grid: the blocks from the coefficients of the structural lemma's
-polynomial, for LinearSelfAttention with at least d_x positions on each side; only when
-requested).
+polynomial, for LinearSelfAttention with at least d_x positions on each side).
 
-:func:`choose` picks the strategy for ``strategy="auto"``: graded when the method is
-modular, the sampler random, and f is homogeneous (declared by the architecture and
-checked, or detected at random points: see :mod:`seprank.engine.homogeneity`); direct otherwise.
-The reason is recorded in the Measurement.
+For ``strategy="auto"`` the plan first asks :func:`catalecticant.auto_pick` (it applies,
+the weights are random, its largest matrix fits in memory); otherwise :func:`choose`
+picks graded when the method is modular, the sampler random, and f is homogeneous
+(declared by the architecture and checked, or detected at random points: see
+:mod:`seprank.engine.homogeneity`), direct otherwise. The reason is recorded in the
+Measurement.
 """
 
 from __future__ import annotations
