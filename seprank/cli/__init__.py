@@ -12,6 +12,7 @@ import sys
 from seprank._version import __version__
 from seprank.cli import (
     archs,
+    blocks,
     bounds,
     certify,
     experiment,
@@ -47,6 +48,7 @@ def _build_parser() -> argparse.ArgumentParser:
     archs.add_parser(sub)
     certify.add_parsers(sub)
     sweep.add_parser(sub)
+    blocks.add_parser(sub)
     results.add_parser(sub)
     return ap
 
@@ -63,6 +65,7 @@ COMMANDS = {
     "figures": figures.cmd_figures,
     "experiment": experiment.cmd_experiment,
     "sweep": sweep.cmd,
+    "blocks": blocks.cmd,
     "results": results.cmd,
 }
 

@@ -108,14 +108,15 @@ def cmd_measure(args) -> int:
             m = measure(net, args.partition, seed=args.seed, prime=args.prime, **kw)
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
-            _print_measurement(exc.partial, args.json)
+            print_measurement(exc.partial, args.json)
         print("seprank: interrupted", file=sys.stderr)
         return 130
-    _print_measurement(m, args.json, summary)
+    print_measurement(m, args.json, summary)
     return 0
 
 
-def _print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
+def print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
+    """Print a Measurement as ``seprank measure`` does (``as_json``: its JSON)."""
     if as_json:
         d = m.to_dict()
         if summary is not None:

@@ -105,13 +105,13 @@ class Outcome:
         return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
 
 
-def _plan_all(todo: list, store, bar, out) -> list:
+def _plan_all(todo: list, store, bar, out, plan_fn=plan) -> list:
     """Plan each task (estimates); an invalid configuration is stored as failed, not run.
     Largest first, so that the long ones do not end last."""
     ready = []
     for s in todo:
         try:
-            ready.append(plan(s))
+            ready.append(plan_fn(s))
         except Exception as exc:
             store.put(s, {"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
             bar.failed += 1
@@ -136,7 +136,7 @@ def _refuse_oversized(ready: list, worker_memory, store, bar, out) -> list:
     return queue
 
 
-def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
+def _drain(ex, queue: list, store, bar, out, retries: int, task_fn, on_result=None) -> None:
     """Submit and collect until every task has a stored result. A task lost in another
     task's crash (a broken pool fails all its tasks) is rerun alone and not charged an
     attempt; a failure marked ``retry`` is requeued until ``retries`` is used up."""
@@ -166,6 +166,8 @@ def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
                 suspects.append(s)
                 continue
             store.put(s, res)
+            if on_result is not None:
+                on_result(s, res)
             if res["status"] == "failed" and res.get("retry") and tries[s["key"]] <= retries:
                 out.retried += 1
                 queue.append(s)  # next to run
@@ -181,7 +183,8 @@ def _drain(ex, queue: list, store, bar, out, retries: int, task_fn) -> None:
 def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler=None,
         workers: int | None = None, worker_memory: int | None = None, retries: int = 2,
         progress: bool = True, dask_processes: bool = True, label: str = "sweep",
-        say=None, task_fn=run_task, worker_timeout: float | None = None) -> Outcome:  # fmt: skip
+        say=None, task_fn=run_task, worker_timeout: float | None = None, plan_fn=plan,
+        on_result=None) -> Outcome:  # fmt: skip
     """Run every task not yet ``done`` in ``store``; see the module docstring.
 
     Parameters
@@ -217,6 +220,12 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         (:func:`seprank.sweeps.tasks.run_task`; importable by name: workers are spawned).
     worker_timeout : float, optional
         Seconds a Dask cluster may have no live worker before the run stops (default 300).
+    plan_fn : callable, default plan
+        ``plan_fn(spec) -> spec`` with ``est_seconds`` and ``est_bytes`` filled in
+        (:func:`seprank.sweeps.tasks.plan`; identity for specs that carry them already).
+    on_result : callable, optional
+        ``on_result(spec, outcome)``, called in this process after each outcome is stored
+        (e.g. a line per finished task).
 
     Returns
     -------
@@ -245,7 +254,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         say(f"{label}: all {len(unique)} tasks are in the store {store.path}: nothing to run")
         return out
     bar = Progress(len(unique), out.skipped, enabled=progress, label=label)
-    ready = _plan_all(todo, store, bar, out)
+    ready = _plan_all(todo, store, bar, out, plan_fn)
     t_start = time.perf_counter()
     try:
         ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
@@ -269,7 +278,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     try:
         if queue and (executor != "dask" or scheduler is None):
             warm_up(say if progress else None)
-        _drain(ex, queue, store, bar, out, retries, task_fn)
+        _drain(ex, queue, store, bar, out, retries, task_fn, on_result)
         failed_hard = False
     except KeyboardInterrupt:
         interrupted = out.interrupted = True

@@ -20,12 +20,17 @@ bound; nothing is sampled, so saturation is a Schwartz-Zippel bound on the weigh
 (:func:`seprank.engine.saturation.label`). A side with fewer than d positions is refused:
 there S_Q or S_O does not fill the symmetric matrices and the reduction can fail (the
 false variant of the proof's check).
+
+:func:`run` is :func:`prepare` (F's table), :func:`measure_block` for each block and
+:func:`assemble`; each block is a pure function of the network, seed, prime and k, so
+:mod:`seprank.sweeps.block_tasks` runs them as stored, resumable tasks.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -250,25 +255,78 @@ def _rest_through_kernel(plan, keys, values, H, factors, rows, cols, rest, flip)
     return r2, t_fill, time.perf_counter() - t0 - t_fill
 
 
-def _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no, query_on_A):
-    """Every block k = 0..D (S-degree k on the side without the query), ranked."""
+@dataclass
+class Prepared:
+    """F's coefficient table and what every block of one measurement needs: deterministic
+    from the network's config, the weights' seed and the prime (:func:`prepare`)."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    D: int
+    m: int
+    radix: int
+    build_seconds: float
+    #: The proved bound of each block, k = 0..D (None: not computed, or the residual).
+    terms: list | None
+
+
+def prepare(plan: Plan) -> Prepared:
+    """Build F and its coefficient table (the part of :func:`run` before any block)."""
+    net, p = plan.net, plan.domain.p
+    d, D = net.width, bounds.matrix_degree(net.depth)
+    m = d * (d + 1) // 2
+    t0 = time.perf_counter()
+    _, F = sp.build_F(net, plan.params, p)
+    radix = 2 * D + 1 if net.residual else D + 1
+    keys, values = sp.coefficient_table(F, m, D, p, radix)
+    t_build = time.perf_counter() - t0
+    plan.say(f"  catalecticant: F built in {t_build:.2f}s ({keys.size} monomials)")
+    nq, no, _ = _sides(net, plan.A)
+    terms = None if net.residual else bounds.block_terms(net.depth, d, nq, no)
+    return Prepared(keys, values, D, m, radix, t_build, terms)
+
+
+def block_count(net) -> int:
+    """How many matrices :func:`measure_block` ranks: D + 1 blocks, or the residual's one."""
+    return 1 if net.residual else bounds.matrix_degree(net.depth) + 1
+
+
+def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, float]:
+    """(block, fill seconds, rank seconds) of block k (S-degree k on the side without the
+    query; with the residual, k = 0 is the one matrix). A pure function of the plan's
+    network, weights and prime and of k: the sub-matrix of a first attempt
+    (:func:`rank_block`) is drawn from ``default_rng([seed, 1, k])``, so the blocks can be
+    ranked in any order, anywhere, and give the same result."""
     net, d = plan.net, plan.net.width
-    terms = bounds.block_terms(net.depth, d, nq, no)
-    blocks, t_eval, t_rank = [], 0.0, 0.0
-    for k in range(D + 1):
-        te = time.perf_counter()
-        rows, cols = sp.degree_keys(k, m, radix), sp.degree_keys(D - k, m, radix)
-        r, ranked, tf, tr = rank_block(plan, keys, values, rows, cols)
-        t_eval, t_rank = t_eval + tf, t_rank + tr
-        a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
-        blocks.append({"degree": a_deg, "other_s_degree": k, "rank": r,
-                       "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
-                       "bound": None if terms is None else int(terms[k]),
-                       "seconds": time.perf_counter() - te})  # fmt: skip
-        plan.say(f"  block A-degree {a_deg}: rank {r} of {blocks[-1]['shape']} "
-                 f"(ranked {ranked}, {blocks[-1]['seconds']:.1f}s)")
-    blocks.sort(key=lambda b: b["degree"])
-    return blocks, t_eval, t_rank
+    nq, no, query_on_A = _sides(net, plan.A)
+    te = time.perf_counter()
+    if net.residual:
+        ks = sp.keys_up_to(prep.D, prep.m, prep.radix)
+        _check_fits(ks.size, ks.size * d)
+        H = sp.catalecticant(prep.keys, prep.values, ks, ks)
+        tf = time.perf_counter() - te
+        tr = time.perf_counter()
+        if minors.recording(plan):
+            r, minor = minors.pivots_of(plan, H, ks, ks, False, d)
+            minors.keep(plan, ks, ks, minor)
+        else:
+            r = plan.engine.rank(H, overwrite=True)
+        tr = time.perf_counter() - tr
+        bound = bounds.block_bound(net.depth, d, nq, no, residual=True)
+        return {"degree": None, "other_s_degree": None, "rank": int(r), "shape": list(H.shape),
+                "bound": int(bound), "seconds": time.perf_counter() - te}, tf, tr  # fmt: skip
+    D = prep.D
+    rows, cols = sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(D - k, prep.m, prep.radix)
+    own = replace(plan, pts_rng=np.random.default_rng([plan.seed, 1, k]))
+    r, ranked, tf, tr = rank_block(own, prep.keys, prep.values, rows, cols)
+    a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
+    block = {"degree": a_deg, "other_s_degree": k, "rank": r,
+             "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
+             "bound": None if prep.terms is None else int(prep.terms[k]),
+             "seconds": time.perf_counter() - te}  # fmt: skip
+    plan.say(f"  block A-degree {a_deg}: rank {r} of {block['shape']} "
+             f"(ranked {ranked}, {block['seconds']:.1f}s)")
+    return block, tf, tr
 
 
 def _sides(net, A):
@@ -278,50 +336,37 @@ def _sides(net, A):
 
 def run(plan: Plan, reason: str = "") -> Measurement:
     """Build F, form each block (or the residual's one matrix), rank it."""
+    prep = prepare(plan)
+    results = [measure_block(plan, prep, k) for k in range(block_count(plan.net))]
+    return assemble(plan, int(prep.keys.size), prep.build_seconds, results, reason)
+
+
+def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
+             reason: str = "", seconds: float | None = None) -> Measurement:  # fmt: skip
+    """The Measurement from every block's :func:`measure_block` result, k = 0..D in order
+    (``seconds``: the total to report; default the time since the plan was made)."""
     net, p = plan.net, plan.domain.p
-    d, D = net.width, bounds.matrix_degree(net.depth)
-    m = d * (d + 1) // 2
+    D = bounds.matrix_degree(net.depth)
     nq, no, query_on_A = _sides(net, plan.A)
-    t0 = time.perf_counter()
-    _, F = sp.build_F(net, plan.params, p)
-    radix = 2 * D + 1 if net.residual else D + 1
-    keys, values = sp.coefficient_table(F, m, D, p, radix)
-    t_build = time.perf_counter() - t0
-    plan.say(f"  catalecticant: F built in {t_build:.2f}s ({keys.size} monomials)")
-    t_eval, t_rank = t_build, 0.0
-    blocks: list[dict] = []
-    if net.residual:
-        te = time.perf_counter()
-        ks = sp.keys_up_to(D, m, radix)
-        _check_fits(ks.size, ks.size * d)
-        H = sp.catalecticant(keys, values, ks, ks)
-        t_eval += time.perf_counter() - te
-        tr = time.perf_counter()
-        if minors.recording(plan):
-            r, minor = minors.pivots_of(plan, H, ks, ks, False, d)
-            minors.keep(plan, ks, ks, minor)
-        else:
-            r = plan.engine.rank(H, overwrite=True)
-        t_rank += time.perf_counter() - tr
-        bound = bounds.block_bound(net.depth, d, nq, no, residual=True)
-        blocks.append({"degree": None, "other_s_degree": None, "rank": int(r),
-                       "shape": list(H.shape), "bound": int(bound),
-                       "seconds": time.perf_counter() - te})  # fmt: skip
-    else:
-        blocks, te_, tr_ = _homogeneous_blocks(plan, keys, values, D, m, radix, nq, no,
-                                               query_on_A)  # fmt: skip
-        t_eval, t_rank = t_eval + te_, t_rank + tr_
+    blocks = [dict(b) for b, _, _ in results]
+    if not net.residual:
+        blocks.sort(key=lambda b: b["degree"])
+    t_eval = build_seconds + sum(tf for _, tf, _ in results)
+    t_rank = sum(tr for _, _, tr in results)
     total = sum(b["rank"] for b in blocks)
     big = max(blocks, key=lambda b: b["shape"][0] * b["shape"][1])
-    info = {"D": D, "variables": m, "monomials": int(keys.size), "build_seconds": t_build,
-            "query_side": "A" if query_on_A else "B", "sides": [nq, no],
+    info = {"D": D, "variables": net.width * (net.width + 1) // 2, "monomials": int(monomials),
+            "build_seconds": build_seconds, "query_side": "A" if query_on_A else "B",
+            "sides": [nq, no],
             "degree": "A-side degree in x (graded's convention); other_s_degree: the degree "
                       "in S of the side without the query",
             "residual": bool(net.residual)}  # fmt: skip
+    if seconds is None:
+        seconds = time.perf_counter() - plan.t_start
     return Measurement(
         rank=int(total), saturated=True, certified=CERTIFIED["catalecticant"],
         method=plan.method, prime=p, samples=tuple(big["shape"]),
-        seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
+        seconds=seconds, seed=plan.seed, config=plan.config,
         partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
         history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
         strategy_reason=reason, blocks=blocks, catalecticant=info,
