@@ -3,7 +3,7 @@ polynomial's coefficients) beside the graded grid strategy, one process per case
 each peak resident memory is its own.
 
 Run: ``python experiments/benchmark_catalecticant.py [--with-grid] [--seq-len N ...]
-[--cases L,d,H,N ...]``. Default cases (3, 4, 1, 8) and (5, 2, 1, 4); ``--seq-len 10``
+[--cases L,d,H,N ...] [--device cuda]``. Default cases (3, 4, 1, 8) and (5, 2, 1, 4); ``--seq-len 10``
 repeats each case at N = 10 (the ranks must not change: proofs/catalecticant_reduction.md).
 ``--with-grid`` adds the graded strategy (minutes and GBs at (3, 4, 1, 8)). Output: a
 Markdown table (time, peak memory, total, block ranks that fall short of their bound).
@@ -22,9 +22,10 @@ CHILD = """
 import json, resource, sys, time
 from seprank import measure
 from seprank.nets import LinearSelfAttention
-L, d, H, N, strategy = json.loads(sys.argv[1])
+L, d, H, N, strategy, device = json.loads(sys.argv[1])
 t = time.perf_counter()
-m = measure(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N), strategy=strategy)
+m = measure(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N), strategy=strategy,
+            device=device)
 sec = time.perf_counter() - t
 short = [[b["degree"], b["rank"], b.get("bound")] for b in m.blocks
          if b.get("bound") is not None and b["rank"] < b["bound"]]
@@ -36,8 +37,9 @@ print(json.dumps({"rank": m.rank, "seconds": sec, "strategy": m.strategy,
 """
 
 
-def run_case(L, d, H, N, strategy) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps([L, d, H, N, strategy])],
+def run_case(L, d, H, N, strategy, device="cpu") -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD,
+                          json.dumps([L, d, H, N, strategy, device])],
                          capture_output=True, text=True)  # fmt: skip
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1]}
@@ -51,6 +53,9 @@ def main(argv=None) -> int:
                     help="also measure each case at these sequence lengths")
     ap.add_argument("--cases", nargs="*", default=None, help="L,d,H,N (default: the two)")
     ap.add_argument("--json", action="store_true", help="one JSON line per run as well")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                    help="cuda: also rank the catalecticant blocks with the array backend "
+                         "on torch CUDA (the rows say cuda; an error row without a GPU)")
     a = ap.parse_args(argv)
     cases = CASES if a.cases is None else [tuple(int(v) for v in c.split(",")) for c in a.cases]
     runs = []
@@ -58,6 +63,9 @@ def main(argv=None) -> int:
         for n in [N] + [n for n in a.seq_len if n != N]:
             for strategy in ["catalecticant"] + (["graded"] if a.with_grid else []):
                 runs.append(((L, d, H, n), strategy, run_case(L, d, H, n, strategy)))
+            if a.device == "cuda":
+                runs.append(((L, d, H, n), "catalecticant (cuda)",
+                             run_case(L, d, H, n, "catalecticant", "cuda")))
     print("| L, d, H, N | strategy | time (s) | build F (s) | fill or grid (s) | rank (s) "
           "| peak MB | total | blocks short of min(b_k, a_{D-k}) |")
     print("|---|---|---|---|---|---|---|---|---|")

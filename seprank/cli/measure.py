@@ -77,10 +77,11 @@ def add_parser(sub) -> None:
                    help="cuda ranks with torch on a GPU (opt-in; never required)")
     m.add_argument("--strategy", default="auto", metavar=choices_metavar(STRATEGIES),
                    help="graded ranks one matrix per "
-                        "A-side degree of a homogeneous f (auto: graded when f is "
-                        "homogeneous); catalecticant ranks the blocks from the "
-                        "structural polynomial's coefficients (attention, >= width "
-                        "positions a side)")  # fmt: skip
+                        "A-side degree of a homogeneous f; catalecticant ranks the "
+                        "blocks from the structural polynomial's coefficients "
+                        "(attention, >= width positions a side); auto: catalecticant "
+                        "where it applies and fits, else graded when f is homogeneous, "
+                        "else direct")  # fmt: skip
     m.add_argument("--saturation-threshold", type=real_arg(0.0, 1.0), default=1e-2,
                    help="call a rank saturated only when the Schwartz-Zippel bound on a "
                         "false saturation is at most this")  # fmt: skip

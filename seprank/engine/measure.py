@@ -175,7 +175,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
 
     The options were validated when built (each field on its own); what depends on the
     network follows, in this order: the architecture, the method (a non-polynomial refuses
-    exact methods), the prime, the rank engine and device, the sampler, the partition.
+    exact methods), the prime, the sampler, the partition, then (the strategy's choice of
+    prime may depend on the partition) the rank engine and device.
 
     Random streams, each its own generator (same seed, same answer): the weights
     ``default_rng(seed)``, the sample points ``default_rng([seed, 1])`` (the rule a
@@ -196,13 +197,15 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     strategy, picked, cat_note = opts.strategy, None, ""
+    blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # its fast prime
     if method == "modular" and strategy == "auto":
         cat_note, cat_prime = catalecticant.auto_pick(net, A, method, sampler, opts.prime,
-                                                      random_weights=weights is None)
+                                                      random_weights=weights is None,
+                                                      blas=blas)  # fmt: skip
         if cat_prime is not None:
             strategy, modulus, picked = "catalecticant", cat_prime, cat_note
     elif method == "modular" and strategy == "catalecticant":
-        modulus, picked = catalecticant.choose_prime(net, opts.prime)
+        modulus, picked = catalecticant.choose_prime(net, opts.prime, blas)
         picked = ("requested: both sides have at least width positions and prime > D "
                   "(proofs/catalecticant_reduction.md)" + picked)  # fmt: skip
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked

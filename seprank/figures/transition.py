@@ -3,7 +3,7 @@
 Left: log10 of the measured separation rank against depth, per (width, heads), with the
 proved bound as lines. Right: the growth ratio log sep(L+1) / log sep(L) from measured
 ranks (markers) beside the bound's (lines). Colour: the width (:func:`width_color`);
-marker and line style: the head count.
+marker and line style: the head count (square 2, triangle 3, diamond 4 heads).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save, wid
 from seprank.studies.transition import CSV_NAME, read, settled
 
 NAME = "fig8_measured_transition"
+#: Marker per head count (H = 1 also has the bound's line).
+MARKERS = {1: "o", 2: "s", 3: "^", 4: "D"}
 
 
 def plot(rows, ax=None):
@@ -44,8 +46,8 @@ def plot(rows, ax=None):
     for (d, H), rs in sorted(series.items()):
         rs = sorted(rs, key=lambda r: int(r["depth"]))
         c = width_color(d)
-        mk, ls = ("o", "-") if H == 1 else ("s", "none")
-        dx = 0.0 if H == 1 else 0.15  # H > 1 beside H = 1, so neither hides the other
+        mk, ls = MARKERS.get(H, "v"), "-" if H == 1 else "none"
+        dx = 0.0 if H == 1 else 0.15 if H == 2 else 0.3  # beside H = 1: none hides another
         L = [int(r["depth"]) for r in rs]
         for r in rs:  # filled: exact (meets the proved bound, or saturated); hollow: a lower bound
             ex = settled(r)
@@ -75,11 +77,13 @@ def plot(rows, ax=None):
     ax.set_ylabel("log10 separation rank")
     bx.set_xlabel("depth L (ratio from L to L + 1)")
     bx.set_ylabel("log sep(L+1) / log sep(L)")
-    bx.set_ylim(1, 3.2)
+    bx.set_ylim(1, 4.0)  # room above 3 for the legend, clear of every point
     for a in (ax, bx):
         a.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         a.margins(x=0.08, y=0.08)
-    ax.legend(handles=handles, loc="upper left")
+    top = max(math.log10(int(r["measured"])) for r in rows) if rows else 1.0
+    ax.set_ylim(0, top + 2.3)  # room above the points for the legend
+    ax.legend(handles=handles, loc="upper left", ncol=2, fontsize="small")
     bx.legend(handles=[
         Line2D([], [], color="black", marker="o", ls="",
                label="measured: exact, proved or saturated"),
@@ -87,7 +91,7 @@ def plot(rows, ax=None):
                label="measured, a lower bound"),
         Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any H)"),
         Line2D([], [], color="black", marker="s", ls="none",
-               label="H > 1, drawn 0.15 to the right")],
+               label="H = 2 (H = 3, 4: 0.3) drawn 0.15 to the right")],
         loc="upper right")  # fmt: skip
     return fig
 

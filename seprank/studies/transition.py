@@ -2,7 +2,8 @@
 (widths 3, 4), beside the proved block bound, and the growth ratio of each.
 
 ``seprank transition [--quick] [--out DIR]`` measures every configuration of the grid
-(graded strategy: exact ranks far beyond one matrix) as a sweep through the result store
+(strategy auto: the catalecticant one for these networks, exact ranks with no grid) as a
+sweep through the result store
 (:mod:`seprank.sweeps.runner`: each finished configuration is stored at once, so an interrupted
 run keeps its work and a rerun measures only what is missing), writes the CSV from the
 store (rows already in the CSV are kept and not measured again), then draws the figure
@@ -41,7 +42,8 @@ GRIDS = {
     "quick": [(2, 1, 4, (1, 2, 3)), (2, 2, 4, (1, 2, 3)), (3, 1, 6, (1, 2)),
               (4, 1, 8, (1, 2))],
     "deep": [(2, 1, 4, (1, 2, 3, 4, 5)), (2, 2, 4, (1, 2, 3, 4, 5)), (3, 1, 6, (1, 2, 3)),
-             (3, 3, 6, (1, 2, 3)), (4, 1, 8, (1, 2, 3)), (4, 2, 8, (1, 2, 3))],
+             (3, 3, 6, (1, 2, 3)), (4, 1, 8, (1, 2, 3)), (4, 2, 8, (1, 2, 3)),
+             (4, 4, 8, (1, 2, 3))],
 }  # fmt: skip
 CSV_NAME = "fig8_measured_transition.csv"
 COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "sample_saturated",

@@ -109,6 +109,8 @@ def check_file(path: Path, readonly: bool = False) -> bool:
     except sqlite3.Error as exc:
         raise ConfigError(f"{where} is corrupt or not a seprank store ({exc}): left "
                           "untouched") from None  # fmt: skip
+    if not tables and not readonly:  # another sweep is creating this store right now
+        return True
     if tables - _TABLES or "tasks" not in tables or not set(COLUMNS) - {"code"} <= cols:
         other = sorted(tables - _TABLES) or ["tasks (other columns)"]
         raise ConfigError(f"{where} is another program's SQLite file (table {other[0]}), "

@@ -20,6 +20,7 @@ from seprank import _version
 from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine.estimate import estimate
 from seprank.engine.measure import DEFAULT_MAX_SAMPLES, measure
+from seprank.engine.strategies import catalecticant
 from seprank.errors import MeasurementInterrupted, SeprankError, TooBigError
 from seprank.nets.base import config_of, is_polynomial
 from seprank.nets.partitions import check_partition, default_partition
@@ -108,6 +109,10 @@ def plan(spec: dict) -> dict:
     method = spec["method"]
     if method == "auto":
         method = "modular" if is_polynomial(net) else "float"
+    runs = 3 if spec["task"] == "verify" else 1  # verify also measures two other partitions
+    if method == "modular" and spec["strategy"] in ("auto", "catalecticant") and \
+            catalecticant.auto_pick(net, A, method, "auto", spec["prime"])[1] is not None:
+        return _plan_catalecticant(spec, net, runs)  # fmt: skip
     budget = spec["max_samples"] or DEFAULT_MAX_SAMPLES.get(method, 6000)
     est = estimate(net, A, B, method=method, max_samples=budget, start=16,
                    fast=method == "modular")  # fmt: skip
@@ -117,8 +122,22 @@ def plan(spec: dict) -> dict:
     matrix = 3 * n * n * 8
     spec["est_bytes"] = int(BASE_BYTES + est["param_bytes"] + est["points_bytes_at_budget"]
                             + matrix)  # fmt: skip
-    runs = 3 if spec["task"] == "verify" else 1  # verify also measures two other partitions
     spec["est_seconds"] = float(est["expected_seconds"]) * runs
+    return spec
+
+
+#: Flops per second assumed for a catalecticant block's elimination (this machine's
+#: measured rate, experiments/benchmark_elimination.py: a planning figure only).
+CAT_FLOPS = 3e10
+
+
+def _plan_catalecticant(spec: dict, net, runs: int) -> dict:
+    """The estimates when auto will run the catalecticant strategy (no grid): the largest
+    block's matrix twice (it and a working copy), and (2/3) s^3 flops per block."""
+    shapes = catalecticant.block_shapes(net)
+    big = max(r * c for r, c in shapes)
+    spec["est_bytes"] = int(BASE_BYTES + 2 * 8 * big)
+    spec["est_seconds"] = runs * sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS
     return spec
 
 

@@ -175,3 +175,18 @@ def test_auto_takes_catalecticant_and_its_prime_only_for_large_blocks(monkeypatc
     assert m2.prime == cat.FAST_PRIME and "8388593" in m2.strategy_reason
     assert m2.rank == m.rank and _blocks(m2) == _blocks(m)
     assert measure(net, prime=101).prime == 101  # the caller's prime stands
+
+
+def test_refused_before_F_is_built_when_its_smallest_matrix_cannot_fit(monkeypatch):
+    from seprank.engine.strategies import catalecticant as cat
+    from seprank.errors import TooBigError
+
+    built = []
+    monkeypatch.setattr(cat.sp, "build_F", lambda *a: built.append(1))
+    monkeypatch.setattr(cat, "available_memory", lambda: 4 * 8 * 20)  # 20 cells allowed
+    with pytest.raises(TooBigError, match=r"must rank a 6x\d+ matrix for its largest block"):
+        measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy="catalecticant")
+    assert not built
+    m = measure(LinearSelfAttention(depth=2, width=2, seq_len=4))  # auto: the grid instead
+    assert m.strategy == "graded" and "catalecticant not taken: its largest matrix" in \
+        m.strategy_reason  # fmt: skip

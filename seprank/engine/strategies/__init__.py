@@ -33,6 +33,7 @@ def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None
                                     if plan.method == "modular" else None)  # fmt: skip
         if why is not None:
             raise ConfigError(f"strategy='catalecticant' {why}")
+        catalecticant.check_sizes(plan.net)
         return "catalecticant", ("requested: both sides have at least width positions and "
                                  "prime > D (proofs/catalecticant_reduction.md)"), None
     if plan.method != "modular" or plan.sampler != "random":

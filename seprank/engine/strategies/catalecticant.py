@@ -69,12 +69,15 @@ def _size_refusal(net) -> str | None:
     if net.depth > 40:  # D = (3^L - 1)/2 over 10^19: no table of F is possible
         return f"needs depth <= 40 (got {net.depth}): F has degree (3^L - 1)/2"
     D = bounds.matrix_degree(net.depth)
+    if D + 1 > MAX_BLOCKS:
+        return f"needs at most {MAX_BLOCKS} blocks (D + 1 = {D + 1} at depth {net.depth})"
     log_terms = math.lgamma(D + m) - math.lgamma(D + 1) - math.lgamma(m)  # ln C(D+m-1, D)
     if log_terms > math.log(MAX_MONOMIALS):
         return (f"needs F to have at most {MAX_MONOMIALS:.0e} coefficients (its degree-{D} "
                 f"part alone has about 10^{log_terms / math.log(10):.0f})")
-    if m * math.log2(2 * D + 1 if net.residual else D + 1) >= 62:
-        return f"needs (D+1)^m < 2^62 for its monomial keys (D = {D}, m = {m})"
+    radix = 2 * D + 1 if net.residual else D + 1
+    if m * math.log2(radix) >= 62:
+        return f"needs radix^m < 2^62 for its monomial keys (radix {radix}, m = {m})"
     return None
 
 
@@ -103,6 +106,8 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
 
 #: Most coefficients of F the strategy tabulates (a refusal above: the table is int64).
 MAX_MONOMIALS = 10**8
+#: Most blocks (D + 1) of one measurement (width 1 has D + 1 blocks of one entry each).
+MAX_BLOCKS = 100_000
 #: The largest prime below 2**23: the BLAS elimination needs one float64 product per step
 #: instead of two (seprank.algebra.blas_elimination.single_product), about 1.6 times faster.
 FAST_PRIME = 8388593
@@ -123,24 +128,54 @@ def block_shapes(net) -> list[tuple[int, int]]:
     return [(math.comb(k + m - 1, k), d * math.comb(D - k + m - 1, D - k)) for k in range(D + 1)]
 
 
-def choose_prime(net, prime: int | None) -> tuple[int, str]:
-    """The modulus and why: the caller's; else FAST_PRIME when the largest block's short
-    side is at least FAST_FROM and D < FAST_PRIME; else the default prime."""
+def check_sizes(net) -> None:
+    """TooBigError, before F is built, when the smallest matrix the strategy must rank for
+    some block (its short side by s + MARGIN entries of the long one) does not fit in a
+    quarter of the available memory (:func:`rank_block` forms nothing smaller)."""
+    if _size_refusal(net) is not None:
+        return  # refused with its own reason
+    d = net.width
+
+    def smallest(r, c):  # what rank_block forms first: the subset, or the whole block
+        if net.residual:
+            return r, c
+        s = min(r, c)
+        if c > s + MARGIN * d:
+            return s, min(c, -(-(s + MARGIN) // d) * d)
+        return s, min(max(r, c), s + MARGIN)
+
+    need = max((smallest(r, c) for r, c in block_shapes(net)), key=lambda rc: rc[0] * rc[1])
+    if not _fits(*need):
+        raise TooBigError(
+            f"depth/width: the catalecticant strategy must rank a {need[0]}x{need[1]} "
+            f"matrix for its largest block, {need[0] * need[1] * 8 / 2**30:.1f} GiB, over the "
+            f"{available_memory() // 4 / 2**30:.1f} GiB allowed (a quarter of the available "
+            "memory): lower the sizes, or use a machine with more memory")  # fmt: skip
+
+
+def choose_prime(net, prime: int | None, blas: bool = True) -> tuple[int, str]:
+    """The modulus and why: the caller's; else FAST_PRIME when the blocks are ranked by
+    the BLAS engine (``blas``: rank_engine auto or blas, on the CPU), the largest block's
+    short side is at least FAST_FROM and D < FAST_PRIME; else the default prime."""
     if prime is not None:
         return int(prime), ""
+    if not blas:  # the one-product speed-up is the BLAS engine's: nothing to gain
+        return DEFAULT_PRIME, ""
     if _size_refusal(net) is not None:  # refused later, with that reason
         return DEFAULT_PRIME, ""
     short = max(min(r, c) for r, c in block_shapes(net))
     if short >= FAST_FROM and bounds.matrix_degree(net.depth) < FAST_PRIME:
         return FAST_PRIME, (f"; prime {FAST_PRIME}, the largest below 2^23 (its largest "
                             f"block has a short side of {short}: the GF(p) elimination "
-                            "needs one float64 product per step there, not two; pass "
-                            "prime= for another)")  # fmt: skip
+                            "needs one float64 product per step there, not two; the "
+                            f"Schwartz-Zippel bounds are {DEFAULT_PRIME / FAST_PRIME:.0f}x "
+                            f"those at the default prime {DEFAULT_PRIME}: pass prime= "
+                            "for another)")  # fmt: skip
     return DEFAULT_PRIME, ""
 
 
 def auto_pick(net, A, method: str, sampler: str, prime: int | None,
-              random_weights: bool = True) -> tuple[str, int | None]:  # fmt: skip
+              random_weights: bool = True, blas: bool = True) -> tuple[str, int | None]:  # fmt: skip
     """Whether ``strategy='auto'`` takes this strategy: (why, its prime) when it does,
     (why not, None) when not. It is taken when it applies (:func:`refusal`), the weights
     are random, and each of its matrices fits in memory: it ranks matrices of the graded
@@ -154,7 +189,7 @@ def auto_pick(net, A, method: str, sampler: str, prime: int | None,
                 "so it could not label saturation)"), None  # fmt: skip
     why = refusal(net, A, method, sampler, DEFAULT_PRIME if prime is None else prime)
     if why is None:
-        p, prime_why = choose_prime(net, prime)
+        p, prime_why = choose_prime(net, prime, blas)
         why = refusal(net, A, method, sampler, p)
     if why is not None:
         return f" (catalecticant not taken: it {why.split('; use ')[0]})", None
@@ -221,9 +256,16 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
                                             else np.setdiff1d(cols, c_keys))  # fmt: skip
         t_fill, t_rank = t_fill + t1 - t0, t_rank + time.perf_counter() - t1
         if rest is not None:
-            r2, tf, tr = _rest_through_kernel(plan, keys, values, H, factors, rows, cols, rest,
-                                              flip)  # fmt: skip
-            return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
+            tk = time.perf_counter()
+            K = left_kernel(H, factors, plan.domain.p)
+            del H, factors  # the subset's matrix is not needed past its kernel
+            t_rank += time.perf_counter() - tk
+            if _fits(K.shape[0], rest.size * (1 if flip else d)):  # K X: deficit x rest
+                r2, tf, tr = _rest_through_kernel(plan, keys, values, K, rows, cols, rest,
+                                                  flip)  # fmt: skip
+                return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
+            del K  # a deficit too large for K X: the whole block, as other engines do
+            continue
         del H
         if r == small or whole:
             if rec:
@@ -232,7 +274,7 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
     raise AssertionError("the whole block is always tried")  # pragma: no cover
 
 
-def _rest_through_kernel(plan, keys, values, H, factors, rows, cols, rest, flip):
+def _rest_through_kernel(plan, keys, values, K, rows, cols, rest, flip):
     """(rank added, fill s, rank s) by the entries ``rest`` of the long side that the
     eliminated submatrix H left out: rank [H | X] = rank H + rank(K X), K a basis of H's
     left kernel (exact; :mod:`seprank.algebra.left_kernel`). H's rows are the short side
@@ -240,8 +282,6 @@ def _rest_through_kernel(plan, keys, values, H, factors, rows, cols, rest, flip)
     rows as H's deficit: the left-out entries are never eliminated."""
     p = plan.domain.p
     t0 = time.perf_counter()
-    K = left_kernel(H, factors, p)
-    del H
     parts = []
     t_fill = 0.0
     for s in range(0, rest.size, REST_CHUNK):
