@@ -165,6 +165,24 @@ def _plan_symbolic(net, opts, sampler, A, B, weights, t0) -> MeasurementPlan:
                            weights=weights, t_start=t0)  # fmt: skip
 
 
+def _catalecticant_choice(net, opts, method, sampler, A, weights, modulus):
+    """(strategy, modulus, its reason or None, why auto did not take it): whether auto
+    takes the catalecticant strategy, and the prime that one uses."""
+    strategy, picked, cat_note = opts.strategy, None, ""
+    blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # its fast prime
+    if method == "modular" and strategy == "auto":
+        cat_note, cat_prime = catalecticant.auto_pick(net, A, method, sampler, opts.prime,
+                                                      random_weights=weights is None,
+                                                      blas=blas)  # fmt: skip
+        if cat_prime is not None:
+            strategy, modulus, picked = "catalecticant", cat_prime, cat_note
+    elif method == "modular" and strategy == "catalecticant":
+        modulus, picked = catalecticant.choose_prime(net, opts.prime, blas)
+        picked = ("requested: both sides have at least width positions and prime > D "
+                  "(proofs/catalecticant_reduction.md)" + picked)  # fmt: skip
+    return strategy, modulus, picked, cat_note
+
+
 def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
          progress=None) -> MeasurementPlan:  # fmt: skip
     """Validate everything and decide how ``net`` will be measured (no grid evaluated;
@@ -196,18 +214,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     sampler = _resolve_sampler(net, opts.sampler)
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
-    strategy, picked, cat_note = opts.strategy, None, ""
-    blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # its fast prime
-    if method == "modular" and strategy == "auto":
-        cat_note, cat_prime = catalecticant.auto_pick(net, A, method, sampler, opts.prime,
-                                                      random_weights=weights is None,
-                                                      blas=blas)  # fmt: skip
-        if cat_prime is not None:
-            strategy, modulus, picked = "catalecticant", cat_prime, cat_note
-    elif method == "modular" and strategy == "catalecticant":
-        modulus, picked = catalecticant.choose_prime(net, opts.prime, blas)
-        picked = ("requested: both sides have at least width positions and prime > D "
-                  "(proofs/catalecticant_reduction.md)" + picked)  # fmt: skip
+    strategy, modulus, picked, cat_note = _catalecticant_choice(net, opts, method, sampler, A,
+                                                                weights, modulus)  # fmt: skip
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked
         check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)
         engine = None

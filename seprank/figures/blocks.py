@@ -120,7 +120,9 @@ def plot_block_ranks(rows, ax=None):
                 label=f"L = {L}") for L in depths]  # fmt: skip
     h += [Line2D([], [], marker="o", color="black", mfc="white", ls="none", label="H > 1"),
           Line2D([], [], color=GREY, lw=0.8, label="measured = bound")]
-    a1.legend(handles=h, loc="lower right", ncol=2, fontsize="x-small")  # below the diagonal
+    lo, hi = a1.get_ylim()
+    a1.set_ylim(lo, hi * 300)  # two decades above the points: the legend covers none
+    a1.legend(handles=h, loc="upper left", ncol=2)
     a2.set_yticks(range(len(ones)), [f"L = {L}, d_x = {d}, N = {N}" for d, _, N, L in ones])
     a2.set_ylim(len(ones) - 0.5, -0.5)
     a2.set_xscale("log")

@@ -83,7 +83,7 @@ def plot(rows, ax=None):
         a.margins(x=0.08, y=0.08)
     top = max(math.log10(int(r["measured"])) for r in rows) if rows else 1.0
     ax.set_ylim(0, top + 2.3)  # room above the points for the legend
-    ax.legend(handles=handles, loc="upper left", ncol=2, fontsize="small")
+    ax.legend(handles=handles, loc="upper left", ncol=2)
     bx.legend(handles=[
         Line2D([], [], color="black", marker="o", ls="",
                label="measured: exact, proved or saturated"),
