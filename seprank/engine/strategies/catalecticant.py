@@ -140,9 +140,11 @@ def check_sizes(net) -> None:
         if net.residual:
             return r, c
         s = min(r, c)
-        if c > s + MARGIN * d:
+        if c > s + MARGIN * d:  # a subset of whole deltas (d columns each)
             return s, min(c, -(-(s + MARGIN) // d) * d)
-        return s, min(max(r, c), s + MARGIN)
+        if r > s + MARGIN:  # a subset of the rows
+            return s, s + MARGIN
+        return r, c  # the whole block
 
     need = max((smallest(r, c) for r, c in block_shapes(net)), key=lambda rc: rc[0] * rc[1])
     if not _fits(*need):
