@@ -183,12 +183,16 @@ def test_fuzzed_grid_files(text, tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- certificates
-@pytest.fixture(scope="module")
-def certificate():
+@pytest.fixture(scope="module", params=["catalecticant", "grid"])
+def certificate(request):
+    """Both kinds: coefficient minors (what certify takes here) and grid minors."""
     from seprank.nets import LinearSelfAttention
     from seprank.verdicts.certificates import certify
 
-    return certify(LinearSelfAttention(depth=2, width=2, seq_len=4)).certificate
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    cert = certify(net, grid=request.param == "grid").certificate
+    assert cert["strategy"] == ("catalecticant" if request.param == "catalecticant" else "graded")
+    return cert
 
 
 JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2, 20),
@@ -206,9 +210,12 @@ def edits(draw, cert):
                                                   "new_key"]))  # fmt: skip
         value = draw(JSON)
         if where == "blocks.0":
-            c["blocks"][0][draw(st.sampled_from(["rank", "rows", "cols", "degree"]))] = value
-        elif where == "draws.0":
-            c["draws"][0] = value
+            c["blocks"][0][draw(st.sampled_from(sorted(c["blocks"][0])))] = value
+        elif where == "draws.0":  # a catalecticant certificate has none: add one
+            if isinstance(c.get("draws"), list) and c["draws"]:
+                c["draws"][0] = value
+            else:
+                c["draws"] = [value]
         elif where == "config.depth":
             c["config"]["depth"] = value
         elif draw(st.integers(0, 5)) == 0:
