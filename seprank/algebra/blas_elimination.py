@@ -282,7 +282,8 @@ def _trailing_update(A: np.ndarray, r: int, rn: int, L: np.ndarray, j1: int, p: 
     pf, pinv = float(p), 1.0 / p
     single = single_product(p, L.shape[1])
     if single:
-        Lw, Uw = _center(np.ascontiguousarray(L), pf), _center(np.ascontiguousarray(A[r:rn, j1:]), pf)
+        Lw = _center(np.ascontiguousarray(L), pf)
+        Uw = _center(np.ascontiguousarray(A[r:rn, j1:]), pf)
     else:
         Lw, Uw = np.ascontiguousarray(L), np.ascontiguousarray(A[r:rn, j1:])
         U_hi = np.floor(Uw / _SPLIT)

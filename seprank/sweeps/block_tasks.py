@@ -24,7 +24,6 @@ import os
 import socket
 import threading
 import time
-import traceback
 from dataclasses import dataclass, field
 
 from seprank.engine import bars, saturation
@@ -32,9 +31,8 @@ from seprank.engine.estimate import format_seconds
 from seprank.engine.measure import plan as plan_measurement
 from seprank.engine.options import MeasureOptions
 from seprank.engine.strategies import catalecticant
-from seprank.errors import MeasurementInterrupted, SeprankError, TooBigError
 from seprank.sweeps import runner
-from seprank.sweeps.tasks import BASE_BYTES, build_net, spec_for_net
+from seprank.sweeps.tasks import BASE_BYTES, build_net, run_guarded, spec_for_net
 
 #: The task kind of one block.
 TASK = "block"
@@ -163,27 +161,15 @@ def run_block_task(spec: dict) -> dict:
         ``fill_seconds``, ``rank_seconds``, ``monomials`` and ``build_seconds`` (F's table,
         built once per worker).
     """
-    t0 = time.perf_counter()
-    try:
+    def work():
         run_plan, prep = _prepared(spec)
         block, tf, tr = catalecticant.measure_block(run_plan, prep, int(spec["block"]))
-        out = {"status": "done", "measurement": None,
-               "extra": {"block": block, "fill_seconds": tf, "rank_seconds": tr,
-                         "monomials": int(prep.keys.size),
-                         "build_seconds": prep.build_seconds}}  # fmt: skip
-    except MeasurementInterrupted:
-        raise KeyboardInterrupt from None
-    except TooBigError as exc:
-        out = {"status": "refused", "error": f"refused: {exc}", "retry": False}
-    except SeprankError as exc:
-        out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "retry": False}
-    except Exception as exc:  # recorded, and retried a bounded number of times
-        tb = traceback.format_exc(limit=-3).strip().splitlines()
-        out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "retry": True,
-               "traceback": tb[-6:]}  # fmt: skip
-    out["seconds"] = round(time.perf_counter() - t0, 4)
-    out["host"] = f"{socket.gethostname()}:{os.getpid()}"
-    return out
+        return {"measurement": None,
+                "extra": {"block": block, "fill_seconds": tf, "rank_seconds": tr,
+                          "monomials": int(prep.keys.size),
+                          "build_seconds": prep.build_seconds}}  # fmt: skip
+
+    return run_guarded(work)
 
 
 @dataclass

@@ -158,28 +158,13 @@ def _host() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def run_task(spec: dict) -> dict:
-    """Run one task; return ``{"status": done | failed | refused, ...}``.
-
-    ``done`` carries ``measurement`` (Measurement.to_dict()) and, for verify, ``extra``
-    (the verify row). An error is returned, not raised: ``retry`` says whether another
-    attempt could help (False for a SeprankError: the input is refused, deterministically).
-    KeyboardInterrupt propagates.
-    """
+def run_guarded(work) -> dict:
+    """``work()``'s dict with status ``done``, or the error as ``failed`` / ``refused``
+    (``retry``: whether another attempt could help, False for a SeprankError: the input
+    is refused, deterministically); with ``seconds`` and ``host``. Ctrl-C propagates."""
     t0 = time.perf_counter()
     try:
-        net = build_net(spec)
-        if spec["task"] == "verify":
-            row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
-                                       max_samples=spec["max_samples"] or 6000)  # fmt: skip
-            out = {"measurement": m.to_dict(), "extra": row}
-        elif spec["task"] == "measure":
-            m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],
-                        prime=spec["prime"], strategy=spec["strategy"],
-                        max_samples=spec["max_samples"])  # fmt: skip
-            out = {"measurement": m.to_dict(), "extra": None}
-        else:
-            raise ValueError(f"task={spec['task']!r} must be one of {', '.join(KINDS)}")
+        out = work()
         out.update(status="done")
     except MeasurementInterrupted:
         raise KeyboardInterrupt from None
@@ -193,4 +178,31 @@ def run_task(spec: dict) -> dict:
                "traceback": tb[-6:]}  # fmt: skip
     out["seconds"] = round(time.perf_counter() - t0, 4)
     out["host"] = _host()
+    return out
+
+
+def run_task(spec: dict) -> dict:
+    """Run one task; return ``{"status": done | failed | refused, ...}``.
+
+    ``done`` carries ``measurement`` (Measurement.to_dict()) and, for verify, ``extra``
+    (the verify row). An error is returned, not raised (:func:`run_guarded`).
+    KeyboardInterrupt propagates.
+    """
+    return run_guarded(lambda: _run(spec))
+
+
+def _run(spec: dict) -> dict:
+    """The work of one task (:func:`run_task` catches what it raises)."""
+    net = build_net(spec)
+    if spec["task"] == "verify":
+        row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
+                                   max_samples=spec["max_samples"] or 6000)  # fmt: skip
+        out = {"measurement": m.to_dict(), "extra": row}
+    elif spec["task"] == "measure":
+        m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],
+                    prime=spec["prime"], strategy=spec["strategy"],
+                    max_samples=spec["max_samples"])  # fmt: skip
+        out = {"measurement": m.to_dict(), "extra": None}
+    else:
+        raise ValueError(f"task={spec['task']!r} must be one of {', '.join(KINDS)}")
     return out

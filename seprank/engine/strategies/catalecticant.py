@@ -177,7 +177,8 @@ def choose_prime(net, prime: int | None, blas: bool = True) -> tuple[int, str]:
 
 
 def auto_pick(net, A, method: str, sampler: str, prime: int | None,
-              random_weights: bool = True, blas: bool = True) -> tuple[str, int | None]:  # fmt: skip
+              random_weights: bool = True,
+              blas: bool = True) -> tuple[str, int | None]:  # fmt: skip
     """Whether ``strategy='auto'`` takes this strategy: (why, its prime) when it does,
     (why not, None) when not. It is taken when it applies (:func:`refusal`), the weights
     are random, and each of its matrices fits in memory: it ranks matrices of the graded
