@@ -119,33 +119,63 @@ def measure_with_timeout(net, A, max_samples: int, timeout: float):
         proc.join()
 
 
+def _key(r) -> tuple:
+    return (r["mixer"], r["size"], int(r["depth"]), r["partition"])
+
+
+def _slow(row, row_seconds: float) -> str:
+    """Why the mixer goes no deeper after this row ('' if it goes on)."""
+    sat = row["saturated"] in (True, "True")
+    if float(row["seconds"]) > row_seconds or not sat:
+        return (f"depth {int(row['depth']) + 1} not run: depth {row['depth']} took "
+                f"{float(row['seconds']):.0f} s (more than {row_seconds:g} s) or was not "
+                "saturated")  # fmt: skip
+    return ""
+
+
 def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixers,
-        sizes) -> list[dict]:  # fmt: skip
-    rows = []
+        sizes, done=(), sink=None) -> list[dict]:  # fmt: skip
+    """The rows, mixer by mixer and depth by depth. ``done``: rows of an earlier run (a
+    depth whose partitions are all there is taken from them, not measured again, and where
+    the mixer stops is decided anew under these limits); ``sink(rows)`` is called with the
+    rows after each depth."""
+    rows, old = [], {_key(r): r for r in done}
     for mixer in mixers:
         for size in sizes:
             for L in range(1, depths + 1):
                 net, stop, last = SIZES[mixer][size](L), "", []
+                kept = [old.get((mixer, size, L, part)) for part in PARTITIONS]
                 for part, A in PARTITIONS.items():
-                    got = measure_with_timeout(net, A, max_samples, timeout)
-                    if got is None:
-                        stop = f"depth {L}, {part}: not finished within {timeout:g} s"
-                        break
-                    last.append(row_of(mixer, size, net, part, *got))
-                    print(f"{mixer:17s} {size:5s} L={L} {part:8s} rank={got[0]:<7d} "
-                          f"{last[-1]['label']:11s} {got[4]:7.2f}s", flush=True)
-                    if got[4] > row_seconds or not got[1]:
-                        stop = (f"depth {L + 1} not run: depth {L} took {got[4]:.0f} s (more "
-                                f"than {row_seconds:g} s) or was not saturated")  # fmt: skip
-                rows += last
-                if stop and (L < depths or "within" in stop):
-                    if last:
-                        last[-1]["stopped"] = stop
+                    if all(kept):
+                        last.append({**kept[len(last)], "stopped": ""})
                     else:
-                        rows[-1]["stopped"] = stop
+                        got = measure_with_timeout(net, A, max_samples, timeout)
+                        if got is None:
+                            stop = f"depth {L}, {part}: not finished within {timeout:g} s"
+                            break
+                        last.append(row_of(mixer, size, net, part, *got))
+                        print(f"{mixer:17s} {size:5s} L={L} {part:8s} rank={got[0]:<7d} "
+                              f"{last[-1]['label']:11s} {got[4]:7.2f}s", flush=True)
+                    stop = stop or _slow(last[-1], row_seconds)
+                stop = stop if stop and (L < depths or "within" in stop) else ""
+                if stop:
+                    (last or rows)[-1]["stopped"] = stop
                     print(f"{mixer:17s} {size:5s} stopped: {stop}", flush=True)
+                rows += last
+                if sink is not None:
+                    sink(rows)
+                if stop:
                     break
     return rows
+
+
+def _merged(rows, done) -> list[dict]:
+    """``rows`` and the earlier rows of mixers or sizes this run left out, in SIZES order."""
+    mine = {_key(r)[:2] for r in rows}
+    order = {m: i for i, m in enumerate(SIZES)}
+    rest = [r for r in done if _key(r)[:2] not in mine and r["mixer"] in order]
+    return sorted(rows + rest, key=lambda r: (order[r["mixer"]], r["size"] != "small",
+                                              int(r["depth"])))  # fmt: skip
 
 
 def write_csv(rows, path: Path) -> None:
@@ -311,6 +341,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="paper_figures", help="output folder")
     ap.add_argument("--plot-only", action="store_true",
                     help="redraw the figures from the CSV in --out, measure nothing")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the depths the CSV in --out already has, measure the rest")
     ap.add_argument("--relabel", action="store_true",
                     help="recompute the bounds and labels of the CSV in --out, measure nothing")
     args = ap.parse_args(argv)
@@ -332,10 +364,14 @@ def main(argv=None) -> int:
     if args.plot_only:
         plot(read_csv(out / "mixers_compare.csv"), out)
         return 0
+    path = out / "mixers_compare.csv"
+    done = read_csv(path) if args.resume and path.exists() else []
     t = time.perf_counter()
     rows = run(args.depths, args.row_seconds, args.timeout, args.max_samples,
-               args.mixers.split(","), args.sizes.split(","))  # fmt: skip
-    write_csv(rows, out / "mixers_compare.csv")
+               args.mixers.split(","), args.sizes.split(","), done,
+               sink=lambda rows: write_csv(_merged(rows, done), path))  # fmt: skip
+    rows = _merged(rows, done)
+    write_csv(rows, path)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {out}/mixers_compare.csv")
     return 0
