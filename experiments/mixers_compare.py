@@ -98,21 +98,31 @@ def row_of(mixer, size, net, part, rank, saturated, bound, strategy, seconds) ->
 
 def _measure_child(net, A, max_samples, queue) -> None:
     t = time.perf_counter()
-    m = measure(net, A, max_samples=max_samples)
+    try:
+        m = measure(net, A, max_samples=max_samples)
+    except Exception as e:  # noqa: BLE001 - reported to the parent as the row's stop
+        queue.put(f"{type(e).__name__}: {e}")
+        return
     queue.put((m.rank, m.saturated, m.saturation_bound, m.strategy, time.perf_counter() - t))
 
 
 def measure_with_timeout(net, A, max_samples: int, timeout: float):
-    """(rank, saturated, bound, strategy, seconds) of one measurement in a child process,
-    or None if it ran past ``timeout`` seconds (the child is then terminated)."""
+    """(rank, saturated, bound, strategy, seconds) of one measurement in a child process;
+    a string saying why there is none if it ran past ``timeout`` seconds (the child is
+    then terminated), raised an error or died."""
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     proc = ctx.Process(target=_measure_child, args=(net, A, max_samples, queue))
     proc.start()
+    deadline = time.monotonic() + timeout
     try:
-        return queue.get(timeout=timeout)
-    except Empty:
-        return None
+        while time.monotonic() < deadline:
+            try:
+                return queue.get(timeout=min(1.0, max(deadline - time.monotonic(), 0.01)))
+            except Empty:
+                if not proc.is_alive() and queue.empty():
+                    return f"the measuring process died (exit code {proc.exitcode})"
+        return f"not finished within {timeout:g} s"
     finally:
         if proc.is_alive():
             proc.terminate()
@@ -150,16 +160,18 @@ def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixer
                         last.append({**kept[len(last)], "stopped": ""})
                     else:
                         got = measure_with_timeout(net, A, max_samples, timeout)
-                        if got is None:
-                            stop = f"depth {L}, {part}: not finished within {timeout:g} s"
+                        if isinstance(got, str):
+                            stop = f"depth {L}, {part}: {got}"
                             break
                         last.append(row_of(mixer, size, net, part, *got))
                         print(f"{mixer:17s} {size:5s} L={L} {part:8s} rank={got[0]:<7d} "
                               f"{last[-1]['label']:11s} {got[4]:7.2f}s", flush=True)
                     stop = stop or _slow(last[-1], row_seconds)
-                stop = stop if stop and (L < depths or "within" in stop) else ""
+                stop = stop if stop and (L < depths or f"depth {L}," in stop) else ""
+                mine = last or [r for r in rows if _key(r)[:2] == (mixer, size)]
+                if stop and mine:  # with no row at all the stop is only printed
+                    mine[-1]["stopped"] = stop
                 if stop:
-                    (last or rows)[-1]["stopped"] = stop
                     print(f"{mixer:17s} {size:5s} stopped: {stop}", flush=True)
                 rows += last
                 if sink is not None:
