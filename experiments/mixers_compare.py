@@ -190,9 +190,9 @@ def _merged(rows, done) -> list[dict]:
                                               int(r["depth"])))  # fmt: skip
 
 
-def write_csv(rows, path: Path) -> None:
+def write_csv(rows, path: Path, fields=FIELDS) -> None:
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        w = csv.DictWriter(fh, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
 

@@ -1,0 +1,198 @@
+"""How the gap between s6 and linear attention grows with the sequence length N (issue 25,
+the Cohen-Karlik et al. check).
+
+Run from the repository root::
+
+    python -m experiments.mixers_length            # the committed CSV and figure
+
+For the selective s6 (width 2, state 2: 14 non-embedding parameters a layer), the gated
+gla (width 2: 20) and causal identity linear attention (width 2: 16), at depths 1 and 2
+and N = 4, 5, ... ``--max-len`` positions, the measured separation rank (over GF(p)) of
+the last position's first coordinate for the prefix/suffix partition (A = the first
+floor(N/2) positions) and the balanced one (A = the even positions). Rows are labelled
+as in ``experiments.mixers_compare`` (``exact, proved`` / ``saturated`` / ``lower
+bound``), with their time. A (mixer, depth, partition) line stops at the first N whose
+row does not finish within ``--timeout`` seconds (run in a child process) or was not
+saturated. ``--resume`` keeps the rows the CSV already has; rows are written as they come.
+
+Output: ``paper_figures/mixers_length.csv`` and ``mixers_length.png/.pdf`` (log10 sep
+against N, one line per mixer and depth, one panel per partition).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+from experiments.mixers_compare import label_of, measure_with_timeout, read_csv, write_csv
+from seprank.nets import GLA, S6, LinearAttention
+
+BUILD = {
+    "s6": lambda L, N: S6(L, 2, state=2, seq_len=N),
+    "gla": lambda L, N: GLA(L, 2, seq_len=N),
+    "linear-attention": lambda L, N: LinearAttention(L, 2, seq_len=N, causal=True),
+}
+FIELDS = ["mixer", "config", "params", "depth", "N", "partition", "A", "degree", "rank",
+          "upper", "upper_source", "label", "saturated", "saturation_bound", "strategy",
+          "seconds", "stopped"]  # fmt: skip
+
+
+def partition(kind: str, N: int) -> tuple[int, ...]:
+    """A: the first floor(N/2) positions (``prefix``) or the even ones (``balanced``)."""
+    return tuple(range(N // 2)) if kind == "prefix" else tuple(range(0, N, 2))
+
+
+def _row(mixer, net, kind, got) -> dict:
+    rank, saturated, bound, strategy, seconds = got
+    A = partition(kind, net.seq_len)
+    cols, label = label_of(net, A, rank, saturated)
+    return {"mixer": mixer, "config": repr(net), "params": net.parameters(),
+            "depth": net.depth, "N": net.seq_len, "partition": kind,
+            "A": " ".join(map(str, A)), "degree": net.degree, "rank": rank, **cols,
+            "label": label, "saturated": bool(saturated),
+            "saturation_bound": f"{bound:.2g}" if bound is not None else "",
+            "strategy": strategy, "seconds": round(seconds, 3), "stopped": ""}  # fmt: skip
+
+
+def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
+        sink=None) -> list[dict]:  # fmt: skip
+    """The rows, line by line (mixer, depth, partition), N growing; ``done``: rows of an
+    earlier run, kept; ``sink(rows)`` is called after each row."""
+    old = {(r["mixer"], int(r["depth"]), r["partition"], int(r["N"])): r for r in done}
+    rows = []
+    for mixer in mixers:
+        for L in depths:
+            for kind in ("prefix", "balanced"):
+                for N in range(4, max_len + 1):
+                    net = BUILD[mixer](L, N)
+                    kept = old.get((mixer, L, kind, N))
+                    if kept is not None:
+                        row, stop = {**kept, "stopped": ""}, ""
+                    else:
+                        got = measure_with_timeout(net, partition(kind, N), max_samples,
+                                                   timeout)  # fmt: skip
+                        if isinstance(got, str):
+                            if rows and rows[-1]["mixer"] == mixer and int(
+                                    rows[-1]["depth"]) == L and rows[-1]["partition"] == kind:
+                                rows[-1]["stopped"] = f"N = {N}: {got}"
+                            print(f"{mixer:17s} L={L} {kind:8s} N={N} stopped: {got}",
+                                  flush=True)  # fmt: skip
+                            break
+                        row = _row(mixer, net, kind, got)
+                        print(f"{mixer:17s} L={L} {kind:8s} N={N} rank={row['rank']:<7d} "
+                              f"{row['label']:11s} {row['seconds']:7.2f}s", flush=True)
+                    rows.append(row)
+                    if sink is not None:
+                        sink(rows)
+                    if row["saturated"] not in (True, "True"):
+                        row["stopped"] = f"N = {N + 1} not run: N = {N} was not saturated"
+                        break
+    return rows
+
+
+def plot_length(rows, ax=None):
+    """Draw mixers_length: log10 rank against N, one line per mixer and depth.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of mixers_length.csv.
+    ax : sequence of two matplotlib Axes or None
+        Prefix and balanced partition; None makes a double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from seprank.figures.style import COLORS, DOUBLE, new_axes
+
+    fig, axes = new_axes(ax, ncols=2, size=(DOUBLE, 3.4))
+    colour = {m: COLORS[i] for i, m in enumerate(BUILD)}
+    shift = {m: 0.08 * (i - 1) for i, m in enumerate(BUILD)}  # coinciding lines stay visible
+    for a, kind in zip(axes, ("prefix", "balanced")):
+        for i, mixer in enumerate(BUILD):
+            for L, line in ((1, "--"), (2, "-")):
+                pts = sorted((int(r["N"]) + shift[mixer], math.log10(int(r["rank"])))
+                             for r in rows if r["mixer"] == mixer and int(r["depth"]) == L
+                             and r["partition"] == kind)  # fmt: skip
+                if pts:
+                    a.plot(*zip(*pts), line, marker="os^"[i], color=colour[mixer],
+                           label=f"{mixer}, L = {L}")  # fmt: skip
+        what = "first floor(N/2)" if kind == "prefix" else "even"
+        a.set(xlabel="sequence length N", ylabel="log10 separation rank",
+              title=f"{kind} partition (A = the {what} positions)")  # fmt: skip
+        a.set_xticks(sorted({int(r["N"]) for r in rows}))
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3,
+               title="width 2; dashed: depth 1, solid: depth 2; mixers shifted apart in N")  # fmt: skip
+    return fig
+
+
+def plot(rows, out: Path) -> None:
+    """Write mixers_length.png (300 dpi) and .pdf to ``out``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of mixers_length.csv.
+    out : Path
+        The folder.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from seprank.figures.style import apply_style
+
+    apply_style()
+    fig = plot_length(rows)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    fig.savefig(out / "mixers_length.png", dpi=300)
+    fig.savefig(out / "mixers_length.pdf", metadata={"CreationDate": None})
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-len", type=int, default=8, help="largest N tried (default 8)")
+    ap.add_argument("--depths", default="1,2", help="comma list of depths (default 1,2)")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds one row may run before its line stops (default 300)")
+    ap.add_argument("--max-samples", type=int, default=20000,
+                    help="sample cap per side; a capped row is a lower bound (default 20000)")
+    ap.add_argument("--mixers", default=",".join(BUILD), help="comma list (default: all)")
+    ap.add_argument("--out", default="paper_figures", help="output folder")
+    ap.add_argument("--resume", action="store_true", help="keep the rows the CSV has")
+    ap.add_argument("--plot-only", action="store_true", help="redraw from the CSV only")
+    args = ap.parse_args(argv)
+    out, bad = Path(args.out), [m for m in args.mixers.split(",") if m not in BUILD]
+    if bad:
+        ap.error(f"--mixers: {', '.join(bad)} not among {', '.join(BUILD)}")
+    try:
+        depths = [int(x) for x in args.depths.split(",")]
+    except ValueError:
+        ap.error(f"--depths: {args.depths!r} is not a comma list of integers")
+    if args.max_len < 4:
+        ap.error(f"--max-len: {args.max_len} is below 4")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "mixers_length.csv"
+    if args.plot_only:
+        if not path.exists():
+            ap.error(f"--out {out}: no mixers_length.csv to draw (run without --plot-only)")
+        plot(read_csv(path), out)
+        return 0
+    done = read_csv(path) if args.resume and path.exists() else []
+    t = time.perf_counter()
+    rows = run(args.mixers.split(","), depths, args.max_len, args.timeout,
+               args.max_samples, done, sink=lambda rows: write_csv(rows, path, FIELDS))  # fmt: skip
+    write_csv(rows, path, FIELDS)
+    plot(rows, out)
+    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
