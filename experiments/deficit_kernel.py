@@ -74,8 +74,9 @@ def kernel_for_seed(net, seed: int, p: int, degree: int, say) -> dict:
             f2: dict = {}
             blas_elimination.pivots(Zc, p, factors=f2)
             K = matmul_mod_long(left_kernel(Zc, f2, p), K, p)
-    whole = np.hstack([matmul_mod_long(K, sp.catalecticant(keys, values, rows, cols[s:s + 4096]), p)
-                       for s in range(0, cols.size, 4096)]) if K.shape[0] else np.zeros((0, 1))  # fmt: skip
+    whole = np.hstack([
+        matmul_mod_long(K, sp.catalecticant(keys, values, rows, cols[s:s + 4096]), p)
+        for s in range(0, cols.size, 4096)]) if K.shape[0] else np.zeros((0, 1))  # fmt: skip
     assert not whole.any(), "K H != 0 on the whole block"
     return {"seed": seed, "K": K, "rows": rows, "radix": radix, "k": k,
             "block": [int(rows.size), int(cols.size * d)], "rank": int(rows.size - K.shape[0]),
@@ -133,7 +134,8 @@ def main(argv=None) -> None:
               f"{run['rank']}, left kernel dimension {E.shape[0]}; support sizes {supports} "
               f"of {run['rows'].size} gammas (S-degree {run['k']})")  # fmt: skip
         for i, j in enumerate(piv):
-            print(f"  operator {i}: pivot gamma = {monomial(int(run['rows'][j]), run['radix'], pairs)}")
+            gamma = monomial(int(run["rows"][j]), run["radix"], pairs)
+            print(f"  operator {i}: pivot gamma = {gamma}")
         report["seeds"].append({"seed": run["seed"], "rank": run["rank"], "block": run["block"],
                                 "kernel_dimension": int(E.shape[0]), "supports": supports,
                                 "pivots": [monomial(int(run["rows"][j]), run["radix"], pairs)

@@ -69,7 +69,7 @@ def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
                     net = BUILD[mixer](L, N)
                     kept = old.get((mixer, L, kind, N))
                     if kept is not None:
-                        row, stop = {**kept, "stopped": ""}, ""
+                        row = {**kept, "stopped": ""}
                     else:
                         got = measure_with_timeout(net, partition(kind, N), max_samples,
                                                    timeout)  # fmt: skip
@@ -126,7 +126,7 @@ def plot_length(rows, ax=None):
         a.set_xticks(sorted({int(r["N"]) for r in rows}))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3,
-               title="width 2; dashed: depth 1, solid: depth 2; mixers shifted apart in N")  # fmt: skip
+               title="width 2; dashed: depth 1, solid: depth 2; mixers drawn shifted in N")
     return fig
 
 
