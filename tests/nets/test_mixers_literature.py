@@ -11,7 +11,8 @@
   whose queries and keys read positional encodings, W[i, j] = sum_h s_h(i, j) W^O_h W^V_h,
   so the rank is <= H. Hence W_ssm = W_attn needs H >= k (the necessity half); and
   k = n heads built from the Cayley-Hamilton coefficients of A reproduce W_ssm exactly
-  (the sufficiency half, when the lag span is n).
+  (the sufficiency half, when the lag span is n); when the lag span k = d^2 is below n,
+  k heads built on a basis of the lag space do (the minimal construction).
 - Cohen-Karlik et al. 2025 (arXiv 2502.02209) [V abstract]: S6 expresses high-degree
   polynomials with fewer layers than linear attention: total degree and separation rank at
   equal depth and (nearly) equal parameters.
@@ -179,3 +180,54 @@ def test_k_positional_heads_reproduce_an_ssm_of_lag_span_k():
                                                     X, F)))  # fmt: skip
     m = measure(heads, CUT, weights=ints)  # the constructed heads: rank k (n - 1 heads: n - 1)
     assert m.saturated and m.rank == n
+
+
+def _span_coefficients(K, p):
+    """(basis lags b, c mod p) with K[l] = sum_h c[l, h] K[b[h]] for every lag l: the
+    earliest lags that raise the rank of span{K[l]} over Q, and each K[l]'s exact rational
+    coordinates in them, reduced mod p."""
+    sympy = pytest.importorskip("sympy")
+    vecs = [sympy.Matrix(np.asarray(k, dtype=object).reshape(-1).tolist()) for k in K]
+    basis = []
+    for lag, v in enumerate(vecs):
+        if sympy.Matrix.hstack(*[vecs[b] for b in basis], v).rank() > len(basis):
+            basis.append(lag)
+    M = sympy.Matrix.hstack(*[vecs[b] for b in basis])
+    rows = []
+    for v in vecs:
+        sol = (M.T * M).solve(M.T * v)  # exact: v is in the column span of M
+        assert M * sol == v
+        rows.append([int(x.p) * pow(int(x.q), -1, p) % p for x in sol])
+    return basis, np.array(rows, dtype=np.int64)
+
+
+def test_k_heads_reproduce_an_ssm_whose_lag_span_is_below_its_state():
+    """[D] the sufficiency half when the lag span k = d^2 is below the state n (N = 6,
+    d = 2, n = 5: k = 4): k heads, not n, with W^O_h W^V_h = K_{b_h} for k lags b_h whose
+    K_l = C A^l B span the lag space and scores s_h(i, j) = c[i - j, h], the coordinates of
+    K_{i-j} in that basis, equal the SSM's interaction tensor (random points over GF(p)),
+    and measure rank k, as the SSM does."""
+    N, d, n = 6, 2, 5
+    F, rng = ModP(), np.random.default_rng(7)
+    ssm = SSMInteraction(N, d, n)
+    ps = ssm.init(rng, F)
+    A, B, C = (np.asarray(ps[w][0], dtype=object) for w in ("A", "B", "C"))
+    K = [C.dot(np.linalg.matrix_power(A, lag) if lag else np.eye(n, dtype=object)).dot(B)
+         for lag in range(N)]  # fmt: skip
+    basis, c = _span_coefficients(K, F.p)
+    k = len(basis)
+    assert k == d * d < n
+    assert rank(ssm, CUT) == k
+    lag = np.subtract.outer(np.arange(N), np.arange(N))
+    pa = {"Wq": np.array([np.eye(N, dtype=np.int64)] * k),
+          "Wk": np.array([np.where(lag >= 0, c[np.maximum(lag, 0), h], 0) for h in range(k)]),
+          "Wv": np.array([np.eye(d, dtype=np.int64)] * k),
+          "Wo": np.array([np.asarray(K[b] % F.p, dtype=np.int64) for b in basis])}
+    heads = AttentionInteraction(N, d, k)
+    X = F.random(rng, (6, 4, ssm.width))
+    want = np.asarray(evaluate(ssm, ps, X, F))
+    assert np.any(want != 0)
+    got = evaluate(heads, {key: F.wrap(v) for key, v in pa.items()}, X, F)
+    assert np.array_equal(want, np.asarray(got))
+    m = measure(heads, CUT, weights=pa)
+    assert m.saturated and m.rank == k
