@@ -1,0 +1,78 @@
+"""The mixer comparison scripts' run loops: rows written as they come, --resume keeps what
+the CSV has and measures the rest, where a line stops is decided anew under the limits,
+a failing measurement stops its mixer with the reason. Small, fast nets (s4, depth 1-2;
+s6 and linear attention at depth 1)."""
+
+import pytest
+
+from experiments import mixers_compare as mc
+from experiments import mixers_length as ml
+
+
+def test_compare_rows_reach_the_sink_and_resume_measures_only_the_rest(tmp_path, monkeypatch):
+    path = tmp_path / "mixers_compare.csv"
+    seen = []
+    rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"], sink=lambda r: seen.append(len(r)))
+    assert seen == [2] and [r["rank"] for r in rows] == [2, 2]
+    mc.write_csv(rows, path)
+    calls = []
+    real = mc.measure_with_timeout
+    monkeypatch.setattr(mc, "measure_with_timeout",
+                        lambda net, *a: calls.append(net.depth) or real(net, *a))  # fmt: skip
+    again = mc.run(2, 90, 60, 4000, ["s4"], ["small"], done=mc.read_csv(path))
+    assert calls == [2, 2]  # depth 1 kept from the CSV, depth 2 measured
+    assert [int(r["depth"]) for r in again] == [1, 1, 2, 2]
+    assert [int(r["rank"]) for r in again] == [2, 2, 2, 2]
+
+
+def test_resume_decides_the_stop_anew_under_the_given_limits(tmp_path):
+    rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
+    for r in rows:
+        r["seconds"], r["stopped"] = 50.0, "depth 2 not run: ..."
+    # a slower limit than the kept rows' time: the mixer goes on to depth 2
+    assert len(mc.run(2, 90, 60, 4000, ["s4"], ["small"], done=rows)) == 4
+    # a limit below it: the kept rows stop it, with the reason on the last row
+    kept = mc.run(2, 10, 60, 4000, ["s4"], ["small"], done=rows)
+    assert len(kept) == 2 and "took 50 s (more than 10 s)" in kept[-1]["stopped"]
+
+
+def test_a_failing_measurement_stops_the_mixer_with_its_reason(capsys):
+    rows = mc.run(1, 90, 60, 10**6, ["s4"], ["small"])  # the grid cannot fit in memory
+    assert rows == []
+    assert "s4                small stopped: depth 1, balanced: SamplingError" in \
+        capsys.readouterr().out  # fmt: skip
+
+
+def test_merged_keeps_other_mixers_rows_in_table_order():
+    s4 = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
+    la = [{**r, "mixer": "linear-attention"} for r in s4]
+    assert [r["mixer"] for r in mc._merged(s4, la)] == ["linear-attention"] * 2 + ["s4"] * 2
+
+
+def test_length_lines_grow_in_n_and_resume_keeps_rows(tmp_path, monkeypatch):
+    rows = ml.run(["linear-attention"], [1], 5, 60, 4000)
+    assert [(r["partition"], r["N"], r["rank"]) for r in rows] == [
+        ("prefix", 4, 3), ("prefix", 5, 3), ("balanced", 4, 3), ("balanced", 5, 3)]
+    assert all(r["label"].startswith("exact, proved") for r in rows)  # sep <= d + 1 [D]
+    assert ml.partition("prefix", 5) == (0, 1) and ml.partition("balanced", 5) == (0, 2, 4)
+    monkeypatch.setattr(ml, "measure_with_timeout", lambda *a: pytest.fail("measured again"))
+    assert len(ml.run(["linear-attention"], [1], 5, 60, 4000, done=rows)) == 4
+
+
+def test_length_line_stops_at_the_first_n_that_does_not_finish(monkeypatch):
+    real = ml.measure_with_timeout
+    monkeypatch.setattr(ml, "measure_with_timeout",
+                        lambda net, *a: "not finished within 1 s" if net.seq_len > 4
+                        else real(net, *a))  # fmt: skip
+    rows = ml.run(["s6"], [1], 8, 60, 4000)
+    assert [(r["partition"], r["N"]) for r in rows] == [("prefix", 4), ("balanced", 4)]
+    assert all(r["stopped"] == "N = 5: not finished within 1 s" for r in rows)
+
+
+def test_length_cli_refuses_bad_arguments(tmp_path, capsys):
+    for argv, what in ((["--mixers", "s7"], "--mixers: s7"), (["--depths", "x"], "--depths"),
+                       (["--max-len", "3"], "--max-len: 3"),
+                       (["--plot-only"], "no mixers_length.csv")):  # fmt: skip
+        with pytest.raises(SystemExit) as e:
+            ml.main([*argv, "--out", str(tmp_path)])
+        assert e.value.code == 2 and what in capsys.readouterr().err
