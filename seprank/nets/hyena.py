@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_int
-from seprank.nets.sequence_common import Readout, check_readout, derived_bound
+from seprank.nets.sequence_common import (
+    Readout,
+    check_readout,
+    coord_field,
+    derived_bound,
+    query_field,
+    seq_len_field,
+)
 
 
 @dataclass(frozen=True)
@@ -49,10 +56,9 @@ class Hyena(Readout):
 
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "channels d"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: last)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    seq_len: int = seq_len_field()
+    query_position: int | None = query_field()
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         check_int("depth", self.depth, 1)

@@ -48,8 +48,11 @@ from seprank.nets.sequence_common import (
     Readout,
     check_choice,
     check_readout,
+    coord_field,
     derived_bound,
     prefix_without_query,
+    query_field,
+    seq_len_field,
 )
 
 FEATURES = ("identity", "square")
@@ -118,12 +121,11 @@ class LinearAttention(Readout):
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "model width d"})
     heads: int = field(default=1, metadata={"help": "heads H, dividing width"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
+    seq_len: int = seq_len_field()
     causal: bool = field(default=False, metadata={"help": "attend to j <= i only"})
     feature: str = field(default="identity", metadata={"help": "phi: identity or square"})
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: last if causal, else 0)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    query_position: int | None = query_field("last if causal, else 0")
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         _check_heads(self)
@@ -201,13 +203,12 @@ class Retention(Readout):
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "model width d"})
     heads: int = field(default=1, metadata={"help": "heads H, dividing width"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
+    seq_len: int = seq_len_field()
     gamma_num: tuple[int, ...] = field(default=(1,), metadata={"help": "decay numerators: "
                                        "one, or one per head"})  # fmt: skip
     gamma_den: int = field(default=2, metadata={"help": "decay denominator (gamma = num/den)"})
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: last)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    query_position: int | None = query_field()
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         _check_heads(self)
@@ -279,10 +280,9 @@ class GLA(GatedRecurrence):
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "model width d"})
     heads: int = field(default=1, metadata={"help": "heads H, dividing width"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: last)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    seq_len: int = seq_len_field()
+    query_position: int | None = query_field()
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         _check_heads(self)

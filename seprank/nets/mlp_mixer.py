@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_int
-from seprank.nets.sequence_common import Readout, check_readout
+from seprank.nets.sequence_common import (
+    Readout,
+    check_readout,
+    coord_field,
+    query_field,
+    seq_len_field,
+)
 
 
 @dataclass(frozen=True)
@@ -53,14 +59,13 @@ class MLPMixer(Readout):
 
     depth: int = field(metadata={"help": "blocks L >= 1"})
     width: int = field(metadata={"help": "channels d"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
+    seq_len: int = seq_len_field()
     token_hidden: int | None = field(default=None, metadata={"help": "token-MLP hidden size "
                                      "N_h (none: N)"})  # fmt: skip
     channel_hidden: int | None = field(default=None, metadata={"help": "channel-MLP hidden "
                                        "size d_h (none: d)"})  # fmt: skip
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: 0)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    query_position: int | None = query_field("0")
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         check_int("depth", self.depth, 1)

@@ -8,8 +8,25 @@ position ``query_position`` (None: the last position for a causal model, 0 other
 
 from __future__ import annotations
 
+from dataclasses import field
+
 from seprank.errors import ConfigError
 from seprank.nets.base import check_int
+
+
+def seq_len_field():
+    """The ``seq_len`` field of a mixer: positions N >= 2, default 4."""
+    return field(default=4, metadata={"help": "positions N >= 2"})
+
+
+def query_field(default_position: str = "last"):
+    """The ``query_position`` field: None reads ``default_position`` (said in the help)."""
+    return field(default=None, metadata={"help": f"read-out position (none: {default_position})"})
+
+
+def coord_field():
+    """The ``output_coord`` field: the coordinate read, default 0."""
+    return field(default=0, metadata={"help": "read-out coordinate"})
 
 
 def check_readout(net, causal: bool) -> int:

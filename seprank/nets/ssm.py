@@ -43,8 +43,11 @@ from seprank.nets.sequence_common import (
     GatedRecurrence,
     Readout,
     check_readout,
+    coord_field,
     derived_bound,
     prefix_without_query,
+    query_field,
+    seq_len_field,
 )
 
 
@@ -78,10 +81,9 @@ class S6(GatedRecurrence):
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "channels d"})
     state: int = field(default=2, metadata={"help": "state size n per channel"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: last)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    seq_len: int = seq_len_field()
+    query_position: int | None = query_field()
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         _check_sizes(self)
@@ -148,11 +150,10 @@ class S4(Readout):
     depth: int = field(metadata={"help": "layers L >= 1"})
     width: int = field(metadata={"help": "channels d"})
     state: int = field(default=2, metadata={"help": "state size n"})
-    seq_len: int = field(default=4, metadata={"help": "positions N >= 2"})
+    seq_len: int = seq_len_field()
     product: bool = field(default=False, metadata={"help": "read-out u_t * (E y_t)"})
-    query_position: int | None = field(default=None, metadata={"help": "read-out position "
-                                       "(none: last)"})  # fmt: skip
-    output_coord: int = field(default=0, metadata={"help": "read-out coordinate"})
+    query_position: int | None = query_field()
+    output_coord: int = coord_field()
 
     def __post_init__(self):
         _check_sizes(self)
