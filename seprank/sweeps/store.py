@@ -78,19 +78,35 @@ _HEADER = b"SQLite format 3\x00"
 _TABLES = {"tasks", "claims"}
 
 
+#: how long an empty file is watched for another sweep's header before it is refused
+CREATING_SECONDS = 2.0
+
+
+def _header(path: Path, where: str, wait: float) -> bytes:
+    """The first 16 bytes of ``path``; an empty file is read again for up to ``wait``
+    seconds (SQLite creates a store's file empty and writes its header a moment later)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with path.open("rb") as f:
+                head = f.read(16)
+        except OSError as exc:
+            raise ConfigError(f"{where} cannot be read ({exc.strerror or exc})") from None
+        if head or time.monotonic() >= deadline or not path.is_file():
+            return head
+        time.sleep(0.05)
+
+
 def check_file(path: Path, readonly: bool = False) -> bool:
     """ConfigError (nothing written) unless ``path`` is absent (a new store, when not
     ``readonly``) or a seprank store: an SQLite file whose tables are seprank's, whose
-    ``tasks`` table has seprank's columns and which passes SQLite's quick_check. Returns
-    whether the file exists."""
+    ``tasks`` table has seprank's columns and which passes SQLite's quick_check; an empty
+    file (not ``readonly``) is watched for ``CREATING_SECONDS`` (another sweep may be
+    creating it) before it is refused. Returns whether the file exists."""
     where = f"db={str(path)!r}"
     if not path.exists():
         return False
-    try:
-        with path.open("rb") as f:
-            head = f.read(16)
-    except OSError as exc:
-        raise ConfigError(f"{where} cannot be read ({exc.strerror or exc})") from None
+    head = _header(path, where, wait=0.0 if readonly else CREATING_SECONDS)
     if not path.is_file() or not head:
         raise ConfigError(f"{where} is empty (or not a file), not a seprank store: left "
                           "untouched (remove it, or name a new file with --db)")  # fmt: skip

@@ -252,3 +252,23 @@ def test_to_dataframe_takes_one_filter_string_and_refuses_other_types(tmp_path):
         assert s.to_dataframe("depth=2")["depth"].tolist() == [2]
         with pytest.raises(ConfigError, match=r"^where=5 must be a filter string"):
             s.to_dataframe(5)
+
+
+def test_an_empty_file_another_sweep_is_creating_is_waited_for(tmp_path):
+    """The race of two sweeps creating one store: SQLite makes the file empty and writes
+    its header a moment later; the second sweep's check waits for it, not refuses it."""
+    from seprank.sweeps.store import check_file
+
+    made = tmp_path / "made.sqlite"
+    _tiny_store(made)
+    db = tmp_path / "r.sqlite"
+    db.write_bytes(b"")
+    timer = threading.Timer(0.3, lambda: db.write_bytes(made.read_bytes()))
+    timer.start()
+    try:
+        assert check_file(db) is True
+    finally:
+        timer.join()
+    db.write_bytes(b"")  # still empty after the wait: refused; read-only: refused at once
+    with pytest.raises(ConfigError, match="is empty"):
+        check_file(db, readonly=True)
