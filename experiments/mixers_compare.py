@@ -64,7 +64,7 @@ SIZES = {
 }  # fmt: skip
 FIELDS = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
           "degree", "homogeneous", "rank", "upper", "upper_source", "label", "saturated",
-          "saturation_bound", "strategy", "seconds", "stopped"]  # fmt: skip
+          "saturation_bound", "strategy", "prime", "seconds", "stopped"]  # fmt: skip
 
 
 def _tagged(source: str, tag) -> str:
@@ -84,7 +84,7 @@ def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
     return cols, "saturated" if saturated else "lower bound"
 
 
-def row_of(mixer, size, net, part, rank, saturated, bound, strategy, seconds) -> dict:
+def row_of(mixer, size, net, part, rank, saturated, bound, strategy, prime, seconds) -> dict:
     cols, label = label_of(net, PARTITIONS[part], rank, saturated)
     return {"mixer": mixer, "size": size, "config": repr(net),
             "params_per_layer": net.parameters() // net.depth, "params": net.parameters(),
@@ -92,22 +92,39 @@ def row_of(mixer, size, net, part, rank, saturated, bound, strategy, seconds) ->
             "degree": net.degree, "homogeneous": int(net.homogeneous), "rank": rank,
             **cols, "label": label, "saturated": bool(saturated),
             "saturation_bound": f"{bound:.2g}" if bound is not None else "",
-            "strategy": strategy,
+            "strategy": strategy, "prime": prime,
             "seconds": round(seconds, 3), "stopped": ""}  # fmt: skip
+
+
+#: the prime of a second measurement when the first stopped below its sample but its
+#: Schwartz-Zippel bound is over the threshold (the bound falls as 1/p)
+RETRY_PRIME = 536870909
+
+
+def measure_row(net, A, max_samples: int):
+    """(rank, saturated, bound, strategy, prime) of ``net`` at ``A``: at the default prime,
+    and once more at RETRY_PRIME when the rank stopped below its sample but the bound on a
+    false stop is over the threshold (the second measurement is the row)."""
+    m = measure(net, A, max_samples=max_samples)
+    if not m.saturated and m.sample_saturated and m.saturation_bound is not None and \
+            m.prime < RETRY_PRIME:  # fmt: skip
+        m = measure(net, A, max_samples=max_samples, prime=RETRY_PRIME)
+    return m.rank, m.saturated, m.saturation_bound, m.strategy, m.prime
 
 
 def _measure_child(net, A, max_samples, queue) -> None:
     t = time.perf_counter()
     try:
-        m = measure(net, A, max_samples=max_samples)
+        got = measure_row(net, A, max_samples)
     except Exception as e:  # noqa: BLE001 - reported to the parent as the row's stop
         queue.put(f"{type(e).__name__}: {e}")
         return
-    queue.put((m.rank, m.saturated, m.saturation_bound, m.strategy, time.perf_counter() - t))
+    queue.put((*got, time.perf_counter() - t))
 
 
 def measure_with_timeout(net, A, max_samples: int, timeout: float):
-    """(rank, saturated, bound, strategy, seconds) of one measurement in a child process;
+    """(rank, saturated, bound, strategy, prime, seconds) of :func:`measure_row` in a child
+    process;
     a string saying why there is none if it ran past ``timeout`` seconds (the child is
     then terminated), raised an error or died."""
     ctx = multiprocessing.get_context("fork")
@@ -165,7 +182,7 @@ def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixer
                             break
                         last.append(row_of(mixer, size, net, part, *got))
                         print(f"{mixer:17s} {size:5s} L={L} {part:8s} rank={got[0]:<7d} "
-                              f"{last[-1]['label']:11s} {got[4]:7.2f}s", flush=True)
+                              f"{last[-1]['label']:11s} {got[-1]:7.2f}s", flush=True)
                     stop = stop or _slow(last[-1], row_seconds)
                 stop = stop if stop and (L < depths or f"depth {L}," in stop) else ""
                 mine = last or [r for r in rows if _key(r)[:2] == (mixer, size)]

@@ -36,7 +36,7 @@ BUILD = {
 }
 FIELDS = ["mixer", "config", "params", "depth", "N", "partition", "A", "degree", "rank",
           "upper", "upper_source", "label", "saturated", "saturation_bound", "strategy",
-          "seconds", "stopped"]  # fmt: skip
+          "prime", "seconds", "stopped"]  # fmt: skip
 
 
 def partition(kind: str, N: int) -> tuple[int, ...]:
@@ -45,7 +45,7 @@ def partition(kind: str, N: int) -> tuple[int, ...]:
 
 
 def _row(mixer, net, kind, got) -> dict:
-    rank, saturated, bound, strategy, seconds = got
+    rank, saturated, bound, strategy, prime, seconds = got
     A = partition(kind, net.seq_len)
     cols, label = label_of(net, A, rank, saturated)
     return {"mixer": mixer, "config": repr(net), "params": net.parameters(),
@@ -53,7 +53,8 @@ def _row(mixer, net, kind, got) -> dict:
             "A": " ".join(map(str, A)), "degree": net.degree, "rank": rank, **cols,
             "label": label, "saturated": bool(saturated),
             "saturation_bound": f"{bound:.2g}" if bound is not None else "",
-            "strategy": strategy, "seconds": round(seconds, 3), "stopped": ""}  # fmt: skip
+            "strategy": strategy, "prime": prime, "seconds": round(seconds, 3),
+            "stopped": ""}  # fmt: skip
 
 
 def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),

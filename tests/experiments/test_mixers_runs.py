@@ -76,3 +76,17 @@ def test_length_cli_refuses_bad_arguments(tmp_path, capsys):
         with pytest.raises(SystemExit) as e:
             ml.main([*argv, "--out", str(tmp_path)])
         assert e.value.code == 2 and what in capsys.readouterr().err
+
+
+def test_a_row_over_the_threshold_is_measured_again_at_a_larger_prime():
+    """The small mixer at depth 3 stops below its sample at the default prime with a
+    Schwartz-Zippel bound of 0.012 > 1e-2; at RETRY_PRIME the same rank is saturated."""
+    from seprank import measure
+    from seprank.nets import MLPMixer
+
+    net = MLPMixer(3, 2, seq_len=4, token_hidden=1, channel_hidden=2)
+    first = measure(net, (0, 2))
+    assert not first.saturated and first.sample_saturated and first.saturation_bound > 1e-2
+    rank, saturated, bound, _, prime = mc.measure_row(net, (0, 2), 4000)
+    assert (rank, saturated, prime) == (first.rank, True, mc.RETRY_PRIME) and bound <= 1e-2
+    assert mc.measure_row(mc.SIZES["s4"]["small"](1), (0, 2), 4000)[4] == first.prime
