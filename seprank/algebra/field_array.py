@@ -18,8 +18,9 @@ numpy.exp on a FieldArray leaves GF(7): not a polynomial operation seprank can c
 
 Overflow contract: residues are in [0, p) with p <= 2**31 - 1, so one product is below
 2**62; contractions add at most ``(2**63 - 1) // (p - 1)**2`` products before a reduction
-mod p (:func:`einsum_modp`, :func:`matmul_modp` split longer ones), sums at most 2**32
-residues.
+mod p (:func:`einsum_modp`, :func:`matmul_modp` split longer ones; where that would mean
+many short sums, as for p near 2**31, they split the first factor into 16-bit limbs, whose
+products with a residue are below 2**47), sums at most 2**32 residues.
 """
 
 from __future__ import annotations
@@ -52,6 +53,31 @@ def max_terms(p: int) -> int:
     return _INT64_MAX // max((p - 1) ** 2, 1)
 
 
+#: a factor's limb size in bits, where residues are split to keep contractions long
+LIMB = 16
+
+
+def _limb_terms(p: int) -> int:
+    """Most products of a 16-bit limb and a residue one sum may hold."""
+    return _INT64_MAX // max(((1 << LIMB) - 1) * (p - 1), 1)
+
+
+def _chunks(total: int, limit: int) -> int:
+    return -(-total // max(limit, 1))
+
+
+def _by_limbs(contract, a, p: int, total: int):
+    """``contract(a, limit)`` mod p, or, where that needs more than twice the sums, from
+    ``a``'s 16-bit limbs: a = hi 2**16 + lo, each limb times a residue below 2**47, so a
+    sum holds 2**16 products even for p near 2**31 (where ``max_terms`` is 2)."""
+    if _chunks(total, max_terms(p)) <= 2 * _chunks(total, _limb_terms(p)):
+        return contract(a, max_terms(p))
+    a = np.asarray(a, dtype=np.int64)
+    hi = contract(a >> LIMB, _limb_terms(p))
+    lo = contract(a & ((1 << LIMB) - 1), _limb_terms(p))
+    return (hi * (1 << LIMB) + lo) % p
+
+
 def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
     """Two-operand einsum mod p, the first summed letter split into chunks if needed."""
     ins, out = spec.replace(" ", "").split("->")
@@ -59,36 +85,44 @@ def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
     sizes = {ch: n for letters, arr in ((sa, a), (sb, b)) for ch, n in zip(letters, np.shape(arr))}
     summed = "".join(ch for ch in dict.fromkeys(sa + sb) if ch not in out)
     total = math.prod(sizes[ch] for ch in summed) if summed else 1
-    limit = max_terms(p)
-    if total <= limit:
+    if total <= max_terms(p):
         return np.einsum(spec, a, b) % p
-    ch = summed[0]
-    rest = total // sizes[ch]
-    if rest > limit:
-        raise DomainError(f"prime={p}: contraction over {summed} too long to be exact")
-    step = max(limit // rest, 1)
-    acc = None
-    for start in range(0, sizes[ch], step):
-        sl = slice(start, start + step)
-        pa = a[tuple(sl if c == ch else slice(None) for c in sa)]
-        pb = b[tuple(sl if c == ch else slice(None) for c in sb)]
-        part = np.einsum(spec, pa, pb) % p
-        acc = part if acc is None else (acc + part) % p
-    return acc
+
+    def contract(a, limit):
+        if total <= limit:
+            return np.einsum(spec, a, b) % p
+        ch = summed[0]
+        rest = total // sizes[ch]
+        if rest > limit:
+            raise DomainError(f"prime={p}: contraction over {summed} too long to be exact")
+        step = max(limit // rest, 1)
+        acc = None
+        for start in range(0, sizes[ch], step):
+            sl = slice(start, start + step)
+            pa = a[tuple(sl if c == ch else slice(None) for c in sa)]
+            pb = b[tuple(sl if c == ch else slice(None) for c in sb)]
+            part = np.einsum(spec, pa, pb) % p
+            acc = part if acc is None else (acc + part) % p
+        return acc
+
+    return _by_limbs(contract, a, p, total)
 
 
 def matmul_modp(a, b, p: int) -> np.ndarray:
     """``a @ b`` mod p (numpy's broadcasting), the contraction split into safe chunks."""
     n = np.shape(a)[-1]
-    step = max_terms(p)
-    if n <= step:
+    if n <= max_terms(p):
         return np.matmul(a, b) % p
-    acc = None
-    for s in range(0, n, step):
-        pb = b[s : s + step] if np.ndim(b) == 1 else b[..., s : s + step, :]
-        part = np.matmul(a[..., s : s + step], pb) % p
-        acc = part if acc is None else (acc + part) % p
-    return acc
+
+    def contract(a, step):
+        acc = None
+        for s in range(0, n, step):
+            pb = b[s : s + step] if np.ndim(b) == 1 else b[..., s : s + step, :]
+            part = np.matmul(a[..., s : s + step], pb) % p
+            acc = part if acc is None else (acc + part) % p
+        return acc
+
+    return _by_limbs(contract, a, p, n)
 
 
 def _residue(v, p: int) -> int:

@@ -96,10 +96,26 @@ def test_modp_chunked_einsum_high_residues_equal_python_ints(p, n):
 
 
 def test_modp_refuses_a_contraction_it_cannot_make_exact():
-    F = ModP(MAX_MODULUS)  # max_terms == 2: a 3-term inner block cannot be split
-    a = np.ones((1, 3, 3), dtype=np.int64)
+    F = ModP(MAX_MODULUS)  # max_terms == 2: 16-bit limbs hold 2**16 terms a sum
+    a = np.ones((1, 2, 2**16 + 3), dtype=np.int64)  # an inner block longer than that
     with pytest.raises(DomainError, match="too long"):
-        F.einsum("ikl,kl->i", a, np.ones((3, 3), dtype=np.int64))
+        F.einsum("ikl,kl->i", a, np.ones((2, 2**16 + 3), dtype=np.int64))
+
+
+def test_modp_long_contractions_near_2_31_are_exact_through_limbs():
+    """max_terms(MAX_MODULUS) == 2; a 3 x 3 inner block and a length-5000 matmul are
+    split into 16-bit limbs, not 2-term sums, and agree with Python integers."""
+    p = MAX_MODULUS
+    F, rng = ModP(p), np.random.default_rng(3)
+    a, b = _top_residues(rng, (2, 3, 3), p), _top_residues(rng, (3, 3), p)
+    want = [sum(int(x) * int(y) for x, y in zip(a[i].ravel(), b.ravel())) % p for i in range(2)]
+    assert F.einsum("ikl,kl->i", a, b).tolist() == want
+    from seprank.algebra.field_array import matmul_modp
+
+    u, v = _top_residues(rng, (3, 5000), p), _top_residues(rng, (5000, 2), p)
+    got = matmul_modp(u, v, p)
+    assert got.tolist() == [[sum(int(x) * int(y) for x, y in zip(u[i], v[:, j])) % p
+                             for j in range(2)] for i in range(3)]  # fmt: skip
 
 
 @pytest.mark.parametrize("p", [2, 3, 101, DEFAULT_PRIME, MAX_MODULUS])
