@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from seprank.algebra.field_array import matmul_modp
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.errors import EliminationError
 from seprank.paths import jit
@@ -263,13 +264,26 @@ def split_products(A, B):
     return A @ B_hi, A @ (B - B_hi * _SPLIT)
 
 
+def split_exact(p: int, k: int) -> bool:
+    """Whether :func:`split_products` is exact in float64 for residues mod ``p`` and inner
+    dimension ``k``: both halves' sums, and their join, stay below 2**53 (p < 2**26 with
+    k <= 2**13 always; p near 2**31 only for k <= 4)."""
+    q, s = int(p) - 1, int(_SPLIT)
+    return k * q * (q // s) <= (1 << 53) and k * q * (s - 1) + s * int(p) < (1 << 53)
+
+
 def matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
-    """(A @ B) mod p, exactly, for float64 residues, p < 2**26, inner dimension <= 2**13:
-    one product of the centred residues where :func:`single_product` allows, else two."""
+    """(A @ B) mod p, exactly, for float64 residues: one product of the centred residues
+    where :func:`single_product` allows, two (:func:`split_products`) where
+    :func:`split_exact` does, else in int64 (:func:`~seprank.algebra.field_array.matmul_modp`:
+    primes above 2**26, which no elimination here takes, reach it from the graded strategy)."""
     if single_product(p, A.shape[1]):
         C = _center(np.ascontiguousarray(A), float(p)) @ _center(np.ascontiguousarray(B), float(p))
         _reduce(C, float(p), 1.0 / p)
         return C
+    if not split_exact(p, A.shape[1]) or A.shape[1] > (1 << 13):
+        exact = matmul_modp(A.astype(np.int64), B.astype(np.int64), int(p))
+        return exact.astype(np.float64)
     C, Lo = split_products(A, B)
     _combine(C, Lo, float(p), 1.0 / p)
     return C

@@ -56,8 +56,10 @@ def test_matmul_mod_worst_case_all_p_minus_1():
     A = np.full((3, k), p - 1, dtype=np.float64)
     B = np.full((k, 2), p - 1, dtype=np.float64)
     assert blas_elimination.matmul_mod(A, B, p).tolist() == [[float(k * (p - 1) ** 2 % p)] * 2] * 3
+    # past 2**13 the float64 split is not exact: int64 then, still exact
+    assert blas_elimination.matmul_mod(np.ones((1, k + 1)), np.ones((k + 1, 1)), p) == k + 1
     with pytest.raises(ValueError, match="inner dimension"):
-        blas_elimination.matmul_mod(np.ones((1, k + 1)), np.ones((k + 1, 1)), p)
+        blas_elimination.split_products(np.ones((1, k + 1)), np.ones((k + 1, 1)))
 
 
 def test_rank_engines_refuse_or_fall_back_by_prime():
@@ -586,3 +588,23 @@ def test_fused_subtract_and_combine_return_residues(p):
     H2 = np.full_like(Lo, p - 1.0)
     blas_elimination._combine(H2, Lo, float(p), 1.0 / p)
     assert H2.astype(np.int64).tolist() == (((p - 1) * 8192 + Lo) % p).astype(np.int64).tolist()
+
+
+@pytest.mark.parametrize("p, k, exact", [(DEFAULT_PRIME, 1 << 13, True), (MAX_MODULUS, 4, True),
+                                         (MAX_MODULUS, 65, False), (536870909, 256, True),
+                                         (536870909, 257, False)])  # fmt: skip
+def test_split_exact_is_the_float64_limit_of_two_products(p, k, exact):
+    assert blas_elimination.split_exact(p, k) is exact
+
+
+@pytest.mark.parametrize("p, k", [(MAX_MODULUS, 65), (536870909, 300), (DEFAULT_PRIME, 9000)])
+def test_matmul_mod_is_exact_past_the_split_limit(p, k):
+    """Primes above 2**26 reach matmul_mod from the graded strategy; past split_exact (and
+    past the 2**13 inner dimension) it computes in int64, not in float64 that rounds."""
+    A = np.full((3, k), p - 1, dtype=np.float64)
+    B = np.full((k, 2), p - 1, dtype=np.float64)
+    rng = np.random.default_rng(k)
+    A[1] = rng.integers(0, p, k)
+    want = [[sum(int(a) * int(b) for a, b in zip(A[i], B[:, j])) % p for j in range(2)]
+            for i in range(3)]  # fmt: skip
+    assert blas_elimination.matmul_mod(A, B, p).tolist() == want

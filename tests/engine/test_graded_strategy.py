@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from seprank import measure
-from seprank.algebra.domains import ModP, Symbolic
+from seprank.algebra.domains import MAX_MODULUS, ModP, Symbolic
 from seprank.engine.homogeneity import homogeneity
 from seprank.errors import ConfigError
-from seprank.nets import LinearSelfAttention
+from seprank.nets import LinearSelfAttention, MLPMixer
 
 # (depth, width, heads, seq_len, partition): H = 1 and H > 1, N odd and even, the query
 # position (0) on either side, unbalanced partitions.
@@ -212,3 +212,12 @@ def test_cli_refuses_graded_for_residual_in_one_line():
     assert r.stderr.strip().count("\n") == 0 and "strategy='graded'" in r.stderr
     r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--strategy", "x")
     assert r.returncode == 2 and "strategy=" in r.stderr
+
+
+def test_graded_at_a_prime_near_2_31_agrees_with_the_default_prime():
+    """The graded strategy's interpolation (65 points for this degree-64 mixer) was a
+    float64 product that rounds for primes above 2**26; it is exact in int64 there now."""
+    net = MLPMixer(3, 2, seq_len=4, token_hidden=1, channel_hidden=2)
+    low = measure(net, (0, 2), strategy="graded")
+    high = measure(net, (0, 2), strategy="graded", prime=MAX_MODULUS)
+    assert high.sample_saturated and high.saturated and high.rank == low.rank == 1089
