@@ -35,6 +35,7 @@ import argparse
 import csv
 import math
 import multiprocessing
+import re
 import time
 from pathlib import Path
 from queue import Empty
@@ -160,12 +161,19 @@ def _slow(row, row_seconds: float) -> str:
     return ""
 
 
+def _timed_out(stopped: str, timeout: float) -> str:
+    """An earlier run's stop for a timeout at least ``timeout`` (trying again would time out
+    again), else ''."""
+    m = re.search(r"not finished within ([0-9.]+) s", stopped or "")
+    return stopped if m and float(m.group(1)) >= timeout else ""
+
+
 def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixers,
         sizes, done=(), sink=None) -> list[dict]:  # fmt: skip
     """The rows, mixer by mixer and depth by depth. ``done``: rows of an earlier run (a
     depth whose partitions are all there is taken from them, not measured again, and where
-    the mixer stops is decided anew under these limits); ``sink(rows)`` is called with the
-    rows after each depth."""
+    the mixer stops is decided anew under these limits: a timeout stop stands unless
+    ``timeout`` is longer); ``sink(rows)`` is called with the rows after each depth."""
     rows, old = [], {_key(r): r for r in done}
     for mixer in mixers:
         for size in sizes:
@@ -175,6 +183,7 @@ def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixer
                 for part, A in PARTITIONS.items():
                     if all(kept):
                         last.append({**kept[len(last)], "stopped": ""})
+                        stop = stop or _timed_out(kept[len(last) - 1]["stopped"], timeout)
                     else:
                         got = measure_with_timeout(net, A, max_samples, timeout)
                         if isinstance(got, str):

@@ -90,3 +90,15 @@ def test_a_row_over_the_threshold_is_measured_again_at_a_larger_prime():
     rank, saturated, bound, _, prime = mc.measure_row(net, (0, 2), 4000)
     assert (rank, saturated, prime) == (first.rank, True, mc.RETRY_PRIME) and bound <= 1e-2
     assert mc.measure_row(mc.SIZES["s4"]["small"](1), (0, 2), 4000)[4] == first.prime
+
+
+def test_resume_keeps_a_timeout_stop_unless_the_timeout_is_longer(monkeypatch):
+    rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
+    rows[-1]["stopped"] = "depth 2, balanced: not finished within 300 s"
+    calls = []
+    real = mc.measure_with_timeout
+    monkeypatch.setattr(mc, "measure_with_timeout",
+                        lambda net, *a: calls.append(net.depth) or real(net, *a))  # fmt: skip
+    same = mc.run(2, 90, 300, 4000, ["s4"], ["small"], done=rows)
+    assert calls == [] and same[-1]["stopped"] == rows[-1]["stopped"]
+    assert len(mc.run(2, 90, 600, 4000, ["s4"], ["small"], done=rows)) == 4 and calls == [2, 2]
