@@ -93,6 +93,13 @@ def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
     return rows
 
 
+def merged(rows, done, mixers) -> list[dict]:
+    """``rows`` and the earlier rows of the mixers this run left out, in BUILD order."""
+    order = list(BUILD)
+    rest = [r for r in done if r["mixer"] not in mixers and r["mixer"] in BUILD]
+    return sorted(rows + rest, key=lambda r: order.index(r["mixer"]))
+
+
 def plot_length(rows, ax=None):
     """Draw mixers_length: log10 rank against N, one line per mixer and depth.
 
@@ -187,8 +194,10 @@ def main(argv=None) -> int:
         return 0
     done = read_csv(path) if args.resume and path.exists() else []
     t = time.perf_counter()
-    rows = run(args.mixers.split(","), depths, args.max_len, args.timeout,
-               args.max_samples, done, sink=lambda rows: write_csv(rows, path, FIELDS))  # fmt: skip
+    mixers = args.mixers.split(",")
+    rows = run(mixers, depths, args.max_len, args.timeout, args.max_samples, done,
+               sink=lambda rows: write_csv(merged(rows, done, mixers), path, FIELDS))  # fmt: skip
+    rows = merged(rows, done, mixers)
     write_csv(rows, path, FIELDS)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")

@@ -102,3 +102,12 @@ def test_resume_keeps_a_timeout_stop_unless_the_timeout_is_longer(monkeypatch):
     same = mc.run(2, 90, 300, 4000, ["s4"], ["small"], done=rows)
     assert calls == [] and same[-1]["stopped"] == rows[-1]["stopped"]
     assert len(mc.run(2, 90, 600, 4000, ["s4"], ["small"], done=rows)) == 4 and calls == [2, 2]
+
+
+def test_length_resume_of_some_mixers_keeps_the_others(tmp_path):
+    ml.main(["--mixers", "linear-attention", "--depths", "1", "--max-len", "4",
+             "--out", str(tmp_path)])  # fmt: skip
+    ml.main(["--mixers", "s6", "--depths", "1", "--max-len", "4", "--resume",
+             "--out", str(tmp_path)])  # fmt: skip
+    rows = ml.read_csv(tmp_path / "mixers_length.csv")
+    assert [r["mixer"] for r in rows] == ["s6"] * 2 + ["linear-attention"] * 2
