@@ -93,11 +93,13 @@ def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
     return rows
 
 
-def merged(rows, done, mixers) -> list[dict]:
-    """``rows`` and the earlier rows of the mixers this run left out, in BUILD order."""
+def merged(rows, done, mixers, depths) -> list[dict]:
+    """``rows`` and the earlier rows of the mixers and depths this run left out, in BUILD
+    order, then by depth."""
     order = list(BUILD)
-    rest = [r for r in done if r["mixer"] not in mixers and r["mixer"] in BUILD]
-    return sorted(rows + rest, key=lambda r: order.index(r["mixer"]))
+    rest = [r for r in done if r["mixer"] in BUILD
+            and (r["mixer"] not in mixers or int(r["depth"]) not in depths)]  # fmt: skip
+    return sorted(rows + rest, key=lambda r: (order.index(r["mixer"]), int(r["depth"])))
 
 
 def plot_length(rows, ax=None):
@@ -195,9 +197,11 @@ def main(argv=None) -> int:
     done = read_csv(path) if args.resume and path.exists() else []
     t = time.perf_counter()
     mixers = args.mixers.split(",")
-    rows = run(mixers, depths, args.max_len, args.timeout, args.max_samples, done,
-               sink=lambda rows: write_csv(merged(rows, done, mixers), path, FIELDS))  # fmt: skip
-    rows = merged(rows, done, mixers)
+    def sink(rows):
+        write_csv(merged(rows, done, mixers, depths), path, FIELDS)
+
+    rows = run(mixers, depths, args.max_len, args.timeout, args.max_samples, done, sink)
+    rows = merged(rows, done, mixers, depths)
     write_csv(rows, path, FIELDS)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")

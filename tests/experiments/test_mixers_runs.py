@@ -111,3 +111,8 @@ def test_length_resume_of_some_mixers_keeps_the_others(tmp_path):
              "--out", str(tmp_path)])  # fmt: skip
     rows = ml.read_csv(tmp_path / "mixers_length.csv")
     assert [r["mixer"] for r in rows] == ["s6"] * 2 + ["linear-attention"] * 2
+    ml.main(["--mixers", "s6", "--depths", "2", "--max-len", "4", "--resume",
+             "--out", str(tmp_path)])  # fmt: skip
+    rows = ml.read_csv(tmp_path / "mixers_length.csv")
+    assert [(r["mixer"], r["depth"]) for r in rows] == [("s6", "1")] * 2 + [("s6", "2")] * 2 \
+        + [("linear-attention", "1")] * 2  # fmt: skip
