@@ -267,7 +267,7 @@ def split_products(A, B):
 def split_exact(p: int, k: int) -> bool:
     """Whether :func:`split_products` is exact in float64 for residues mod ``p`` and inner
     dimension ``k``: both halves' sums, and their join, stay below 2**53 (p < 2**26 with
-    k <= 2**13 always; p near 2**31 only for k <= 4)."""
+    k <= 2**13 always; p near 2**31 only for k <= 16)."""
     q, s = int(p) - 1, int(_SPLIT)
     return k * q * (q // s) <= (1 << 53) and k * q * (s - 1) + s * int(p) < (1 << 53)
 

@@ -67,31 +67,50 @@ def _chunks(total: int, limit: int) -> int:
 
 
 def _by_limbs(contract, a, p: int, total: int):
-    """``contract(a, limit)`` mod p, or, where that needs more than twice the sums, from
-    ``a``'s 16-bit limbs: a = hi 2**16 + lo, each limb times a residue below 2**47, so a
-    sum holds 2**16 products even for p near 2**31 (where ``max_terms`` is 2)."""
+    """``contract(a, limit)`` mod p, or, where that needs more than twice the sums (or
+    cannot be split at ``max_terms``), from ``a``'s 16-bit limbs: a = hi 2**16 + lo, each
+    limb times a residue below 2**47, so a sum holds 2**16 products even for p near 2**31
+    (where ``max_terms`` is 2)."""
     if _chunks(total, max_terms(p)) <= 2 * _chunks(total, _limb_terms(p)):
-        return contract(a, max_terms(p))
+        try:
+            return contract(a, max_terms(p))
+        except DomainError:
+            pass  # too long to split at max_terms: the limbs may still make it exact
     a = np.asarray(a, dtype=np.int64)
     hi = contract(a >> LIMB, _limb_terms(p))
     lo = contract(a & ((1 << LIMB) - 1), _limb_terms(p))
     return (hi * (1 << LIMB) + lo) % p
 
 
+def _integers(x):
+    """``x`` as an integer array: float residues (exact below 2**53) become int64."""
+    x = np.asarray(x)
+    return x.astype(np.int64) if x.dtype.kind == "f" else x
+
+
 def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
-    """Two-operand einsum mod p, the first summed letter split into chunks if needed."""
+    """Two-operand einsum mod p, the longest summed letter split into chunks if needed
+    (a letter of size 1 in one operand broadcasts against the other, as in numpy)."""
+    a, b = _integers(a), _integers(b)
     ins, out = spec.replace(" ", "").split("->")
     sa, sb = ins.split(",")
-    sizes = {ch: n for letters, arr in ((sa, a), (sb, b)) for ch, n in zip(letters, np.shape(arr))}
+    sizes: dict[str, int] = {}
+    for letters, arr in ((sa, a), (sb, b)):
+        for ch, n in zip(letters, np.shape(arr)):
+            sizes[ch] = max(sizes.get(ch, 1), n)
     summed = "".join(ch for ch in dict.fromkeys(sa + sb) if ch not in out)
     total = math.prod(sizes[ch] for ch in summed) if summed else 1
     if total <= max_terms(p):
         return np.einsum(spec, a, b) % p
 
+    def cut(arr, letters, ch, sl):
+        return arr[tuple(sl if c == ch and n > 1 else slice(None)
+                         for c, n in zip(letters, np.shape(arr)))]  # fmt: skip
+
     def contract(a, limit):
         if total <= limit:
             return np.einsum(spec, a, b) % p
-        ch = summed[0]
+        ch = max(summed, key=lambda c: sizes[c])
         rest = total // sizes[ch]
         if rest > limit:
             raise DomainError(f"prime={p}: contraction over {summed} too long to be exact")
@@ -99,9 +118,7 @@ def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
         acc = None
         for start in range(0, sizes[ch], step):
             sl = slice(start, start + step)
-            pa = a[tuple(sl if c == ch else slice(None) for c in sa)]
-            pb = b[tuple(sl if c == ch else slice(None) for c in sb)]
-            part = np.einsum(spec, pa, pb) % p
+            part = np.einsum(spec, cut(a, sa, ch, sl), cut(b, sb, ch, sl)) % p
             acc = part if acc is None else (acc + part) % p
         return acc
 
@@ -110,6 +127,7 @@ def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
 
 def matmul_modp(a, b, p: int) -> np.ndarray:
     """``a @ b`` mod p (numpy's broadcasting), the contraction split into safe chunks."""
+    a, b = _integers(a), _integers(b)
     n = np.shape(a)[-1]
     if n <= max_terms(p):
         return np.matmul(a, b) % p

@@ -96,10 +96,23 @@ def test_modp_chunked_einsum_high_residues_equal_python_ints(p, n):
 
 
 def test_modp_refuses_a_contraction_it_cannot_make_exact():
-    F = ModP(MAX_MODULUS)  # max_terms == 2: 16-bit limbs hold 2**16 terms a sum
-    a = np.ones((1, 2, 2**16 + 3), dtype=np.int64)  # an inner block longer than that
+    F = ModP(MAX_MODULUS)  # max_terms == 2: 16-bit limbs hold 2**16 + 1 terms a sum
+    a = np.ones((1, 300, 300, 1), dtype=np.int64)  # summed k, l, m (m broadcast from b):
+    b = np.ones((1, 1, 300), dtype=np.int64)  # split along one, 300 x 300 terms remain
     with pytest.raises(DomainError, match="too long"):
-        F.einsum("ikl,kl->i", a, np.ones((2, 2**16 + 3), dtype=np.int64))
+        F.einsum("iklm,klm->i", a, b)
+
+
+def test_einsum_mod_p_broadcasts_a_summed_letter_of_size_1():
+    """A summed letter of size 1 in one operand counts the other's size (numpy broadcasts
+    it): four products near (p-1)**2 at p near 2**31 are chunked, not one overflowing sum;
+    the longest summed letter is the one split."""
+    p = MAX_MODULUS
+    F = ModP(p)
+    q = p - 1
+    assert F.einsum("ij,ij->i", np.full((1, 4), q), np.full((1, 1), q)).tolist() == [4]
+    assert F.einsum("ij,ij->i", np.full((1, 1), q), np.full((1, 4), q)).tolist() == [4]
+    assert F.einsum("ikl,kl->i", np.full((2, 1, 3), q), np.full((1, 3), q)).tolist() == [3, 3]
 
 
 def test_modp_long_contractions_near_2_31_are_exact_through_limbs():
