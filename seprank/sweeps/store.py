@@ -90,6 +90,8 @@ def _header(path: Path, where: str, wait: float) -> bytes:
         try:
             with path.open("rb") as f:
                 head = f.read(16)
+        except FileNotFoundError:
+            return b""
         except OSError as exc:
             raise ConfigError(f"{where} cannot be read ({exc.strerror or exc})") from None
         if head or time.monotonic() >= deadline or not path.is_file():
@@ -107,6 +109,8 @@ def check_file(path: Path, readonly: bool = False) -> bool:
     if not path.exists():
         return False
     head = _header(path, where, wait=0.0 if readonly else CREATING_SECONDS)
+    if not head and not path.exists():  # removed while it was watched: absent
+        return False
     if not path.is_file() or not head:
         raise ConfigError(f"{where} is empty (or not a file), not a seprank store: left "
                           "untouched (remove it, or name a new file with --db)")  # fmt: skip

@@ -269,6 +269,26 @@ def test_an_empty_file_another_sweep_is_creating_is_waited_for(tmp_path):
         assert check_file(db) is True
     finally:
         timer.join()
-    db.write_bytes(b"")  # still empty after the wait: refused; read-only: refused at once
+    db.write_bytes(b"")  # read-only: refused at once
+    t = time.monotonic()
     with pytest.raises(ConfigError, match="is empty"):
         check_file(db, readonly=True)
+    assert time.monotonic() - t < 1.0
+
+
+def test_an_empty_file_that_stays_empty_is_refused_after_the_wait(tmp_path, monkeypatch):
+    from seprank.sweeps import store
+
+    monkeypatch.setattr(store, "CREATING_SECONDS", 0.3)
+    db = tmp_path / "r.sqlite"
+    db.write_bytes(b"")
+    t = time.monotonic()
+    with pytest.raises(ConfigError, match="is empty"):
+        store.check_file(db)
+    assert time.monotonic() - t >= 0.3
+    timer = threading.Timer(0.1, db.unlink)  # removed while watched: absent, a new store
+    timer.start()
+    try:
+        assert store.check_file(db) is False
+    finally:
+        timer.join()
