@@ -105,11 +105,14 @@ RETRY_PRIME = 536870909
 def measure_row(net, A, max_samples: int):
     """(rank, saturated, bound, strategy, prime) of ``net`` at ``A``: at the default prime,
     and once more at RETRY_PRIME when the rank stopped below its sample but the bound on a
-    false stop is over the threshold (the second measurement is the row)."""
+    false stop is over the threshold (the second measurement is the row, unless its rank is
+    below the first's certified lower bound: then its stop was false and the first stands)."""
     m = measure(net, A, max_samples=max_samples)
     if not m.saturated and m.sample_saturated and m.saturation_bound is not None and \
             m.prime < RETRY_PRIME:  # fmt: skip
-        m = measure(net, A, max_samples=max_samples, prime=RETRY_PRIME)
+        again = measure(net, A, max_samples=max_samples, prime=RETRY_PRIME)
+        if again.rank >= m.rank:  # else the second stop was false: the first, a lower bound
+            m = again
     return m.rank, m.saturated, m.saturation_bound, m.strategy, m.prime
 
 
@@ -161,7 +164,7 @@ def _slow(row, row_seconds: float) -> str:
     return ""
 
 
-def _timed_out(stopped: str, timeout: float) -> str:
+def timed_out(stopped: str, timeout: float) -> str:
     """An earlier run's stop for a timeout at least ``timeout`` (trying again would time out
     again), else ''."""
     m = re.search(r"not finished within ([0-9.]+) s", stopped or "")
@@ -171,19 +174,21 @@ def _timed_out(stopped: str, timeout: float) -> str:
 def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixers,
         sizes, done=(), sink=None) -> list[dict]:  # fmt: skip
     """The rows, mixer by mixer and depth by depth. ``done``: rows of an earlier run (a
-    depth whose partitions are all there is taken from them, not measured again, and where
-    the mixer stops is decided anew under these limits: a timeout stop stands unless
-    ``timeout`` is longer); ``sink(rows)`` is called with the rows after each depth."""
+    row of the same network is taken from them, not measured again, and where the mixer
+    stops is decided anew under these limits: a timeout stop stands unless ``timeout`` is
+    longer); ``sink(rows)`` is called with the rows after each depth."""
     rows, old = [], {_key(r): r for r in done}
     for mixer in mixers:
         for size in sizes:
             for L in range(1, depths + 1):
                 net, stop, last = SIZES[mixer][size](L), "", []
-                kept = [old.get((mixer, size, L, part)) for part in PARTITIONS]
                 for part, A in PARTITIONS.items():
-                    if all(kept):
-                        last.append({**kept[len(last)], "stopped": ""})
-                        stop = stop or _timed_out(kept[len(last) - 1]["stopped"], timeout)
+                    k = old.get((mixer, size, L, part))
+                    if k is not None and k["config"] == repr(net):
+                        last.append({**k, "stopped": ""})
+                        stop = stop or timed_out(k["stopped"], timeout)
+                        if f"depth {L}," in stop:  # this depth's next partition timed out
+                            break
                     else:
                         got = measure_with_timeout(net, A, max_samples, timeout)
                         if isinstance(got, str):
@@ -208,12 +213,13 @@ def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixer
 
 
 def _merged(rows, done) -> list[dict]:
-    """``rows`` and the earlier rows of mixers or sizes this run left out, in SIZES order."""
-    mine = {_key(r)[:2] for r in rows}
-    order = {m: i for i, m in enumerate(SIZES)}
-    rest = [r for r in done if _key(r)[:2] not in mine and r["mixer"] in order]
-    return sorted(rows + rest, key=lambda r: (order[r["mixer"]], r["size"] != "small",
-                                              int(r["depth"])))  # fmt: skip
+    """``rows`` and the earlier rows this run did not measure or keep (other mixers, sizes,
+    depths), in SIZES order, small before large, by depth, balanced before prefix."""
+    mine = {_key(r) for r in rows}
+    order, parts = {m: i for i, m in enumerate(SIZES)}, list(PARTITIONS)
+    rest = [r for r in done if _key(r) not in mine and r["mixer"] in order]
+    return sorted(rows + rest, key=lambda r: (
+        order[r["mixer"]], r["size"] != "small", int(r["depth"]), parts.index(r["partition"])))
 
 
 def write_csv(rows, path: Path, fields=FIELDS) -> None:

@@ -13,7 +13,8 @@ floor(N/2) positions) and the balanced one (A = the even positions). Rows are la
 as in ``experiments.mixers_compare`` (``exact, proved`` / ``saturated`` / ``lower
 bound``), with their time. A (mixer, depth, partition) line stops at the first N whose
 row does not finish within ``--timeout`` seconds (run in a child process) or was not
-saturated. ``--resume`` keeps the rows the CSV already has; rows are written as they come.
+saturated. ``--resume`` keeps the rows the CSV already has (and a timeout stop, unless
+``--timeout`` is longer); rows are written as they come.
 
 Output: ``paper_figures/mixers_length.csv`` and ``mixers_length.png/.pdf`` (log10 sep
 against N, one line per mixer and depth, one panel per partition).
@@ -26,7 +27,13 @@ import math
 import time
 from pathlib import Path
 
-from experiments.mixers_compare import label_of, measure_with_timeout, read_csv, write_csv
+from experiments.mixers_compare import (
+    label_of,
+    measure_with_timeout,
+    read_csv,
+    timed_out,
+    write_csv,
+)
 from seprank.nets import GLA, S6, LinearAttention
 
 BUILD = {
@@ -57,49 +64,57 @@ def _row(mixer, net, kind, got) -> dict:
             "stopped": ""}  # fmt: skip
 
 
+def _key(r) -> tuple:
+    return (r["mixer"], int(r["depth"]), r["partition"], int(r["N"]))
+
+
 def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
         sink=None) -> list[dict]:  # fmt: skip
     """The rows, line by line (mixer, depth, partition), N growing; ``done``: rows of an
-    earlier run, kept; ``sink(rows)`` is called after each row."""
-    old = {(r["mixer"], int(r["depth"]), r["partition"], int(r["N"])): r for r in done}
-    rows = []
+    earlier run, kept where the network is the same (a kept timeout stop stands unless
+    ``timeout`` is longer); ``sink(rows)`` is called after each row."""
+    old, rows = {_key(r): r for r in done}, []
     for mixer in mixers:
         for L in depths:
             for kind in ("prefix", "balanced"):
                 for N in range(4, max_len + 1):
-                    net = BUILD[mixer](L, N)
+                    net, stop = BUILD[mixer](L, N), ""
                     kept = old.get((mixer, L, kind, N))
-                    if kept is not None:
+                    if kept is not None and kept["config"] == repr(net):
                         row = {**kept, "stopped": ""}
+                        stop = timed_out(kept["stopped"], timeout)
                     else:
                         got = measure_with_timeout(net, partition(kind, N), max_samples,
                                                    timeout)  # fmt: skip
                         if isinstance(got, str):
-                            if rows and rows[-1]["mixer"] == mixer and int(
-                                    rows[-1]["depth"]) == L and rows[-1]["partition"] == kind:
+                            if rows and _key(rows[-1])[:3] == (mixer, L, kind):
                                 rows[-1]["stopped"] = f"N = {N}: {got}"
                             print(f"{mixer:17s} L={L} {kind:8s} N={N} stopped: {got}",
                                   flush=True)  # fmt: skip
+                            if sink is not None:
+                                sink(rows)
                             break
                         row = _row(mixer, net, kind, got)
                         print(f"{mixer:17s} L={L} {kind:8s} N={N} rank={row['rank']:<7d} "
                               f"{row['label']:11s} {row['seconds']:7.2f}s", flush=True)
+                    if row["saturated"] not in (True, "True"):
+                        stop = f"N = {N + 1} not run: N = {N} was not saturated"
+                    row["stopped"] = stop
                     rows.append(row)
                     if sink is not None:
                         sink(rows)
-                    if row["saturated"] not in (True, "True"):
-                        row["stopped"] = f"N = {N + 1} not run: N = {N} was not saturated"
+                    if stop:
                         break
     return rows
 
 
-def merged(rows, done, mixers, depths) -> list[dict]:
-    """``rows`` and the earlier rows of the mixers and depths this run left out, in BUILD
-    order, then by depth."""
-    order = list(BUILD)
-    rest = [r for r in done if r["mixer"] in BUILD
-            and (r["mixer"] not in mixers or int(r["depth"]) not in depths)]  # fmt: skip
-    return sorted(rows + rest, key=lambda r: (order.index(r["mixer"]), int(r["depth"])))
+def merged(rows, done) -> list[dict]:
+    """``rows`` and the earlier rows this run did not measure or keep, in BUILD order, by
+    depth, partition and N."""
+    order, mine = list(BUILD), {_key(r) for r in rows}
+    rest = [r for r in done if r["mixer"] in BUILD and _key(r) not in mine]
+    return sorted(rows + rest, key=lambda r: (order.index(r["mixer"]), int(r["depth"]),
+                                              r["partition"] != "prefix", int(r["N"])))  # fmt: skip
 
 
 def plot_length(rows, ax=None):
@@ -198,10 +213,10 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     mixers = args.mixers.split(",")
     def sink(rows):
-        write_csv(merged(rows, done, mixers, depths), path, FIELDS)
+        write_csv(merged(rows, done), path, FIELDS)
 
     rows = run(mixers, depths, args.max_len, args.timeout, args.max_samples, done, sink)
-    rows = merged(rows, done, mixers, depths)
+    rows = merged(rows, done)
     write_csv(rows, path, FIELDS)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")

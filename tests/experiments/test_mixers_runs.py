@@ -116,3 +116,42 @@ def test_length_resume_of_some_mixers_keeps_the_others(tmp_path):
     rows = ml.read_csv(tmp_path / "mixers_length.csv")
     assert [(r["mixer"], r["depth"]) for r in rows] == [("s6", "1")] * 2 + [("s6", "2")] * 2 \
         + [("linear-attention", "1")] * 2  # fmt: skip
+
+
+def test_resume_keeps_a_depths_finished_partition_and_its_timeout_stop(monkeypatch):
+    rows = mc.run(2, 90, 60, 4000, ["s4"], ["small"])[:3]  # depth 2's prefix row missing
+    rows[-1]["stopped"] = "depth 2, prefix: not finished within 300 s"
+    monkeypatch.setattr(mc, "measure_with_timeout", lambda *a: pytest.fail("measured again"))
+    again = mc.run(3, 90, 300, 4000, ["s4"], ["small"], done=rows)
+    assert len(again) == 3 and again[-1]["stopped"] == rows[-1]["stopped"]
+
+
+def test_resume_measures_again_a_row_of_another_network():
+    rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
+    rows[0] = {**rows[0], "config": "S4(something else)", "rank": 99}
+    assert [r["rank"] for r in mc.run(1, 90, 60, 4000, ["s4"], ["small"], done=rows)] == [2, 2]
+
+
+def test_a_retry_below_the_first_rank_keeps_the_first_as_a_lower_bound(monkeypatch):
+    from types import SimpleNamespace
+
+    first = SimpleNamespace(rank=10, saturated=False, sample_saturated=True,
+                            saturation_bound=0.5, strategy="graded", prime=67108859)  # fmt: skip
+    second = SimpleNamespace(**{**vars(first), "rank": 9, "saturated": True,
+                                "saturation_bound": 0.001, "prime": mc.RETRY_PRIME})  # fmt: skip
+    answers = iter([first, second])
+    monkeypatch.setattr(mc, "measure", lambda *a, **k: next(answers))
+    assert mc.measure_row(None, (0,), 100) == (10, False, 0.5, "graded", 67108859)
+
+
+def test_length_resume_keeps_a_timeout_stop_unless_longer(monkeypatch):
+    rows = ml.run(["linear-attention"], [1], 4, 60, 4000)
+    rows[0]["stopped"] = "N = 5: not finished within 300 s"
+    calls = []
+    real = ml.measure_with_timeout
+    monkeypatch.setattr(ml, "measure_with_timeout",
+                        lambda net, *a: calls.append(net.seq_len) or real(net, *a))  # fmt: skip
+    assert len(ml.run(["linear-attention"], [1], 5, 300, 4000, done=rows)) == 3
+    assert calls == [5]  # prefix stood at N = 4; balanced (no stop) went on to N = 5
+    merged = ml.merged(ml.run(["linear-attention"], [1], 4, 60, 4000, done=rows[:1]), rows)
+    assert [(r["partition"], r["N"]) for r in merged] == [("prefix", 4), ("balanced", 4)]
