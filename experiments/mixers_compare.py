@@ -1,10 +1,12 @@
 """The sequence mixers side by side: measured separation rank against depth at matched
-non-embedding parameter counts (issue 25, item 2, scaled down).
+non-embedding parameter counts (issue 25, item 2).
 
 Run from the repository root::
 
-    python -m experiments.mixers_compare                 # the committed CSV and figure
-    python -m experiments.mixers_compare --depths 4 --row-seconds 600   # further
+    python -m experiments.mixers_compare      # the committed CSV and figures (about 1 h)
+    python -m experiments.mixers_compare --depths 3 --timeout 20 --row-seconds 5 --out /tmp/q
+                                              # a quick look (about 5 min)
+    python -m experiments.mixers_compare --timeout 1200 --resume   # further, keeping rows
 
 For every mixer at two sizes ("small", about 16 non-embedding parameters per layer, and
 "large", about 36; the per-layer counts are matched, so every depth is matched too: see
@@ -314,9 +316,9 @@ def plot_params(rows, ax=None):
         for size, line in (("small", "-"), ("large", "--")):
             sel = [r for r in rows if r["partition"] == part and r["size"] == size]
             _series(a, sel, "params", colour, marker, line, label=size == "small")
-        a.set(xscale="log", xlabel="non-embedding parameters (depths 1-3 along a line)",
+        a.set(xscale="log", xlabel="non-embedding parameters (a point per depth along a line)",
               ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
-        a.set_xticks([10, 20, 50, 100])
+        a.set_xticks([10, 20, 50, 100, 200])
         a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     handles, labels = axes[0].get_legend_handles_labels()
@@ -373,13 +375,13 @@ def relabel(rows: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--depths", type=int, default=3, help="deepest L tried (default 3)")
-    ap.add_argument("--row-seconds", type=float, default=5.0,
-                    help="stop a mixer's depths after a row slower than this (default 5)")
-    ap.add_argument("--timeout", type=float, default=20.0,
-                    help="seconds one row may run before the mixer stops there (default 20)")
-    ap.add_argument("--max-samples", type=int, default=4000,
-                    help="sample cap per side; a capped row is a lower bound (default 4000)")
+    ap.add_argument("--depths", type=int, default=5, help="deepest L tried (default 5)")
+    ap.add_argument("--row-seconds", type=float, default=90.0,
+                    help="stop a mixer's depths after a row slower than this (default 90)")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds one row may run before the mixer stops there (default 300)")
+    ap.add_argument("--max-samples", type=int, default=24000,
+                    help="sample cap per side; a capped row is a lower bound (default 24000)")
     ap.add_argument("--mixers", default=",".join(SIZES), help="comma list (default: all)")
     ap.add_argument("--sizes", default="small,large", help="comma list of small, large")
     ap.add_argument("--out", default="paper_figures", help="output folder")

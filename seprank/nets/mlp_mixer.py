@@ -17,11 +17,20 @@ Facts derived from the definitions [D] (tested in tests/nets/test_mixers.py):
   with a = sum_{s in A} T1[s] x_s and b its B counterpart, so f = c (a + b)^4, whose
   coefficient matrix over a^k b^(4-k) is anti-diagonal: sep = 5 for every partition
   (c != 0, generic weights).
+- [D] one hidden token (N_h = 1), any depth and width: the first token mix reads only the
+  d numbers s = T1[0] X (a linear form of all positions, per channel), and after it every
+  position is a multiple of one vector (Z_t = T2[t] s^2, and Y'_t = T2[t]^2 h(s^2)), so
+  every later block again reads one multiple of that vector: f = P(s) with P a form of
+  degree D = 4^L in d variables. With s = u + v (u = the A-side part, v the B side),
+  the degree-k part in u is a sum of monomials u^alpha times forms in v of degree D - k:
+  sep <= sum_{k=0..D} min(C(k+d-1, d-1), C(D-k+d-1, d-1)) for every partition; for
+  d = 2 that is (D/2 + 1)^2 = (2^(2L-1) + 1)^2 (9, 81, 1089, 16641 for L = 1..4).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
@@ -30,6 +39,7 @@ from seprank.nets.sequence_common import (
     Readout,
     check_readout,
     coord_field,
+    derived_bound,
     query_field,
     seq_len_field,
 )
@@ -88,6 +98,18 @@ class MLPMixer(Readout):
         return 4**self.depth
 
     homogeneous = True
+
+    def known_bound(self, partition) -> dict:
+        """[D] one hidden token (N_h = 1): f = P(s), s = T1[0] X in K^d, P a form of degree
+        4^L, so sep <= sum_k min(C(k+d-1, d-1), C(4^L-k+d-1, d-1)) for every partition;
+        N_h > 1: none known."""
+        if self.hidden[0] != 1:
+            return derived_bound(None, "")
+        D, d = self.degree, self.width
+        upper = sum(min(comb(k + d - 1, d - 1), comb(D - k + d - 1, d - 1)) for k in range(D + 1))
+        return derived_bound(upper, "mixer with one hidden token: f = P(T1 X), a form of "
+                             "degree 4^L in d numbers, sep <= sum_k min(C(k+d-1, d-1), "
+                             "C(4^L-k+d-1, d-1)) [D]")  # fmt: skip
 
     def parameters(self) -> int:
         """Parameter count: 2 N N_h + 2 d d_h per block (the token maps scale with N)."""

@@ -208,6 +208,20 @@ def test_one_mixer_block_with_one_hidden_token_and_channel_has_rank_five():
     assert {rank(net, A) for A in [(0,), (0, 1), (1, 3), (0, 2, 4)]} == {5}
 
 
+@pytest.mark.parametrize("depth, width, A, bound", [
+    (1, 2, (0, 2), 9), (2, 2, (0, 1), 81), (3, 2, (0, 2), 1089), (1, 3, (0, 2), 14),
+    (2, 3, (0,), 285), (1, 1, (1, 3), 5)])  # fmt: skip
+def test_a_mixer_with_one_hidden_token_meets_its_form_bound(depth, width, A, bound):
+    """[D] N_h = 1: f = P(T1[0] X), a form of degree 4^L in d numbers, so sep <= sum_k
+    min(C(k+d-1, d-1), C(4^L-k+d-1, d-1)) ((2^(2L-1) + 1)^2 for d = 2) for every
+    partition; measured equal (generic weights; a prime near 2^29 keeps the false-stop
+    bound of the degree-64 case under the threshold)."""
+    net = MLPMixer(depth, width, seq_len=4, token_hidden=1, channel_hidden=2)
+    m = measure(net, A, prime=536870909)
+    assert m.saturated and net.known_bound(A)["upper"] == bound == m.rank
+    assert MLPMixer(depth, width, seq_len=4, token_hidden=2).known_bound(A)["upper"] is None
+
+
 @pytest.mark.parametrize("cls", [LinearAttention, Retention, GLA, S6, S4, Hyena])
 def test_causal_models_ignore_positions_after_the_query(cls):
     """[D] causal: positions after the query do not enter f, so a partition made of them
@@ -268,6 +282,8 @@ def test_mixers_are_written_without_domain_operations():
     (LinearAttention(1, 2, seq_len=4, causal=True, feature="square"), (1, 3), 3),
     (LinearAttention(1, 2, seq_len=4), (0, 3), 3),
     (Retention(1, 2, seq_len=4, gamma_num=(2,), gamma_den=3), (0, 2), 3),
+    (MLPMixer(2, 2, seq_len=4, token_hidden=1, channel_hidden=2), (0, 2), 81),
+    (MLPMixer(1, 3, seq_len=4, token_hidden=1), (1,), 14),
 ])  # fmt: skip
 def test_derived_bounds_certify_exact(net, A, bound):
     """[D] the known_bound of each mixer is met: certify says 'exact, proved'."""
