@@ -316,7 +316,7 @@ def plot_params(rows, ax=None):
         for size, line in (("small", "-"), ("large", "--")):
             sel = [r for r in rows if r["partition"] == part and r["size"] == size]
             _series(a, sel, "params", colour, marker, line, label=size == "small")
-        a.set(xscale="log", xlabel="non-embedding parameters (a point per depth along a line)",
+        a.set(xscale="log", xlabel="non-embedding parameters (a point per depth)",
               ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
         a.set_xticks([10, 20, 50, 100, 200])
         a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())

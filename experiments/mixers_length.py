@@ -138,7 +138,7 @@ def plot_length(rows, ax=None):
     shift = {m: 0.08 * (i - 1) for i, m in enumerate(BUILD)}  # coinciding lines stay visible
     for a, kind in zip(axes, ("prefix", "balanced")):
         for i, mixer in enumerate(BUILD):
-            for L, line in ((1, "--"), (2, "-")):
+            for L, line in ((1, "--"), (2, "-"), (3, ":")):
                 pts = sorted((int(r["N"]) + shift[mixer], math.log10(int(r["rank"])))
                              for r in rows if r["mixer"] == mixer and int(r["depth"]) == L
                              and r["partition"] == kind)  # fmt: skip
@@ -151,7 +151,7 @@ def plot_length(rows, ax=None):
         a.set_xticks(sorted({int(r["N"]) for r in rows}))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3,
-               title="width 2; dashed: depth 1, solid: depth 2; mixers drawn shifted in N")
+               title="width 2; dashed: depth 1, solid: 2, dotted: 3; mixers drawn shifted in N")
     return fig
 
 
@@ -174,7 +174,7 @@ def plot(rows, out: Path) -> None:
 
     apply_style()
     fig = plot_length(rows)
-    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     fig.savefig(out / "mixers_length.png", dpi=300)
     fig.savefig(out / "mixers_length.pdf", metadata={"CreationDate": None})
     plt.close(fig)

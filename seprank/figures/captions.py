@@ -121,11 +121,24 @@ OTHER = {
         "lower bound; hollow: a lower bound only) against depth, N = 4, one "
         "line per mixer, at matched non-embedding parameters per layer (small ~16, large "
         "~36; the CSV's params_per_layer), balanced A = {0, 2} and prefix A = {0, 1}. Linear "
-        "attention and retention coincide on the balanced partition. A mixer's line ends "
-        "where a row did not finish within 20 s or took over 5 s (the CSV's `stopped` column). "
-        "mixers_params.png: the same ranks against the parameter count. `--plot-only` redraws "
-        "from the CSV, `--relabel` recomputes its labels.",
+        "attention and retention coincide on the balanced partition. Depths 1-5; a mixer's "
+        "line ends where a row did not finish within 300 s, took over 90 s or was not "
+        "saturated (the CSV's `stopped` column; about 56 minutes of one thread on "
+        "1 Dec 2026). mixers_params.png: the same ranks against the parameter count. "
+        "`--plot-only` redraws from the CSV, `--relabel` recomputes its labels.",
         "python -m experiments.mixers_compare"),
+    "mixers_length": (
+        "How the gap between s6 and linear attention grows with the sequence length (issue "
+        "25, the Cohen-Karlik et al. check in docs/mixers.md): log10 of the measured "
+        "separation rank (GF(p); every row saturated or exact, proved) against N = 4 ... 8 "
+        "for s6 (d 2, n 2), gla (d 2) and causal linear attention (d 2), depths 1 and 2 "
+        "(linear attention also at depth 3, to N = 6); left the prefix partition (A = the "
+        "first floor(N/2) positions), right the balanced one (A = the even positions). The "
+        "mixers are drawn slightly shifted in N so that equal values stay visible. A line "
+        "ends where a row did not finish in its time (the CSV's `stopped` column).",
+        "python -m experiments.mixers_length, then --mixers s6,gla --max-len 6 --timeout "
+        "1200 --resume and --mixers linear-attention --depths 3 --max-len 6 --timeout 600 "
+        "--resume (docs/mixers.md)"),
 }
 
 

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from experiments import mixers_compare  # noqa: E402
+from experiments import mixers_compare, mixers_length  # noqa: E402
 from seprank.figures import paper, transition, vocab_bottleneck  # noqa: E402
 from seprank.figures.style import OKABE_ITO, width_color  # noqa: E402
 
@@ -67,6 +67,7 @@ def _cases():
         (vocab_bottleneck.plot, _rows("fig9_vocab_bottleneck.csv"), 2),
         (mixers_compare.plot_compare, _rows("mixers_compare.csv"), 4),
         (mixers_compare.plot_params, _rows("mixers_compare.csv"), 2),
+        (mixers_length.plot_length, _rows("mixers_length.csv"), 2),
     ]
 
 
