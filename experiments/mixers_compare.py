@@ -327,6 +327,25 @@ def plot_params(rows, ax=None):
     return fig
 
 
+def save_figures(rows, out: Path, figures) -> None:
+    """For each (draw, name, bottom) of ``figures``: ``draw(rows)`` written to ``out`` as
+    name.png (300 dpi) and name.pdf, its layout leaving ``bottom`` for the legend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from seprank.figures.style import apply_style
+
+    apply_style()
+    for draw, name, bottom in figures:
+        fig = draw(rows)
+        fig.tight_layout(rect=(0, bottom, 1, 1))
+        fig.savefig(out / f"{name}.png", dpi=300)
+        fig.savefig(out / f"{name}.pdf", metadata={"CreationDate": None})
+        plt.close(fig)
+
+
 def plot(rows, out: Path) -> None:
     """Write mixers_compare and mixers_params (PNG at 300 dpi, PDF) to ``out``.
 
@@ -337,21 +356,8 @@ def plot(rows, out: Path) -> None:
     out : Path
         The folder.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from seprank.figures.style import apply_style
-
-    apply_style()
-    for fn, name, bottom in ((plot_compare, "mixers_compare", 0.1),
-                             (plot_params, "mixers_params", 0.17)):  # fmt: skip
-        fig = fn(rows)
-        fig.tight_layout(rect=(0, bottom, 1, 1))
-        fig.savefig(out / f"{name}.png", dpi=300)
-        fig.savefig(out / f"{name}.pdf", metadata={"CreationDate": None})
-        plt.close(fig)
+    save_figures(rows, out, ((plot_compare, "mixers_compare", 0.1),
+                             (plot_params, "mixers_params", 0.17)))  # fmt: skip
 
 
 def read_csv(path: Path) -> list[dict]:

@@ -31,6 +31,7 @@ from experiments.mixers_compare import (
     label_of,
     measure_with_timeout,
     read_csv,
+    save_figures,
     timed_out,
     write_csv,
 )
@@ -165,19 +166,7 @@ def plot(rows, out: Path) -> None:
     out : Path
         The folder.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from seprank.figures.style import apply_style
-
-    apply_style()
-    fig = plot_length(rows)
-    fig.tight_layout(rect=(0, 0.2, 1, 1))
-    fig.savefig(out / "mixers_length.png", dpi=300)
-    fig.savefig(out / "mixers_length.pdf", metadata={"CreationDate": None})
-    plt.close(fig)
+    save_figures(rows, out, ((plot_length, "mixers_length", 0.2),))
 
 
 def main(argv=None) -> int:
