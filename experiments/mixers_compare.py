@@ -87,16 +87,30 @@ def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
     return cols, "saturated" if saturated else "lower bound"
 
 
-def row_of(mixer, size, net, part, rank, saturated, bound, strategy, prime, seconds) -> dict:
-    cols, label = label_of(net, PARTITIONS[part], rank, saturated)
+def measured_columns(net, A, got) -> dict:
+    """The columns a measurement gives a row (rank, bound, label, saturation, strategy,
+    prime, seconds; ``stopped`` empty), from ``got`` as :func:`measure_with_timeout`
+    returns it."""
+    rank, saturated, bound, strategy, prime, seconds = got
+    cols, label = label_of(net, A, rank, saturated)
+    return {"rank": rank, **cols, "label": label, "saturated": bool(saturated),
+            "saturation_bound": f"{bound:.2g}" if bound is not None else "",
+            "strategy": strategy, "prime": prime, "seconds": round(seconds, 3),
+            "stopped": ""}  # fmt: skip
+
+
+def is_saturated(row) -> bool:
+    """A row's ``saturated`` column, as measured (bool) or read from a CSV (text)."""
+    return row["saturated"] in (True, "True")
+
+
+def row_of(mixer, size, net, part, got) -> dict:
+    A = PARTITIONS[part]
     return {"mixer": mixer, "size": size, "config": repr(net),
             "params_per_layer": net.parameters() // net.depth, "params": net.parameters(),
-            "depth": net.depth, "partition": part, "A": " ".join(map(str, PARTITIONS[part])),
-            "degree": net.degree, "homogeneous": int(net.homogeneous), "rank": rank,
-            **cols, "label": label, "saturated": bool(saturated),
-            "saturation_bound": f"{bound:.2g}" if bound is not None else "",
-            "strategy": strategy, "prime": prime,
-            "seconds": round(seconds, 3), "stopped": ""}  # fmt: skip
+            "depth": net.depth, "partition": part, "A": " ".join(map(str, A)),
+            "degree": net.degree, "homogeneous": int(net.homogeneous),
+            **measured_columns(net, A, got)}  # fmt: skip
 
 
 #: the prime of a second measurement when the first stopped below its sample but its
@@ -130,9 +144,8 @@ def _measure_child(net, A, max_samples, queue) -> None:
 
 def measure_with_timeout(net, A, max_samples: int, timeout: float):
     """(rank, saturated, bound, strategy, prime, seconds) of :func:`measure_row` in a child
-    process;
-    a string saying why there is none if it ran past ``timeout`` seconds (the child is
-    then terminated), raised an error or died."""
+    process; a string saying why there is none if it ran past ``timeout`` seconds (the
+    child is then terminated), raised an error or died."""
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     proc = ctx.Process(target=_measure_child, args=(net, A, max_samples, queue))
@@ -158,8 +171,7 @@ def _key(r) -> tuple:
 
 def _slow(row, row_seconds: float) -> str:
     """Why the mixer goes no deeper after this row ('' if it goes on)."""
-    sat = row["saturated"] in (True, "True")
-    if float(row["seconds"]) > row_seconds or not sat:
+    if float(row["seconds"]) > row_seconds or not is_saturated(row):
         return (f"depth {int(row['depth']) + 1} not run: depth {row['depth']} took "
                 f"{float(row['seconds']):.0f} s (more than {row_seconds:g} s) or was not "
                 "saturated")  # fmt: skip
@@ -196,7 +208,7 @@ def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixer
                         if isinstance(got, str):
                             stop = f"depth {L}, {part}: {got}"
                             break
-                        last.append(row_of(mixer, size, net, part, *got))
+                        last.append(row_of(mixer, size, net, part, got))
                         print(f"{mixer:17s} {size:5s} L={L} {part:8s} rank={got[0]:<7d} "
                               f"{last[-1]['label']:11s} {got[-1]:7.2f}s", flush=True)
                     stop = stop or _slow(last[-1], row_seconds)

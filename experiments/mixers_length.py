@@ -28,8 +28,9 @@ import time
 from pathlib import Path
 
 from experiments.mixers_compare import (
-    label_of,
+    is_saturated,
     measure_with_timeout,
+    measured_columns,
     read_csv,
     save_figures,
     timed_out,
@@ -53,16 +54,11 @@ def partition(kind: str, N: int) -> tuple[int, ...]:
 
 
 def _row(mixer, net, kind, got) -> dict:
-    rank, saturated, bound, strategy, prime, seconds = got
     A = partition(kind, net.seq_len)
-    cols, label = label_of(net, A, rank, saturated)
     return {"mixer": mixer, "config": repr(net), "params": net.parameters(),
             "depth": net.depth, "N": net.seq_len, "partition": kind,
-            "A": " ".join(map(str, A)), "degree": net.degree, "rank": rank, **cols,
-            "label": label, "saturated": bool(saturated),
-            "saturation_bound": f"{bound:.2g}" if bound is not None else "",
-            "strategy": strategy, "prime": prime, "seconds": round(seconds, 3),
-            "stopped": ""}  # fmt: skip
+            "A": " ".join(map(str, A)), "degree": net.degree,
+            **measured_columns(net, A, got)}  # fmt: skip
 
 
 def _key(r) -> tuple:
@@ -98,7 +94,7 @@ def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
                         row = _row(mixer, net, kind, got)
                         print(f"{mixer:17s} L={L} {kind:8s} N={N} rank={row['rank']:<7d} "
                               f"{row['label']:11s} {row['seconds']:7.2f}s", flush=True)
-                    if row["saturated"] not in (True, "True"):
+                    if not is_saturated(row):
                         stop = f"N = {N + 1} not run: N = {N} was not saturated"
                     row["stopped"] = stop
                     rows.append(row)
@@ -201,6 +197,7 @@ def main(argv=None) -> int:
     done = read_csv(path) if args.resume and path.exists() else []
     t = time.perf_counter()
     mixers = args.mixers.split(",")
+
     def sink(rows):
         write_csv(merged(rows, done), path, FIELDS)
 
