@@ -101,7 +101,7 @@ class Outcome:
              f"store, {self.failed} failed, {self.refused} refused"
              + (f", {self.elsewhere} run by another sweep" if self.elsewhere else "")
              + f" ({self.executor}, "
-             f"{self.workers} workers, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
+             f"{_workers(self.workers)}, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
         return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
 
 
@@ -134,6 +134,10 @@ def _refuse_oversized(ready: list, worker_memory, store, bar, out) -> list:
         else:
             queue.append(s)
     return queue
+
+
+def _workers(n: int) -> str:
+    return f"{n} worker" + ("" if n == 1 else "s")
 
 
 def _drain(ex, queue: list, store, bar, out, retries: int, task_fn, on_result=None) -> None:
@@ -269,7 +273,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     peak = max((s["est_bytes"] for s in ready), default=0)
     say(
         f"{label}: {len(unique)} tasks, {out.skipped} already in the store; running "
-        f"{len(ready)} on {executor} ({ex.workers} workers{mem}; estimated peak of the "
+        f"{len(ready)} on {executor} ({_workers(ex.workers)}{mem}; estimated peak of the "
         f"largest task {peak / 2**20:,.0f} MiB, each task's in the store); store {store.path}"
     )
     queue = _refuse_oversized(ready, ex.worker_memory, store, bar, out)

@@ -26,7 +26,7 @@ depth = [1, 2, 3]
 width = [2]
 seq_len = [4]
 """
-#: 32 tasks of about 0.2 s each: long enough to be stopped midway.
+#: 32 tasks, each made to last at least SLOW_TASK_S in the stop tests (SLOW_SITE).
 LONGER = """\
 [grid]
 name = "longer"
@@ -40,6 +40,22 @@ seq_len = [4, 6]
 
 
 ROOT = Path(__file__).resolve().parents[2]
+
+#: The stop tests' tasks take at least this long, so 29 tasks cannot all finish between the
+#: third stored one and the signal on a fast (or a loaded, slow-polling) machine: on their
+#: own they take about 0.05 s, and a sweep sometimes finished first (exit 0, CI of stop 31).
+SLOW_TASK_S = 0.4
+#: Imported at start-up by every process of the subprocess sweep (the driver, pool and
+#: Dask workers: all inherit PYTHONPATH): each task sleeps SLOW_TASK_S before it runs.
+SLOW_SITE = f"""\
+import time
+import seprank.sweeps.tasks as _tasks
+_run = _tasks._run
+def _slow_run(spec):
+    time.sleep({SLOW_TASK_S})
+    return _run(spec)
+_tasks._run = _slow_run
+"""
 
 
 def _env() -> dict:
@@ -167,10 +183,15 @@ def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
     (db, process result, done at the signal)."""
     grid = _grid(tmp_path, LONGER)
     db = tmp_path / "r.sqlite"
+    site = tmp_path / "slow_site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_SITE)
+    env = _env()
+    env["PYTHONPATH"] = str(site) + os.pathsep + env["PYTHONPATH"]
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
            str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, env=_env())  # fmt: skip
+                         start_new_session=True, env=env)  # fmt: skip
     t0 = time.monotonic()
     while _done_count(db) < 3:
         assert p.poll() is None, p.communicate()
