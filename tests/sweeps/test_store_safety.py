@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _slow_tasks import slow_env
 
 from seprank.cli import main
 from seprank.errors import ConfigError, StoreWriteError
@@ -195,7 +196,8 @@ def test_no_live_dask_worker_for_the_timeout_is_exit_1(tmp_path, capsys):
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
                                    cluster.scheduler_address, "--nthreads", "1", "--no-nanny",
-                                   "--no-dashboard"], env=_env(), stdout=subprocess.DEVNULL,
+                                   "--no-dashboard"], env=slow_env(_env(), tmp_path / "site", 0.2),
+                                  stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)  # fmt: skip
 
         def kill_worker_after_the_first_tasks():

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _slow_tasks import slow_env
 
 from seprank.cli import main
 from seprank.sweeps.store import Store
@@ -26,7 +27,7 @@ depth = [1, 2, 3]
 width = [2]
 seq_len = [4]
 """
-#: 32 tasks, each made to last at least SLOW_TASK_S in the stop tests (SLOW_SITE).
+#: 32 tasks, each made to last at least SLOW_TASK_S in the stop tests (slow_env).
 LONGER = """\
 [grid]
 name = "longer"
@@ -42,20 +43,8 @@ seq_len = [4, 6]
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The stop tests' tasks take at least this long, so 29 tasks cannot all finish between the
-#: third stored one and the signal on a fast (or a loaded, slow-polling) machine: on their
-#: own they take about 0.05 s, and a sweep sometimes finished first (exit 0, CI of stop 31).
+#: third stored one and the signal (on their own the 32 took 0.9 s in all).
 SLOW_TASK_S = 0.4
-#: Imported at start-up by every process of the subprocess sweep (the driver, pool and
-#: Dask workers: all inherit PYTHONPATH): each task sleeps SLOW_TASK_S before it runs.
-SLOW_SITE = f"""\
-import time
-import seprank.sweeps.tasks as _tasks
-_run = _tasks._run
-def _slow_run(spec):
-    time.sleep({SLOW_TASK_S})
-    return _run(spec)
-_tasks._run = _slow_run
-"""
 
 
 def _env() -> dict:
@@ -183,11 +172,7 @@ def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
     (db, process result, done at the signal)."""
     grid = _grid(tmp_path, LONGER)
     db = tmp_path / "r.sqlite"
-    site = tmp_path / "slow_site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SLOW_SITE)
-    env = _env()
-    env["PYTHONPATH"] = str(site) + os.pathsep + env["PYTHONPATH"]
+    env = slow_env(_env(), tmp_path / "slow_site", SLOW_TASK_S)
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
            str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -233,6 +218,7 @@ def test_sigint_stops_cleanly_keeps_finished_tasks(tmp_path, capsys, executor):
         pytest.importorskip("distributed")
     grid, db, (rc, out, err), at = _start_and_stop(tmp_path, signal.SIGINT, executor,
                                                    group=True)  # fmt: skip
+    assert _done_count(db) < 32, "the sweep finished before it was stopped: not a test"
     assert rc == 130 and "Traceback" not in err
     assert "INTERRUPTED" in out
     assert _done_count(db) >= at
