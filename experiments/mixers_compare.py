@@ -24,7 +24,9 @@ mixer stops going deeper once a row took more than ``--row-seconds`` (the next d
 be many times slower) or was not saturated, or when a row does not finish within
 ``--timeout`` seconds (run in a child process, terminated);
 the ``stopped`` column of its last row says which. ``--relabel`` recomputes the bounds and
-labels of the committed CSV without measuring again.
+labels of the committed CSV without measuring again. A run replaces the rows it could
+measure and keeps the CSV's others (:mod:`experiments.mixers_cli`: bad input refused in
+one line, Ctrl-C exit 130).
 
 Output: ``paper_figures/mixers_compare.csv`` and ``mixers_compare.png/.pdf`` (log10 sep
 against depth, one line per mixer; one panel per partition and size) and
@@ -33,7 +35,6 @@ against depth, one line per mixer; one panel per partition and size) and
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import multiprocessing
@@ -42,6 +43,16 @@ import time
 from pathlib import Path
 from queue import Empty
 
+from experiments.mixers_cli import (
+    Parser,
+    interrupted,
+    names,
+    out_folder,
+    pos_int,
+    read_rows,
+    sample_count,
+    seconds,
+)
 from seprank import measure
 from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
@@ -391,17 +402,19 @@ def relabel(rows: list[dict]) -> list[dict]:
     return out
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--depths", type=int, default=5, help="deepest L tried (default 5)")
-    ap.add_argument("--row-seconds", type=float, default=90.0,
+def _parser() -> Parser:
+    ap = Parser(prog="mixers_compare", description=__doc__.splitlines()[0])
+    ap.add_argument("--depths", type=pos_int, default=5, help="deepest L tried (default 5)")
+    ap.add_argument("--row-seconds", type=seconds, default=90.0,
                     help="stop a mixer's depths after a row slower than this (default 90)")
-    ap.add_argument("--timeout", type=float, default=300.0,
+    ap.add_argument("--timeout", type=seconds, default=300.0,
                     help="seconds one row may run before the mixer stops there (default 300)")
-    ap.add_argument("--max-samples", type=int, default=24000,
+    ap.add_argument("--max-samples", type=sample_count, default=24000,
                     help="sample cap per side; a capped row is a lower bound (default 24000)")
-    ap.add_argument("--mixers", default=",".join(SIZES), help="comma list (default: all)")
-    ap.add_argument("--sizes", default="small,large", help="comma list of small, large")
+    ap.add_argument("--mixers", type=names(list(SIZES)), default=list(SIZES),
+                    help="comma list (default: all)")
+    ap.add_argument("--sizes", type=names(["small", "large"]), default=["small", "large"],
+                    help="comma list of small, large")
     ap.add_argument("--out", default="paper_figures", help="output folder")
     ap.add_argument("--plot-only", action="store_true",
                     help="redraw the figures from the CSV in --out, measure nothing")
@@ -409,35 +422,46 @@ def main(argv=None) -> int:
                     help="keep the depths the CSV in --out already has, measure the rest")
     ap.add_argument("--relabel", action="store_true",
                     help="recompute the bounds and labels of the CSV in --out, measure nothing")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = _parser()
     args = ap.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    if args.relabel or args.plot_only:
-        path = out / "mixers_compare.csv"
-        if not path.exists():
-            ap.error(f"--out {out}: no mixers_compare.csv to read (run without --relabel "
-                     "and --plot-only first)")
+    out = out_folder(ap, args.out)
+    path = out / "mixers_compare.csv"
+    earlier = read_rows(ap, path, FIELDS)
+    if (args.relabel or args.plot_only) and not earlier:
+        ap.error(f"--out {out}: no mixers_compare.csv rows to read (run without --relabel "
+                 "and --plot-only first)")  # fmt: skip
     if args.relabel:
         try:
-            rows = relabel(read_csv(out / "mixers_compare.csv"))
+            rows = relabel(earlier)
         except (KeyError, ValueError) as e:
-            ap.error(f"--relabel: {out / 'mixers_compare.csv'} is not this script's CSV ({e})")
-        write_csv(rows, out / "mixers_compare.csv")
+            ap.error(f"--relabel: {path} is not this script's CSV ({e})")
+        write_csv(rows, path)
         plot(rows, out)
         return 0
     if args.plot_only:
-        plot(read_csv(out / "mixers_compare.csv"), out)
+        plot(earlier, out)
         return 0
-    path = out / "mixers_compare.csv"
-    done = read_csv(path) if args.resume and path.exists() else []
+    done = earlier if args.resume else []
+    # rows this run cannot measure (other mixers, sizes, deeper) are kept, with or without
+    # --resume; the ones it can are measured anew (or, with --resume, kept from the CSV)
+    keep = earlier if args.resume else [
+        r for r in earlier if not (r["mixer"] in args.mixers and r["size"] in args.sizes
+                                   and int(r["depth"]) <= args.depths)]  # fmt: skip
     t = time.perf_counter()
-    rows = run(args.depths, args.row_seconds, args.timeout, args.max_samples,
-               args.mixers.split(","), args.sizes.split(","), done,
-               sink=lambda rows: write_csv(_merged(rows, done), path))  # fmt: skip
-    rows = _merged(rows, done)
+    try:
+        rows = run(args.depths, args.row_seconds, args.timeout, args.max_samples,
+                   args.mixers, args.sizes, done,
+                   sink=lambda rows: write_csv(_merged(rows, keep), path))  # fmt: skip
+    except KeyboardInterrupt:
+        return interrupted(path)
+    rows = _merged(rows, keep)
     write_csv(rows, path)
     plot(rows, out)
-    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {out}/mixers_compare.csv")
+    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")
     return 0
 
 

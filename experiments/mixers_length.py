@@ -14,7 +14,8 @@ as in ``experiments.mixers_compare`` (``exact, proved`` / ``saturated`` / ``lowe
 bound``), with their time. A (mixer, depth, partition) line stops at the first N whose
 row does not finish within ``--timeout`` seconds (run in a child process) or was not
 saturated. ``--resume`` keeps the rows the CSV already has (and a timeout stop, unless
-``--timeout`` is longer); rows are written as they come.
+``--timeout`` is longer); rows are written as they come, and the CSV's rows of other
+mixers, depths or longer N are kept (:mod:`experiments.mixers_cli`).
 
 Output: ``paper_figures/mixers_length.csv`` and ``mixers_length.png/.pdf`` (log10 sep
 against N, one line per mixer and depth, one panel per partition).
@@ -22,16 +23,25 @@ against N, one line per mixer and depth, one panel per partition).
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from pathlib import Path
 
+from experiments.mixers_cli import (
+    Parser,
+    int_at_least,
+    int_list,
+    interrupted,
+    names,
+    out_folder,
+    read_rows,
+    sample_count,
+    seconds,
+)
 from experiments.mixers_compare import (
     is_saturated,
     measure_with_timeout,
     measured_columns,
-    read_csv,
     save_figures,
     timed_out,
     write_csv,
@@ -166,43 +176,43 @@ def plot(rows, out: Path) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--max-len", type=int, default=8, help="largest N tried (default 8)")
-    ap.add_argument("--depths", default="1,2", help="comma list of depths (default 1,2)")
-    ap.add_argument("--timeout", type=float, default=300.0,
+    ap = Parser(prog="mixers_length", description=__doc__.splitlines()[0])
+    ap.add_argument("--max-len", type=int_at_least(4), default=8,
+                    help="largest N tried, at least 4 (default 8)")
+    ap.add_argument("--depths", type=int_list, default=[1, 2],
+                    help="comma list of depths (default 1,2)")
+    ap.add_argument("--timeout", type=seconds, default=300.0,
                     help="seconds one row may run before its line stops (default 300)")
-    ap.add_argument("--max-samples", type=int, default=20000,
+    ap.add_argument("--max-samples", type=sample_count, default=20000,
                     help="sample cap per side; a capped row is a lower bound (default 20000)")
-    ap.add_argument("--mixers", default=",".join(BUILD), help="comma list (default: all)")
+    ap.add_argument("--mixers", type=names(list(BUILD)), default=list(BUILD),
+                    help="comma list (default: all)")
     ap.add_argument("--out", default="paper_figures", help="output folder")
     ap.add_argument("--resume", action="store_true", help="keep the rows the CSV has")
     ap.add_argument("--plot-only", action="store_true", help="redraw from the CSV only")
     args = ap.parse_args(argv)
-    out, bad = Path(args.out), [m for m in args.mixers.split(",") if m not in BUILD]
-    if bad:
-        ap.error(f"--mixers: {', '.join(bad)} not among {', '.join(BUILD)}")
-    try:
-        depths = [int(x) for x in args.depths.split(",")]
-    except ValueError:
-        ap.error(f"--depths: {args.depths!r} is not a comma list of integers")
-    if args.max_len < 4:
-        ap.error(f"--max-len: {args.max_len} is below 4")
-    out.mkdir(parents=True, exist_ok=True)
+    out = out_folder(ap, args.out)
     path = out / "mixers_length.csv"
+    earlier = read_rows(ap, path, FIELDS, ints=("depth", "N"))
     if args.plot_only:
-        if not path.exists():
-            ap.error(f"--out {out}: no mixers_length.csv to draw (run without --plot-only)")
-        plot(read_csv(path), out)
+        if not earlier:
+            ap.error(f"--out {out}: no mixers_length.csv rows to draw (run without "
+                     "--plot-only)")  # fmt: skip
+        plot(earlier, out)
         return 0
-    done = read_csv(path) if args.resume and path.exists() else []
+    done = earlier if args.resume else []
+    # rows this run cannot measure (other mixers, depths, longer) are kept, with or without
+    # --resume; the ones it can are measured anew (or, with --resume, kept from the CSV)
+    keep = earlier if args.resume else [
+        r for r in earlier if not (r["mixer"] in args.mixers and int(r["depth"]) in args.depths
+                                   and int(r["N"]) <= args.max_len)]  # fmt: skip
     t = time.perf_counter()
-    mixers = args.mixers.split(",")
-
-    def sink(rows):
-        write_csv(merged(rows, done), path, FIELDS)
-
-    rows = run(mixers, depths, args.max_len, args.timeout, args.max_samples, done, sink)
-    rows = merged(rows, done)
+    try:
+        rows = run(args.mixers, args.depths, args.max_len, args.timeout, args.max_samples,
+                   done, lambda rows: write_csv(merged(rows, keep), path, FIELDS))  # fmt: skip
+    except KeyboardInterrupt:
+        return interrupted(path)
+    rows = merged(rows, keep)
     write_csv(rows, path, FIELDS)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")

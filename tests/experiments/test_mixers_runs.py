@@ -69,13 +69,54 @@ def test_length_line_stops_at_the_first_n_that_does_not_finish(monkeypatch):
     assert all(r["stopped"] == "N = 5: not finished within 1 s" for r in rows)
 
 
-def test_length_cli_refuses_bad_arguments(tmp_path, capsys):
-    for argv, what in ((["--mixers", "s7"], "--mixers: s7"), (["--depths", "x"], "--depths"),
-                       (["--max-len", "3"], "--max-len: 3"),
-                       (["--plot-only"], "no mixers_length.csv")):  # fmt: skip
+@pytest.mark.parametrize("script, argv, what", [
+    (ml, ["--mixers", "s7"], "--mixers: s7 not among"), (ml, ["--depths", "x"], "--depths"),
+    (ml, ["--depths", "0"], "--depths"), (ml, ["--max-len", "3"], "--max-len: must be >= 4"),
+    (ml, ["--timeout", "-1"], "--timeout"), (ml, ["--plot-only"], "no mixers_length.csv"),
+    (mc, ["--depths", "0"], "--depths: must be >= 1"), (mc, ["--timeout", "nan"], "--timeout"),
+    (mc, ["--row-seconds", "0"], "--row-seconds"), (mc, ["--max-samples", "1"], "--max-samples"),
+    (mc, ["--mixers", "s4,foo"], "--mixers: foo not among"), (mc, ["--sizes", "huge"], "--sizes"),
+    (mc, ["--mixers", "s4,s4"], "distinct"), (mc, ["--relabel"], "no mixers_compare.csv"),
+])  # fmt: skip
+def test_scripts_refuse_bad_arguments_in_one_line(tmp_path, capsys, script, argv, what):
+    with pytest.raises(SystemExit) as e:
+        script.main([*argv, "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and what in err and len(err.splitlines()) == 1, err
+    assert [p.name for p in tmp_path.iterdir()] == []  # nothing written
+
+
+@pytest.mark.parametrize("script", [mc, ml])
+def test_scripts_refuse_an_unwritable_folder_or_a_foreign_csv(tmp_path, capsys, script):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as e:
+        script.main(["--out", str(tmp_path / "file" / "sub")])
+    assert e.value.code == 2 and "not a writable folder" in capsys.readouterr().err
+    name = "mixers_compare.csv" if script is mc else "mixers_length.csv"
+    (tmp_path / name).write_text("a,b\n1,2\n")
+    for extra in ([], ["--resume"], ["--plot-only"]):
         with pytest.raises(SystemExit) as e:
-            ml.main([*argv, "--out", str(tmp_path)])
-        assert e.value.code == 2 and what in capsys.readouterr().err
+            script.main(["--out", str(tmp_path), *extra])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and "is not this script's CSV (no column mixer)" in err
+    assert (tmp_path / name).read_text() == "a,b\n1,2\n"  # left as it was
+
+
+def test_a_run_without_resume_keeps_the_rows_it_cannot_measure(tmp_path, monkeypatch):
+    # the committed CSV's other mixers survive a run of one mixer, without --resume
+    assert mc.main(["--mixers", "s4", "--sizes", "small", "--depths", "1",
+                    "--out", str(tmp_path)]) == 0  # fmt: skip
+    path = tmp_path / "mixers_compare.csv"
+    other = [{**r, "mixer": "hyena", "rank": "999"} for r in mc.read_csv(path)]
+    mc.write_csv(other + mc.read_csv(path), path)
+    assert mc.main(["--mixers", "s4", "--sizes", "small", "--depths", "1",
+                    "--out", str(tmp_path)]) == 0  # fmt: skip
+    rows = mc.read_csv(path)
+    assert [(r["mixer"], r["rank"]) for r in rows] == [("s4", "2")] * 2 + [("hyena", "999")] * 2
+    # Ctrl-C: exit 130, one line, the CSV as it was written
+    monkeypatch.setattr(mc, "run", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert mc.main(["--mixers", "s4", "--out", str(tmp_path)]) == 130
+    assert mc.read_csv(path) == rows
 
 
 def test_a_row_over_the_threshold_is_measured_again_at_a_larger_prime():
@@ -109,11 +150,11 @@ def test_length_resume_of_some_mixers_keeps_the_others(tmp_path):
              "--out", str(tmp_path)])  # fmt: skip
     ml.main(["--mixers", "s6", "--depths", "1", "--max-len", "4", "--resume",
              "--out", str(tmp_path)])  # fmt: skip
-    rows = ml.read_csv(tmp_path / "mixers_length.csv")
+    rows = mc.read_csv(tmp_path / "mixers_length.csv")
     assert [r["mixer"] for r in rows] == ["s6"] * 2 + ["linear-attention"] * 2
     ml.main(["--mixers", "s6", "--depths", "2", "--max-len", "4", "--resume",
              "--out", str(tmp_path)])  # fmt: skip
-    rows = ml.read_csv(tmp_path / "mixers_length.csv")
+    rows = mc.read_csv(tmp_path / "mixers_length.csv")
     assert [(r["mixer"], r["depth"]) for r in rows] == [("s6", "1")] * 2 + [("s6", "2")] * 2 \
         + [("linear-attention", "1")] * 2  # fmt: skip
 
