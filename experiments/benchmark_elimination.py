@@ -15,11 +15,11 @@ Every engine warms up on a small matrix first (numba compile, CUDA context).
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
+from experiments.script_args import Parser
 from seprank.algebra import array_elimination, blas_elimination
 from seprank.algebra.domains import DEFAULT_PRIME
 
@@ -45,7 +45,7 @@ def timed(fn) -> tuple[int, float]:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000, help="matrix size (default 10000)")
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                     help="cuda: also the array backend on torch CUDA")  # fmt: skip

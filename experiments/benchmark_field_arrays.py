@@ -19,12 +19,12 @@ for entry (checked). One Markdown table.
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from experiments.script_args import Parser, int_at_least, pos_int
 from seprank.algebra.domains import ModP
 from seprank.algebra.field_array import einsum_modp
 from seprank.engine.evaluate import evaluate
@@ -132,9 +132,10 @@ def row(name, net, dom, X, repeats, alt=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--batch", type=int, default=1 << 14, help="grid entries per call")
+    ap = Parser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=pos_int, default=10)
+    ap.add_argument("--batch", type=int_at_least(1, 1 << 24), default=1 << 14,
+                    help="grid entries per call")
     args = ap.parse_args(argv)
     dom, rng = ModP(), np.random.default_rng(1)
     print("| architecture | entries | raw ms | field ms | field/raw | numpy ms | numpy/raw |")

@@ -13,12 +13,13 @@ speed-up cannot exceed the number of free cores).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from experiments.script_args import Parser, worker_count
 
 GRID = """\
 [grid]
@@ -46,10 +47,10 @@ def main(argv=None) -> int:
     from seprank.sweeps.runner import run
     from seprank.sweeps.store import Store
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--workers",
-        type=int,
+        type=worker_count,
         default=None,
         help="workers for processes and Dask (default: all cores)",
     )

@@ -11,11 +11,11 @@ torch import, CUDA context) on a small matrix before it is timed.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
+from experiments.script_args import Parser, int_at_least, nonneg_int, pos_int, prime_arg
 from seprank.algebra import array_elimination, blas_elimination
 from seprank.algebra.domains import DEFAULT_PRIME
 
@@ -61,12 +61,15 @@ def engines(torch_threads: int | None):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000])
-    ap.add_argument("--deficit", type=int, default=100, help="rank = size - deficit")
-    ap.add_argument("--prime", type=int, default=DEFAULT_PRIME)
-    ap.add_argument("--torch-threads", type=int, default=None, help="torch.set_num_threads")
+    ap = Parser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int_at_least(2, 10**5), nargs="+", default=[1000, 3000])
+    ap.add_argument("--deficit", type=nonneg_int, default=100, help="rank = size - deficit")
+    ap.add_argument("--prime", type=prime_arg, default=DEFAULT_PRIME)
+    ap.add_argument("--torch-threads", type=pos_int, default=None, help="torch.set_num_threads")
     args = ap.parse_args(argv)
+    if args.deficit >= min(args.sizes):
+        ap.error(f"--deficit: {args.deficit} must be below every --sizes value "
+                 f"(the smallest is {min(args.sizes)})")  # fmt: skip
     p = args.prime
     todo = engines(args.torch_threads)
     warm = matrix(64, 60, p)

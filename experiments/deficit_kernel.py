@@ -20,17 +20,18 @@ Everything printed is measured over GF(p) at those weights.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
 import numpy as np
 
+from experiments.script_args import Parser, int_at_least, nonneg_int, out_file, pos_int, prime_arg
 from seprank.algebra import blas_elimination
 from seprank.algebra.domains import ModP
 from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
 from seprank.engine import structural_poly as sp
+from seprank.errors import ConfigError, SeprankError
 from seprank.nets import LinearSelfAttention
 from seprank.theory import bounds
 
@@ -40,8 +41,8 @@ def block_keys(net, degree: int):
     d, D = net.width, bounds.matrix_degree(net.depth)
     m, radix = d * (d + 1) // 2, D + 1
     if degree % 2 == 0 or not 1 <= degree <= 2 * D + 1:
-        raise SystemExit(f"--degree: the blocks' A-degrees are odd, 1..{2 * D + 1} "
-                         f"(got {degree})")  # fmt: skip
+        raise ConfigError(f"--degree: the blocks' A-degrees are odd, 1..{2 * D + 1} "
+                          f"(got {degree})")  # fmt: skip
     k = D - (degree - 1) // 2  # S-degree on the side without the query
     return sp.degree_keys(k, m, radix), sp.degree_keys(D - k, m, radix), radix, k
 
@@ -107,15 +108,24 @@ def monomial(key: int, radix: int, pairs) -> str:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--depth", type=int, default=3)
-    ap.add_argument("--width", type=int, default=4)
-    ap.add_argument("--seq-len", type=int, default=8)
-    ap.add_argument("--degree", type=int, default=13, help="the block's A-degree (odd)")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
-    ap.add_argument("--prime", type=int, default=8388593)
+    ap = Parser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", type=pos_int, default=3)
+    ap.add_argument("--width", type=pos_int, default=4)
+    ap.add_argument("--seq-len", type=int_at_least(2), default=8)
+    ap.add_argument("--degree", type=pos_int, default=13, help="the block's A-degree (odd)")
+    ap.add_argument("--seeds", type=nonneg_int, nargs="+", default=[0, 1])
+    ap.add_argument("--prime", type=prime_arg, default=8388593)
     ap.add_argument("--out", help="write the kernels (reduced echelon form) as JSON")
     args = ap.parse_args(argv)
+    out_file(ap, args.out)
+    try:
+        _report(args)
+    except SeprankError as exc:  # e.g. a degree with no block, a prime too small
+        ap.error(str(exc))
+
+
+def _report(args) -> None:
+    """Compute and print the kernels of ``args`` (and write them to ``--out``)."""
     net = LinearSelfAttention(depth=args.depth, width=args.width, seq_len=args.seq_len)
 
     def say(msg):

@@ -25,7 +25,7 @@ be many times slower) or was not saturated, or when a row does not finish within
 ``--timeout`` seconds (run in a child process, terminated);
 the ``stopped`` column of its last row says which. ``--relabel`` recomputes the bounds and
 labels of the committed CSV without measuring again. A run replaces the rows it could
-measure and keeps the CSV's others (:mod:`experiments.mixers_cli`: bad input refused in
+measure and keeps the CSV's others (:mod:`experiments.script_args`: bad input refused in
 one line, Ctrl-C exit 130).
 
 Output: ``paper_figures/mixers_compare.csv`` and ``mixers_compare.png/.pdf`` (log10 sep
@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from queue import Empty
 
-from experiments.mixers_cli import (
+from experiments.script_args import (
     Parser,
     interrupted,
     names,

@@ -15,7 +15,7 @@ bound``), with their time. A (mixer, depth, partition) line stops at the first N
 row does not finish within ``--timeout`` seconds (run in a child process) or was not
 saturated. ``--resume`` keeps the rows the CSV already has (and a timeout stop, unless
 ``--timeout`` is longer); rows are written as they come, and the CSV's rows of other
-mixers, depths or longer N are kept (:mod:`experiments.mixers_cli`).
+mixers, depths or longer N are kept (:mod:`experiments.script_args`).
 
 Output: ``paper_figures/mixers_length.csv`` and ``mixers_length.png/.pdf`` (log10 sep
 against N, one line per mixer and depth, one panel per partition).
@@ -27,7 +27,15 @@ import math
 import time
 from pathlib import Path
 
-from experiments.mixers_cli import (
+from experiments.mixers_compare import (
+    is_saturated,
+    measure_with_timeout,
+    measured_columns,
+    save_figures,
+    timed_out,
+    write_csv,
+)
+from experiments.script_args import (
     Parser,
     int_at_least,
     int_list,
@@ -37,14 +45,6 @@ from experiments.mixers_cli import (
     read_rows,
     sample_count,
     seconds,
-)
-from experiments.mixers_compare import (
-    is_saturated,
-    measure_with_timeout,
-    measured_columns,
-    save_figures,
-    timed_out,
-    write_csv,
 )
 from seprank.nets import GLA, S6, LinearAttention
 

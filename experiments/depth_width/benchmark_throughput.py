@@ -8,12 +8,13 @@ Prints median tokens/s over interleaved rounds for both and the ratio ours / ref
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
 import torch
 from torch import nn
+
+from experiments.script_args import Parser, pos_int
 
 from .model import GPT
 
@@ -55,15 +56,14 @@ def tokens_per_s(model, batch, ctx, steps, warmup=3):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--depth", type=int, default=4)
-    ap.add_argument("--width", type=int, default=128)
-    ap.add_argument("--heads", type=int, default=8)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--ctx", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    ap = Parser()
+    for flag, default in (("--depth", 4), ("--width", 128), ("--heads", 8), ("--batch", 32),
+                          ("--ctx", 128), ("--steps", 10)):  # fmt: skip
+        ap.add_argument(flag, type=pos_int, default=default)
+    ap.add_argument("--rounds", type=pos_int, default=5, help="interleaved timing rounds")
     a = ap.parse_args(argv)
+    if a.width % a.heads:
+        ap.error(f"--heads: {a.heads} must divide --width {a.width}")
     torch.manual_seed(0)
     ours = GPT(a.depth, a.width, a.heads, a.ctx)
     ref = Reference(a.depth, a.width, a.heads, a.ctx)

@@ -7,7 +7,6 @@ or ``python -m experiments.depth_width.run --preset cpu``. Rows are appended to
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import platform
@@ -272,13 +271,12 @@ def report(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="seprank experiment")
-    ap.add_argument("--preset", default="cpu", choices=sorted(PRESETS))
-    ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    args = ap.parse_args(argv)
-    return run_cli(args.preset, args.out, args.device, args.threads)
+    """``python -m experiments.depth_width.run ...`` is ``seprank experiment --name
+    depth-width ...``: the same flags, checked the same way (one-line errors, exit 2)."""
+    from seprank.cli import main as seprank_main
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    return seprank_main(["experiment", "--name", "depth-width", *args])
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:

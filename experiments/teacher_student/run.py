@@ -7,7 +7,6 @@ or ``python -m experiments.teacher_student.run --preset cpu``. A row is appended
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 import time
@@ -257,13 +256,12 @@ def run_cli(preset: str, out, device: str, threads=None) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="seprank experiment --name teacher-student")
-    ap.add_argument("--preset", default="cpu", choices=sorted(PRESETS))
-    ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads (default 1)")
-    args = ap.parse_args(argv)
-    return run_cli(args.preset, args.out, args.device, args.threads)
+    """``python -m experiments.teacher_student.run ...`` is ``seprank experiment --name
+    teacher-student ...``: the same flags, checked the same way (one-line errors, exit 2)."""
+    from seprank.cli import main as seprank_main
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    return seprank_main(["experiment", "--name", "teacher-student", *args])
 
 
 if __name__ == "__main__":

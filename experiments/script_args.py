@@ -1,10 +1,9 @@
-"""The command line the mixer experiments share (``mixers_compare``, ``mixers_length``).
+"""The command line the experiment scripts share: bad input is refused in one line naming
+the argument, exit 2, before anything is measured or written (numbers out of range, unknown
+names, an output folder that cannot be written, a CSV there that is not the script's own).
 
-Bad input is refused in one line naming the argument, exit 2, before anything is measured
-or written: numbers out of range, unknown names, an output folder that cannot be written,
-a CSV there that is not the script's own. A run replaces the rows it could measure and
-keeps every other row of its CSV; Ctrl-C stops it with exit 130, the rows written so far
-kept.
+The mixer experiments (``mixers_compare``, ``mixers_length``) also read their CSV back
+through :func:`read_rows` and say what Ctrl-C kept (:func:`interrupted`, exit 130).
 """
 
 from __future__ import annotations
@@ -15,12 +14,20 @@ import sys
 from pathlib import Path
 
 from seprank.cli._common import _bounded_int as int_at_least
-from seprank.cli._common import pos_int, real_arg, sample_count
+from seprank.cli._common import (
+    nonneg_int,
+    pos_int,
+    prime_arg,
+    real_arg,
+    sample_count,
+    worker_count,  # fmt: skip
+)
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 
-__all__ = ["Parser", "int_at_least", "int_list", "interrupted", "names", "out_folder",
-           "pos_int", "read_rows", "sample_count", "seconds"]  # fmt: skip
+__all__ = ["Parser", "int_at_least", "int_list", "interrupted", "names", "nonneg_int",
+           "out_file", "out_folder", "pos_int", "prime_arg", "read_rows", "sample_count",
+           "seconds", "worker_count"]  # fmt: skip
 
 #: --timeout, --row-seconds: a positive number of seconds (at most a week).
 seconds = real_arg(0.0, 7 * 24 * 3600.0, lo_open=True)
@@ -70,6 +77,21 @@ def out_folder(ap: Parser, path: str) -> Path:
         return check_out_dir(path, "--out")
     except ConfigError as exc:
         ap.error(str(exc))
+
+
+def out_file(ap: Parser, path: str | None, arg: str = "--out") -> Path | None:
+    """A file to be written at the end (None stays None): its folder is made if needed
+    and checked writable now, and a folder in its place is refused (else ``ap.error``)."""
+    if path is None:
+        return None
+    p = Path(path)
+    if p.is_dir():
+        ap.error(f"{arg}={path!r} is a folder, not a file")
+    try:
+        check_out_dir(p.parent, arg)
+    except ConfigError as exc:
+        ap.error(str(exc))
+    return p
 
 
 def read_rows(ap: Parser, path: Path, fields, ints=("depth",)) -> list[dict]:

@@ -1,0 +1,49 @@
+"""Every experiment script refuses bad arguments in one line naming the argument, exit 2,
+before it measures, trains or writes anything (experiments/script_args.py)."""
+
+import importlib
+
+import pytest
+
+CASES = [
+    ("deficit_kernel", ["--depth", "0"], "--depth: must be >= 1"),
+    ("deficit_kernel", ["--prime", "4"], "--prime: 4 is not a prime"),
+    ("deficit_kernel", ["--depth", "1", "--width", "2", "--seq-len", "4", "--degree", "2"],
+     "--degree: the blocks' A-degrees are odd"),
+    ("benchmark_sweep", ["--workers", "0"], "--workers: must be >= 1"),
+    ("benchmark_field_arrays", ["--repeats", "0"], "--repeats: must be >= 1"),
+    ("benchmark_field_arrays", ["--batch", "x"], "--batch: expected an integer"),
+    ("benchmark_xpelim", ["--sizes", "0"], "--sizes: must be >= 2"),
+    ("benchmark_xpelim", ["--sizes", "50", "--deficit", "60"], "--deficit: 60 must be below"),
+    ("benchmark_xpelim", ["--prime", "9"], "--prime: 9 is not a prime"),
+    ("benchmark_elimination", ["--n", "-5"], "--n: must be at least 2"),
+    ("depth_width.run", ["--threads", "-1"], "--threads: must be >= 1"),
+    ("teacher_student.run", ["--threads", "0"], "--threads: must be >= 1"),
+    ("depth_width.benchmark_throughput", ["--depth", "0"], "--depth: must be >= 1"),
+    ("depth_width.benchmark_throughput", ["--heads", "3"], "--heads: 3 must divide"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, argv, words", CASES, ids=[f"{c[0]} {c[1][-2]}" for c in CASES])
+def test_scripts_refuse_bad_arguments_in_one_line(name, argv, words, capsys, tmp_path,
+                                                 monkeypatch):  # fmt: skip
+    if name.startswith(("depth_width", "teacher_student")):
+        pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    script = importlib.import_module(f"experiments.{name}")
+    with pytest.raises(SystemExit) as e:
+        script.main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_an_output_file_in_an_unwritable_place_is_refused_before_the_work(tmp_path, capsys):
+    from experiments import deficit_kernel
+
+    (tmp_path / "file").write_text("")
+    for out, words in ((tmp_path / "file" / "k.json", "not a writable folder"),
+                       (tmp_path, "is a folder, not a file")):  # fmt: skip
+        with pytest.raises(SystemExit) as e:
+            deficit_kernel.main(["--out", str(out)])
+        assert e.value.code == 2 and words in capsys.readouterr().err
