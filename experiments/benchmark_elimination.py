@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from experiments.script_args import Parser
+from experiments.script_args import Parser, guarded, int_at_least
 from seprank.algebra import array_elimination, blas_elimination
 from seprank.algebra.domains import DEFAULT_PRIME
 
@@ -46,13 +46,16 @@ def timed(fn) -> tuple[int, float]:
 
 def main(argv=None) -> None:
     ap = Parser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=10_000, help="matrix size (default 10000)")
+    ap.add_argument("--n", type=int_at_least(2, 40_000), default=10_000,
+                    help="matrix size, 2..40000 (default 10000)")
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                     help="cuda: also the array backend on torch CUDA")  # fmt: skip
     args = ap.parse_args(argv)
-    n = args.n
-    if n < 2:
-        ap.error("--n: must be at least 2")
+    guarded(ap, lambda: _table(args.n, args.device))
+
+
+def _table(n: int, device: str) -> None:
+    """Time and print the table for an n x n matrix."""
     peak = dgemm_rate(min(n, 4096))
     work = 2.0 / 3.0 * n**3
     rows = [("dgemm (float64, numpy's BLAS)", "", "", f"{peak / 1e9:.1f}", "1.00")]
@@ -65,7 +68,7 @@ def main(argv=None) -> None:
         r, sec = timed(lambda F=F, p=p: blas_elimination.rank_blocked(F, p, overwrite=True))
         rows.append((f"GF({p}) elimination, {mode}", str(r), f"{sec:.2f}",
                      f"{work / sec / 1e9:.1f}", f"{work / sec / peak:.2f}"))  # fmt: skip
-    if args.device == "cuda":
+    if device == "cuda":
         try:
             backend = array_elimination.get_backend("torch", "cuda")
         except Exception as exc:  # no torch or no device: say so, keep the CPU rows

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from experiments.script_args import Parser, int_at_least, nonneg_int, pos_int, prime_arg
+from experiments.script_args import Parser, int_at_least, nonneg_int, prime_arg, thread_count
 from seprank.algebra import array_elimination, blas_elimination
 from seprank.algebra.domains import DEFAULT_PRIME
 
@@ -62,10 +62,11 @@ def engines(torch_threads: int | None):
 
 def main(argv=None) -> None:
     ap = Parser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int_at_least(2, 10**5), nargs="+", default=[1000, 3000])
+    ap.add_argument("--sizes", type=int_at_least(2, 30_000), nargs="+", default=[1000, 3000])
     ap.add_argument("--deficit", type=nonneg_int, default=100, help="rank = size - deficit")
     ap.add_argument("--prime", type=prime_arg, default=DEFAULT_PRIME)
-    ap.add_argument("--torch-threads", type=pos_int, default=None, help="torch.set_num_threads")
+    ap.add_argument("--torch-threads", type=thread_count, default=None,
+                    help="torch.set_num_threads")
     args = ap.parse_args(argv)
     if args.deficit >= min(args.sizes):
         ap.error(f"--deficit: {args.deficit} must be below every --sizes value "

@@ -26,12 +26,20 @@ import time
 
 import numpy as np
 
-from experiments.script_args import Parser, int_at_least, nonneg_int, out_file, pos_int, prime_arg
+from experiments.script_args import (
+    Parser,
+    guarded,
+    int_at_least,
+    nonneg_int,
+    out_file,
+    pos_int,
+    prime_arg,
+)
 from seprank.algebra import blas_elimination
 from seprank.algebra.domains import ModP
 from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
 from seprank.engine import structural_poly as sp
-from seprank.errors import ConfigError, SeprankError
+from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
 from seprank.theory import bounds
 
@@ -109,24 +117,24 @@ def monomial(key: int, radix: int, pairs) -> str:
 
 def main(argv=None) -> None:
     ap = Parser(description=__doc__.splitlines()[0])
-    ap.add_argument("--depth", type=pos_int, default=3)
-    ap.add_argument("--width", type=pos_int, default=4)
-    ap.add_argument("--seq-len", type=int_at_least(2), default=8)
+    # beyond these the blocks (C(m + k - 1, k) rows, m = d(d+1)/2, k up to 3^L) cannot fit
+    ap.add_argument("--depth", type=int_at_least(1, 5), default=3)
+    ap.add_argument("--width", type=int_at_least(1, 16), default=4)
+    ap.add_argument("--seq-len", type=int_at_least(2, 256), default=8)
     ap.add_argument("--degree", type=pos_int, default=13, help="the block's A-degree (odd)")
     ap.add_argument("--seeds", type=nonneg_int, nargs="+", default=[0, 1])
     ap.add_argument("--prime", type=prime_arg, default=8388593)
     ap.add_argument("--out", help="write the kernels (reduced echelon form) as JSON")
     args = ap.parse_args(argv)
+    net = guarded(ap, lambda: LinearSelfAttention(depth=args.depth, width=args.width,
+                                                  seq_len=args.seq_len))  # fmt: skip
+    guarded(ap, lambda: block_keys(net, args.degree))  # the degree, before --out is made
     out_file(ap, args.out)
-    try:
-        _report(args)
-    except SeprankError as exc:  # e.g. a degree with no block, a prime too small
-        ap.error(str(exc))
+    guarded(ap, lambda: _report(args, net))  # e.g. a prime too small, a block too large
 
 
-def _report(args) -> None:
+def _report(args, net) -> None:
     """Compute and print the kernels of ``args`` (and write them to ``--out``)."""
-    net = LinearSelfAttention(depth=args.depth, width=args.width, seq_len=args.seq_len)
 
     def say(msg):
         print(msg, file=sys.stderr, flush=True)
@@ -162,8 +170,12 @@ def _report(args) -> None:
     if args.out:
         for r, s in zip(runs, report["seeds"]):
             s["kernel_rref"] = r["E"].tolist()
-        with open(args.out, "w") as fh:
-            json.dump(report, fh)
+        try:
+            with open(args.out, "w") as fh:
+                json.dump(report, fh)
+        except OSError as exc:  # what was printed above is the result; only the file failed
+            raise ConfigError(f"--out: cannot write {args.out} ({exc.strerror or exc})") \
+                from None  # fmt: skip
 
 
 if __name__ == "__main__":

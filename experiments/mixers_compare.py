@@ -24,9 +24,9 @@ mixer stops going deeper once a row took more than ``--row-seconds`` (the next d
 be many times slower) or was not saturated, or when a row does not finish within
 ``--timeout`` seconds (run in a child process, terminated);
 the ``stopped`` column of its last row says which. ``--relabel`` recomputes the bounds and
-labels of the committed CSV without measuring again. A run replaces the rows it could
-measure and keeps the CSV's others (:mod:`experiments.script_args`: bad input refused in
-one line, Ctrl-C exit 130).
+labels of the committed CSV without measuring again. A run replaces the rows it measures
+anew and keeps every other row of the CSV (:mod:`experiments.script_args`: bad input
+refused in one line, Ctrl-C exit 130).
 
 Output: ``paper_figures/mixers_compare.csv`` and ``mixers_compare.png/.pdf`` (log10 sep
 against depth, one line per mixer; one panel per partition and size) and
@@ -45,10 +45,10 @@ from queue import Empty
 
 from experiments.script_args import (
     Parser,
+    int_at_least,
     interrupted,
     names,
     out_folder,
-    pos_int,
     read_rows,
     sample_count,
     seconds,
@@ -174,6 +174,14 @@ def measure_with_timeout(net, A, max_samples: int, timeout: float):
         if proc.is_alive():
             proc.terminate()
         proc.join()
+
+
+#: The columns a CSV must have to be read back (older CSVs lack some of FIELDS: --relabel
+#: fills them), and the values checked in the columns it has.
+REQUIRED = ["mixer", "size", "config", "depth", "partition", "rank"]
+CHECKS = {"mixer": list(SIZES), "size": ["small", "large"], "partition": list(PARTITIONS),
+          "depth": 1, "rank": 1, "params": 0, "params_per_layer": 0, "degree": 0,
+          "seconds": float}  # fmt: skip
 
 
 def _key(r) -> tuple:
@@ -404,7 +412,8 @@ def relabel(rows: list[dict]) -> list[dict]:
 
 def _parser() -> Parser:
     ap = Parser(prog="mixers_compare", description=__doc__.splitlines()[0])
-    ap.add_argument("--depths", type=pos_int, default=5, help="deepest L tried (default 5)")
+    ap.add_argument("--depths", type=int_at_least(1, 30), default=5,
+                    help="deepest L tried (default 5)")
     ap.add_argument("--row-seconds", type=seconds, default=90.0,
                     help="stop a mixer's depths after a row slower than this (default 90)")
     ap.add_argument("--timeout", type=seconds, default=300.0,
@@ -428,12 +437,12 @@ def _parser() -> Parser:
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
-    out = out_folder(ap, args.out)
-    path = out / "mixers_compare.csv"
-    earlier = read_rows(ap, path, FIELDS)
+    path = Path(args.out) / "mixers_compare.csv"
+    earlier = read_rows(ap, path, REQUIRED, CHECKS)
     if (args.relabel or args.plot_only) and not earlier:
-        ap.error(f"--out {out}: no mixers_compare.csv rows to read (run without --relabel "
-                 "and --plot-only first)")  # fmt: skip
+        ap.error(f"--out {args.out}: no mixers_compare.csv rows to read (run without "
+                 "--relabel and --plot-only first)")  # fmt: skip
+    out = out_folder(ap, args.out)
     if args.relabel:
         try:
             rows = relabel(earlier)
@@ -445,20 +454,17 @@ def main(argv=None) -> int:
     if args.plot_only:
         plot(earlier, out)
         return 0
+    # a row measured now replaces the CSV's row of that key; every other row is kept, with
+    # or without --resume (which takes the rows of the same network instead of measuring)
     done = earlier if args.resume else []
-    # rows this run cannot measure (other mixers, sizes, deeper) are kept, with or without
-    # --resume; the ones it can are measured anew (or, with --resume, kept from the CSV)
-    keep = earlier if args.resume else [
-        r for r in earlier if not (r["mixer"] in args.mixers and r["size"] in args.sizes
-                                   and int(r["depth"]) <= args.depths)]  # fmt: skip
     t = time.perf_counter()
     try:
         rows = run(args.depths, args.row_seconds, args.timeout, args.max_samples,
                    args.mixers, args.sizes, done,
-                   sink=lambda rows: write_csv(_merged(rows, keep), path))  # fmt: skip
+                   sink=lambda rows: write_csv(_merged(rows, earlier), path))  # fmt: skip
     except KeyboardInterrupt:
         return interrupted(path)
-    rows = _merged(rows, keep)
+    rows = _merged(rows, earlier)
     write_csv(rows, path)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")

@@ -14,8 +14,8 @@ as in ``experiments.mixers_compare`` (``exact, proved`` / ``saturated`` / ``lowe
 bound``), with their time. A (mixer, depth, partition) line stops at the first N whose
 row does not finish within ``--timeout`` seconds (run in a child process) or was not
 saturated. ``--resume`` keeps the rows the CSV already has (and a timeout stop, unless
-``--timeout`` is longer); rows are written as they come, and the CSV's rows of other
-mixers, depths or longer N are kept (:mod:`experiments.script_args`).
+``--timeout`` is longer); rows are written as they come, and every row of the CSV this run
+does not measure anew is kept (:mod:`experiments.script_args`).
 
 Output: ``paper_figures/mixers_length.csv`` and ``mixers_length.png/.pdf`` (log10 sep
 against N, one line per mixer and depth, one panel per partition).
@@ -56,6 +56,11 @@ BUILD = {
 FIELDS = ["mixer", "config", "params", "depth", "N", "partition", "A", "degree", "rank",
           "upper", "upper_source", "label", "saturated", "saturation_bound", "strategy",
           "prime", "seconds", "stopped"]  # fmt: skip
+
+
+#: The values checked when the CSV is read back (experiments.script_args.read_rows).
+CHECKS = {"mixer": list(BUILD), "partition": ["prefix", "balanced"], "depth": 1, "N": 2,
+          "rank": 1, "params": 0, "degree": 0, "seconds": float}  # fmt: skip
 
 
 def partition(kind: str, N: int) -> tuple[int, ...]:
@@ -177,9 +182,9 @@ def plot(rows, out: Path) -> None:
 
 def main(argv=None) -> int:
     ap = Parser(prog="mixers_length", description=__doc__.splitlines()[0])
-    ap.add_argument("--max-len", type=int_at_least(4), default=8,
+    ap.add_argument("--max-len", type=int_at_least(4, 64), default=8,
                     help="largest N tried, at least 4 (default 8)")
-    ap.add_argument("--depths", type=int_list, default=[1, 2],
+    ap.add_argument("--depths", type=int_list(1, 30), default=[1, 2],
                     help="comma list of depths (default 1,2)")
     ap.add_argument("--timeout", type=seconds, default=300.0,
                     help="seconds one row may run before its line stops (default 300)")
@@ -191,28 +196,25 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", action="store_true", help="keep the rows the CSV has")
     ap.add_argument("--plot-only", action="store_true", help="redraw from the CSV only")
     args = ap.parse_args(argv)
+    path = Path(args.out) / "mixers_length.csv"
+    earlier = read_rows(ap, path, FIELDS, CHECKS)
+    if args.plot_only and not earlier:
+        ap.error(f"--out {args.out}: no mixers_length.csv rows to draw (run without "
+                 "--plot-only)")  # fmt: skip
     out = out_folder(ap, args.out)
-    path = out / "mixers_length.csv"
-    earlier = read_rows(ap, path, FIELDS, ints=("depth", "N"))
     if args.plot_only:
-        if not earlier:
-            ap.error(f"--out {out}: no mixers_length.csv rows to draw (run without "
-                     "--plot-only)")  # fmt: skip
         plot(earlier, out)
         return 0
+    # a row measured now replaces the CSV's row of that key; every other row is kept, with
+    # or without --resume (which takes the rows of the same network instead of measuring)
     done = earlier if args.resume else []
-    # rows this run cannot measure (other mixers, depths, longer) are kept, with or without
-    # --resume; the ones it can are measured anew (or, with --resume, kept from the CSV)
-    keep = earlier if args.resume else [
-        r for r in earlier if not (r["mixer"] in args.mixers and int(r["depth"]) in args.depths
-                                   and int(r["N"]) <= args.max_len)]  # fmt: skip
     t = time.perf_counter()
     try:
         rows = run(args.mixers, args.depths, args.max_len, args.timeout, args.max_samples,
-                   done, lambda rows: write_csv(merged(rows, keep), path, FIELDS))  # fmt: skip
+                   done, lambda rows: write_csv(merged(rows, earlier), path, FIELDS))  # fmt: skip
     except KeyboardInterrupt:
         return interrupted(path)
-    rows = merged(rows, keep)
+    rows = merged(rows, earlier)
     write_csv(rows, path, FIELDS)
     plot(rows, out)
     print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")

@@ -3,13 +3,16 @@ the argument, exit 2, before anything is measured or written (numbers out of ran
 names, an output folder that cannot be written, a CSV there that is not the script's own).
 
 The mixer experiments (``mixers_compare``, ``mixers_length``) also read their CSV back
-through :func:`read_rows` and say what Ctrl-C kept (:func:`interrupted`, exit 130).
+through :func:`read_rows` (a foreign or hand-broken CSV refused, naming its line) and say
+what Ctrl-C kept (:func:`interrupted`, exit 130).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import math
+import re
 import sys
 from pathlib import Path
 
@@ -20,14 +23,15 @@ from seprank.cli._common import (
     prime_arg,
     real_arg,
     sample_count,
-    worker_count,  # fmt: skip
+    thread_count,
+    worker_count,
 )
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, SeprankError
 from seprank.paths import check_out_dir
 
-__all__ = ["Parser", "int_at_least", "int_list", "interrupted", "names", "nonneg_int",
-           "out_file", "out_folder", "pos_int", "prime_arg", "read_rows", "sample_count",
-           "seconds", "worker_count"]  # fmt: skip
+__all__ = ["Parser", "guarded", "int_at_least", "int_list", "interrupted", "names",
+           "nonneg_int", "out_file", "out_folder", "pos_int", "prime_arg", "read_rows",
+           "sample_count", "seconds", "thread_count", "worker_count"]  # fmt: skip
 
 #: --timeout, --row-seconds: a positive number of seconds (at most a week).
 seconds = real_arg(0.0, 7 * 24 * 3600.0, lo_open=True)
@@ -56,23 +60,29 @@ def names(allowed):
     return parse
 
 
-def int_list(text: str) -> list[int]:
-    """An argument type: a comma list of distinct integers >= 1 (depths)."""
-    try:
-        got = [pos_int(t) for t in text.split(",") if t.strip()]
-    except argparse.ArgumentTypeError:
-        got = []
-    if not got or len(set(got)) < len(got):
-        raise argparse.ArgumentTypeError(f"expected a comma list of distinct integers >= 1, "
-                                         f"got {text[:40]!r}")  # fmt: skip
-    return got
+def int_list(lo: int, hi: int):
+    """An argument type: a comma list of distinct integers in [lo, hi] (depths)."""
+    one = int_at_least(lo, hi)
 
+    def parse(text: str) -> list[int]:
+        try:
+            got = [one(t) for t in text.split(",") if t.strip()]
+        except argparse.ArgumentTypeError:
+            got = []
+        if not got or len(set(got)) < len(got):
+            raise argparse.ArgumentTypeError(f"expected a comma list of distinct integers "
+                                             f"in [{lo}, {hi}], got {text[:40]!r}")  # fmt: skip
+        return got
 
-int_list.__name__ = "comma list of integers"
+    parse.__name__ = "comma list of integers"
+    return parse
 
 
 def out_folder(ap: Parser, path: str) -> Path:
-    """``--out``, made if needed and checked writable (else ``ap.error``)."""
+    """``--out``, made if needed and checked writable (else ``ap.error``): call it once
+    every other argument is checked, since it creates the folder."""
+    if not str(path).strip():
+        ap.error("--out: empty (give a folder; . for this one)")
     try:
         return check_out_dir(path, "--out")
     except ConfigError as exc:
@@ -80,10 +90,13 @@ def out_folder(ap: Parser, path: str) -> Path:
 
 
 def out_file(ap: Parser, path: str | None, arg: str = "--out") -> Path | None:
-    """A file to be written at the end (None stays None): its folder is made if needed
-    and checked writable now, and a folder in its place is refused (else ``ap.error``)."""
+    """A file to be written at the end (None stays None): a folder in its place is
+    refused, and its folder is made if needed and checked writable (else ``ap.error``):
+    call it once every other argument is checked."""
     if path is None:
         return None
+    if not str(path).strip():
+        ap.error(f"{arg}: empty (give a file name)")
     p = Path(path)
     if p.is_dir():
         ap.error(f"{arg}={path!r} is a folder, not a file")
@@ -94,27 +107,53 @@ def out_file(ap: Parser, path: str | None, arg: str = "--out") -> Path | None:
     return p
 
 
-def read_rows(ap: Parser, path: Path, fields, ints=("depth",)) -> list[dict]:
-    """The rows of the CSV at ``path`` ([] when there is none); one that is not this
-    script's (a column of ``fields`` missing, a column of ``ints`` not an integer, or
-    unreadable) is refused by ``ap.error``."""
+def _bad_value(v: str, check) -> bool:
+    if isinstance(check, int):  # an integer >= check, written in ASCII digits
+        return not (re.fullmatch(r"-?[0-9]{1,18}", v.strip()) and int(v) >= check)
+    if check is float:  # a finite number >= 0, or empty
+        try:
+            return bool(v.strip()) and not (math.isfinite(float(v)) and float(v) >= 0)
+        except ValueError:
+            return True
+    return v not in check  # one of the names
+
+
+def read_rows(ap: Parser, path: Path, required, checks) -> list[dict]:
+    """The rows of the CSV at ``path`` ([] when there is none). One that is not this
+    script's (a column of ``required`` missing, unreadable) or has a bad value is refused
+    by ``ap.error``, naming its line. ``checks``: column -> the least integer it may hold,
+    ``float`` (a number >= 0 or empty) or the names it may hold; a column an older CSV
+    lacks is not checked."""
     if not path.exists():
         return []
     try:
         with open(path, newline="") as fh:
             reader = csv.DictReader(fh)
-            missing = [f for f in fields if f not in (reader.fieldnames or [])]
+            have = reader.fieldnames or []
             rows = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         ap.error(f"--out: cannot read {path} ({exc})")
+    missing = [f for f in required if f not in have]
     if missing:
         ap.error(f"--out: {path} is not this script's CSV (no column {missing[0]}); "
                  "move it or choose another --out")  # fmt: skip
     for i, r in enumerate(rows, 2):
-        for f in ints:
-            if not str(r[f]).strip().lstrip("-").isdigit():
-                ap.error(f"--out: {path} line {i}: {f}={r[f]!r} is not an integer")
+        for f, check in checks.items():
+            if f in have and _bad_value(str(r[f] or ""), check):
+                ap.error(f"--out: {path} line {i}: {f}={r[f]!r} is not a valid value "
+                         "(a CSV edited by hand? move it or choose another --out)")  # fmt: skip
     return rows
+
+
+def guarded(ap: Parser, work):
+    """``work()``; a refusal of seprank (SeprankError) or memory running out becomes
+    ``ap.error`` (one line, exit 2)."""
+    try:
+        return work()
+    except SeprankError as exc:
+        ap.error(str(exc))
+    except MemoryError:
+        ap.error("out of memory: lower the sizes")
 
 
 def interrupted(path: Path) -> int:

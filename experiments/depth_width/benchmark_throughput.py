@@ -14,7 +14,8 @@ import time
 import torch
 from torch import nn
 
-from experiments.script_args import Parser, pos_int
+from experiments.script_args import Parser, int_at_least
+from seprank.engine.sample_grid import available_memory
 
 from .model import GPT
 
@@ -57,13 +58,21 @@ def tokens_per_s(model, batch, ctx, steps, warmup=3):
 
 def main(argv=None):
     ap = Parser()
-    for flag, default in (("--depth", 4), ("--width", 128), ("--heads", 8), ("--batch", 32),
-                          ("--ctx", 128), ("--steps", 10)):  # fmt: skip
-        ap.add_argument(flag, type=pos_int, default=default)
-    ap.add_argument("--rounds", type=pos_int, default=5, help="interleaved timing rounds")
+    for flag, default, most in (("--depth", 4, 64), ("--width", 128, 8192), ("--heads", 8, 1024),
+                                ("--batch", 32, 4096), ("--ctx", 128, 8192),
+                                ("--steps", 10, 10_000)):  # fmt: skip
+        ap.add_argument(flag, type=int_at_least(1, most), default=default,
+                        help=f"1..{most} (default {default})")
+    ap.add_argument("--rounds", type=int_at_least(1, 100), default=5,
+                    help="interleaved timing rounds")
     a = ap.parse_args(argv)
     if a.width % a.heads:
         ap.error(f"--heads: {a.heads} must divide --width {a.width}")
+    # two models of about 12 L d^2 weights, each with its gradient and two Adam moments
+    need, have = 2 * 16 * 12 * a.depth * a.width**2, available_memory()
+    if need > have // 2:
+        ap.error(f"--width {a.width} --depth {a.depth}: the two models need about "
+                 f"{need / 2**30:,.1f} GiB, over half the {have / 2**30:,.1f} GiB available")
     torch.manual_seed(0)
     ours = GPT(a.depth, a.width, a.heads, a.ctx)
     ref = Reference(a.depth, a.width, a.heads, a.ctx)

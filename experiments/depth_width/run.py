@@ -276,6 +276,10 @@ def main(argv=None) -> int:
     from seprank.cli import main as seprank_main
 
     args = sys.argv[1:] if argv is None else list(argv)
+    if any(a == "--name" or a.startswith("--name=") for a in args):
+        print("seprank: error: --name: this script runs depth-width only (seprank experiment "
+              "--name chooses)", file=sys.stderr)  # fmt: skip
+        raise SystemExit(2)
     return seprank_main(["experiment", "--name", "depth-width", *args])
 
 

@@ -64,6 +64,8 @@ sample_count = _bounded_int(2, 10**7)
 #: --confirm, --retries, --workers: counts of runs, attempts and processes.
 small_count, retry_count, worker_count = _bounded_int(1, 1000), _bounded_int(0, 100), \
     _bounded_int(1, 4096)  # fmt: skip
+#: --threads: torch CPU threads (far more than any machine has is a typo, refused).
+thread_count = _bounded_int(1, 1024)
 
 
 def prime_arg(text: str) -> int:

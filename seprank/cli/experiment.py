@@ -7,7 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from seprank.cli._common import choices_metavar, pos_int
+from seprank.cli._common import choices_metavar, thread_count
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 
@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     e.add_argument("--out", default=None,
                    help="results folder (default: experiments/NAME/runs/PRESET)")
     e.add_argument("--device", default="cpu", metavar="{cpu,cuda}", help="torch device")
-    e.add_argument("--threads", type=pos_int, default=None,
+    e.add_argument("--threads", type=thread_count, default=None,
                    help="torch CPU threads (default: torch's choice; teacher-student: 1)")
 
 
@@ -45,7 +45,7 @@ def cmd_experiment(args) -> int:
         raise ConfigError(f"experiment: experiments/{folder} not found: the experiment ships "
                           "with the repository, not the package; run it from a checkout")
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         msg = "experiment: torch is not installed (pip install torch==2.13.0)"
         raise ConfigError(msg) from None
@@ -56,5 +56,7 @@ def cmd_experiment(args) -> int:
         raise ConfigError(f"preset={args.preset!r} must be one of {', '.join(exp.PRESETS)}")
     if args.device not in ("cpu", "cuda"):
         raise ConfigError(f"device={args.device!r} must be cpu or cuda")
+    if args.device == "cuda" and not torch.cuda.is_available():  # before --out is made
+        raise ConfigError("device=cuda requested but no GPU is available")
     check_out_dir(args.out or Path("experiments") / folder / "runs" / args.preset)
     return exp.run_cli(args.preset, args.out, args.device, args.threads)

@@ -102,21 +102,70 @@ def test_scripts_refuse_an_unwritable_folder_or_a_foreign_csv(tmp_path, capsys, 
     assert (tmp_path / name).read_text() == "a,b\n1,2\n"  # left as it was
 
 
-def test_a_run_without_resume_keeps_the_rows_it_cannot_measure(tmp_path, monkeypatch):
-    # the committed CSV's other mixers survive a run of one mixer, without --resume
-    assert mc.main(["--mixers", "s4", "--sizes", "small", "--depths", "1",
-                    "--out", str(tmp_path)]) == 0  # fmt: skip
+def test_a_run_replaces_the_rows_it_measures_and_keeps_every_other(tmp_path, monkeypatch):
     path = tmp_path / "mixers_compare.csv"
-    other = [{**r, "mixer": "hyena", "rank": "999"} for r in mc.read_csv(path)]
-    mc.write_csv(other + mc.read_csv(path), path)
-    assert mc.main(["--mixers", "s4", "--sizes", "small", "--depths", "1",
-                    "--out", str(tmp_path)]) == 0  # fmt: skip
+    small = ["--mixers", "s4", "--sizes", "small", "--out", str(tmp_path)]
+    assert mc.main([*small, "--depths", "2"]) == 0
+    mine = mc.read_csv(path)  # s4 small, depths 1 and 2
+    other = [{**r, "mixer": "hyena", "rank": "999"} for r in mine]
+    mc.write_csv(other + [{**r, "seconds": "7.5"} for r in mine], path)
+    # without --resume: depth 1 measured anew (its time replaced), the depth-2 rows this
+    # run does not reach and the other mixer's rows kept
+    assert mc.main([*small, "--depths", "1"]) == 0
     rows = mc.read_csv(path)
-    assert [(r["mixer"], r["rank"]) for r in rows] == [("s4", "2")] * 2 + [("hyena", "999")] * 2
-    # Ctrl-C: exit 130, one line, the CSV as it was written
-    monkeypatch.setattr(mc, "run", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
-    assert mc.main(["--mixers", "s4", "--out", str(tmp_path)]) == 130
-    assert mc.read_csv(path) == rows
+    assert [(r["mixer"], r["depth"]) for r in rows] == \
+        [("s4", "1")] * 2 + [("s4", "2")] * 2 + [("hyena", "1")] * 2 + [("hyena", "2")] * 2
+    assert [r["seconds"] == "7.5" for r in rows[:4]] == [False, False, True, True]
+    # Ctrl-C during depth 2, after depth 1 was written: exit 130, nothing of the CSV lost
+    real, calls = mc.measure_with_timeout, []
+
+    def stop_at_the_third(*a):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(mc, "measure_with_timeout", stop_at_the_third)
+    assert mc.main([*small, "--depths", "2"]) == 130
+    assert [(r["mixer"], r["depth"]) for r in mc.read_csv(path)] == \
+        [(r["mixer"], r["depth"]) for r in rows]  # fmt: skip
+
+
+def test_length_run_without_resume_keeps_the_rows_it_does_not_reach(tmp_path):
+    argv = ["--mixers", "linear-attention", "--depths", "1", "--out", str(tmp_path)]
+    assert ml.main([*argv, "--max-len", "5"]) == 0
+    assert ml.main([*argv, "--max-len", "4"]) == 0  # N = 5 not measured now: kept
+    rows = mc.read_csv(tmp_path / "mixers_length.csv")
+    assert [(r["partition"], r["N"]) for r in rows] == \
+        [("prefix", "4"), ("prefix", "5"), ("balanced", "4"), ("balanced", "5")]  # fmt: skip
+
+
+@pytest.mark.parametrize("column, value", [("rank", "0"), ("rank", "x"), ("depth", "²"),
+                                           ("partition", "middle"), ("seconds", "nan")])
+def test_a_hand_broken_csv_is_refused_naming_its_line(tmp_path, capsys, column, value):
+    path = tmp_path / "mixers_compare.csv"
+    rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
+    rows[1][column] = value
+    mc.write_csv(rows, path)
+    before = path.read_text()
+    for extra in (["--plot-only"], ["--relabel"], ["--resume", "--mixers", "s4"]):
+        with pytest.raises(SystemExit) as e:
+            mc.main(["--out", str(tmp_path), *extra])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and f"line 3: {column}={value!r} is not a valid" in err
+    assert path.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == \
+        ["mixers_compare.csv"]  # fmt: skip
+
+
+def test_relabel_reads_a_csv_of_an_older_version_without_the_newer_columns(tmp_path):
+    rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
+    old = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
+           "degree", "rank", "label", "seconds", "stopped"]  # fmt: skip
+    mc.write_csv([{k: r[k] for k in old} for r in rows], tmp_path / "mixers_compare.csv", old)
+    assert mc.main(["--relabel", "--out", str(tmp_path)]) == 0
+    again = mc.read_csv(tmp_path / "mixers_compare.csv")
+    assert [r["label"] for r in again] == [r["label"] for r in rows]
+    assert [r["upper"] for r in again] == [str(r["upper"]) for r in rows]
 
 
 def test_a_row_over_the_threshold_is_measured_again_at_a_larger_prime():

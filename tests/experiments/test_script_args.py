@@ -16,15 +16,30 @@ CASES = [
     ("benchmark_xpelim", ["--sizes", "0"], "--sizes: must be >= 2"),
     ("benchmark_xpelim", ["--sizes", "50", "--deficit", "60"], "--deficit: 60 must be below"),
     ("benchmark_xpelim", ["--prime", "9"], "--prime: 9 is not a prime"),
-    ("benchmark_elimination", ["--n", "-5"], "--n: must be at least 2"),
+    ("benchmark_elimination", ["--n", "-5"], "--n: must be >= 2"),
+    ("benchmark_elimination", ["--n", "10000000"], "--n: must be <= 40000"),
+    ("benchmark_xpelim", ["--torch-threads", "1000000000"], "--torch-threads: must be <= 1024"),
+    ("deficit_kernel", ["--width", "1000000"], "--width: must be <= 16"),
+    ("deficit_kernel", ["--depth", "40"], "--depth: must be <= 5"),
+    ("deficit_kernel", ["--degree", "2", "--depth", "1", "--width", "2", "--seq-len", "4",
+                        "--out", "new/k.json"], "--degree: the blocks' A-degrees are odd"),
+    ("deficit_kernel", ["--out", ""], "--out: empty"),
+    ("mixers_length", ["--depths", "1000000000000"], "--depths: expected a comma list"),
+    ("mixers_compare", ["--out", ""], "--out: empty"),
+    ("mixers_compare", ["--plot-only", "--out", "new"], "no mixers_compare.csv rows"),
+    ("depth_width.run", ["--name", "teacher-student"], "--name: this script runs depth-width"),
+    ("depth_width.run", ["--threads", "1000000000"], "--threads: must be <= 1024"),
     ("depth_width.run", ["--threads", "-1"], "--threads: must be >= 1"),
     ("teacher_student.run", ["--threads", "0"], "--threads: must be >= 1"),
     ("depth_width.benchmark_throughput", ["--depth", "0"], "--depth: must be >= 1"),
     ("depth_width.benchmark_throughput", ["--heads", "3"], "--heads: 3 must divide"),
+    ("depth_width.benchmark_throughput", ["--width", "8192", "--depth", "64", "--heads", "1"],
+     "the two models need about"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("name, argv, words", CASES, ids=[f"{c[0]} {c[1][-2]}" for c in CASES])
+@pytest.mark.parametrize("name, argv, words", CASES,
+                         ids=[f"{c[0]} {' '.join(c[1])}" for c in CASES])  # fmt: skip
 def test_scripts_refuse_bad_arguments_in_one_line(name, argv, words, capsys, tmp_path,
                                                  monkeypatch):  # fmt: skip
     if name.startswith(("depth_width", "teacher_student")):
