@@ -438,10 +438,14 @@ def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     path = Path(args.out) / "mixers_compare.csv"
-    earlier = read_rows(ap, path, REQUIRED, CHECKS)
+    earlier = read_rows(ap, path, REQUIRED, CHECKS, FIELDS)
     if (args.relabel or args.plot_only) and not earlier:
         ap.error(f"--out {args.out}: no mixers_compare.csv rows to read (run without "
                  "--relabel and --plot-only first)")  # fmt: skip
+    older = [f for f in FIELDS if earlier and f not in earlier[0]]
+    if older and not args.relabel:
+        ap.error(f"--out: {path} has no column {older[0]} (an older version's CSV): "
+                 "--relabel adds the columns, or choose another --out")  # fmt: skip
     out = out_folder(ap, args.out)
     if args.relabel:
         try:

@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     ap.add_argument("--plot-only", action="store_true", help="redraw from the CSV only")
     args = ap.parse_args(argv)
     path = Path(args.out) / "mixers_length.csv"
-    earlier = read_rows(ap, path, FIELDS, CHECKS)
+    earlier = read_rows(ap, path, FIELDS, CHECKS, FIELDS)
     if args.plot_only and not earlier:
         ap.error(f"--out {args.out}: no mixers_length.csv rows to draw (run without "
                  "--plot-only)")  # fmt: skip

@@ -118,12 +118,12 @@ def _bad_value(v: str, check) -> bool:
     return v not in check  # one of the names
 
 
-def read_rows(ap: Parser, path: Path, required, checks) -> list[dict]:
+def read_rows(ap: Parser, path: Path, required, checks, known) -> list[dict]:
     """The rows of the CSV at ``path`` ([] when there is none). One that is not this
-    script's (a column of ``required`` missing, unreadable) or has a bad value is refused
-    by ``ap.error``, naming its line. ``checks``: column -> the least integer it may hold,
-    ``float`` (a number >= 0 or empty) or the names it may hold; a column an older CSV
-    lacks is not checked."""
+    script's (a column of ``required`` missing, one not in ``known``, unreadable) or has a
+    bad value is refused by ``ap.error``, naming its line. ``checks``: column -> the least
+    integer it may hold, ``float`` (a number >= 0 or empty) or the names it may hold; a
+    column an older CSV lacks is not checked."""
     if not path.exists():
         return []
     try:
@@ -134,9 +134,11 @@ def read_rows(ap: Parser, path: Path, required, checks) -> list[dict]:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         ap.error(f"--out: cannot read {path} ({exc})")
     missing = [f for f in required if f not in have]
-    if missing:
-        ap.error(f"--out: {path} is not this script's CSV (no column {missing[0]}); "
-                 "move it or choose another --out")  # fmt: skip
+    unknown = [f for f in have if f not in known]
+    if missing or unknown:
+        what = f"no column {missing[0]}" if missing else f"a column {unknown[0]!r}"
+        ap.error(f"--out: {path} is not this script's CSV ({what}); move it or choose "
+                 "another --out")  # fmt: skip
     for i, r in enumerate(rows, 2):
         for f, check in checks.items():
             if f in have and _bad_value(str(r[f] or ""), check):

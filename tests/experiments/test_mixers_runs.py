@@ -100,6 +100,11 @@ def test_scripts_refuse_an_unwritable_folder_or_a_foreign_csv(tmp_path, capsys, 
         err = capsys.readouterr().err
         assert e.value.code == 2 and "is not this script's CSV (no column mixer)" in err
     assert (tmp_path / name).read_text() == "a,b\n1,2\n"  # left as it was
+    fields = mc.FIELDS if script is mc else ml.FIELDS
+    (tmp_path / name).write_text(",".join([*fields, "mine"]) + "\n")  # a column of its own
+    with pytest.raises(SystemExit) as e:
+        script.main(["--out", str(tmp_path), "--plot-only"])
+    assert e.value.code == 2 and "(a column 'mine')" in capsys.readouterr().err
 
 
 def test_a_run_replaces_the_rows_it_measures_and_keeps_every_other(tmp_path, monkeypatch):
@@ -162,7 +167,12 @@ def test_relabel_reads_a_csv_of_an_older_version_without_the_newer_columns(tmp_p
     old = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
            "degree", "rank", "label", "seconds", "stopped"]  # fmt: skip
     mc.write_csv([{k: r[k] for k in old} for r in rows], tmp_path / "mixers_compare.csv", old)
+    for extra in (["--plot-only"], ["--resume", "--mixers", "s4"]):  # --relabel first
+        with pytest.raises(SystemExit) as e:
+            mc.main(["--out", str(tmp_path), *extra])
+        assert e.value.code == 2
     assert mc.main(["--relabel", "--out", str(tmp_path)]) == 0
+    assert mc.main(["--plot-only", "--out", str(tmp_path)]) == 0
     again = mc.read_csv(tmp_path / "mixers_compare.csv")
     assert [r["label"] for r in again] == [r["label"] for r in rows]
     assert [r["upper"] for r in again] == [str(r["upper"]) for r in rows]
