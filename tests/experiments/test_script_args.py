@@ -2,6 +2,7 @@
 before it measures, trains or writes anything (experiments/script_args.py)."""
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +63,28 @@ def test_an_output_file_in_an_unwritable_place_is_refused_before_the_work(tmp_pa
         with pytest.raises(SystemExit) as e:
             deficit_kernel.main(["--out", str(out)])
         assert e.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_kernel_file_that_cannot_be_written_is_one_line_after_the_printed_result(capsys):
+    from experiments import deficit_kernel
+
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    with pytest.raises(SystemExit) as e:
+        deficit_kernel.main(["--depth", "1", "--width", "2", "--seq-len", "4", "--degree", "1",
+                             "--seeds", "0", "--out", "/dev/full"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and "seed 0: block" in out  # the result was printed first
+    assert err.strip().splitlines()[-1].endswith("--out: cannot write /dev/full "
+                                                 "(No space left on device)")  # fmt: skip
+
+
+def test_cuda_without_a_gpu_is_refused_before_the_folder_is_made(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here")
+    from experiments.teacher_student import run
+
+    assert run.main(["--device", "cuda", "--preset", "smoke", "--out", str(tmp_path / "new")]) == 2
+    assert "no GPU is available" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
