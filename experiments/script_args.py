@@ -31,7 +31,8 @@ from seprank.paths import check_out_dir
 
 __all__ = ["Parser", "guarded", "int_at_least", "int_list", "interrupted", "names",
            "nonneg_int", "out_file", "out_folder", "pos_int", "prime_arg", "read_rows",
-           "sample_count", "seconds", "thread_count", "worker_count"]  # fmt: skip
+           "sample_count", "seconds", "seprank_experiment", "thread_count",
+           "worker_count"]  # fmt: skip
 
 #: --timeout, --row-seconds: a positive number of seconds (at most a week).
 seconds = real_arg(0.0, 7 * 24 * 3600.0, lo_open=True)
@@ -156,6 +157,20 @@ def guarded(ap: Parser, work):
         ap.error(str(exc))
     except MemoryError:
         ap.error("out of memory: lower the sizes")
+
+
+def seprank_experiment(name: str, argv=None) -> int:
+    """``seprank experiment --name NAME`` with ``argv`` (default: the command line): what
+    ``python -m experiments.<folder>.run`` does, so its flags are checked the same way;
+    a ``--name`` of its own is refused (this script runs NAME only)."""
+    from seprank.cli import main as seprank_main
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    if any(a == "--name" or a.startswith("--name=") for a in args):
+        print(f"seprank: error: --name: this script runs {name} only (seprank experiment "
+              "--name chooses)", file=sys.stderr)  # fmt: skip
+        raise SystemExit(2)
+    return seprank_main(["experiment", "--name", name, *args])
 
 
 def interrupted(path: Path) -> int:

@@ -273,14 +273,9 @@ def report(rows: list[dict]) -> str:
 def main(argv=None) -> int:
     """``python -m experiments.depth_width.run ...`` is ``seprank experiment --name
     depth-width ...``: the same flags, checked the same way (one-line errors, exit 2)."""
-    from seprank.cli import main as seprank_main
+    from experiments.script_args import seprank_experiment
 
-    args = sys.argv[1:] if argv is None else list(argv)
-    if any(a == "--name" or a.startswith("--name=") for a in args):
-        print("seprank: error: --name: this script runs depth-width only (seprank experiment "
-              "--name chooses)", file=sys.stderr)  # fmt: skip
-        raise SystemExit(2)
-    return seprank_main(["experiment", "--name", "depth-width", *args])
+    return seprank_experiment("depth-width", argv)
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:

@@ -258,14 +258,9 @@ def run_cli(preset: str, out, device: str, threads=None) -> int:
 def main(argv=None) -> int:
     """``python -m experiments.teacher_student.run ...`` is ``seprank experiment --name
     teacher-student ...``: the same flags, checked the same way (one-line errors, exit 2)."""
-    from seprank.cli import main as seprank_main
+    from experiments.script_args import seprank_experiment
 
-    args = sys.argv[1:] if argv is None else list(argv)
-    if any(a == "--name" or a.startswith("--name=") for a in args):
-        print("seprank: error: --name: this script runs teacher-student only (seprank experiment "
-              "--name chooses)", file=sys.stderr)  # fmt: skip
-        raise SystemExit(2)
-    return seprank_main(["experiment", "--name", "teacher-student", *args])
+    return seprank_experiment("teacher-student", argv)
 
 
 if __name__ == "__main__":
