@@ -44,13 +44,19 @@ from seprank.nets import LinearSelfAttention
 from seprank.theory import bounds
 
 
-def block_keys(net, degree: int):
-    """(rows, cols, radix, k) of the block of A-degree ``degree`` (query on side A)."""
-    d, D = net.width, bounds.matrix_degree(net.depth)
-    m, radix = d * (d + 1) // 2, D + 1
+def check_degree(net, degree: int) -> None:
+    """Refuse (ConfigError) an A-degree that has no block: the A-degrees are odd, 1..2D+1."""
+    D = bounds.matrix_degree(net.depth)
     if degree % 2 == 0 or not 1 <= degree <= 2 * D + 1:
         raise ConfigError(f"--degree: the blocks' A-degrees are odd, 1..{2 * D + 1} "
                           f"(got {degree})")  # fmt: skip
+
+
+def block_keys(net, degree: int):
+    """(rows, cols, radix, k) of the block of A-degree ``degree`` (query on side A)."""
+    check_degree(net, degree)
+    d, D = net.width, bounds.matrix_degree(net.depth)
+    m, radix = d * (d + 1) // 2, D + 1
     k = D - (degree - 1) // 2  # S-degree on the side without the query
     return sp.degree_keys(k, m, radix), sp.degree_keys(D - k, m, radix), radix, k
 
@@ -128,7 +134,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     net = guarded(ap, lambda: LinearSelfAttention(depth=args.depth, width=args.width,
                                                   seq_len=args.seq_len))  # fmt: skip
-    guarded(ap, lambda: block_keys(net, args.degree))  # the degree, before --out is made
+    guarded(ap, lambda: check_degree(net, args.degree))  # before --out is made
     out_file(ap, args.out)
     guarded(ap, lambda: _report(args, net))  # e.g. a prime too small, a block too large
 

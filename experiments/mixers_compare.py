@@ -46,7 +46,7 @@ from queue import Empty
 from experiments.script_args import (
     Parser,
     int_at_least,
-    interrupted,
+    measure_keeping,
     names,
     out_folder,
     read_rows,
@@ -458,21 +458,14 @@ def main(argv=None) -> int:
     if args.plot_only:
         plot(earlier, out)
         return 0
-    # a row measured now replaces the CSV's row of that key; every other row is kept, with
-    # or without --resume (which takes the rows of the same network instead of measuring)
-    done = earlier if args.resume else []
-    t = time.perf_counter()
-    try:
-        rows = run(args.depths, args.row_seconds, args.timeout, args.max_samples,
-                   args.mixers, args.sizes, done,
-                   sink=lambda rows: write_csv(_merged(rows, earlier), path))  # fmt: skip
-    except KeyboardInterrupt:
-        return interrupted(path)
-    rows = _merged(rows, earlier)
-    write_csv(rows, path)
-    plot(rows, out)
-    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")
-    return 0
+    done = earlier if args.resume else []  # --resume: the same network's rows are taken
+
+    def measure(sink):
+        return run(args.depths, args.row_seconds, args.timeout, args.max_samples,
+                   args.mixers, args.sizes, done, sink)  # fmt: skip
+
+    return measure_keeping(path, earlier, measure, _merged,
+                           lambda rows: write_csv(rows, path), lambda rows: plot(rows, out))
 
 
 if __name__ == "__main__":

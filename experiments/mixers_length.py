@@ -24,7 +24,6 @@ against N, one line per mixer and depth, one panel per partition).
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 from experiments.mixers_compare import (
@@ -39,7 +38,7 @@ from experiments.script_args import (
     Parser,
     int_at_least,
     int_list,
-    interrupted,
+    measure_keeping,
     names,
     out_folder,
     read_rows,
@@ -205,20 +204,14 @@ def main(argv=None) -> int:
     if args.plot_only:
         plot(earlier, out)
         return 0
-    # a row measured now replaces the CSV's row of that key; every other row is kept, with
-    # or without --resume (which takes the rows of the same network instead of measuring)
-    done = earlier if args.resume else []
-    t = time.perf_counter()
-    try:
-        rows = run(args.mixers, args.depths, args.max_len, args.timeout, args.max_samples,
-                   done, lambda rows: write_csv(merged(rows, earlier), path, FIELDS))  # fmt: skip
-    except KeyboardInterrupt:
-        return interrupted(path)
-    rows = merged(rows, earlier)
-    write_csv(rows, path, FIELDS)
-    plot(rows, out)
-    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")
-    return 0
+    done = earlier if args.resume else []  # --resume: the same network's rows are taken
+
+    def measure(sink):
+        return run(args.mixers, args.depths, args.max_len, args.timeout, args.max_samples,
+                   done, sink)  # fmt: skip
+
+    return measure_keeping(path, earlier, measure, merged,
+                           lambda rows: write_csv(rows, path, FIELDS), lambda rows: plot(rows, out))
 
 
 if __name__ == "__main__":

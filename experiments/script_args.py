@@ -3,8 +3,8 @@ the argument, exit 2, before anything is measured or written (numbers out of ran
 names, an output folder that cannot be written, a CSV there that is not the script's own).
 
 The mixer experiments (``mixers_compare``, ``mixers_length``) also read their CSV back
-through :func:`read_rows` (a foreign or hand-broken CSV refused, naming its line) and say
-what Ctrl-C kept (:func:`interrupted`, exit 130).
+through :func:`read_rows` (a foreign or hand-broken CSV refused, naming its line) and run
+through :func:`measure_keeping` (every earlier row kept; Ctrl-C exit 130).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import csv
 import math
 import re
 import sys
+import time
 from pathlib import Path
 
 from seprank.cli._common import _bounded_int as int_at_least
@@ -29,7 +30,7 @@ from seprank.cli._common import (
 from seprank.errors import ConfigError, SeprankError
 from seprank.paths import check_out_dir
 
-__all__ = ["Parser", "guarded", "int_at_least", "int_list", "interrupted", "names",
+__all__ = ["Parser", "guarded", "int_at_least", "int_list", "measure_keeping", "names",
            "nonneg_int", "out_file", "out_folder", "pos_int", "prime_arg", "read_rows",
            "sample_count", "seconds", "seprank_experiment", "thread_count",
            "worker_count"]  # fmt: skip
@@ -173,7 +174,20 @@ def seprank_experiment(name: str, argv=None) -> int:
     return seprank_main(["experiment", "--name", name, *args])
 
 
-def interrupted(path: Path) -> int:
-    """Say that Ctrl-C stopped the run and what is kept; the exit code 130."""
-    print(f"interrupted: the rows written so far are in {path}", file=sys.stderr)
-    return 130
+def measure_keeping(path: Path, earlier, measure, merge, write, draw) -> int:
+    """A mixer script's run: ``measure(sink)`` returns the rows it measured and hands
+    ``sink`` the rows so far as they come; each time, and at the end, the CSV at ``path``
+    is rewritten (``write``) as those rows merged over ``earlier`` (``merge(rows,
+    earlier)``: a row measured now replaces the earlier row of its key, every other row is
+    kept), then drawn (``draw``). Ctrl-C: the CSV as last written, one line, exit 130."""
+    t = time.perf_counter()
+    try:
+        rows = measure(lambda rows: write(merge(rows, earlier)))
+    except KeyboardInterrupt:
+        print(f"interrupted: the rows written so far are in {path}", file=sys.stderr)
+        return 130
+    rows = merge(rows, earlier)
+    write(rows)
+    draw(rows)
+    print(f"{len(rows)} rows in {time.perf_counter() - t:.0f} s -> {path}")
+    return 0
