@@ -161,7 +161,8 @@ def _plan_symbolic(net, opts, sampler, A, B, weights, t0) -> MeasurementPlan:
         raise ConfigError(f"strategy={opts.strategy!r} needs method='modular' (got "
                           "method='symbolic')")
     return MeasurementPlan(net=net, options=opts, method="symbolic", sampler="coefficients",
-                           A=A, B=B, strategy="coefficients", reason="method='symbolic'",
+                           A=A, B=B, strategy="coefficients",
+                           reason="method='symbolic'" + _net_note(net),
                            weights=weights, t_start=t0)  # fmt: skip
 
 
@@ -268,8 +269,15 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         run.fine_after = GRADED_FINE_AFTER
     _grid.check_matrix_fits(run.max_samples, run.max_samples)  # one matrix (or block)
     return MeasurementPlan(net=net, options=opts, method=method, sampler=sampler, A=A, B=B,
-                           strategy=name, reason=note + reason, weights=weights,
+                           strategy=name, reason=note + reason + _net_note(net), weights=weights,
                            estimate=cost, run=run, homogeneity=homog, t_start=t0)  # fmt: skip
+
+
+def _net_note(net) -> str:
+    """What the network says about itself for the record (``measure_note``: e.g. which
+    tensors a torch module's measurement drew), appended to the strategy's reason."""
+    note = getattr(net, "measure_note", None)
+    return f"; {note}" if isinstance(note, str) and note else ""
 
 
 def _execute_symbolic(mp: MeasurementPlan) -> Measurement:
