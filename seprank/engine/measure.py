@@ -133,9 +133,15 @@ def _resolve_method(net, method: str) -> tuple[str, str]:
     if method == "auto":
         if is_polynomial(net):
             return "modular", ""
+        if getattr(net, "polynomial_unknown", False) is True:  # neither known to be one nor not
+            raise ConfigError(f"method='auto': {why or type(net).__name__}; auto does not hand a "
+                              "net that may be a polynomial to the float engine unannounced: "
+                              "pass method='float' for a float estimate")  # fmt: skip
         return "float", (f"method='auto' took 'float': {type(net).__name__} is not a "
                          f"polynomial ({why + '; ' if why else ''}float engine only, no "
                          "certificate); ")  # fmt: skip
+    if method != "float" and getattr(net, "polynomial_unknown", False) is True:
+        raise ConfigError(f"method={method!r}: {why}")
     if method != "float" and not is_polynomial(net):
         raise ConfigError(f"method={method!r}: {type(net).__name__} is not a polynomial "
                           f"({why or 'declares polynomial=False'}): only method='float' (or "

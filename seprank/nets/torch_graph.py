@@ -26,6 +26,7 @@ import numpy as np
 
 from seprank.errors import DomainError
 from seprank.nets.torch_ops import HANDLERS, call_module
+from seprank.nets.torch_trace import node_line
 
 #: Operations known not to be polynomials: the net is then measured by the float engine.
 NONPOLY_FUNCS = frozenset(
@@ -52,6 +53,8 @@ ALIASES = {"iadd": "add", "isub": "sub", "imul": "mul", "imatmul": "matmul", "bm
            "multiply": "mul", "subtract": "sub", "negative": "neg", "concat": "cat",
            "concatenate": "cat", "swapaxes": "transpose", "swapdims": "transpose",
            "true_divide": "truediv", "div": "truediv", "pos": "positive"}  # fmt: skip
+#: Arguments that select (an index, a mask), by position: passed as they are, not lifted.
+SELECTORS = {"getitem": 1, "masked_fill": 1, "index_select": 2}
 POLY_MODULES = frozenset({"Linear", "Conv1d", "Identity", "Dropout", "Dropout1d", "AlphaDropout",
                           "Flatten"})  # fmt: skip
 
@@ -94,11 +97,19 @@ def classify(gm, params: set[str]):
             live.add(node)
             why = _check(gm, node, live)
             if why is not None and reason is None:
-                reason = f"{why} at node '{node.name}' is not "
-                known = why.split()[0] in NONPOLY_FUNCS | NONPOLY_MODULES | NONPOLY_CASES
-                reason += "a polynomial" if known else "supported by seprank's torch interpreter"
-                reason += ": the exact engines cannot measure it; method=float"
+                reason = _reason(why, node)
     return live, reason
+
+
+def _reason(why: str, node) -> str:
+    line = node_line(node)
+    at = f" ({line})" if line else ""
+    if why.split()[0] in NONPOLY_FUNCS | NONPOLY_MODULES | NONPOLY_CASES:
+        return (f"{why} at node '{node.name}' is not a polynomial{at}: the exact engines "
+                "cannot measure it; method=float")  # fmt: skip
+    return (f"{why} at node '{node.name}' is not supported by seprank's torch "
+            f"interpreter{at} (the module may still be a polynomial: seprank cannot tell): the "
+            "exact engines cannot measure it; method='float' gives a float estimate")
 
 
 def _check(gm, node, live) -> str | None:
@@ -125,17 +136,21 @@ def _check(gm, node, live) -> str | None:
             return "division by a non-number"
     if name == "pow":
         k = node.args[1] if len(node.args) > 1 else node.kwargs.get("exponent")
-        if (
-            _is_node(node.args[0])
-            and node.args[0] not in live
-            or not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 0)
-        ):
+        integral = isinstance(k, numbers.Integral) and not isinstance(k, bool) or \
+            isinstance(k, float) and k.is_integer()  # fmt: skip
+        if _is_node(node.args[0]) and node.args[0] not in live or not (integral and k >= 0):
             return "pow by a non-integer or tensor exponent"
+    if name == "pad":
+        mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
+        value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value")
+        if mode != "constant" or _is_node(value) or value is not None and not _rational(value):
+            return f"pad with mode={mode!r}, value={value!r}"
     if name == "masked_fill":
         mask, value = node.args[1], node.args[2] if len(node.args) > 2 else node.kwargs["value"]
         if (_is_node(mask) and mask in live) or _is_node(value) or not _rational(value):
             return f"masked_fill with value {value}" if not _is_node(value) else "masked_fill"
-    if name == "getitem" and any(_is_node(a) and a in live for a in _flat(node.args[1:])):
+    if name in SELECTORS and any(_is_node(a) and a in live
+                                 for a in _flat(node.args[SELECTORS[name]:])):  # fmt: skip
         return "indexing by a computed tensor"
     if name in ("conv1d",) and (len(node.args) > 6 and node.args[6] != 1
                                 or node.kwargs.get("groups", 1) != 1):  # fmt: skip
@@ -158,9 +173,11 @@ def _flat(xs):
 
 
 # ------------------------------------------------------------------------ evaluation
-def run(gm, live, X, params: dict, alias: dict, ar):
+def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
     """The graph's output for input ``X``: live nodes with ``ar``'s numpy arithmetic,
-    the others (shapes, constants) with torch; constants lifted where live nodes use them."""
+    the others (shapes, constants) with torch; constants lifted where live nodes use them
+    (a constant with no exact value in the domain is refused naming the tensors it comes
+    from). ``record``: a dict to fill with every node's value (the trace-time check)."""
     from torch.fx.node import map_arg
 
     env: dict = {}
@@ -192,14 +209,42 @@ def run(gm, live, X, params: dict, alias: dict, ar):
         if node.op == "output":
             return args[0]
         if node in live:
-            args, kwargs = lift(args), {k: lift(v) for k, v in kwargs.items()}
+            args, kwargs = _lifted(node, args, kwargs, lift)
             if node.op == "call_module":
                 env[node] = call_module(ar, gm, node, args, kwargs, weight)
             else:
                 env[node] = HANDLERS[op_name(node)](ar, *args, **kwargs)
         else:
             env[node] = _static(gm, node, args, kwargs)
+        if record is not None:
+            record[node] = env[node]
     raise DomainError("the traced graph has no output")  # pragma: no cover
+
+
+def _lifted(node, args, kwargs, lift):
+    """A live node's arguments with its constants lifted (its selectors left as they are)."""
+    keep = SELECTORS.get(op_name(node)) if node.op != "call_module" else None
+    try:
+        if keep is None:
+            return lift(args), {k: lift(v) for k, v in kwargs.items()}
+        return (*lift(args[:keep]), *args[keep:]), kwargs
+    except DomainError as exc:
+        origin = sorted(_origins(node))
+        what = (" ".join(f"'{o}'" for o in origin) + ": ") if origin else ""
+        raise DomainError(f"the module's constant {what}{exc} (used at node "
+                          f"'{node.name}')") from None  # fmt: skip
+
+
+def _origins(node, seen=None) -> set:
+    """The module tensors (get_attr targets) a node's constant inputs are computed from."""
+    seen = set() if seen is None else seen
+    out = set()
+    for n in node.all_input_nodes:
+        if n in seen:
+            continue
+        seen.add(n)
+        out |= {n.target} if n.op == "get_attr" else _origins(n, seen)
+    return out
 
 
 def _shape_like(v) -> bool:

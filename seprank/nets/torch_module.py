@@ -6,12 +6,21 @@
     seprank.measure(net).rank
 
 The module's ``forward`` takes one tensor of shape ``(batch, seq_len, width)``. It is
-traced once with ``torch.fx.symbolic_trace``; ``init`` draws fresh weights for every
-parameter with ``domain.random`` (a dict keyed by the parameter's qualified name, e.g.
-``layers.0.q.weight``, so ``measure(weights=...)`` and the certificates' weight digests
-work); ``apply`` interprets the graph with numpy operations on the arrays the domain
-hands it (:mod:`seprank.nets.torch_graph`), so the exact engines (GF(p), symbolic) measure
-the module itself, not a float approximation of it.
+traced once with torch.fx, with concrete shapes and its in-place operations rewritten out
+of place (:mod:`seprank.nets.torch_trace`); ``init`` draws fresh weights for every
+*trainable* parameter (``requires_grad=True``) with ``domain.random`` (a dict keyed by the
+parameter's qualified name, e.g. ``layers.0.q.weight``, so ``measure(weights=...)`` and
+the certificates' weight digests work). Frozen parameters (``requires_grad=False``) and
+buffers are the module's **constants**: kept as they are, converted exactly to the
+domain (an entry that is not an exact rational with a denominator <= 2**20 is refused by
+the exact engines, naming the tensor); ``draw="all"`` draws every floating-point
+parameter and buffer instead. ``measure_note`` lists what was drawn and what was kept,
+and the measurement's ``strategy_reason`` carries it. ``apply`` interprets the graph with
+numpy operations on the arrays the domain hands it (:mod:`seprank.nets.torch_graph`), so
+the exact engines (GF(p), symbolic) measure the module itself, not a float approximation
+of it. At trace time, always, the eager module, the traced graph (run by torch) and
+seprank's Float64 interpretation are run at two random inputs with drawn weights and must
+agree (:mod:`seprank.nets.torch_check`), or the module is refused.
 
 **Why torch.fx and not torch.export.** fx gives a Python-level graph whose nodes are the
 module's own submodules (``nn.Linear``, ``nn.Conv1d``), torch functions and tensor
@@ -23,27 +32,30 @@ dynamic-shape specification for the batch axis, and goes through a heavier compi
 pipeline, for no gain here.
 
 **What fx cannot trace**: data-dependent control flow (``if x.sum() > 0:``, a loop whose
-length depends on values). Such a module is refused in one line (a ConfigError). Loops
-and branches on Python values (depth, head counts, ``self.training``) are fine: they are
-unrolled at trace time (in evaluation mode).
+length depends on values) and Python numbers taken from the batch size. Such a module is
+refused in one line (a ConfigError naming the source line and a fix). Loops and branches
+on Python values (depth, head counts, ``self.training``, ``range(x.size(1))``) are fine:
+they are unrolled at trace time (in evaluation mode).
 
 **Non-polynomial graphs.** A graph with an operation that is not a polynomial (softmax,
-relu, gelu, tanh, sigmoid, exp, layer_norm, division by a tensor, ...) or one the
-interpreter does not know makes a non-polynomial architecture (``polynomial = False``,
-``polynomial_reason`` names the operation and the node): in ``Float64``, ``apply`` runs
-the module's own forward in float64 torch with the drawn weights loaded; in an exact
-domain it raises DomainError with that reason, so only the float engine measures it.
+relu, gelu, tanh, sigmoid, exp, layer_norm, division by a tensor, ...) makes a
+non-polynomial architecture (``polynomial = False``, ``polynomial_reason`` names the
+operation and the node): in ``Float64``, ``apply`` runs the module's own forward in
+float64 torch with the drawn weights loaded; in an exact domain it raises DomainError with
+that reason, so only the float engine measures it. An operation the interpreter does not
+know is worded apart (``polynomial_unknown = True``: "not supported by seprank's torch
+interpreter", the module may well be a polynomial): ``method="auto"`` then refuses
+rather than hand it to the float engine unannounced; ``method="float"`` measures it.
 
 **Config.** Built from a factory path (``"mymod:make"``, a function returning the module,
 importable from PYTHONPATH), the config ``(factory, seq_len, width, position,
-coordinate)`` rebuilds the architecture (``TorchModule(**config)``: sweeps,
-certificates, ``seprank measure --torch mymod:make``). Built from a module object, the
-config records ``factory=None`` and cannot be rebuilt from text.
+coordinate, draw)`` rebuilds the architecture (``TorchModule(**config)``: sweeps,
+certificates, ``seprank measure|certify|blocks --torch mymod:make``). Built from a module
+object, the config records ``factory=None`` and cannot be rebuilt from text.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import importlib
 from dataclasses import dataclass, field
@@ -52,15 +64,22 @@ import numpy as np
 
 from seprank.errors import ConfigError, DomainError
 from seprank.nets.base import check_int
+from seprank.nets.torch_check import check_trace, inexact_constant
 from seprank.nets.torch_graph import classify, run
 from seprank.nets.torch_ops import NumpyArith
+from seprank.nets.torch_trace import exception_line, float64, functionalise, make_tracer
+
+#: What ``draw`` may say: the trainable parameters only, or every floating-point tensor.
+DRAWS = ("trainable", "all")
 
 
 @dataclass(frozen=True)
 class Traced:
     """What tracing found: the float64 working copy of the module, its fx graph, the live
-    nodes, parameter names (each alias -> its canonical name) and shapes, and why the graph
-    is not a polynomial (None if it is)."""
+    nodes, tensor names (each alias -> its canonical name), the drawn tensors' shapes, the
+    kept ones (name, kind), why the graph is not a polynomial (None if it is) and whether
+    that is an operation seprank does not know (``unknown``), and the first kept constant
+    with no exact value (None if none)."""
 
     work: object
     gm: object
@@ -69,6 +88,9 @@ class Traced:
     shapes: tuple
     reason: str | None
     output_fn: object = None
+    kept: tuple = ()
+    unknown: bool = False
+    inexact: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,6 +113,10 @@ class TorchModule:
         Output position read.
     coordinate : int or None, default 0
         Output coordinate read.
+    draw : {"trainable", "all"}, default "trainable"
+        Which tensors ``init`` draws at random: the trainable parameters (frozen ones and
+        buffers are kept as the module's constants), or every floating-point parameter
+        and buffer.
 
     Raises
     ------
@@ -103,6 +129,9 @@ class TorchModule:
     width: int = field(metadata={"help": "input features per position"})
     position: int | None = field(default=0, metadata={"help": "output position read"})
     coordinate: int | None = field(default=0, metadata={"help": "output coordinate read"})
+    draw: str = field(default="trainable", metadata={
+        "help": "trainable: draw requires_grad parameters, keep frozen ones and buffers; "
+                "all: draw every floating-point tensor"})  # fmt: skip
     module: object = field(default=None, init=False, compare=False, repr=False)
     traced: Traced = field(default=None, init=False, compare=False, repr=False)
 
@@ -114,7 +143,8 @@ class TorchModule:
 
     def _key(self):
         own = id(self.module) if self.factory is None else None
-        return (self.factory, self.seq_len, self.width, self.position, self.coordinate, own)
+        return (self.factory, self.seq_len, self.width, self.position, self.coordinate,
+                self.draw, own)
 
     def __eq__(self, other):
         return type(other) is type(self) and self._key() == other._key()
@@ -130,9 +160,13 @@ class TorchModule:
             check_int("coordinate", self.coordinate, 0)
             if self.position >= self.seq_len:
                 raise ConfigError(f"position={self.position} must be < seq_len={self.seq_len}")
+        if self.draw not in DRAWS:
+            raise ConfigError(f"draw={self.draw!r} must be one of {', '.join(DRAWS)}")
         object.__setattr__(self, "module", module)
-        object.__setattr__(self, "traced", trace(module, output_fn))
+        object.__setattr__(self, "traced", trace(module, output_fn, self.seq_len, self.width,
+                                                 self.draw))  # fmt: skip
         self._check_output()
+        check_trace(self)
 
     # ------------------------------------------------------------------ declarations
     @property
@@ -145,9 +179,26 @@ class TorchModule:
         """Which operation at which node makes the net not a polynomial (None if it is)."""
         return self.traced.reason
 
+    @property
+    def polynomial_unknown(self) -> bool:
+        """True when the graph has an operation seprank's interpreter does not support: the
+        module may be a polynomial, seprank cannot tell (auto refuses the float engine)."""
+        return self.traced.unknown
+
+    @property
+    def measure_note(self) -> str:
+        """Which tensors a measurement draws at random and which it keeps as constants."""
+        t = self.traced
+        drawn = ", ".join(n for n, _ in t.shapes) or "none"
+        note = f"from_torch drew at random (draw={self.draw!r}): {drawn}"
+        if t.kept:
+            kept = ", ".join(f"{n} ({k})" for n, k in t.kept)
+            note += f"; kept as the module's constants: {kept}"
+        return note
+
     # ------------------------------------------------------------------ protocol
     def init(self, rng: np.random.Generator, domain) -> dict:
-        """Fresh weights for every parameter, keyed by its qualified name."""
+        """Fresh weights for every drawn tensor (see ``draw``), keyed by its qualified name."""
         return {name: domain.random(rng, shape) for name, shape in self.traced.shapes}
 
     def apply(self, params: dict, X, domain):
@@ -157,6 +208,8 @@ class TorchModule:
             if domain.name == "float64":
                 return self._read(self._forward(params, X))
             raise DomainError(t.reason)
+        if t.inexact is not None and domain.name != "float64":
+            raise DomainError(t.inexact)
         # the domain's arrays (field arrays for ModP), also when called with plain ones
         X, params = domain.wrap(X), domain.wrap(params)
         ar = NumpyArith(domain)
@@ -167,15 +220,18 @@ class TorchModule:
             return self.traced.output_fn(out)
         return out[:, self.position, self.coordinate]
 
-    def _forward(self, params: dict, X):
-        """The module's own forward in float64 torch, with ``params`` loaded."""
+    def _forward(self, params: dict, X, module=None):
+        """The module's own forward in float64 torch (or ``module``'s: the traced graph),
+        with ``params`` loaded into the drawn tensors."""
         import torch
 
         work = self.traced.work
         with torch.no_grad(), float64():
-            for name, p in work.named_parameters():
-                p.copy_(torch.as_tensor(np.asarray(params[name], dtype=np.float64)))
-            return to_numpy(work(torch.as_tensor(np.asarray(X, dtype=np.float64))))
+            for name, p in list(work.named_parameters()) + list(work.named_buffers()):
+                if name in params:
+                    p.copy_(torch.as_tensor(np.asarray(params[name], dtype=np.float64)))
+            run_it = work if module is None else module
+            return to_numpy(run_it(torch.as_tensor(np.asarray(X, dtype=np.float64))))
 
     def _check_output(self) -> None:
         """Run the forward once on zeros: the module takes (batch, seq_len, width) and the
@@ -204,20 +260,6 @@ class TorchModule:
         if got != (2,):
             raise ConfigError(f"output: the callable must return shape (batch,), got {got} "
                               f"for batch 2")  # fmt: skip
-
-
-@contextlib.contextmanager
-def float64():
-    """torch's default dtype float64 for the duration (tensors a forward creates, e.g.
-    ``torch.ones(n, n)``, then match the float64 weights)."""
-    import torch
-
-    old = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(old)
 
 
 def to_numpy(out):
@@ -249,8 +291,10 @@ def load_factory(path: str):
     return fn()
 
 
-def trace(module, output_fn=None) -> Traced:
-    """Trace ``module`` (a float64, evaluation-mode deep copy) with torch.fx."""
+def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
+          draw: str = "trainable") -> Traced:
+    """Trace ``module`` (a float64, evaluation-mode deep copy) with torch.fx, shapes
+    concrete (seq_len, width) and in-place operations rewritten out of place."""
     try:
         import torch
         from torch import fx
@@ -262,28 +306,58 @@ def trace(module, output_fn=None) -> Traced:
     name = type(module).__name__
     try:
         work = copy.deepcopy(module).double().eval()
+        tracer = make_tracer(work, seq_len, width)
         with float64():
-            gm = fx.symbolic_trace(work)
-    except fx.proxy.TraceError as exc:
-        raise ConfigError(
-            f"module={name}: torch.fx cannot trace it ({exc}): data-dependent "
-            "control flow is not a fixed graph; seprank needs one"
-        ) from None
+            graph = tracer.trace(work)
+            gm = fx.GraphModule(tracer.root, graph, name)
+        functionalise(gm)
+    except ConfigError as exc:
+        raise ConfigError(f"module={name}: {exc}") from None
     except Exception as exc:
         first = str(exc).splitlines()[0] if str(exc) else ""
-        raise ConfigError(f"module={name}: torch.fx cannot trace it: "
+        line = exception_line(exc)
+        at = f" at {line}" if line else ""
+        raise ConfigError(f"module={name}: torch.fx cannot trace it{at}: "
                           f"{type(exc).__name__}: {first}") from None  # fmt: skip
+    alias, drawn, kept = _tensors(work, draw)
+    shapes = tuple((n, tuple(t.shape)) for n, t in drawn)
+    live, reason = classify(gm, {a for a, c in alias.items() if c in dict(drawn)})
+    used = {alias.get(n.target) for n in gm.graph.nodes if n.op == "get_attr"}
+    inexact = inexact_constant([(n, k, _tensor(work, n)) for n, k in kept if n in used])
+    return Traced(work=work, gm=gm, live=frozenset(live), alias=alias, shapes=shapes,
+                  reason=reason, output_fn=output_fn, kept=tuple(kept),
+                  unknown=reason is not None and "not supported" in reason,
+                  inexact=inexact)  # fmt: skip
+
+
+def _tensor(work, name: str):
+    obj = work
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _tensors(work, draw: str):
+    """(alias -> canonical name, [(name, tensor) drawn], [(name, kind) kept]) over the
+    module's parameters and buffers."""
     canonical: dict[int, str] = {}
     alias = {}
-    for pname, p in work.named_parameters(remove_duplicate=False):
-        alias[pname] = canonical.setdefault(id(p), pname)
-    shapes = tuple((n, tuple(p.shape)) for n, p in work.named_parameters())
-    live, reason = classify(gm, set(alias))
-    return Traced(work=work, gm=gm, live=frozenset(live), alias=alias, shapes=shapes,
-                  reason=reason, output_fn=output_fn)  # fmt: skip
+    named = [(n, t, "parameter") for n, t in work.named_parameters(remove_duplicate=False)]
+    named += [(n, t, "buffer") for n, t in work.named_buffers(remove_duplicate=False)]
+    drawn, kept = [], []
+    for n, t, kind in named:
+        alias[n] = canonical.setdefault(id(t), n)
+        if alias[n] != n:
+            continue
+        if kind == "parameter" and t.requires_grad or draw == "all" and t.is_floating_point():
+            drawn.append((n, t))
+        else:
+            kept.append((n, kind if kind == "buffer" else "parameter, requires_grad=False"))
+    return alias, drawn, kept
 
 
-def from_torch(module, *, seq_len: int, width: int, output=(0, 0)) -> TorchModule:
+def from_torch(module, *, seq_len: int, width: int, output=(0, 0),
+               draw: str = "trainable") -> TorchModule:
     """The architecture of a torch ``nn.Module`` (see the module docstring).
 
     Parameters
@@ -298,6 +372,10 @@ def from_torch(module, *, seq_len: int, width: int, output=(0, 0)) -> TorchModul
         ``(position, coordinate)`` reads ``y[:, position, coordinate]`` of a
         ``(batch, seq_len, features)`` output; a callable takes the module's output (numpy
         arrays, in the domain's arithmetic) and returns shape (batch,).
+    draw : {"trainable", "all"}, default "trainable"
+        ``"trainable"``: draw the parameters with ``requires_grad=True`` at random and keep
+        frozen parameters and buffers as the module's constants (exactly converted);
+        ``"all"``: draw every floating-point parameter and buffer.
 
     Returns
     -------
@@ -307,8 +385,11 @@ def from_torch(module, *, seq_len: int, width: int, output=(0, 0)) -> TorchModul
     Raises
     ------
     ConfigError
-        If ``output`` is neither a pair nor a callable, a size or read position is invalid,
-        or the module cannot be traced.
+        If ``output`` is neither a pair nor a callable, a size, read position or ``draw``
+        is invalid, the module cannot be traced (the message names the source line and a
+        fix), or the trace-time check finds the traced graph or seprank's interpretation
+        computing something else than the eager module (naming the first node where they
+        part).
     """
     if callable(output):
         pos = coord = None
@@ -322,7 +403,7 @@ def from_torch(module, *, seq_len: int, width: int, output=(0, 0)) -> TorchModul
         fn = None
     net = object.__new__(TorchModule)
     for k, v in (("factory", None), ("seq_len", seq_len), ("width", width), ("position", pos),
-                 ("coordinate", coord)):  # fmt: skip
+                 ("coordinate", coord), ("draw", draw)):  # fmt: skip
         object.__setattr__(net, k, v)
     net._setup(module, fn)
     return net

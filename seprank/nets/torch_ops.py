@@ -194,15 +194,101 @@ def _getitem(ar, x, idx):
 
 
 def _index(idx):
-    if isinstance(idx, tuple):
+    """An index with its constant torch tensors as numpy integer or boolean arrays (the
+    graph walk does not lift an index to the domain: it selects, it is not a value)."""
+    if isinstance(idx, (tuple, list)) and not all(isinstance(i, numbers.Integral) for i in idx):
         return tuple(_index(i) for i in idx)
     if hasattr(idx, "detach"):  # a constant torch tensor
-        return idx.detach().cpu().numpy()
+        a = idx.detach().cpu().numpy()
+        if a.dtype.kind not in "iub":
+            raise DomainError(f"indexing by a {a.dtype} tensor: an index must be integer or bool")
+        return a
     return idx
 
 
+def _at(x, dim: int, index):
+    """``x[:, ..., index]`` with ``index`` at axis ``dim`` (basic or integer indexing)."""
+    return x[(slice(None),) * (int(dim) % x.ndim) + (index,)]
+
+
+def _split(ar, x, split_size_or_sections, dim=0):
+    n, dim = x.shape[int(dim)], int(dim)
+    if isinstance(split_size_or_sections, numbers.Integral):
+        k = int(split_size_or_sections)
+        sizes = [min(k, n - s) for s in range(0, n, k)]
+    else:
+        sizes = [int(v) for v in split_size_or_sections]
+    starts = np.cumsum([0] + sizes)
+    return tuple(_at(x, dim, slice(int(a), int(a) + k)) for a, k in zip(starts, sizes))
+
+
+def _chunk(ar, x, chunks, dim=0):
+    n = x.shape[int(dim)]
+    return _split(ar, x, max(1, -(-n // int(chunks))), dim)
+
+
+def _unbind(ar, x, dim=0):
+    return tuple(_at(x, dim, i) for i in range(x.shape[int(dim)]))
+
+
+def _repeat(ar, x, *sizes, **kw):
+    sizes = _dims(sizes, kw, "repeats")
+    x = np.reshape(x, (1,) * (len(sizes) - x.ndim) + tuple(x.shape))
+    for axis, r in enumerate(sizes):
+        if r != 1:
+            x = np.concatenate([x] * r, axis=axis)
+    return x
+
+
+def _flip(ar, x, *dims, **kw):
+    axes = {d % x.ndim for d in _dims(dims, kw, "dims")}
+    return x[tuple(slice(None, None, -1) if a in axes else slice(None) for a in range(x.ndim))]
+
+
+def _roll(ar, x, shifts, dims=None):
+    if dims is None:
+        return np.reshape(_roll(ar, np.reshape(x, (-1,)), shifts, 0), x.shape)
+    shifts = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    for shift, dim in zip(shifts, dims):
+        n = x.shape[int(dim)]
+        k = int(shift) % n
+        if k:
+            x = np.concatenate([_at(x, dim, slice(n - k, n)), _at(x, dim, slice(0, n - k))],
+                               axis=int(dim) % x.ndim)  # fmt: skip
+    return x
+
+
+def _pad(ar, x, pad, mode="constant", value=None):
+    """``F.pad`` with a constant: pairs (left, right) from the last axis backwards."""
+    if mode != "constant":
+        raise DomainError(f"F.pad with mode={mode!r}: only mode='constant' is supported")
+    for i in range(len(pad) // 2):
+        axis, left, right = x.ndim - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1])
+        n = x.shape[axis]
+        x = _at(x, axis, slice(max(0, -left), n - max(0, -right)))
+        parts = []
+        for k in (left, None, right):
+            if k is None:
+                parts.append(x)
+            elif k > 0:
+                shape = x.shape[:axis] + (k,) + x.shape[axis + 1 :]
+                fill = ar.zeros(shape)
+                parts.append(fill if not value else ar.add(fill, value))
+        x = np.concatenate(parts, axis=axis) if len(parts) > 1 else x
+    return x
+
+
+def _diagonal(ar, x, offset=0, dim1=0, dim2=1):
+    y = np.moveaxis(x, (int(dim1) % x.ndim, int(dim2) % x.ndim), (-2, -1))
+    rows, cols = y.shape[-2], y.shape[-1]
+    k = int(offset)
+    i = np.arange(max(0, min(rows + min(k, 0), cols - max(k, 0))))
+    return y[..., i - min(k, 0), i + max(k, 0)]
+
+
 def _masked_fill(ar, x, mask, value):
-    m = np.asarray(mask.detach().cpu().numpy() if hasattr(mask, "detach") else mask, dtype=bool)
+    m = _index(mask) if hasattr(mask, "detach") else np.asarray(mask) != 0
     out = ar.mul(x, ar.const(np.logical_not(m).astype(np.int64)))
     if value != 0:
         out = ar.add(out, ar.mul(ar.const(m.astype(np.int64)), value))
@@ -249,7 +335,7 @@ HANDLERS = {
     "add": _add, "sub": _sub, "rsub": lambda ar, a, b, alpha=1: _sub(ar, b, a, alpha),
     "mul": lambda ar, a, b: ar.mul(a, b), "neg": lambda ar, a: ar.neg(a),
     "square": lambda ar, a: ar.mul(a, a), "truediv": _truediv,
-    "pow": lambda ar, a, exponent: ar.pow(a, int(exponent)),
+    "pow": lambda ar, a, exponent: ar.pow(a, int(exponent)),  # integral (classify checks)
     "matmul": lambda ar, a, b: ar.matmul(a, b), "einsum": _einsum, "linear": _linear,
     "conv1d": _conv1d, "sum": _sum, "mean": _mean,
     "cumsum": lambda ar, x, dim, dtype=None: ar.cumsum(x, int(dim)),
@@ -261,6 +347,12 @@ HANDLERS = {
     "expand": _expand, "expand_as": lambda ar, x, other: _expand(ar, x, *other.shape),
     "getitem": _getitem, "getattr": lambda ar, x, name: _attribute(x, name),
     "cat": _cat, "stack": _stack, "masked_fill": _masked_fill,
+    "split": _split, "chunk": _chunk, "unbind": _unbind, "repeat": _repeat, "flip": _flip,
+    "roll": _roll, "pad": _pad, "diagonal": _diagonal,
+    "narrow": lambda ar, x, dim, start, length: _at(x, dim, slice(int(start),
+                                                                  int(start) + int(length))),
+    "select": lambda ar, x, dim, index: _at(x, dim, int(index)),
+    "index_select": lambda ar, x, dim, index: _at(x, dim, _index(index)),
     "tril": lambda ar, x, diagonal=0: np.tril(x, int(diagonal)),
     "triu": lambda ar, x, diagonal=0: np.triu(x, int(diagonal)),
 }  # fmt: skip
