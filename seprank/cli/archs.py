@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from seprank.cli._common import add_output_args
+from seprank.cli.torch_args import add_torch_args, torch_net_from_args
 from seprank.errors import ConfigError
 from seprank.nets import ARCHITECTURES, LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.base import KIND_HELP, build, config_of, describe, param_specs
@@ -28,7 +29,7 @@ ATTENTION_HELP = {
 
 
 def add_arch_args(p) -> None:
-    """--arch and repeatable --param (measure, bounds, certify)."""
+    """--arch, --torch and repeatable --param (measure, bounds, certify, blocks)."""
     p.add_argument("--arch", default=DEFAULT_ARCH, metavar="NAME|module:Class",
                    help="architecture: a name (seprank archs lists them), an import path "
                         "module:Class (importable, e.g. on PYTHONPATH) or an entry point of "
@@ -37,6 +38,7 @@ def add_arch_args(p) -> None:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="an architecture parameter, repeatable: ints, comma lists (2,4), 0/1 "
                         "flags, edges (0-1,1-2)")  # fmt: skip
+    add_torch_args(p)
 
 
 def add_parser(sub) -> None:
@@ -52,7 +54,10 @@ def arch_class(name: str):
 
 def net_from_args(args):
     """The architecture named by ``--arch`` with its ``--param`` values (and, for the
-    attention networks, today's flags)."""
+    attention networks, today's flags), or the torch module ``--torch`` names."""
+    net = torch_net_from_args(args, DEFAULT_ARCH)
+    if net is not None:
+        return net
     cls = arch_class(args.arch)
     given = {field: getattr(args, flag[2:].replace("-", "_"), None)
              for flag, field, _ in ATTENTION_FLAGS}  # fmt: skip
@@ -142,15 +147,17 @@ def bounds_for(net, name: str, partition) -> dict:
 
 def cmd_bounds(args) -> int:
     net = net_from_args(args)
-    out = bounds_for(net, args.arch, args.partition)
+    name = getattr(args, "torch", None) or args.arch
+    out = bounds_for(net, name, args.partition)
     if out["kind"] == "none":  # refuse rather than print a number nothing proves
-        raise ConfigError(f"arch={args.arch!r}: {out['source']}; nothing proved to print "
-                          f"(measure it: seprank measure --arch {args.arch} ...)")
+        how = f"--torch {args.torch}" if getattr(args, "torch", None) else f"--arch {args.arch}"
+        raise ConfigError(f"{how.lstrip('-').replace(' ', '=', 1)}: {out['source']}; nothing "
+                          f"proved to print (measure it: seprank measure {how} ...)")
     if args.json:
         print(json.dumps(out, default=str))
         return 0
     up = out.get("upper")
-    print(f"{args.arch} {out['config']}, partition A={out['partition']}:")
+    print(f"{name} {out['config']}, partition A={out['partition']}:")
     if up is not None:
         print(f"  upper bound: {up}  ({out['kind']})")
     if out.get("lower") is not None:

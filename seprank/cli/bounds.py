@@ -43,7 +43,7 @@ def _degree(depth: int, value: int):
 def cmd(args) -> int:
     import math
 
-    if arch_class(args.arch) is not LinearSelfAttention:
+    if getattr(args, "torch", None) or arch_class(args.arch) is not LinearSelfAttention:
         return cmd_bounds(args)
     if args.depth is not None and args.depth > MAX_DEPTH:
         raise TooBigError(f"depth={args.depth} is too deep for the exact bound: its bisection "

@@ -18,8 +18,7 @@ from seprank.cli._common import (
     sample_count,
     small_count,
 )
-from seprank.cli.archs import DEFAULT_ARCH, add_arch_args, net_from_args
-from seprank.cli.torch_args import add_torch_args, torch_net_from_args
+from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.confirm import confirm
 from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.measure import METHODS, SAMPLERS, STRATEGIES, measure
@@ -51,7 +50,6 @@ def add_parser(sub) -> None:
     m = sub.add_parser("measure", help="measure the separation rank of one network",
                        epilog=MEASURE_JSON)  # fmt: skip
     add_arch_args(m)
-    add_torch_args(m)
     _add_net_args(m, need=False)
     methods = ("auto", *(x for x in METHODS if x != "auto"))
     m.add_argument("--method", default="auto", metavar=choices_metavar(methods),
@@ -92,8 +90,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_measure(args) -> int:
-    net = torch_net_from_args(args, DEFAULT_ARCH)
-    net = net_from_args(args) if net is None else net
+    net = net_from_args(args)
     if args.prime is not None and args.method in ("modular", "auto"):
         check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
         check_prime(net, args.prime)  # what the computation needs, stated

@@ -137,7 +137,7 @@ def inexact_constant(kept) -> str | None:
         bad = ~np.isfinite(a) | (scaled != np.round(scaled))
         if bad.any():
             v = float(a[np.argmax(bad)])
-            return (f"{kind} '{name}' holds {v!r}, not an exact rational with a denominator "
+            return (f"{kind} '{name}' holds {v:.8g}, not an exact rational with a denominator "
                     f"<= 2**20: the exact engines keep the module's constants exactly; store "
                     f"exact values (e.g. 1/4, 3, 0.5), make it a trainable parameter to draw "
                     f"it at random, or pass draw='all'")  # fmt: skip

@@ -54,7 +54,7 @@ ALIASES = {"iadd": "add", "isub": "sub", "imul": "mul", "imatmul": "matmul", "bm
            "concatenate": "cat", "swapaxes": "transpose", "swapdims": "transpose",
            "true_divide": "truediv", "div": "truediv", "pos": "positive"}  # fmt: skip
 #: Arguments that select (an index, a mask), by position: passed as they are, not lifted.
-SELECTORS = {"getitem": 1, "masked_fill": 1, "index_select": 2}
+SELECTORS = {"getitem": 1, "masked_fill": 1, "index_select": 2, "setitem": 1}
 POLY_MODULES = frozenset({"Linear", "Conv1d", "Identity", "Dropout", "Dropout1d", "AlphaDropout",
                           "Flatten"})  # fmt: skip
 
@@ -150,7 +150,7 @@ def _check(gm, node, live) -> str | None:
         if (_is_node(mask) and mask in live) or _is_node(value) or not _rational(value):
             return f"masked_fill with value {value}" if not _is_node(value) else "masked_fill"
     if name in SELECTORS and any(_is_node(a) and a in live
-                                 for a in _flat(node.args[SELECTORS[name]:])):  # fmt: skip
+                                 for a in _flat(node.args[SELECTORS[name]:][:1])):  # fmt: skip
         return "indexing by a computed tensor"
     if name in ("conv1d",) and (len(node.args) > 6 and node.args[6] != 1
                                 or node.kwargs.get("groups", 1) != 1):  # fmt: skip
@@ -227,7 +227,7 @@ def _lifted(node, args, kwargs, lift):
     try:
         if keep is None:
             return lift(args), {k: lift(v) for k, v in kwargs.items()}
-        return (*lift(args[:keep]), *args[keep:]), kwargs
+        return (*lift(args[:keep]), args[keep], *lift(args[keep + 1 :])), kwargs
     except DomainError as exc:
         origin = sorted(_origins(node))
         what = (" ".join(f"'{o}'" for o in origin) + ": ") if origin else ""

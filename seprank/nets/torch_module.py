@@ -208,7 +208,7 @@ class TorchModule:
             if domain.name == "float64":
                 return self._read(self._forward(params, X))
             raise DomainError(t.reason)
-        if t.inexact is not None and domain.name != "float64":
+        if t.inexact is not None and domain.name not in ("float64", "degree"):  # exact ones
             raise DomainError(t.inexact)
         # the domain's arrays (field arrays for ModP), also when called with plain ones
         X, params = domain.wrap(X), domain.wrap(params)

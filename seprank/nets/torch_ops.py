@@ -206,6 +206,13 @@ def _index(idx):
     return idx
 
 
+def _setitem(ar, x, index, value):
+    """``x[index] = value`` out of place (the graph's in-place writes are rewritten so)."""
+    out = x.copy()
+    out[_index(index)] = ar.operand(value)
+    return out
+
+
 def _at(x, dim: int, index):
     """``x[:, ..., index]`` with ``index`` at axis ``dim`` (basic or integer indexing)."""
     return x[(slice(None),) * (int(dim) % x.ndim) + (index,)]
@@ -348,7 +355,7 @@ HANDLERS = {
     "getitem": _getitem, "getattr": lambda ar, x, name: _attribute(x, name),
     "cat": _cat, "stack": _stack, "masked_fill": _masked_fill,
     "split": _split, "chunk": _chunk, "unbind": _unbind, "repeat": _repeat, "flip": _flip,
-    "roll": _roll, "pad": _pad, "diagonal": _diagonal,
+    "roll": _roll, "pad": _pad, "diagonal": _diagonal, "setitem": _setitem,
     "narrow": lambda ar, x, dim, start, length: _at(x, dim, slice(int(start),
                                                                   int(start) + int(length))),
     "select": lambda ar, x, dim, index: _at(x, dim, int(index)),

@@ -39,6 +39,8 @@ import linecache
 import operator
 import os
 
+import numpy as np
+
 from seprank.errors import ConfigError
 
 #: Example batch sizes traced alongside (a value equal on both depends on seq_len/width only).
@@ -75,9 +77,8 @@ def float64():
 def _package_dirs() -> tuple[str, ...]:
     import torch
 
-    import seprank
-
-    return (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(seprank.__file__) + os.sep)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # seprank/
+    return (os.path.dirname(torch.__file__) + os.sep, here + os.sep)
 
 
 def user_line(frames=None) -> str:
@@ -144,138 +145,152 @@ def _unpatched(module_cls):
         module_cls.__call__, module_cls.__getattr__ = patched
 
 
-def make_tracer(root, seq_len: int, width: int):
-    """A :class:`ShapeTracer` for ``root`` (torch imported here)."""
-    import numpy as np
-    import torch
-    from torch import fx
-    from torch.fx.node import map_arg
+class _ShapedProxy:
+    """Mixed into fx.Proxy: a proxy that knows its node's example values (see the module
+    docstring), so Python numbers read off it are concrete, and in-place operators and
+    item assignment are recorded as such (fx alone records ``h += g`` as ``h = h + g``)."""
 
-    class ShapedProxy(fx.Proxy):
-        """A proxy that knows its node's example values (see the module docstring)."""
+    def _number(self, what):
+        return self.tracer.concrete(self, what)
 
-        def _number(self, what):
-            return self.tracer.concrete(self, what)
+    def __index__(self):
+        return int(self._number("an integer (an index, a range, a size)"))
 
-        def __index__(self):
-            return int(self._number("an integer (an index, a range, a size)"))
+    def __int__(self):
+        return int(self._number("an int"))
 
-        def __int__(self):
-            return int(self._number("an int"))
+    def __float__(self):
+        return float(self._number("a float"))
 
-        def __float__(self):
-            return float(self._number("a float"))
+    def _inplace(self, op, other):
+        vals = self.tracer.values.get(self.node)
+        tensor = vals is None or any(hasattr(v, "detach") for v in vals)
+        return self.tracer.create_proxy("call_function", op if tensor else
+                                        INPLACE_OPERATORS[op], (self, other), {})  # fmt: skip
 
-        def _inplace(self, op, other):
-            vals = self.tracer.values.get(self.node)
-            tensor = vals is None or any(hasattr(v, "detach") for v in vals)
-            return self.tracer.create_proxy("call_function", op if tensor else
-                                            INPLACE_OPERATORS[op], (self, other), {})  # fmt: skip
+    def __iadd__(self, other):
+        return self._inplace(operator.iadd, other)
 
-        def __iadd__(self, other):
-            return self._inplace(operator.iadd, other)
+    def __isub__(self, other):
+        return self._inplace(operator.isub, other)
 
-        def __isub__(self, other):
-            return self._inplace(operator.isub, other)
+    def __imul__(self, other):
+        return self._inplace(operator.imul, other)
 
-        def __imul__(self, other):
-            return self._inplace(operator.imul, other)
+    def __itruediv__(self, other):
+        return self._inplace(operator.itruediv, other)
 
-        def __itruediv__(self, other):
-            return self._inplace(operator.itruediv, other)
+    def __imatmul__(self, other):
+        return self._inplace(operator.imatmul, other)
 
-        def __imatmul__(self, other):
-            return self._inplace(operator.imatmul, other)
+    def __ipow__(self, other):
+        return self._inplace(operator.ipow, other)
 
-        def __ipow__(self, other):
-            return self._inplace(operator.ipow, other)
+    def __setitem__(self, index, value):
+        self.tracer.create_proxy("call_function", operator.setitem, (self, index, value), {})
 
-        def __len__(self):
-            vals = self.tracer.values.get(self.node)
-            lens = None if vals is None else {len(v) for v in vals}
-            if lens is None or len(lens) != 1:
-                self.tracer.refuse(self.node, "len()")
-            return lens.pop()
+    def __len__(self):
+        vals = self.tracer.values.get(self.node)
+        lens = None if vals is None else {len(v) for v in vals}
+        if lens is None or len(lens) != 1:
+            self.tracer.refuse(self.node, "len()")
+        return lens.pop()
 
-    class ShapeTracer(fx.Tracer):
-        proxy_buffer_attributes = True
-        record_stack_traces = True
 
-        def __init__(self):
-            super().__init__()
-            rng = np.random.default_rng(0)
-            self.inputs = [torch.as_tensor(rng.standard_normal((b, seq_len, width)))
-                           for b in BATCHES]  # fmt: skip
-            self.values: dict = {}
-            self.placeholders = 0
+class _ShapeTracer:
+    """Mixed into fx.Tracer: traces buffers as get_attr nodes, records source lines, and
+    runs every node on the example inputs as it is created (see the module docstring)."""
 
-        def proxy(self, node):
-            return ShapedProxy(node, self)
+    proxy_buffer_attributes = True
+    record_stack_traces = True
 
-        def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None,
-                         proxy_factory_fn=None):  # fmt: skip
-            p = super().create_proxy(kind, target, args, kwargs, name, type_expr,
-                                     proxy_factory_fn)  # fmt: skip
-            self._evaluate(p.node)
-            return p
+    def __init__(self, root, seq_len: int, width: int, proxy_cls):
+        import torch
 
-        def _evaluate(self, node) -> None:
-            out = []
-            for b in range(len(BATCHES)):
-                try:
-                    args = map_arg(node.args, lambda n, b=b: self.values[n][b])
-                    kwargs = map_arg(node.kwargs, lambda n, b=b: self.values[n][b])
-                    with _unpatched(torch.nn.Module):  # real tensors, not traced
-                        out.append(self._run(node, b, args, kwargs))
-                except Exception:  # noqa: BLE001 - no example value: the proxy stays symbolic
-                    return
-            self.values[node] = tuple(out)
+        super().__init__()
+        rng = np.random.default_rng(0)
+        self.example_root, self.proxy_cls = root, proxy_cls
+        self.inputs = [torch.as_tensor(rng.standard_normal((b, seq_len, width)))
+                       for b in BATCHES]  # fmt: skip
+        self.values: dict = {}
+        self.placeholders = 0
 
-        def _run(self, node, b, args, kwargs):
-            if node.op == "placeholder":
-                self.placeholders += b == 0
-                if self.placeholders == 1:
-                    return self.inputs[b].clone()
-                return node.args[0] if node.args else None
-            if node.op == "get_attr":
-                obj = root
-                for part in node.target.split("."):
-                    obj = getattr(obj, part)
-                return obj.detach().clone() if hasattr(obj, "detach") else obj
-            with torch.no_grad():
-                if node.op == "call_function":
-                    return node.target(*args, **kwargs)
-                if node.op == "call_method":
-                    return getattr(args[0], node.target)(*args[1:], **kwargs)
-                return root.get_submodule(node.target)(*args, **kwargs)
+    def proxy(self, node):
+        return self.proxy_cls(node, self)
 
-        def concrete(self, proxy, what: str):
-            vals = self.values.get(proxy.node)
-            if vals is None or not all(_plain(v) for v in vals) or len(set(map(repr, vals))) != 1:
-                self.refuse(proxy.node, what)
-            return vals[0]
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None,
+                     proxy_factory_fn=None):  # fmt: skip
+        p = super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
+        self._evaluate(p.node)
+        return p
 
-        def to_bool(self, obj):
-            return bool(self.concrete(obj, "a bool (an if, a while, an assert)"))
+    def _evaluate(self, node) -> None:
+        import torch
+        from torch.fx.node import map_arg
 
-        def iter(self, obj):
-            return iter(self.concrete(obj, "a sequence to iterate over"))
+        out = []
+        for b in range(len(BATCHES)):
+            try:
+                args = map_arg(node.args, lambda n, b=b: self.values[n][b])
+                kwargs = map_arg(node.kwargs, lambda n, b=b: self.values[n][b])
+                with _unpatched(torch.nn.Module), torch.no_grad():  # real tensors, not traced
+                    out.append(self._run(node, b, args, kwargs))
+            except Exception:  # noqa: BLE001 - no example value: the proxy stays symbolic
+                return
+        self.values[node] = tuple(out)
 
-        def refuse(self, node, what: str):
-            vals = self.values.get(node)
-            line = user_line()
-            at = f"{line}: " if line else ""
-            if vals is not None and all(_plain(v) for v in vals):
-                raise ConfigError(
-                    f"{at}the module uses the batch size (input dimension 0, which seprank "
-                    f"varies: it evaluates batches of many sizes) as {what}; fix: use -1 in "
-                    f"view/reshape (x.view(-1, T, C)) or tensor operations instead")  # fmt: skip
+    def _run(self, node, b, args, kwargs):
+        if node.op == "placeholder":
+            self.placeholders += b == 0
+            if self.placeholders == 1:
+                return self.inputs[b].clone()
+            return node.args[0] if node.args else None
+        if node.op == "get_attr":
+            obj = self.example_root
+            for part in node.target.split("."):
+                obj = getattr(obj, part)
+            return obj.detach().clone() if hasattr(obj, "detach") else obj
+        if node.op == "call_function":
+            return node.target(*args, **kwargs)
+        if node.op == "call_method":
+            return getattr(args[0], node.target)(*args[1:], **kwargs)
+        return self.example_root.get_submodule(node.target)(*args, **kwargs)
+
+    def concrete(self, proxy, what: str):
+        vals = self.values.get(proxy.node)
+        if vals is None or not all(_plain(v) for v in vals) or len(set(map(repr, vals))) != 1:
+            self.refuse(proxy.node, what)
+        return vals[0]
+
+    def to_bool(self, obj):
+        return bool(self.concrete(obj, "a bool (an if, a while, an assert)"))
+
+    def iter(self, obj):
+        return iter(self.concrete(obj, "a sequence to iterate over"))
+
+    def refuse(self, node, what: str):
+        vals = self.values.get(node)
+        line = user_line()
+        at = f"{line}: " if line else ""
+        if vals is not None and all(_plain(v) for v in vals):
             raise ConfigError(
-                f"{at}the module uses the input's values as {what}: data-dependent control "
-                f"flow is not a fixed graph, and seprank needs one; fix: write it with tensor "
-                f"operations, or fix the branch in the module's constructor")  # fmt: skip
+                f"{at}the module uses the batch size (input dimension 0, which seprank "
+                f"varies: it evaluates batches of many sizes) as {what}; fix: use -1 in "
+                f"view/reshape (x.view(-1, T, C)) or tensor operations instead")  # fmt: skip
+        raise ConfigError(
+            f"{at}the module uses the input's values as {what}: data-dependent control "
+            f"flow is not a fixed graph, and seprank needs one; fix: write it with tensor "
+            f"operations, or fix the branch in the module's constructor")  # fmt: skip
 
-    return ShapeTracer()
+
+def make_tracer(root, seq_len: int, width: int):
+    """The tracer for ``root`` (an fx.Tracer with :class:`_ShapeTracer` mixed in; torch is
+    imported here)."""
+    from torch import fx
+
+    proxy_cls = type("ShapedProxy", (_ShapedProxy, fx.Proxy), {})
+    tracer_cls = type("ShapeTracer", (_ShapeTracer, fx.Tracer), {})
+    return tracer_cls(root, seq_len, width, proxy_cls)
 
 
 # ------------------------------------------------------------------------ functionalisation
@@ -327,8 +342,6 @@ def setitem(x, index, value):
 
 def copy(x, src):
     """``x.copy_(src)`` out of place: ``src`` broadcast to ``x``'s shape."""
-    import numpy as np
-
     if hasattr(src, "expand_as"):
         return src.expand_as(x).clone()
     return np.broadcast_to(src, x.shape, subok=True).copy()
