@@ -20,6 +20,7 @@ from seprank.cli._common import (
 )
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.cli.measure import print_measurement
+from seprank.errors import ConfigError
 from seprank.sweeps.block_tasks import measurement_plan, run_blocks
 from seprank.sweeps.executors import WORKER_TIMEOUT_S
 from seprank.sweeps.store import DEFAULT_DB, Store, check_file
@@ -83,6 +84,11 @@ def cmd(args) -> int:
     int
         The exit code (0 done, 1 a block failed, 130 interrupted).
     """
+    if getattr(args, "torch", None):
+        raise ConfigError(f"--torch {args.torch}: seprank blocks runs the catalecticant "
+                          "strategy, which applies to the linear attention network only; "
+                          "measure a torch module with seprank measure --torch (or certify "
+                          "--torch)")  # fmt: skip
     net = net_from_args(args)
     measurement_plan(net, args.partition, seed=args.seed, prime=args.prime,
                      rank_engine=args.rank_engine)  # bad input: refused before the store

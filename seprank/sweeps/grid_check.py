@@ -60,7 +60,7 @@ def check_tables(data, name: str) -> None:
             what = "[[exclude]] tables" if key == "exclude" else f"a [{key}] table"
             _fail(name, key, f"must be {what}, got {type(data[key]).__name__} {_show(data[key])}")
     g = data.get("grid", {})
-    for key in ("name", "task", "arch"):
+    for key in ("name", "task", "arch", "torch"):
         if key in g and not isinstance(g[key], str):
             _fail(name, f"[grid] {key}", f"must be a string, got {_show(g[key])}")
     _grid_lists(g, name)

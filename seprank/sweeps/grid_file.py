@@ -6,6 +6,8 @@ A grid file (``seprank sweep GRID.toml``; ``seprank/sweeps/grids/*.toml`` are th
     name = "example"          # stored with every task (seprank results --where grid=example)
     task = "measure"          # measure | verify
     arch = "attention"        # seprank archs lists them; or "mymod:MyNet", an entry point
+                              # (or torch = "mymod:factory": a torch nn.Module, with
+                              # [params] seq_len, width, position, coordinate)
     methods = ["modular"]     # default ["auto"]
     strategies = ["auto"]
     seeds = [0, 1]
@@ -44,8 +46,10 @@ try:  # Python >= 3.11
 except ImportError:  # pragma: no cover
     import tomli as tomllib
 
-GRID_KEYS = ("name", "task", "arch", "methods", "strategies", "seeds", "primes",
+GRID_KEYS = ("name", "task", "arch", "torch", "methods", "strategies", "seeds", "primes",
              "max_samples", "max_bound", "partitions")  # fmt: skip
+#: What ``[grid] torch = "module:factory"`` stands for: this arch, with that factory.
+TORCH_ARCH = "seprank.nets.torch_module:TorchModule"
 
 
 def shipped_grid(name: str) -> Path:
@@ -83,6 +87,11 @@ def read_grid(path: Path | str) -> dict:
                           f"{', '.join(GRID_KEYS)}")  # fmt: skip
     g.setdefault("name", path.stem)
     g.setdefault("task", "measure")
+    if "torch" in g:  # a torch module: its factory is a parameter of TorchModule
+        if "arch" in g:
+            raise ConfigError(f"grid {path.name}: give [grid] torch or arch, not both")
+        data = {**data, "params": {**data.get("params", {}), "factory": [g.pop("torch")]}}
+        g["arch"] = TORCH_ARCH
     g.setdefault("arch", "attention")
 
     if g["task"] not in KINDS:

@@ -381,3 +381,24 @@ def test_cli_certify_torch_and_check_certificate_on_the_nanogpt_block(tmp_path):
                               "--param", "width=4"], capture_output=True, text=True,
                        env=env, cwd=tmp_path, timeout=300)  # fmt: skip
     assert r.returncode == 2 and "no known bound" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_sweep_grid_names_a_torch_factory(tmp_path):
+    (tmp_path / "nanomod.py").write_text(NANO_FILE)
+    grid = tmp_path / "nano.toml"
+    grid.write_text('[grid]\ntorch = "nanomod:factory"\npartitions = [[1, 3]]\n'
+                    '[params]\nseq_len = [4]\nwidth = [4]\nposition = [1]\n')  # fmt: skip
+    env = {"PYTHONPATH": f"{tmp_path}:{ROOT}", "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"}
+    run = [sys.executable, "-m", "seprank"]
+    r = subprocess.run(run + ["sweep", str(grid), "--out", str(tmp_path / "sw"), "--executor",
+                              "serial"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                       timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(run + ["results", "--db", str(tmp_path / "sw" / "results.sqlite"),
+                              "--json"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert [row["rank"] for row in rows] == [rank_over_q(_nano_truth(4, 4, 2, read=1), (1, 3))]
+    assert rows[0]["config"]["factory"] == "nanomod:factory"
