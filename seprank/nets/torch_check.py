@@ -88,6 +88,13 @@ def check_trace(net) -> None:
         ours = net._read(run(t.gm, t.live, X, params, t.alias, ar, record=ours_env))
     except DomainError:
         return  # every exact engine raises it too: nothing is measured with it
+    except Exception as exc:  # noqa: BLE001 - an interpreter failure: refused, named
+        node = next((n for n in t.gm.graph.nodes if n not in ours_env), None)
+        at = f" at node '{node.name}'{where(node)}" if node is not None else ""
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise ConfigError(f"module={name}: seprank's interpretation of the traced graph fails"
+                          f"{at}: {type(exc).__name__}: {first}; seprank does not measure "
+                          "it: please report the operation") from None  # fmt: skip
     if _close(ours, graph):
         return
     node = _first_parting(net, params, X, ours_env)

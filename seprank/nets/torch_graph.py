@@ -200,9 +200,11 @@ def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
         if node.op == "placeholder":
             env[node] = X if placeholders == 0 else (node.args[0] if node.args else None)
             placeholders += 1
-            continue
-        if node.op == "get_attr":
+        elif node.op == "get_attr":
             env[node] = weight(node.target) if node in live else _fetch(gm, node.target)
+        if node.op in ("placeholder", "get_attr"):
+            if record is not None:
+                record[node] = env[node]
             continue
         args = map_arg(node.args, lambda n: env[n])
         kwargs = map_arg(node.kwargs, lambda n: env[n])

@@ -1,12 +1,12 @@
 """Tracing for ``from_torch``: torch.fx with concrete shapes, and in-place operations undone.
 
 **Concrete shapes.** seprank knows ``seq_len`` and ``width`` before it traces, so
-:class:`ShapeTracer` runs the module alongside the trace on two example inputs, of batch
-sizes 2 and 3 (float64, no gradient): every proxy carries the value its node takes on
-each. A Python number read off a proxy (``range(x.size(1))``, ``int(T)``, ``if x.dim() ==
-3:``, ``len(...)``) is that value when both batches agree (it depends on seq_len and width
-only), so ``T = x.size(1)``, ``x.shape[1]``, ``range(T)`` and ``mask[:T, :T]`` trace; a
-value that differs between the batches (the batch size) or that is a tensor (the input's
+the tracer (:func:`make_tracer`) runs the module alongside the trace on three example
+inputs, of batch sizes 2, 3 and 5 (float64, no gradient): every proxy carries the value
+its node takes on each. A Python number read off a proxy (``range(x.size(1))``,
+``int(T)``, ``if x.dim() == 3:``, ``len(...)``) is that value when all three agree (it
+depends on seq_len and width only), so ``T = x.size(1)``, ``x.shape[1]``, ``range(T)`` and ``mask[:T, :T]`` trace; a
+value that differs between them (the batch size) or that is a tensor (the input's
 values: data-dependent control flow) is refused naming the module's source line and a
 fix. Buffers are traced as ``get_attr`` nodes (``proxy_buffer_attributes``), so they keep
 their names.
@@ -43,8 +43,9 @@ import numpy as np
 
 from seprank.errors import ConfigError
 
-#: Example batch sizes traced alongside (a value equal on both depends on seq_len/width only).
-BATCHES = (2, 3)
+#: Example batch sizes traced alongside (a value equal on all of them is taken to depend on
+#: seq_len and width only; three sizes, so that e.g. ``B // 4`` or ``B % 3`` is not).
+BATCHES = (2, 3, 5)
 #: In-place operator functions and their out-of-place forms.
 INPLACE_OPERATORS = {operator.iadd: operator.add, operator.isub: operator.sub,
                      operator.imul: operator.mul, operator.itruediv: operator.truediv,
@@ -385,9 +386,6 @@ def functionalise(gm) -> None:
         if not _is_node(t):
             continue
         what = f"in-place '{_view_name(m)}' at node '{m.name}'{where(m)}"
-        if m.op == "call_module":
-            raise ConfigError(f"{what}: a module with inplace=True; build it with "
-                              f"inplace=False")  # fmt: skip
         memo: dict = {}
         base = _base(gm, t, memo)
         if base.op == "get_attr":
@@ -405,7 +403,8 @@ def functionalise(gm) -> None:
         for u in list(t.users):
             if u is not m and order[u] > order[m]:
                 u.replace_input_with(t, m)
-        _out_of_place(gm, m)
+        if m.op != "call_module":  # a module (nn.ReLU(inplace=True)) still writes, in torch:
+            _out_of_place(gm, m)  # its readers are the ones eager torch has, as rewired
         changed = True
     if changed:
         gm.graph.lint()

@@ -251,6 +251,15 @@ def test_the_batch_size_or_the_values_as_python_numbers_are_refused_naming_the_l
         from_torch(PerSample(), seq_len=2, width=1)
     assert "\n" not in str(e.value) and "Proxy" not in str(e.value)
 
+    class Quarter(nn.Module):  # B // 4 is 0 at batch 2 and 3, but not at 5
+        def forward(self, x):
+            for _ in range(x.size(0) // 4):
+                x = x * x
+            return x
+
+    with pytest.raises(ConfigError, match="uses the batch size"):
+        from_torch(Quarter(), seq_len=2, width=1)
+
     class Branchy(nn.Module):
         def forward(self, x):
             return x if x.sum() > 0 else -x
@@ -343,6 +352,33 @@ def test_an_interpretation_that_parts_from_torch_is_refused_naming_the_node(monk
     monkeypatch.setitem(torch_ops.HANDLERS, "flip", lambda ar, x, *d, **kw: x)  # a wrong one
     with pytest.raises(ConfigError, match=r"differs from torch's first at node 'flip'.*line \d+"):
         from_torch(Op(OPS["flip"][0]), seq_len=N_OPS, width=1)
+
+
+def test_an_interpreter_failure_is_refused_naming_the_node(monkeypatch):
+    def broken(ar, x, *d, **kw):
+        raise TypeError("a handler bug")
+
+    monkeypatch.setitem(torch_ops.HANDLERS, "flip", broken)
+    with pytest.raises(ConfigError, match=r"fails at node 'flip'.*TypeError: a handler bug"):
+        from_torch(Op(OPS["flip"][0]), seq_len=N_OPS, width=1)
+
+
+def test_an_inplace_module_is_measured_as_eager_torch_runs_it():
+    class SkipRelu(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            h = x * 1
+            skip = h
+            h = self.act(h)
+            return skip + h  # eager: relu(x) + relu(x), the write seen through skip
+
+    net = from_torch(SkipRelu(), seq_len=2, width=1)
+    assert not net.polynomial and "ReLU" in net.polynomial_reason
+    x = np.array([[[-1.0], [2.0]]])
+    assert net.apply({}, x, seprank.Float64())[0] == 0.0  # not -1 + 0
 
 
 # ------------------------------------------------------------------ certify --torch
