@@ -5,10 +5,10 @@ the tracer (:func:`make_tracer`) runs the module alongside the trace on three ex
 inputs, of batch sizes 2, 3 and 5 (float64, no gradient): every proxy carries the value
 its node takes on each. A Python number read off a proxy (``range(x.size(1))``,
 ``int(T)``, ``if x.dim() == 3:``, ``len(...)``) is that value when all three agree (it
-depends on seq_len and width only), so ``T = x.size(1)``, ``x.shape[1]``, ``range(T)`` and ``mask[:T, :T]`` trace; a
-value that differs between them (the batch size) or that is a tensor (the input's
-values: data-dependent control flow) is refused naming the module's source line and a
-fix. Buffers are traced as ``get_attr`` nodes (``proxy_buffer_attributes``), so they keep
+depends on seq_len and width only), so ``T = x.size(1)``, ``x.shape[1]``, ``range(T)``
+and ``mask[:T, :T]`` trace; a value that differs between them (the batch size) or that
+is a tensor (the input's values: data-dependent control flow) is refused naming the
+module's source line and a fix. Buffers are traced as ``get_attr`` nodes (``proxy_buffer_attributes``), so they keep
 their names.
 
 **In-place operations** (``h += g``, ``x.add_(y)``, ``x[:, 0] = y``, ``inplace=True``).
