@@ -8,13 +8,15 @@ its node takes on each. A Python number read off a proxy (``range(x.size(1))``,
 depends on seq_len and width only), so ``T = x.size(1)``, ``x.shape[1]``, ``range(T)``
 and ``mask[:T, :T]`` trace; a value that differs between them (the batch size) or that
 is a tensor (the input's values: data-dependent control flow) is refused naming the
-module's source line and a fix. Buffers are traced as ``get_attr`` nodes (``proxy_buffer_attributes``), so they keep
-their names.
+module's source line and a fix. Buffers are traced as ``get_attr`` nodes
+(``proxy_buffer_attributes``), so they keep their names.
 
 **In-place operations** (``h += g``, ``x.add_(y)``, ``x[:, 0] = y``, ``inplace=True``).
-torch.fx records them as ordinary calls and leaves later readers of the old value (an
-alias: ``skip = h`` before ``h += g``) pointing at the node from before the write, which
-is not what eager torch computes. :func:`functionalise` rewrites each such node to its
+torch.fx alone records ``h += g`` as ``h = h + g`` (its proxies have no ``__iadd__``) and
+leaves later readers of the old value (an alias: ``skip = h`` before ``h += g``) pointing
+at the node from before the write, which is not what eager torch computes. The tracer
+records the write as such (``operator.iadd``, ``operator.setitem``, ``add_``), and
+:func:`functionalise` rewrites each such node to its
 out-of-place form and points every later reader of the written tensor at the new node:
 exactly eager torch's semantics when nothing else shares the tensor's memory. A write to
 a tensor that shares memory with another one that is read later (a view: ``v = h[0]``,
