@@ -318,7 +318,9 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
         line = exception_line(exc)
         at = f" at {line}" if line else ""
         raise ConfigError(f"module={name}: torch.fx cannot trace it{at}: "
-                          f"{type(exc).__name__}: {first}") from None  # fmt: skip
+                          f"{type(exc).__name__}: {first}; fix: write that line with torch "
+                          "operations on tensors (Python numbers from x.size() or x.shape "
+                          "are fine)") from None  # fmt: skip
     alias, drawn, kept = _tensors(work, draw)
     shapes = tuple((n, tuple(t.shape)) for n, t in drawn)
     live, reason = classify(gm, {a for a, c in alias.items() if c in dict(drawn)})

@@ -260,6 +260,14 @@ def test_the_batch_size_or_the_values_as_python_numbers_are_refused_naming_the_l
     with pytest.raises(ConfigError, match="uses the batch size"):
         from_torch(Quarter(), seq_len=2, width=1)
 
+    class ViaNumpy(nn.Module):
+        def forward(self, x):
+            return x * float(np.asarray(x).sum())
+
+    with pytest.raises(ConfigError, match=r"cannot trace it at line \d+ of .*faithful.py: "
+                                          r"`return x \* float\(np.asarray.*; fix: write"):
+        from_torch(ViaNumpy(), seq_len=2, width=1)
+
     class Branchy(nn.Module):
         def forward(self, x):
             return x if x.sum() > 0 else -x
@@ -344,8 +352,13 @@ def test_a_graph_that_computes_something_else_than_eager_torch_is_refused():
         def forward(self, x):
             return x * torch.randn(1)
 
-    with pytest.raises(ConfigError, match="computes something else than the module's eager"):
-        from_torch(Noisy(), seq_len=2, width=1)
+    class Printed(nn.Module):  # fx bakes the length of the proxy's text into the graph
+        def forward(self, x):
+            return x * len(str(x))
+
+    for module in (Noisy(), Printed()):
+        with pytest.raises(ConfigError, match="computes something else than the module's eager"):
+            from_torch(module, seq_len=2, width=1)
 
 
 def test_an_interpretation_that_parts_from_torch_is_refused_naming_the_node(monkeypatch):
