@@ -306,7 +306,9 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
     name = type(module).__name__
     try:
         work = copy.deepcopy(module).double().eval()
-        tracer = make_tracer(work, seq_len, width)
+        alias, drawn, kept = _tensors(work, draw)
+        names = {a for a, c in alias.items() if c in dict(drawn)}
+        tracer = make_tracer(work, seq_len, width, names)
         with float64():
             graph = tracer.trace(work)
             gm = fx.GraphModule(tracer.root, graph, name)
@@ -321,9 +323,8 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
                           f"{type(exc).__name__}: {first}; fix: write that line with torch "
                           "operations on tensors (Python numbers from x.size() or x.shape "
                           "are fine)") from None  # fmt: skip
-    alias, drawn, kept = _tensors(work, draw)
     shapes = tuple((n, tuple(t.shape)) for n, t in drawn)
-    live, reason = classify(gm, {a for a, c in alias.items() if c in dict(drawn)})
+    live, reason = classify(gm, names)
     used = {alias.get(n.target) for n in gm.graph.nodes if n.op == "get_attr"}
     inexact = inexact_constant([(n, k, _tensor(work, n)) for n, k in kept if n in used])
     return Traced(work=work, gm=gm, live=frozenset(live), alias=alias, shapes=shapes,

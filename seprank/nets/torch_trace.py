@@ -207,10 +207,11 @@ class _ShapeTracer:
     proxy_buffer_attributes = True
     record_stack_traces = True
 
-    def __init__(self, root, seq_len: int, width: int, proxy_cls):
+    def __init__(self, root, seq_len: int, width: int, proxy_cls, drawn):
         import torch
 
         super().__init__()
+        self.drawn = frozenset(drawn)
         rng = np.random.default_rng(0)
         self.example_root, self.proxy_cls = root, proxy_cls
         self.inputs = [torch.as_tensor(rng.standard_normal((b, seq_len, width)))
@@ -261,9 +262,20 @@ class _ShapeTracer:
 
     def concrete(self, proxy, what: str):
         vals = self.values.get(proxy.node)
-        if vals is None or not all(_plain(v) for v in vals) or len(set(map(repr, vals))) != 1:
-            self.refuse(proxy.node, what)
-        return vals[0]
+        if vals is not None and all(_plain(v) for v in vals) and len(set(map(repr, vals))) == 1:
+            return vals[0]
+        if vals is not None and self._constant(proxy.node):  # from kept tensors only
+            return vals[0]
+        self.refuse(proxy.node, what)
+
+    def _constant(self, node) -> bool:
+        """Whether ``node`` depends on neither the input nor a drawn tensor (its value is
+        then the same at every call: a kept buffer's, say)."""
+        if node.op == "placeholder":
+            return False
+        if node.op == "get_attr":
+            return node.target not in self.drawn
+        return all(self._constant(n) for n in node.all_input_nodes)
 
     def to_bool(self, obj):
         return bool(self.concrete(obj, "a bool (an if, a while, an assert)"))
@@ -281,19 +293,21 @@ class _ShapeTracer:
                 f"varies: it evaluates batches of many sizes) as {what}; fix: use -1 in "
                 f"view/reshape (x.view(-1, T, C)) or tensor operations instead")  # fmt: skip
         raise ConfigError(
-            f"{at}the module uses the input's values as {what}: data-dependent control "
+            f"{at}the module uses the values of its input or of a tensor drawn at random "
+            f"(a trainable parameter) as {what}: data-dependent control "
             f"flow is not a fixed graph, and seprank needs one; fix: write it with tensor "
             f"operations, or fix the branch in the module's constructor")  # fmt: skip
 
 
-def make_tracer(root, seq_len: int, width: int):
+def make_tracer(root, seq_len: int, width: int, drawn=()):
     """The tracer for ``root`` (an fx.Tracer with :class:`_ShapeTracer` mixed in; torch is
-    imported here)."""
+    imported here). ``drawn``: the names of the tensors drawn at random (a Python value
+    computed from them is not a constant)."""
     from torch import fx
 
     proxy_cls = type("ShapedProxy", (_ShapedProxy, fx.Proxy), {})
     tracer_cls = type("ShapeTracer", (_ShapeTracer, fx.Tracer), {})
-    return tracer_cls(root, seq_len, width, proxy_cls)
+    return tracer_cls(root, seq_len, width, proxy_cls, drawn)
 
 
 # ------------------------------------------------------------------------ functionalisation

@@ -276,6 +276,30 @@ def test_the_batch_size_or_the_values_as_python_numbers_are_refused_naming_the_l
         from_torch(Branchy(), seq_len=2, width=1)
 
 
+class BufferFlag(nn.Module):
+    """A branch on a kept buffer is a constant; on a drawn parameter it is not."""
+
+    def __init__(self, on_weight=False):
+        super().__init__()
+        self.on_weight = on_weight
+        self.register_buffer("on", torch.tensor(1.0))
+        self.w = nn.Parameter(torch.ones(1))
+
+    def forward(self, x):
+        if (self.w.sum() if self.on_weight else self.on) > 0:
+            x = x[:, :1] * x[:, 1:]
+        return x
+
+
+def test_a_branch_on_a_kept_buffer_traces_one_on_a_drawn_tensor_is_refused():
+    net = from_torch(BufferFlag(), seq_len=2, width=1)  # f = x0 x1
+    X, _ = inputs(2, 1)
+    assert modular_rank(net, (0,)) == rank_over_q(X[0][0] * X[1][0], [0]) == 1
+    for module, kw in ((BufferFlag(on_weight=True), {}), (BufferFlag(), {"draw": "all"})):
+        with pytest.raises(ConfigError, match="tensor drawn at random.*data-dependent"):
+            from_torch(module, seq_len=2, width=1, **kw)
+
+
 # ------------------------------------------------------------------ operations
 N_OPS = 4
 
