@@ -35,11 +35,14 @@ views) it refuses.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import inspect
 import linecache
 import operator
 import os
+import sys
 
 import numpy as np
 
@@ -77,6 +80,7 @@ def float64():
         torch.set_default_dtype(old)
 
 
+@functools.lru_cache(maxsize=1)
 def _package_dirs() -> tuple[str, ...]:
     import torch
 
@@ -108,17 +112,22 @@ def exception_line(exc) -> str:
 
 
 def node_line(node) -> str:
-    """The user's source line recorded for an fx node (``record_stack_traces``), or ""."""
-    trace = getattr(node, "stack_trace", None) or ""
-    frames = []
-    for line in trace.splitlines():
-        line = line.strip()
-        if line.startswith('File "') and ", line " in line:
-            name, _, rest = line[6:].partition('", line ')
-            num = rest.split(",")[0]
-            if num.isdigit():
-                frames.append((name, int(num)))
-    return user_line(frames)
+    """The user's source line recorded for an fx node while tracing, or ""."""
+    frame = node.meta.get("seprank_frame") if hasattr(node, "meta") else None
+    return user_line([frame]) if frame else ""
+
+
+def _user_frame():
+    """(filename, lineno) of the innermost frame in the user's code, or None: a walk up
+    the stack (cheaper than fx's record_stack_traces, which symbolises every frame)."""
+    skip = _package_dirs()
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(skip) and not name.startswith("<frozen"):
+            return name, frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 def where(node) -> str:
@@ -166,7 +175,7 @@ class _ShapedProxy:
         return float(self._number("a float"))
 
     def _inplace(self, op, other):
-        vals = self.tracer.values.get(self.node)
+        vals = self.tracer.example(self.node)
         tensor = vals is None or any(hasattr(v, "detach") for v in vals)
         return self.tracer.create_proxy("call_function", op if tensor else
                                         INPLACE_OPERATORS[op], (self, other), {})  # fmt: skip
@@ -193,7 +202,7 @@ class _ShapedProxy:
         self.tracer.create_proxy("call_function", operator.setitem, (self, index, value), {})
 
     def __len__(self):
-        vals = self.tracer.values.get(self.node)
+        vals = self.tracer.example(self.node)
         lens = None if vals is None else {len(v) for v in vals}
         if lens is None or len(lens) != 1:
             self.tracer.refuse(self.node, "len()")
@@ -201,11 +210,11 @@ class _ShapedProxy:
 
 
 class _ShapeTracer:
-    """Mixed into fx.Tracer: traces buffers as get_attr nodes, records source lines, and
-    runs every node on the example inputs as it is created (see the module docstring)."""
+    """Mixed into fx.Tracer: traces buffers as get_attr nodes, records each node's user
+    source line, and knows every node's values on the example inputs (:meth:`example`; see
+    the module docstring)."""
 
     proxy_buffer_attributes = True
-    record_stack_traces = True
 
     def __init__(self, root, seq_len: int, width: int, proxy_cls, drawn):
         import torch
@@ -217,6 +226,7 @@ class _ShapeTracer:
         self.inputs = [torch.as_tensor(rng.standard_normal((b, seq_len, width)))
                        for b in BATCHES]  # fmt: skip
         self.values: dict = {}
+        self.pending: collections.deque = collections.deque()
         self.placeholders = 0
 
     def proxy(self, node):
@@ -225,23 +235,41 @@ class _ShapeTracer:
     def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None,
                      proxy_factory_fn=None):  # fmt: skip
         p = super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
-        self._evaluate(p.node)
+        p.node.meta["seprank_frame"] = _user_frame()
+        self.pending.append(p.node)
         return p
 
-    def _evaluate(self, node) -> None:
+    def example(self, node):
+        """The node's example values (one per batch size), or None where they cannot be
+        computed. Computed on demand, catching up on the nodes created so far in their
+        order (the order eager torch runs them in: in-place writes included), with fx's
+        patches of nn.Module lifted once for the lot."""
+        if node in self.values or node not in self.pending:
+            return self.values.get(node)
         import torch
+
+        with _unpatched(torch.nn.Module), torch.no_grad():  # real tensors, not traced
+            while self.pending:
+                n = self.pending.popleft()
+                self.values[n] = self._evaluate(n)
+                if n is node:
+                    break
+        return self.values[node]
+
+    def _evaluate(self, node):
         from torch.fx.node import map_arg
 
+        if any(self.values.get(n) is None for n in node.all_input_nodes):
+            return None  # an input has no example value: neither has this node
         out = []
         for b in range(len(BATCHES)):
             try:
                 args = map_arg(node.args, lambda n, b=b: self.values[n][b])
                 kwargs = map_arg(node.kwargs, lambda n, b=b: self.values[n][b])
-                with _unpatched(torch.nn.Module), torch.no_grad():  # real tensors, not traced
-                    out.append(self._run(node, b, args, kwargs))
+                out.append(self._run(node, b, args, kwargs))
             except Exception:  # noqa: BLE001 - no example value: the proxy stays symbolic
-                return
-        self.values[node] = tuple(out)
+                return None
+        return tuple(out)
 
     def _run(self, node, b, args, kwargs):
         if node.op == "placeholder":
@@ -261,7 +289,7 @@ class _ShapeTracer:
         return self.example_root.get_submodule(node.target)(*args, **kwargs)
 
     def concrete(self, proxy, what: str):
-        vals = self.values.get(proxy.node)
+        vals = self.example(proxy.node)
         if vals is not None and all(_plain(v) for v in vals) and len(set(map(repr, vals))) == 1:
             return vals[0]
         if vals is not None and self._constant(proxy.node):  # from kept tensors only
@@ -271,11 +299,14 @@ class _ShapeTracer:
     def _constant(self, node) -> bool:
         """Whether ``node`` depends on neither the input nor a drawn tensor (its value is
         then the same at every call: a kept buffer's, say)."""
-        if node.op == "placeholder":
-            return False
-        if node.op == "get_attr":
-            return node.target not in self.drawn
-        return all(self._constant(n) for n in node.all_input_nodes)
+        seen, stack = set(), [node]
+        while stack:
+            n = stack.pop()
+            if n.op == "placeholder" or n.op == "get_attr" and n.target in self.drawn:
+                return False
+            seen.add(n)
+            stack.extend(m for m in n.all_input_nodes if m not in seen)
+        return True
 
     def to_bool(self, obj):
         return bool(self.concrete(obj, "a bool (an if, a while, an assert)"))
@@ -284,7 +315,7 @@ class _ShapeTracer:
         return iter(self.concrete(obj, "a sequence to iterate over"))
 
     def refuse(self, node, what: str):
-        vals = self.values.get(node)
+        vals = self.example(node)
         line = user_line()
         at = f"{line}: " if line else ""
         if vals is not None and all(_plain(v) for v in vals):
