@@ -1,6 +1,7 @@
 """``--torch MODULE:FACTORY``: measure a torch nn.Module (:func:`seprank.from_torch`).
 
-``seprank measure --torch mymod:make --param seq_len=4 --param width=2`` imports ``mymod``
+``seprank measure --torch mymod:make --param seq_len=4 --param width=2`` (or ``certify``,
+``bounds``, ``verify``) imports ``mymod``
 (from PYTHONPATH), calls ``make()`` for the module and measures it; ``--param position=I``
 and ``--param coordinate=C`` choose the output read (default y[:, 0, 0]).
 """
@@ -28,7 +29,7 @@ def torch_net_from_args(args, default_arch: str):
     path = getattr(args, "torch", None)
     if path is None:
         return None
-    if getattr(args, "arch", default_arch) != default_arch:
+    if getattr(args, "arch", None) not in (None, default_arch):
         raise ConfigError(f"--torch {path}: give --torch or --arch, not both")
     stray = [k for k in ATTENTION_ONLY if getattr(args, k, None) not in (None, False)]
     if stray:

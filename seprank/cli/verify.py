@@ -8,6 +8,7 @@ from pathlib import Path
 
 from seprank.cli._common import _int_list, add_output_args, add_sweep_args, nonneg_int
 from seprank.cli.archs import net_from_args
+from seprank.cli.torch_args import add_torch_args
 from seprank.errors import ConfigError
 from seprank.paths import check_out_dir
 from seprank.studies import verify
@@ -54,7 +55,8 @@ def add_parser(sub) -> None:
     v.add_argument("--arch", default=None, metavar="NAME|module:Class",
                    help="verify one network of this architecture instead of the grid")
     v.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="a parameter of --arch (repeatable)")
+                   help="a parameter of --arch or --torch (repeatable)")
+    add_torch_args(v)
     v.add_argument("--partition", action="append", type=_int_list, default=[],
                    metavar="A", help="an A side for --arch, e.g. 0,1 (repeatable)")
     add_sweep_args(v, "result store (SQLite; default OUT/results.sqlite): configurations "
@@ -68,7 +70,7 @@ def cmd_arch(args) -> int:
                           "--partition instead")  # fmt: skip
     rows = verify_partitions(net_from_args(args), args.partition or None, seed=args.seed)
     if args.json:
-        print(json.dumps({"arch": args.arch, "rows": rows}))
+        print(json.dumps({"arch": args.arch or args.torch, "rows": rows}))
     else:
         for r in rows:
             up = "none" if r["upper"] is None else r["upper"]
@@ -102,7 +104,7 @@ def cmd_verify(args) -> int:
     SeprankError
         On bad input (``main`` prints it as one line and exits 2).
     """
-    if args.arch is not None:
+    if args.arch is not None or args.torch is not None:
         return cmd_arch(args)
     if args.param or args.partition:
         raise ConfigError("--param and --partition need --arch (the grid job takes neither)")

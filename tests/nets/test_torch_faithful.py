@@ -457,6 +457,17 @@ def test_cli_certify_torch_and_check_certificate_on_the_nanogpt_block(tmp_path):
                               "--param", "width=4"], capture_output=True, text=True,
                        env=env, cwd=tmp_path, timeout=300)  # fmt: skip
     assert r.returncode == 2 and "no known bound" in r.stderr and r.stderr.count("\n") == 1
+    r = subprocess.run(run + ["verify", "--torch", "nanomod:factory", "--param", "seq_len=4",
+                              "--param", "width=4", "--param", "position=1", "--partition",
+                              "1,3", "--json"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    row = json.loads(r.stdout)["rows"][0]
+    assert (row["measured"], row["upper"]) == (rank_over_q(f, (1, 3)), None)
+    r = subprocess.run(run + ["blocks", "--torch", "nanomod:factory", "--param", "seq_len=4",
+                              "--param", "width=4"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=300)  # fmt: skip
+    assert r.returncode == 2 and "catalecticant" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_a_sweep_grid_names_a_torch_factory(tmp_path):
