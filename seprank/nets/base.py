@@ -54,9 +54,11 @@ docstring's first line is its description and its dataclass fields (with their t
 annotations: ``int``, ``bool`` (0/1), ``tuple[int, ...]`` (comma list) or the graph type
 ``Edges``) are the parameters ``seprank measure --arch NAME --param KEY=VALUE`` accepts.
 A class outside the registry is named ``--arch module:Class`` or by an entry point
-(:mod:`seprank.nets.registry`). Its own proved bound, if any: a method
-``upper_bound(partition) -> (bound, source)`` (an int and where it is proved), read by
-``seprank.upper_bound``, ``seprank bounds`` and ``seprank certify`` ("exact, proved").
+(:mod:`seprank.nets.registry`). Its own upper bound, if any: a method
+``upper_bound(partition) -> (bound, source)`` (an int and where it comes from), read by
+``seprank.upper_bound``, ``seprank bounds``, ``seprank certify`` and ``measure``; seprank
+has not proved it, so a certified rank that meets it is "exact, given the architecture's
+stated bound (SOURCE)", never "exact, proved" (that takes a proof in proofs/).
 """
 
 from __future__ import annotations

@@ -1,0 +1,87 @@
+"""The words seprank puts on a number, in one place (docs/explanation/labels.md).
+
+Every label a measurement, a certificate, a bound, ``verify``, a sweep row or a figure
+prints comes from here, so each word means one thing everywhere:
+
+- ``lower bound, saturated``: a GF(p) rank (a certified lower bound) that stopped below
+  its sample with a Schwartz-Zippel bound on a false stop at most the threshold
+  (:data:`SATURATED`);
+- ``lower bound, not saturated``: a certified lower bound only;
+- ``exact, proved``: a certified lower bound equal to a bound with a proof in proofs/;
+- ``exact, given the ... bound (SOURCE)``: equal to a bound seprank did not prove (recalled
+  from the literature, stated by the architecture, or stated by the user);
+- ``exact``: the symbolic method's rank over Q of the coefficient matrix;
+- ``float estimate, trusted`` / ``untrusted``: a float rank of a polynomial network, never
+  saturated; of a non-polynomial network it is ``float rank of a non-polynomial`` (no
+  finite separation rank is known to exist: the number estimates nothing finite).
+"""
+
+from __future__ import annotations
+
+#: The one definition of *saturated* (help texts quote it).
+SATURATED = ("saturated: a GF(p) rank that stopped strictly below its sample size, with "
+             "the Schwartz-Zippel bound on a false stop at most the threshold; it equals the "
+             "separation rank except with that probability (modular method only)")  # fmt: skip
+
+#: The statuses of an upper bound, and what a rank meeting it is called.
+PROVED, RECALLED, ARCHITECTURE, USER = "proved", "recalled", "architecture", "user"
+BOUND_STATUSES = (PROVED, RECALLED, ARCHITECTURE, USER)
+
+#: Tags of a bound -> its status: [P] a proof in proofs/; [M] recalled, [V]/[V2] read in a
+#: primary or secondary source (not proved here); [D] derived in the architecture's module
+#: docstring, "user" the architecture's own ``upper_bound`` (both stated by the architecture).
+TAG_STATUS = {"P": PROVED, "M": RECALLED, "V": RECALLED, "V2": RECALLED,
+              "D": ARCHITECTURE, "user": ARCHITECTURE}  # fmt: skip
+
+NOT_POLYNOMIAL = "float rank of a non-polynomial (estimates no finite separation rank)"
+
+
+def bound_status(tag) -> str:
+    """The status of a bound from its tag (an unknown tag is the architecture's word)."""
+    return TAG_STATUS.get(tag, ARCHITECTURE)
+
+
+def exact_label(status: str, source=None) -> str:
+    """What a certified lower bound equal to an upper bound of ``status`` is called.
+
+    Parameters
+    ----------
+    status : str
+        One of :data:`BOUND_STATUSES`.
+    source : str, optional
+        Where the bound comes from (quoted unless it is proved).
+
+    Returns
+    -------
+    str
+        ``"exact, proved"`` only for a proved bound; otherwise ``"exact, given the recalled
+        literature bound (SOURCE)"``, ``"exact, given the architecture's stated bound
+        (SOURCE)"`` or ``"exact, given the stated bound (SOURCE)"``.
+    """
+    return "exact, proved" if status == PROVED else f"exact, given {_which(status, source)}"
+
+
+def _which(status: str, source) -> str:
+    what = {RECALLED: "the recalled literature bound", ARCHITECTURE:
+            "the architecture's stated bound", USER: "the stated bound"}[status]  # fmt: skip
+    return f"{what} ({source})"
+
+
+def above_label(status: str, source=None) -> str:
+    """A certified lower bound above an upper bound: the bound is false (say which)."""
+    if status == PROVED:
+        return "lower bound ABOVE the proved bound: a bug in seprank, please report it"
+    return f"lower bound, above {_which(status, source)}: that bound is false"
+
+
+def grid_label(saturated: bool, budget_hit: bool) -> str:
+    """A GF(p) rank's label without a bound to meet."""
+    s = "lower bound, " + ("saturated" if saturated else "not saturated")
+    return s + (", budget hit" if budget_hit and not saturated else "")
+
+
+def float_label(trusted: bool, polynomial: bool = True) -> str:
+    """A float rank's label: never saturated; of a non-polynomial, an estimate of nothing."""
+    if not polynomial:
+        return NOT_POLYNOMIAL
+    return "float estimate, " + ("trusted" if trusted else "untrusted")
