@@ -88,7 +88,9 @@ def float_distrust(m) -> str | None:
     tol = getattr(m, "tolerance", None)
     if s is None or tol is None:
         return "no float spectrum (not a float measurement)"
-    if not getattr(m, "saturated", False) or r <= 0 or r >= len(s):
+    stopped = getattr(m, "sample_saturated", None)  # a float rank is never "saturated"
+    if not (getattr(m, "saturated", False) if stopped is None else stopped) or r <= 0 \
+            or r >= len(s):  # fmt: skip
         return (f"no singular value below the tolerance (rank {r} of a {len(s)}-value "
                 "spectrum: the rank reached the sample size)")  # fmt: skip
     if not np.all(np.isfinite(s)):

@@ -24,6 +24,10 @@ def attach(m, net) -> None:
     except SeprankError as exc:  # the architecture's own upper_bound is broken: say so
         m.bound = {"upper": None, "note": f"no bound compared: {exc}"}
         return
+    except Exception as exc:  # noqa: BLE001 - a user's upper_bound raising: the rank stands
+        m.bound = {"upper": None, "note": f"no bound compared: {type(net).__name__}."
+                   f"upper_bound raised {type(exc).__name__}: {exc}"}  # fmt: skip
+        return
     if b is None or b.get("upper") is None:
         return
     m.bound = {"upper": int(b["upper"]), "status": labels.bound_status(b.get("tag")),

@@ -395,8 +395,10 @@ def measure(
         Sample growth factor per adaptive step (default 1.5 direct; 1.25 graded, then 1.1
         from 2048 samples on).
     weights : dict, optional
-        Integer weight arrays (same keys as ``net.init``), to measure one specific integer
-        network in several engines.
+        Given weights (the keys and shapes ``net.init`` returns; ints, Fractions or exact
+        floats), to measure one specific network in several engines: converted exactly,
+        the same function in each (:mod:`seprank.engine.weights`); a missing, extra or
+        misshaped key, or a value with no exact reading, is a ConfigError naming it.
     rank_engine : {"auto", "blas", "flint", "array-numpy", "array-torch"}, default "auto"
         GF(p) rank engine for ``modular`` (see :func:`seprank.algebra.rank.rank_modp`; all
         exact, they agree).
@@ -428,7 +430,9 @@ def measure(
     Raises
     ------
     ConfigError
-        If ``net`` is not an architecture, the partition or an option is invalid, the method
+        If ``net`` is not an architecture, the partition, an option or ``weights`` is
+        invalid, a class seprank does not ship mixes the batch axis in ``apply``
+        (:mod:`seprank.engine.row_check`), the method
         cannot measure the net (a non-polynomial net in ``modular`` or ``symbolic``),
         ``options`` is given together with non-default keywords, or torch or CUDA is
         missing for ``device="cuda"``.

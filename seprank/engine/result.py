@@ -253,7 +253,7 @@ class Measurement:
         Returns
         -------
         dict
-            Every field (tuples as lists), and ``kind`` (``"measured"``).
+            Every field (tuples as lists), ``kind`` (``"measured"``) and ``label``.
         """
         d = asdict(self)
         if not minors:
@@ -262,6 +262,7 @@ class Measurement:
         d["samples"] = list(self.samples)
         d["partition"] = list(self.partition)
         d["kind"] = self.kind
+        d["label"] = self.label
         d["spectrum"] = (
             None if (self.spectrum is None or not spectrum) else [float(s) for s in self.spectrum]
         )

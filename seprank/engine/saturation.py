@@ -247,8 +247,10 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         return m
     m.saturated = True
     m.saturation_reason = (
-        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel, "
-        f"entry degree {e}, prime {m.prime}; threshold {threshold:g}); the rank is that "
+        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel "
+        f"over the random {'weights and ' if random_weights else ''}sample points, entry "
+        f"degree {e}, prime {m.prime}; threshold {threshold:g}; the constants of the code "
+        "are not random: each is checked nonzero mod p where it is nonzero); the rank is that "
         f"over GF({m.prime}), equal to the rank over Q for all but finitely many primes "
         f"(confirm with other primes: --confirm K)")
     return m

@@ -12,6 +12,7 @@ import numpy as np
 from seprank.algebra.domains import ModP
 from seprank.engine.sample_grid import evaluate_grid, make_evaluator
 from seprank.errors import SeprankError
+from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
@@ -284,7 +285,8 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         bad.append(f"exact={cert.get('exact')!r}, but the rank {total} "
                    f"{'meets' if meets else 'does not meet'} upper_bound {up}")  # fmt: skip
     if not bad and (given or recheck):  # the claim text, regenerated from verified fields
-        want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS)
+        want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS,
+                          stated=bound_status(own.get("tag")) == ARCHITECTURE)
         if cert.get("claim") != want:
             bad.append(f"claim {cert.get('claim')!r} is not what the verified fields give: "
                        f"{want!r}")  # fmt: skip

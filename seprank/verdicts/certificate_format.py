@@ -117,9 +117,12 @@ def certificate_name(cert: dict) -> str:
                                 f"p{cert['prime']}") if x) + ".json"  # fmt: skip
 
 
-def claim_text(rank: int, upper, given: bool, recalled: bool = False) -> str:
+def claim_text(rank: int, upper, given: bool, recalled: bool = False,
+               stated: bool = False) -> str:  # fmt: skip
     """The certificate's ``claim``, generated from its fields (the checker regenerates it
-    from the verified ones and compares)."""
+    from the verified ones and compares). ``recalled``: the bound is recalled from the
+    literature; ``stated``: the architecture states it (its own ``upper_bound``, or derived
+    in its module docstring [D]); neither: proved in proofs/."""
     text = ("sep(f; A, B) >= rank for the integer-weight network regenerated from the seed, "
             "hence for the architecture maximised over weights (and at generic weights)")
     if upper is None or int(rank) != int(upper):
@@ -129,5 +132,8 @@ def claim_text(rank: int, upper, given: bool, recalled: bool = False) -> str:
                        "exactly rank if that bound holds")  # fmt: skip
     if recalled:
         return text + ("; rank equals the upper bound recalled from the literature, so the "
+                       "separation rank is exactly rank if that bound holds")  # fmt: skip
+    if stated:
+        return text + ("; rank equals the upper bound the architecture states, so the "
                        "separation rank is exactly rank if that bound holds")  # fmt: skip
     return text + "; rank equals the proved upper bound, so the separation rank is exactly rank"

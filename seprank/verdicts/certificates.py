@@ -58,6 +58,7 @@ from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
 from seprank.engine.strategies import catalecticant
 from seprank.errors import ConfigError, SeprankError
+from seprank.labels import ARCHITECTURE, PROVED, bound_status
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
@@ -257,7 +258,8 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
         "upper_source": source,
         "upper_given": bool(given),
         "exact": upper is not None and int(m.rank) == int(upper),
-        "claim": claim_text(m.rank, upper, given, tag in RECALLED_TAGS),
+        "claim": claim_text(m.rank, upper, given, tag in RECALLED_TAGS,
+                            stated=bound_status(tag) == ARCHITECTURE),
         "created_by": f"seprank {__version__}",
         "numpy": np.__version__,
     }  # fmt: skip
@@ -288,7 +290,8 @@ def _bound(net, partition, upper, upper_source) -> tuple:
 def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[bool, str, str]:
     """(exact, status, ground) of a measurement against the bound."""
     what = ("the stated upper bound" if given else "the recalled upper bound"
-            if tag in RECALLED_TAGS else "the proved upper bound")  # fmt: skip
+            if tag in RECALLED_TAGS else "the architecture's stated upper bound"
+            if bound_status(tag) == ARCHITECTURE else "the proved upper bound")  # fmt: skip
     if upper is not None and m.rank == upper and has_cert:
         status = exact_label(given, source, tag)
         tail = ("a theorem, no probability involved" if status == "exact, proved" else
@@ -298,8 +301,8 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
                               f"{upper}: {tail}")  # fmt: skip
     if upper is not None and m.rank > upper:
         gap = (f"; {what} {upper} is below it, so it is FALSE" if given else
-               f"; it EXCEEDS {what} {upper}: " + ("the recalled bound is false, or a bug"
-                                                     if tag in RECALLED_TAGS else
+               f"; it EXCEEDS {what} {upper}: " + ("that bound is false, or a bug"
+                                                     if bound_status(tag) != PROVED else
                                                      "a bug (the bound is proved)"))  # fmt: skip
     elif upper is not None:
         gap = f", gap {upper - m.rank} to {what}"

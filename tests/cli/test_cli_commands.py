@@ -525,7 +525,7 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(certificates, "check_certificate", check)
     monkeypatch.setattr(certificate_schema, "load", lambda path: {})  # the schema: its tests
-    result["r"] = CheckResult(ok=True, exact=True, rank=18)
+    result["r"] = CheckResult(ok=True, exact=True, rank=18, tag="P")
     assert main(["check-certificate", "x.json"]) == 0
     assert capsys.readouterr().out == "valid: separation rank = 18; exact, proved (meets the " \
         "proved upper bound)\n"  # fmt: skip
