@@ -38,6 +38,8 @@ the rank meets U. Otherwise "lower bound" with the gap, and the ground of the sa
 label (a Schwartz-Zippel bound) if any.
 The certificate (JSON) is re-checked, without trusting the measurement, by
   seprank check-certificate FILE      (exit 0: valid, 1: false, 2: unreadable/malformed)
+(with --arch module:Class, or --torch MODULE:FACTORY, for a certificate naming one: the
+re-check line printed says which; seprank check-certificate --help gives the rule)
 exit codes: 0 done, 1 --check found the certificate invalid, 2 bad input."""
 
 CHECK_EPILOG = """\
@@ -78,7 +80,8 @@ def add_parsers(sub) -> None:
 
     k = sub.add_parser("check-certificate",
                        help="re-derive a certificate's minors from its seeds and check their "
-                            "determinants over GF(p) with python-flint (exit 0 / 1)",
+                            "determinants over GF(p) with python-flint (exit 0 valid / 1 false); "
+                            "imports no module the file names without your word",
                        epilog=CHECK_EPILOG)  # fmt: skip
     k.add_argument("file", help="certificate JSON written by seprank certify")
     k.add_argument("--arch", default=None, metavar="NAME|module:Class",
@@ -136,13 +139,25 @@ def cmd_certify(args) -> int:
         print(f"  upper bound: {c.upper_why}")
         if c.path:
             print(f"  certificate: {c.path}")
-            print(f"  re-check:    seprank check-certificate {c.path}")
+            print(f"  re-check:    seprank check-certificate {c.path}"
+                  f"{recheck_flags(c.certificate)}")
         else:
             print("  no certificate: no nonsingular minor was recorded")
         if checked is not None:
             verdict = "valid" if checked.ok else "INVALID: " + "; ".join(checked.reasons)
             print(f"  check: {verdict}")
     return 1 if checked is not None and not checked.ok else 0
+
+
+#: The check-certificate flag that gives permission for each kind of import a file names.
+FLAGS = {"architecture": "--arch", "factory": "--torch"}
+
+
+def recheck_flags(cert: dict) -> str:
+    """The flags check-certificate needs for ``cert`` (your word for each module it names:
+    ``" --arch mymod:MyNet"``; ``""`` for a registry architecture)."""
+    return "".join(f" {FLAGS.get(what, '--arch')} {path}"
+                   for what, path in file_imports(cert["architecture"], cert["config"]))
 
 
 def _permission(args, cert: dict) -> dict:
@@ -167,11 +182,10 @@ def _permission(args, cert: dict) -> dict:
             raise ConfigError(f"--torch {args.torch}: the certificate names factory "
                               f"{factory!r}; give that one (or leave --torch out)")  # fmt: skip
         allow = allow or (args.torch,)
-    flag = {"architecture": "--arch", "factory": "--torch"}
     for what, path in file_imports(name, config, cls):
         if not allows(allow, path):
             raise refusal(what, path, f"{args.file}: the certificate",
-                          f"if you trust it, give {flag.get(what, '--arch')} {path} (or "
+                          f"if you trust it, give {FLAGS.get(what, '--arch')} {path} (or "
                           "--allow-import)")  # fmt: skip
     return {"cls": cls, "allow_import": allow}
 

@@ -179,3 +179,22 @@ def test_transition_plot_only_reads_a_csv_naming_a_module_as_data(tmp_path):
     r = seprank(["transition", "--plot-only", "--out", out, "--json", "--quiet"], code, (code,))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["rows"][0]["arch"] == "tripmod:MyNet" and not mark.exists()
+
+
+def test_certify_prints_the_re_check_with_the_word_it_needs(tmp_path, monkeypatch, capsys):
+    mark = tripwire(tmp_path, tmp_path / "marks")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert main(["certify", "--arch", "tripmod:MyNet", "--param", "seq_len=4", "--param",
+                     "terms=3", "--out", str(tmp_path / "c"), "--quiet", "--check"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[-1] == "  check: valid"  # --check: your --arch is your word
+        (line,) = [x for x in out if x.startswith("  re-check:")]
+        cmd = line.split(":", 1)[1].split()
+        assert cmd[0] == "seprank" and cmd[-2:] == ["--arch", "tripmod:MyNet"]
+        forget("tripmod", mark)
+        assert main(cmd[1:]) == 0 and mark.exists()  # the printed command works as it is
+        forget("tripmod", mark)
+        assert main(cmd[1:-2]) == 2 and not mark.exists()  # without the word: refused
+    finally:
+        forget("tripmod", mark)
