@@ -172,11 +172,12 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
         Evaluate the network with the compiled kernel of the measurement instead of its
         reference code (faster for deep networks; the determinants are python-flint's either
         way).
-    cls : type or Architecture, optional
+    cls : type or str or Architecture, optional
         The architecture class (default: the class the certificate's ``architecture``
-        names), or the architecture itself for one its config cannot rebuild
-        (``from_torch`` on a module object; its config must equal the certificate's).
-        Your word: the certificate's own ``module:Class`` is then not imported.
+        names), its name in your words (``"mymod:MyNet"``, resolved as ``--arch`` is), or
+        the architecture itself for one its config cannot rebuild (``from_torch`` on a
+        module object; its config must equal the certificate's). Your word: the
+        certificate's own ``module:Class`` is then not imported.
     allow_import : bool or str or iterable of str, default False
         Permission to import what the certificate names: True (whatever it names), or
         the import paths you allow (``"mymod:MyNet"``, a torch factory ``"mymod:make"``).

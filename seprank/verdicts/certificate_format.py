@@ -34,19 +34,19 @@ def homogeneous_by_theorem(net) -> bool:
 def architecture_for(name: str, config: dict, cls=None, allow_import=False,
                      how: str = API_HOW):  # fmt: skip
     """What a certificate's network is built from, with every module it needs imported
-    here and only with permission: ``cls`` (the user's word: a class, or the architecture
-    itself), else the class the certificate's ``architecture`` names
+    here and only with permission: ``cls`` (the user's word: a class, a name resolved as
+    ``--arch`` is, or the architecture itself), else the class the certificate's ``architecture`` names
     (:func:`~seprank.nets.registry.resolve_from_file`: a ``module:Class`` or a torch
     ``factory`` only if ``allow_import`` allows it).
 
     Raises ConfigError (refused, not importable, no such architecture): not a verdict on
     the certificate, so the checker raises it instead of answering "invalid"."""
-    if cls is not None and not isinstance(cls, type):
+    if cls is not None and not isinstance(cls, (type, str)):
         return cls  # the architecture itself: nothing to import
     if cls is None:
         return resolve_from_file(name, config, allow_import=allow_import,
                                  source="the certificate", how=how)  # fmt: skip
-    cls = resolve(cls)
+    cls = resolve(cls)  # a class, or a name in your words (resolved as --arch is)
     import_fields(cls, config, allow_import, "the certificate", how)
     return cls
 

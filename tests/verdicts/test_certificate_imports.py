@@ -71,6 +71,8 @@ def test_your_class_is_your_word_and_the_named_module_stays_unimported(sent, tmp
     assert r.ok and r.exact and not mark.exists()
     r = check_certificate(cert, cls=resolve("mymod:MyNet")(seq_len=4, terms=3))
     assert r.ok and not mark.exists()
+    r = check_certificate(cert, cls="mymod:MyNet")  # a name in your words: imported
+    assert r.ok and not mark.exists()
 
 
 def test_a_module_that_cannot_be_imported_raises_and_is_never_invalid(sent, tmp_path,
