@@ -62,8 +62,7 @@ def test_with_your_word_it_imports_and_checks(sent, word):
     code, path, mark = sent
     r = seprank(["check-certificate", path, *word], code)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "valid: separation rank = 3; exact, proved (meets the proved upper " \
-        "bound)\n" and mark.exists()  # fmt: skip
+    assert r.stdout.startswith("valid: separation rank = 3; exact") and mark.exists()
 
 
 @pytest.mark.parametrize("word, line", [
