@@ -21,7 +21,8 @@ RESULTS_EPILOG = """\
 refused one. rank is measured (see each measurement's certified and saturated fields).
 A row measured by other code (its code fingerprint differs from this seprank's) is
 marked stale (status "done, stale"; --json and --csv: stale = true): a sweep does not reuse
-it (its key differs) and measures the task again. The store is opened read-only.
+it (its key differs) and measures the task again. The store is opened read-only, and read
+as data: an arch module:Class in it is listed, never imported (its code does not run).
 --format table|csv|json is deprecated: the table is the default, --csv or --json the others.
 exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 

@@ -31,7 +31,8 @@ def add_parser(sub) -> None:
                    help="skip configurations whose proved bound exceeds this (e.g. 10000 "
                         "to leave out the largest; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
-                   help="redraw the figure from the CSV, measure nothing")
+                   help="redraw the figure from the CSV, measure nothing (the CSV is "
+                        "read as data: nothing it names is imported)")
     add_output_args(t, json_help="print one JSON object (rows, csv, figure) instead of the "
                     "lines", quiet_help="no progress bar")  # fmt: skip
     add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "

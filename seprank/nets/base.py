@@ -17,9 +17,10 @@ are its parameters) with two methods and two attributes:
 - ``apply(params, X, domain) -> f``: the scalar outputs, shape ``(batch,)`` (or
   ``(batch, 1)``), written in **plain numpy**; row i of the output is f at row i of ``X``
   alone (the one-row protocol: seprank checks it before measuring a class it does not
-  ship, by permuting and halving a batch, and refuses code that mixes the batch axis). seprank hands ``apply`` its inputs and
-  weights as the domain's arrays (:meth:`seprank.algebra.domains.Domain.wrap`): field
-  arrays under ModP, on which ``+ - * @``, ``** k``, ``np.einsum`` (any operand count),
+  ship, by permuting and halving a batch, and refuses code that mixes the batch axis).
+  seprank hands ``apply`` its inputs and weights as the domain's arrays
+  (:meth:`seprank.algebra.domains.Domain.wrap`): field arrays under ModP, on which
+  ``+ - * @``, ``** k``, ``np.einsum`` (any operand count),
   ``sum``/``mean``/``prod``/``cumsum``, broadcasting, indexing, ``concatenate``/``stack``,
   ``transpose``/``reshape``, ``np.tril``/``np.triu`` and integer or exact-rational
   constants are exact in GF(p) (a nonzero constant that is a multiple of p is refused:

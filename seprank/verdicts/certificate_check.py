@@ -19,6 +19,7 @@ from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound
 from seprank.verdicts import catalecticant_certificate, certificate_schema
 from seprank.verdicts.certificate_format import (
     FORMAT,
+    architecture_for,
     claim_text,
     homogeneous_by_theorem,
     net_from,
@@ -143,14 +144,24 @@ def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
     return [F.ravel().tolist() for F in acc]
 
 
+#: What makes a certificate malformed or unreadable: answered as "invalid", not raised.
+MALFORMED = (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
+             SeprankError)  # fmt: skip
+
+
 def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
-                      cls=None) -> CheckResult:  # fmt: skip
+                      cls=None, allow_import=False) -> CheckResult:  # fmt: skip
     """Check a certificate without trusting seprank's measurement.
 
     It regenerates weights and points from the seed, rebuilds every claimed minor and checks
     its determinant over GF(p) with python-flint; it recomputes the architecture's own bound
     and compares it with ``upper_bound`` and ``upper_source`` (a stated bound,
     ``upper_given``, cannot be recomputed: then only rank == upper_bound is checked).
+
+    A certificate is data: checking it imports no module it names unless you say so. A
+    registry architecture, seprank's own classes and an installed entry point need no
+    permission; a ``module:Class`` it names (and a torch ``factory`` ``module:function``
+    in its config) is imported only with ``cls`` (your class) or ``allow_import``.
 
     Parameters
     ----------
@@ -162,35 +173,67 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
         Evaluate the network with the compiled kernel of the measurement instead of its
         reference code (faster for deep networks; the determinants are python-flint's either
         way).
-    cls : type or Architecture, optional
-        The architecture class (default: resolved from the certificate's ``architecture``),
-        or the architecture itself for one its config cannot rebuild (``from_torch`` on a
-        module object; its config must equal the certificate's).
+    cls : type or str or Architecture, optional
+        The architecture class (default: the class the certificate's ``architecture``
+        names), its name in your words (``"mymod:MyNet"``, resolved as ``--arch`` is), or
+        the architecture itself for one its config cannot rebuild (``from_torch`` on a
+        module object; its config must equal the certificate's). Your word: the
+        certificate's own ``module:Class`` is then not imported.
+    allow_import : bool or str or iterable of str, default False
+        Permission to import what the certificate names: True (whatever it names), or
+        the import paths you allow (``"mymod:MyNet"``, a torch factory ``"mymod:make"``).
 
     Returns
     -------
     CheckResult
         ``ok`` is False, with the reasons, on any failure (a malformed file included: no
         exception is raised for one).
+
+    Raises
+    ------
+    ConfigError
+        If the certificate names a module that neither ``cls`` nor ``allow_import``
+        allows (nothing is imported), or an allowed one cannot be imported, or it names
+        no architecture: the certificate cannot be checked here, which is no verdict on it.
+
+    Examples
+    --------
+    >>> import seprank
+    >>> c = seprank.certify(seprank.nets.MPS(seq_len=4, phys_dim=2, bond=2), (0, 1))
+    >>> seprank.check_certificate(c.certificate).status
+    'exact, proved'
+    >>> seprank.check_certificate(dict(c.certificate, architecture="elsewhere:Net"))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    seprank.errors.ConfigError: the certificate names the module 'elsewhere' ...
     """
     try:
-        return _check(cert, recheck_upper, kernel, cls)
-    except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
-            SeprankError) as exc:  # fmt: skip
-        return CheckResult(False, [f"malformed or unreadable certificate: "
-                                   f"{type(exc).__name__}: {exc}"])  # fmt: skip
+        if not isinstance(cert, dict):
+            cert = certificate_schema.load(cert)  # size and nesting bounded before parsing
+        certificate_schema.validate(cert)  # strict types, no unknown keys, sizes bounded
+        if cert.get("format") != FORMAT:
+            return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
+    except MALFORMED as exc:
+        return _malformed(exc)
+    # refused, not importable, or no such architecture: raised, never "invalid"
+    arch = architecture_for(cert["architecture"], cert["config"], cls, allow_import)
+    try:
+        return _check(cert, recheck_upper, kernel, arch, allow_import)
+    except MALFORMED as exc:
+        return _malformed(exc)
 
 
-def _check(cert, recheck_upper: bool, kernel: bool = False, cls=None) -> CheckResult:
+def _malformed(exc) -> CheckResult:
+    return CheckResult(False, [f"malformed or unreadable certificate: "
+                               f"{type(exc).__name__}: {exc}"])  # fmt: skip
+
+
+def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import) -> CheckResult:
     import flint
 
-    if not isinstance(cert, dict):
-        cert = certificate_schema.load(cert)  # size and nesting bounded before parsing
-    certificate_schema.validate(cert)  # strict types, no unknown keys, sizes bounded
     bad: list[str] = []
-    if cert.get("format") != FORMAT:
-        return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
-    net = net_from(cert["architecture"], cert["config"], cls)
+    net = net_from(cert["architecture"], cert["config"], cls, allow_import)
     certificate_schema.check_work(cert, max(input_dim(net), int(net.width)))  # its real width
     p = int(cert["prime"])
     dom = ModP(p)

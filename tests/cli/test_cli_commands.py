@@ -524,12 +524,13 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
         return result["r"]
 
     monkeypatch.setattr(certificates, "check_certificate", check)
-    monkeypatch.setattr(certificate_schema, "load", lambda path: {})  # the schema: its tests
+    monkeypatch.setattr(certificate_schema, "load", lambda path: {
+        "architecture": "LinearSelfAttention", "config": {}})  # the schema: its tests
     result["r"] = CheckResult(ok=True, exact=True, rank=18, tag="P")
     assert main(["check-certificate", "x.json"]) == 0
     assert capsys.readouterr().out == "valid: separation rank = 18; exact, proved (meets the " \
         "proved upper bound)\n"  # fmt: skip
-    assert seen == {"path": "x.json", "kernel": False}
+    assert seen == {"path": "x.json", "kernel": False, "cls": None, "allow_import": False}
     result["r"] = CheckResult(ok=True, exact=False, rank=17)
     assert main(["check-certificate", "x.json", "--kernel"]) == 0
     assert capsys.readouterr().out == "valid: separation rank >= 17; a lower bound\n"

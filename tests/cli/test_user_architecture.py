@@ -68,7 +68,9 @@ def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.splitlines()[0] == (
         "separation rank: 3  [exact, given the stated bound (CP)]")
     path = tmp_path / "c" / "mymod.MyPlain_N4_d2_terms3_A0-1_seed0_p67108859.json"
-    assert main(["check-certificate", str(path)]) == 0
+    assert main(["check-certificate", str(path)]) == 2  # the file's word is not enough
+    assert "give --arch mymod:MyPlain (or --allow-import)" in capsys.readouterr().err
+    assert main(["check-certificate", str(path), "--arch", "mymod:MyPlain"]) == 0
     assert capsys.readouterr().out.endswith("exact, given the stated bound (CP)\n")
 
 

@@ -397,7 +397,11 @@ def test_certify_and_check_certificate_rebuild_a_factory_module(tmp_path, monkey
     net = TorchModule(factory="usercert:factory", seq_len=4, width=2)
     c = seprank.certify(net, upper=3, upper_source="stated in this test")
     assert c.status == "exact, given the stated bound (stated in this test)"
-    r = seprank.check_certificate(c.write(tmp_path / "certs"))
+    path = c.write(tmp_path / "certs")
+    with pytest.raises(ConfigError, match="names the module 'usercert' .factory "
+                                          "'usercert:factory'.*allow_import"):  # fmt: skip
+        seprank.check_certificate(path)  # the certificate's word is not enough
+    r = seprank.check_certificate(path, allow_import="usercert:factory")
     assert r.ok, r.reasons
 
 
