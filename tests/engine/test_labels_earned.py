@@ -204,3 +204,19 @@ def test_measure_says_exact_proved_where_the_rank_meets_the_proved_bound():
     d = json.loads(out.stdout)
     assert d["rank"] == 4538 and d["label"] == "exact, proved"
     assert d["bound"]["status"] == "proved" and d["bound"]["upper"] == 4538
+
+
+@dataclass(frozen=True)
+class KeepsRows(MixBatch):
+    """MixBatch's function with the slip fixed (axis=1: per row)."""
+
+    def apply(self, params, X, domain):
+        Y = X - X.mean(axis=1, keepdims=True)
+        return (Y[:, 0, 0] * Y[:, 2, 0] + Y[:, 1, 1] * Y[:, 3, 1]) * params["a"][0]
+
+
+def test_the_certificate_checker_refuses_code_that_mixes_the_batch():
+    cert = seprank.certify(KeepsRows(), [0, 1]).certificate
+    assert seprank.check_certificate(cert, cls=KeepsRows).ok
+    r = seprank.check_certificate(cert, cls=MixBatch)  # the same config, the slip back in
+    assert not r.ok and "mixes the batch axis" in r.reasons[0]
