@@ -1,6 +1,6 @@
 """Benchmark: what the one-row protocol check adds to a measurement of a user's class.
 
-Run: ``python experiments/benchmark_row_check.py [--repeats K]``. It measures the worked
+Run: ``python -m experiments.benchmark_row_check [--repeats K]``. It measures the worked
 example (docs/worked_example.md: SumProduct, N = 6, width 2, K = 4) on the four partitions
 the page measures, with the check (as every measurement of a class seprank does not ship
 runs it) and with :func:`seprank.engine.row_check.check_rows` replaced by a no-op (the
