@@ -85,3 +85,67 @@ def float_label(trusted: bool, polynomial: bool = True) -> str:
     if not polynomial:
         return NOT_POLYNOMIAL
     return "float estimate, " + ("trusted" if trusted else "untrusted")
+
+
+def truthy(v) -> bool:
+    """A recorded bool: True, 1, or the CSV text ``True`` / ``true`` / ``1``."""
+    return v is True or (not isinstance(v, bool) and str(v).strip().lower() in ("true", "1"))
+
+
+def rank_label(rank, saturated, budget_hit=False, upper=None, status=PROVED, source=None) -> str:
+    """A GF(p) rank's label from its own recorded fields (a row of a table, a CSV).
+
+    Parameters
+    ----------
+    rank : int or str
+        The measured rank (a certified lower bound).
+    saturated, budget_hit : bool or str
+        As recorded (``True`` / ``False``, or their CSV text).
+    upper : int, str or None
+        The upper bound it is compared with (None or ``""``: none).
+    status : str, default "proved"
+        The bound's status (:data:`BOUND_STATUSES`).
+    source : str, optional
+        Where the bound comes from.
+
+    Returns
+    -------
+    str
+        :func:`exact_label` when the rank meets ``upper``, :func:`above_label` above it,
+        else :func:`grid_label`.
+
+    Examples
+    --------
+    >>> rank_label(18, True, upper=18)
+    'exact, proved'
+    >>> rank_label("17", "True", upper="18")
+    'lower bound, saturated'
+    """
+    if upper is not None and str(upper).strip() != "" and int(rank) >= int(upper):
+        how = exact_label if int(rank) == int(upper) else above_label
+        return how(status, source)
+    return grid_label(truthy(saturated), truthy(budget_hit))
+
+
+def label_of(m: dict) -> str:
+    """The label of a measurement from its recorded fields (``Measurement.to_dict()``, or
+    the ``measurement`` a result store holds, older ones included).
+
+    Parameters
+    ----------
+    m : dict
+        ``method``, ``rank``, ``saturated``, ``budget_hit``, ``trusted``, ``polynomial``
+        and ``bound`` (those missing read as absent: False, no bound).
+
+    Returns
+    -------
+    str
+        The words of :attr:`seprank.engine.result.Measurement.label`.
+    """
+    if m.get("method") == "symbolic":
+        return "exact"
+    if m.get("method") == "float":
+        return float_label(truthy(m.get("trusted")), m.get("polynomial", True) is not False)
+    b = m.get("bound") or {}
+    return rank_label(m["rank"], m.get("saturated"), m.get("budget_hit"), b.get("upper"),
+                      b.get("status", PROVED), b.get("source"))  # fmt: skip

@@ -1,0 +1,103 @@
+"""The words of seprank.labels, and the label every recorded row carries: a Measurement's
+to_dict and to_frame, a result store's rows (older ones without a label included), and the
+label derived from a row's own fields (rank_label, label_of) agreeing with the one the
+measurement printed."""
+
+import pytest
+
+from seprank import labels
+from seprank.engine.measure import measure
+from seprank.nets import LinearSelfAttention
+from seprank.sweeps.store import Store
+from seprank.sweeps.tasks import make_spec
+
+NET = {"depth": 1, "width": 2, "heads": 1, "seq_len": 4}
+
+
+@pytest.mark.parametrize("rank, saturated, budget_hit, upper, status, want", [
+    (18, True, False, 18, "proved", "exact, proved"),
+    ("18", "True", "False", "18", "proved", "exact, proved"),      # as a CSV holds them
+    (18, False, True, 18, "proved", "exact, proved"),              # meets it: no probability
+    (17, True, False, 18, "proved", "lower bound, saturated"),
+    (17, "False", "False", "", "proved", "lower bound, not saturated"),  # no bound recorded
+    (17, False, True, None, "proved", "lower bound, not saturated, budget hit"),
+    (19, True, False, 18, "proved",
+     "lower bound ABOVE the proved bound: a bug in seprank, please report it"),
+    (3, True, False, 3, "recalled", "exact, given the recalled literature bound (S)"),
+    (3, True, False, 3, "architecture", "exact, given the architecture's stated bound (S)"),
+    (4, True, False, 3, "architecture",
+     "lower bound, above the architecture's stated bound (S): that bound is false"),
+])  # fmt: skip
+def test_rank_label_from_recorded_fields(rank, saturated, budget_hit, upper, status, want):
+    assert labels.rank_label(rank, saturated, budget_hit, upper, status, "S") == want
+
+
+@pytest.mark.parametrize("v, want", [(True, True), ("True", True), ("true", True), (1, True),
+                                     ("1", True), (False, False), ("False", False), ("", False),
+                                     (None, False), (0, False), ("yes", False)])  # fmt: skip
+def test_truthy_reads_recorded_bools(v, want):
+    assert labels.truthy(v) is want
+
+
+@pytest.mark.parametrize("kw", [{}, {"method": "float"}, {"method": "symbolic"},
+                                {"strategy": "direct", "max_samples": 3}])  # fmt: skip
+def test_recorded_label_is_the_printed_one_and_derivable(kw):
+    m = measure(LinearSelfAttention(**NET), **kw)
+    d = m.to_dict()
+    assert d["label"] == m.label == labels.label_of(d)
+    del d["label"]  # an older record: the same label from its fields
+    assert labels.label_of(d) == m.label
+    words = {"exact", "exact, proved", "lower bound, saturated", "lower bound, not saturated",
+             "lower bound, not saturated, budget hit", "float estimate, trusted",
+             "float estimate, untrusted"}  # fmt: skip
+    assert m.label in words
+    if m.method == "modular" and m.rank == 3:  # the proved bound at L = 1, d = 2, N = 4
+        assert m.label == "exact, proved"
+
+
+def test_to_frame_has_the_label():
+    pytest.importorskip("pandas")
+    m = measure(LinearSelfAttention(**NET))
+    assert m.to_frame()["label"].tolist() == [m.label] == ["exact, proved"]
+
+
+def test_store_rows_have_a_label_older_rows_included(tmp_path):
+    m = measure(LinearSelfAttention(**NET, residual=True))
+    new, old = m.to_dict(), m.to_dict()
+    del old["label"], old["bound"]  # written before either was recorded: no bound to meet
+    with Store(tmp_path / "r.sqlite") as s:
+        for seed, rec in ((0, new), (1, old)):
+            spec = make_spec("measure", "attention", dict(NET, residual=True), seed=seed)
+            s.put(spec, {"status": "done", "measurement": rec, "seconds": 0.1})
+        s.put(make_spec("measure", "attention", NET, seed=2), {"status": "failed",
+                                                               "error": "x"})  # fmt: skip
+        rows = s.query()
+        got = [(r["seed"], r["label"]) for r in rows]
+        assert got == [(0, m.label), (1, labels.grid_label(m.saturated, m.budget_hit)),
+                       (2, None)]  # fmt: skip
+        assert s.get(rows[0]["key"])["label"] == m.label
+        pytest.importorskip("pandas")
+        col = s.to_dataframe()["label"]
+        assert col.tolist()[:2] == [m.label, rows[1]["label"]] and col.isna().tolist()[2]
+
+
+def _verbs():
+    import argparse
+
+    from seprank.cli import _build_parser
+
+    ap = _build_parser()
+    (sub,) = [a for a in ap._actions if isinstance(a, argparse._SubParsersAction)]
+    return ap, sub.choices
+
+
+@pytest.mark.parametrize("verb", [None, *sorted(_verbs()[1])])
+def test_help_texts_speak_the_vocabulary(verb):
+    """No help says "tight" or "proven" (labels.md: "exact, proved", "proved"), and a help
+    that defines saturated quotes labels.SATURATED."""
+    ap, verbs = _verbs()
+    text = (ap if verb is None else verbs[verb]).format_help()
+    flat = " ".join(text.split())
+    assert "tight" not in flat.lower() and "proven" not in flat.lower(), verb
+    if "SATURATED" in text:
+        assert " ".join(labels.SATURATED.split()) in flat, verb
