@@ -101,3 +101,28 @@ def test_help_texts_speak_the_vocabulary(verb):
     assert "tight" not in flat.lower() and "proven" not in flat.lower(), verb
     if "SATURATED" in text:
         assert " ".join(labels.SATURATED.split()) in flat, verb
+
+
+def test_transition_rows_and_text_carry_the_label(tmp_path, capsys):
+    """The transition CSV's rows (committed) have ``label`` from their own fields, and
+    ``seprank transition --plot-only`` prints it beside each measured rank."""
+    import shutil
+
+    from seprank.cli import main
+    from seprank.figures.common import PAPER_FIGURES
+    from seprank.studies import transition
+
+    shutil.copy(PAPER_FIGURES / transition.CSV_NAME, tmp_path / transition.CSV_NAME)
+    rows = transition.read(tmp_path / transition.CSV_NAME)
+    for r in rows:
+        want = ("exact, proved" if r["measured"] == r["upper_proved"] else
+                labels.grid_label(r["saturated"] == "True", False))  # fmt: skip
+        assert r["label"] == transition.row_label(r) == want, r
+    assert main(["transition", "--plot-only", "--out", str(tmp_path), "--quiet"]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("L=")]
+    assert len(lines) == len(rows)
+    for line, r in zip(lines, sorted(rows, key=transition._key)):
+        assert f"measured {r['measured']} [{r['label']}], proved bound" in line
+    row = transition.row_from(LinearSelfAttention(depth=1, width=2, seq_len=4),
+                              measure(LinearSelfAttention(**NET)).to_dict(), 0)
+    assert row["label"] == "exact, proved" and list(row) == transition.COLUMNS
