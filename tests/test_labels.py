@@ -126,3 +126,14 @@ def test_transition_rows_and_text_carry_the_label(tmp_path, capsys):
     row = transition.row_from(LinearSelfAttention(depth=1, width=2, seq_len=4),
                               measure(LinearSelfAttention(**NET)).to_dict(), 0)
     assert row["label"] == "exact, proved" and list(row) == transition.COLUMNS
+
+
+def test_a_float_rank_with_a_clear_cliff_is_trusted_and_one_without_is_not():
+    """The trust criteria read the engine's raw stop before the float label resets
+    ``saturated`` (a float rank is never saturated): otherwise no float rank is trusted."""
+    good = measure(LinearSelfAttention(**NET), method="float")
+    assert (good.rank, good.trusted, good.saturated) == (3, True, False)
+    assert good.label == "float estimate, trusted" == good.to_dict()["label"]
+    bad = measure(LinearSelfAttention(**dict(NET, depth=3)), method="float")
+    assert bad.trusted is False and bad.label == "float estimate, untrusted"
+    assert "no clear cliff" in bad.saturation_reason

@@ -62,7 +62,8 @@ def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
             str(tmp_path / "c"), "--quiet", "--check"]  # fmt: skip
     assert main(base + ["--arch", "mymod:MyNet"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "separation rank: 3  [exact, proved]" and out[-1] == "  check: valid"
+    assert out[0] == ("separation rank: 3  [exact, given the architecture's stated bound (CP "
+                      "rank R: a sum of R products)]") and out[-1] == "  check: valid"
     assert main(base + ["--arch", "mymod:MyPlain"]) == 0  # no bound of its own
     assert capsys.readouterr().out.splitlines()[0] == (
         "separation rank >= 3  [lower bound; proved upper bound none proved]")
