@@ -33,7 +33,8 @@ CAPTIONS = {
     "tolerance), both against the degree 3^L; the float rank is computed on one n x n grid "
     "with n = exact rank + max(16, exact rank / 4) (dotted), so the grid does not cap it. "
     "Right: the float64 singular values over the largest; dotted verticals: the exact "
-    "rank.",
+    "rank. The CSV's float_label says whether each float rank passed the trust criteria "
+    "(float estimate, trusted or untrusted; a float rank is never saturated).",
     "fig6_equal_params": "The proved H = 1 block formula at fixed budgets P = 12 L d_x^2, "
     "with d_x = sqrt(P / 12 L) rounded to an integer; nothing measured. Top left: log10 sep "
     "divided by R(P) = P log10(3) / 24 (the large-depth value of the formula for a real "
