@@ -303,7 +303,7 @@ def _cap(log10) -> str:
 
 
 def _rank_how(rows, t) -> str:
-    st = sorted({r["rank_status"] for r in rows if r["target"] == t})
+    st = sorted({r.get("label") or r["rank_status"] for r in rows if r["target"] == t})
     return ", ".join(st)
 
 
