@@ -497,7 +497,7 @@ def _decode(r: sqlite3.Row) -> dict:
         if d.get(k) is not None:
             d[k] = json.loads(d[k])
     m = d.get("measurement")  # label: as recorded, or derived from its fields (older rows)
-    d["label"] = (m.get("label") or labels.label_of(m)) if m else None
+    d["label"] = (m.get("label") or labels.label_of(m)) if m and "rank" in m else None
     return d
 
 
