@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from seprank import labels
 from seprank._version import __version__
 from seprank.algebra.domains import DEFAULT_PRIME, ModP
 from seprank.engine import display
@@ -287,8 +288,10 @@ def _bound(net, partition, upper, upper_source) -> tuple:
 
 def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[bool, str, str]:
     """(exact, status, ground) of a measurement against the bound."""
-    what = ("the stated upper bound" if given else "the recalled upper bound"
-            if tag in RECALLED_TAGS else "the proved upper bound")  # fmt: skip
+    status_of = labels.USER if given else labels.bound_status(tag)
+    what = {labels.USER: "the stated upper bound", labels.RECALLED: "the recalled upper bound",
+            labels.ARCHITECTURE: "the architecture's stated upper bound",
+            labels.PROVED: "the proved upper bound"}[status_of]  # fmt: skip
     if upper is not None and m.rank == upper and has_cert:
         status = exact_label(given, source, tag)
         tail = ("a theorem, no probability involved" if status == "exact, proved" else
@@ -298,9 +301,9 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
                               f"{upper}: {tail}")  # fmt: skip
     if upper is not None and m.rank > upper:
         gap = (f"; {what} {upper} is below it, so it is FALSE" if given else
-               f"; it EXCEEDS {what} {upper}: " + ("the recalled bound is false, or a bug"
-                                                     if tag in RECALLED_TAGS else
-                                                     "a bug (the bound is proved)"))  # fmt: skip
+               f"; it EXCEEDS {what} {upper}: " + ("a bug (the bound is proved)"
+                                                     if status_of == labels.PROVED else
+                                                     "that bound is false, or a bug"))  # fmt: skip
     elif upper is not None:
         gap = f", gap {upper - m.rank} to {what}"
     else:
