@@ -137,3 +137,22 @@ def test_a_float_rank_with_a_clear_cliff_is_trusted_and_one_without_is_not():
     bad = measure(LinearSelfAttention(**dict(NET, depth=3)), method="float")
     assert bad.trusted is False and bad.label == "float estimate, untrusted"
     assert "no clear cliff" in bad.saturation_reason
+
+
+def test_teacher_student_rows_and_fig10_carry_the_label(tmp_path):
+    """The committed teacher-student rows: a float SVD target rank is a float estimate
+    (never exact), a teacher's GF(p) rank keeps seprank's words; fig10's CSV is derived
+    from those rows byte for byte (labels included), measuring nothing."""
+    from experiments.teacher_student import analysis
+    from seprank.figures.common import PAPER_FIGURES
+
+    root = PAPER_FIGURES.parent
+    rows = analysis.read(root / "experiments/teacher_student/results/results.csv")
+    assert {r["label"] for r in rows if r["family"] != "teacher"} == {"float estimate, untrusted"}
+    assert {r["label"] for r in rows if r["family"] == "teacher"} <= {
+        "exact, proved", "lower bound, saturated", "lower bound, not saturated"}
+    for r in rows:
+        if r["family"] == "teacher":
+            assert (r["label"] == "exact, proved") == (r["rank_measured"] == r["rank_upper"])
+    out = analysis.write_figure_csv(analysis.figure_data(rows), tmp_path / "fig10.csv")
+    assert out.read_bytes() == (PAPER_FIGURES / "fig10_teacher_student.csv").read_bytes()

@@ -113,7 +113,9 @@ OTHER = {
         "of smooth functions of each side (rank measured by float SVD of a grid); open "
         "squares: a random depth-2 linearised-attention teacher (rank 17-18, measured by "
         "seprank). Dotted: FVU = 0.1. The CSV also holds the best depth per student, budget "
-        "and target (rows `best_depth`; experiments/teacher_student/results/summary.md).",
+        "and target (rows `best_depth`; experiments/teacher_student/results/summary.md), "
+        "and each target's `label` (float estimate, untrusted for the float SVD ranks; the "
+        "teacher's GF(p) ranks over its seeds).",
         "python -m experiments.teacher_student.analysis "
         "experiments/teacher_student/results/results.csv --figure "
         "paper_figures/fig10_teacher_student"),
