@@ -156,3 +156,15 @@ def test_teacher_student_rows_and_fig10_carry_the_label(tmp_path):
             assert (r["label"] == "exact, proved") == (r["rank_measured"] == r["rank_upper"])
     out = analysis.write_figure_csv(analysis.figure_data(rows), tmp_path / "fig10.csv")
     assert out.read_bytes() == (PAPER_FIGURES / "fig10_teacher_student.csv").read_bytes()
+
+
+def test_certify_rows_carry_the_label():
+    from seprank import certify
+
+    met = certify(LinearSelfAttention(**NET))
+    assert met.exact and met.label == met.status == "exact, proved" == met.to_dict()["label"]
+    gap = certify(LinearSelfAttention(depth=2, width=2, heads=2, seq_len=4))
+    assert not gap.exact and gap.status == "lower bound" and gap.gap == 1
+    assert gap.label == gap.to_dict()["label"] == "lower bound, saturated"
+    pytest.importorskip("pandas")
+    assert gap.to_frame()["label"].tolist() == ["lower bound, saturated"]

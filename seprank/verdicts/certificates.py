@@ -127,6 +127,23 @@ class Certification:
         """The upper bound minus the certified lower bound (None without an upper bound)."""
         return None if self.upper is None else self.upper - self.lower
 
+    @property
+    def label(self) -> str:
+        """The certified rank's label in the words of :mod:`seprank.labels`.
+
+        Returns
+        -------
+        str
+            The status when exact (``exact, proved`` or ``exact, given ...``); else the
+            measurement's ``lower bound, saturated`` / ``not saturated`` (or its words for
+            a rank above the architecture's bound).
+        """
+        m = self.measurement
+        if self.exact:
+            return self.status
+        return m.label if m.label.startswith("lower bound") else \
+            labels.grid_label(m.saturated, m.budget_hit)  # fmt: skip
+
     def __repr__(self) -> str:
         """One short line: the rank (= if exact, >= if a lower bound), the status, the
         upper bound, the configuration and the time."""
@@ -162,7 +179,7 @@ class Certification:
         -------
         pandas.DataFrame
             One row: the measurement's columns (:meth:`Measurement.to_frame
-            <seprank.engine.result.Measurement.to_frame>`) with ``status``, ``exact``,
+            <seprank.engine.result.Measurement.to_frame>`) with ``status``, ``label``, ``exact``,
             ``upper_given`` (bool), ``lower``, ``upper``, ``gap``, ``upper_source`` and
             ``certificate`` (its path or None) before them.
 
@@ -171,7 +188,8 @@ class Certification:
         ConfigError
             When pandas is not installed (``pip install 'seprank[pandas]'``).
         """
-        rec = {"status": self.status, "exact": bool(self.exact), "lower": int(self.lower),
+        rec = {"status": self.status, "label": self.label, "exact": bool(self.exact),
+               "lower": int(self.lower),
                "upper": self.upper, "gap": self.gap, "upper_source": self.upper_source,
                "upper_given": bool(self.upper_given), "certificate": self.path}
         rec.update({k: v for k, v in self.measurement._record().items() if k not in rec})
@@ -184,12 +202,13 @@ class Certification:
         Returns
         -------
         dict
-            The status and both bounds with their grounds, the certificate's path, and the
-            measurement's saturation, prime, seed, strategy, config, partition and time.
+            The status, ``label`` (:attr:`label`) and both bounds with their grounds, the
+            certificate's path, and the measurement's saturation, prime, seed, strategy,
+            config, partition and time.
         """
         m = self.measurement
         return {
-            "status": self.status, "exact": self.exact, "rank": self.lower,
+            "status": self.status, "label": self.label, "exact": self.exact, "rank": self.lower,
             "lower": self.lower, "upper": self.upper, "gap": self.gap,
             "upper_why": self.upper_why, "upper_source": self.upper_source,
             "upper_given": self.upper_given, "ground": self.ground, "certificate": self.path,
