@@ -23,7 +23,7 @@ columns: L depth, d width, H heads, N sequence length, res residual connection;
   measured  exact rank over GF(p) of a sampled grid (certified lower bound)
   sat       saturated (threshold 1e-2; see SATURATED below)
   upper     proved upper bound (exact integer)
-  exact     measured == upper: exact, proved (no probability; seprank certify)
+  exact_proved  measured == upper: exact, proved (no probability; seprank certify)
   regime_paper   the paper's rule: depth-efficient iff L < log3 d
   regime_growth  measured log rank(L+1) / log rank(L): >= 2 depth-efficient
   part      rank equal on other balanced partitions (yes / NO / - not checked)

@@ -389,8 +389,7 @@ def print_table(rows: list[dict], file=None) -> None:
     cols = ["depth", "width", "heads", "seq_len", "residual", "measured", "saturated",
             "upper", "exact_proved", "regime_paper", "regime_growth", "partition_invariant",
             "verdict"]  # fmt: skip
-    short = {"seq_len": "N", "residual": "res", "saturated": "sat", "partition_invariant": "part",
-             "exact_proved": "exact"}  # fmt: skip
+    short = {"seq_len": "N", "residual": "res", "saturated": "sat", "partition_invariant": "part"}
     table = [[short.get(c, c) for c in cols]] + [[str(r[c]) for c in cols] for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
     for row in table:

@@ -64,7 +64,7 @@ def test_verify_cli_all_measured_exits_0_with_the_table(tmp_path, capsys, fake_v
     assert err == ""
     lines = out.splitlines()
     assert lines[0].split() == ["depth", "width", "heads", "N", "res", "measured", "sat",
-                                "upper", "exact", "regime_paper", "regime_growth", "part",
+                                "upper", "exact_proved", "regime_paper", "regime_growth", "part",
                                 "verdict"]  # fmt: skip
     assert lines[1].split()[:6] == ["2", "2", "1", "4", "False", "18"]
     assert lines[2] == "(columns: seprank verify --help; results.md has the legend)"

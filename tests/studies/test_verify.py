@@ -377,11 +377,11 @@ def test_print_table_and_reproduce_command(capsys):
     buf = io.StringIO()
     verify.print_table(rows, file=buf)
     assert buf.getvalue().splitlines() == [
-        "depth  width  heads  N  res    measured  sat   upper  exact  regime_paper       "
+        "depth  width  heads  N  res    measured  sat   upper  exact_proved  regime_paper       "
         "regime_growth   part  verdict      ",
-        "2      2      1      4  False  18        True  18     True   depth-inefficient  "
+        "2      2      1      4  False  18        True  18     True          depth-inefficient  "
         "- (no L+1 row)  yes   exact, proved",
-        "3      12     1      4  True   1000      True  1234   False  depth-inefficient  "
+        "3      12     1      4  True   1000      True  1234   False         depth-inefficient  "
         "                yes   below bound  ",
     ]
     verify.print_table(rows[:1])
