@@ -73,7 +73,8 @@ def add_parser(sub) -> None:
                    help="coordinate p of the output vector y^{L,i} studied (default 0)")
     m.add_argument("--max-samples", type=sample_count, default=None,
                    help="largest grid side (default 6000 modular, 2500 float); the sample "
-                   "grows x1.5 until the rank saturates or this is hit")  # fmt: skip
+                   "grows x1.5 until the rank stops below the sample size or this is "
+                   "hit")  # fmt: skip
     m.add_argument("--sampler", default="auto", metavar=choices_metavar(SAMPLERS),
                    help="auto: alphabet for a network on tokens, i.e. the complete grid "
                         "over its vocabulary; else random")  # fmt: skip

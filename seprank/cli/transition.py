@@ -120,13 +120,10 @@ def cmd(args) -> int:
         print(json.dumps({"rows": rows, "csv": str(out / transition.CSV_NAME),
                           "figure": str(png), "not_measured": not_measured}, default=str))
     for r in ([] if args.json else rows):
-        sat = ("exact, proved (= bound)" if str(r["exact_proved"]) == "True" else
-               "saturated" if str(r["saturated"]) == "True" else "a lower bound")  # fmt: skip
-        if str(r.get("tight")) == "True":
-            sat = "exact, proved: meets the bound"
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "
-              f"{r['measured']} ({sat}), proved bound {r['upper_proved']}, ratio measured "
-              f"{r['ratio_measured'] or '-'} / bound {r['ratio_formula'] or '-'}")  # fmt: skip
+              f"{r['measured']} [{transition.row_label(r)}], proved bound "
+              f"{r['upper_proved']}, ratio measured {r['ratio_measured'] or '-'} / bound "
+              f"{r['ratio_formula'] or '-'}")  # fmt: skip
     if not args.json:
         print(f"wrote {out / transition.CSV_NAME} and {png}")
     if not_measured:

@@ -174,15 +174,10 @@ class Measurement:
             ``saturated`` / ``not saturated`` (and ``budget hit``). The words are those of
             :mod:`seprank.labels`.
         """
-        if self.method == "symbolic":
-            return "exact"
-        if self.method == "float":
-            return labels.float_label(bool(self.trusted), self.polynomial)
-        b = self.bound or {}
-        if b.get("upper") is not None and self.rank >= b["upper"]:
-            how = labels.exact_label if self.rank == b["upper"] else labels.above_label
-            return how(b["status"], b.get("source"))
-        return labels.grid_label(self.saturated, self.budget_hit)
+        return labels.label_of({"method": self.method, "rank": self.rank,
+                                "saturated": self.saturated, "budget_hit": self.budget_hit,
+                                "trusted": self.trusted, "polynomial": self.polynomial,
+                                "bound": self.bound})  # fmt: skip
 
     def __repr__(self) -> str:
         """One short line: rank, label, method, configuration, partition and time."""
@@ -253,7 +248,8 @@ class Measurement:
         Returns
         -------
         dict
-            Every field (tuples as lists), ``kind`` (``"measured"``) and ``label``.
+            Every field (tuples as lists), ``kind`` (``"measured"``) and ``label``
+            (:attr:`label`).
         """
         d = asdict(self)
         if not minors:

@@ -176,9 +176,10 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
 
 def _label_float(m, stopped: bool):
     """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
-    m.saturated, m.saturation_bound = False, None
+    # the trust criteria read the raw stop (m.saturated, still the engine's) first
     why = float_distrust(m) if stopped else ("the rank reached the sample size" + (
         " (budget hit)" if m.budget_hit else ""))  # fmt: skip
+    m.saturated, m.saturation_bound = False, None
     m.trusted = why is None and m.polynomial
     if not m.polynomial:
         m.saturation_reason = (

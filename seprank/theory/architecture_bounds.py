@@ -32,7 +32,7 @@ OWN_KIND = "upper bound, the architecture's own upper_bound method"
 
 
 def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
-    """Proven bound of an EmbeddedAttention network on a partition.
+    """Proved bound of an EmbeddedAttention network on a partition.
 
     It is the attention block bound at width min(d_x, r) (one head: it bounds every H),
     capped by the token grid's size ``V^min(|A|, |B|)`` [D].

@@ -31,20 +31,21 @@ def mps_cert(tmp_path_factory):
     return buf.getvalue(), path
 
 
-MPS_LABEL = "exact, given the architecture's stated bound (tensor-network min-cut bound"
+MIN_CUT = ("exact, given the architecture's stated bound (tensor-network min-cut bound "
+           "(Levine, Yakira, Cohen, Shashua, ICLR 2018 [M]; the bound itself is elementary "
+           "[D]))")  # the min-cut bound is derived [D], not proved in proofs/: labels.md
 
 
-def test_mps_certify_is_exact_given_its_min_cut_bound(mps_cert, capsys):
+def test_mps_certify_is_exact_given_the_min_cut(mps_cert, capsys):
     text, path = mps_cert
-    # the min-cut bound is derived in the module docstring [D], not proved in proofs/
-    assert text.splitlines()[0].startswith(f"separation rank: 8  [{MPS_LABEL}")
+    assert text.splitlines()[0] == f"separation rank: 8  [{MIN_CUT}]"
     assert "min-cut" in text
     assert path.name == "MPS_N6_phys_dim2_bond2_A0-2-4_seed0_p67108859.json"
     cert = json.loads(path.read_text())
     assert (cert["architecture"], cert["upper_bound"], cert["upper_given"]) == ("MPS", 8, False)
     assert cert["upper_source"].startswith("tensor-network min-cut bound")
     assert main(["check-certificate", str(path)]) == 0
-    assert capsys.readouterr().out.startswith(f"valid: separation rank = 8; {MPS_LABEL}")
+    assert capsys.readouterr().out == f"valid: separation rank = 8; {MIN_CUT}\n"
 
 
 @pytest.mark.parametrize("field, value, code, words", [
@@ -170,6 +171,7 @@ def test_a_recalled_literature_bound_is_not_called_proved():
 def test_exact_labels_say_what_the_bound_rests_on():
     from seprank.theory.architecture_bounds import exact_label
 
+    assert exact_label(False, "Lemma 1", "P") == "exact, proved"
     assert exact_label(False, "min-cut [D]", "D") == \
         "exact, given the architecture's stated bound (min-cut [D])"
     assert exact_label(False, "my class", "user") == \
@@ -209,4 +211,4 @@ def test_without_a_recheck_the_status_says_so():
     cert = certify(MPS(seq_len=4, phys_dim=2, bond=2), (0, 1)).certificate
     r = check_certificate(cert, recheck_upper=False)
     assert r.ok and r.status == "exact, bound not rechecked"
-    assert check_certificate(cert).status.startswith(MPS_LABEL)
+    assert check_certificate(cert).status == MIN_CUT
