@@ -2,7 +2,7 @@
 polynomial's coefficients) beside the graded grid strategy, one process per case so that
 each peak resident memory is its own.
 
-Run: ``python experiments/benchmark_catalecticant.py [--with-grid] [--seq-len N ...]
+Run: ``python -m experiments.benchmark_catalecticant [--with-grid] [--seq-len N ...]
 [--cases L,d,H,N ...] [--device cuda]``. Default cases (3, 4, 1, 8) and (5, 2, 1, 4);
 ``--seq-len 10`` repeats each case at N = 10 (the ranks must not change:
 proofs/catalecticant_reduction.md). ``--with-grid`` adds the graded strategy (minutes and

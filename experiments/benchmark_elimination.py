@@ -1,6 +1,6 @@
 """Benchmark: the exact GF(p) elimination against this machine's dgemm, in one run.
 
-Run: ``python experiments/benchmark_elimination.py [--n 10000] [--device cuda]``.
+Run: ``python -m experiments.benchmark_elimination [--n 10000] [--device cuda]``.
 
 Prints a Markdown table: dgemm's rate (float64 n x n times n x n, 2 n^3 flops), then the
 BLAS elimination (:mod:`seprank.algebra.blas_elimination`) on a random n x n matrix of

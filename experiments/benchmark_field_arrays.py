@@ -1,6 +1,6 @@
 """Benchmark: what field arrays cost against the raw domain operations.
 
-Run: ``python experiments/benchmark_field_arrays.py [--repeats K]``. For the worked example
+Run: ``python -m experiments.benchmark_field_arrays [--repeats K]``. For the worked example
 (docs/worked_example.md: SumProduct, N = 6, width 2, K = 4) and each zoo architecture at
 its test size, it evaluates the same grid (P x Q points over GF(p), the generic path, no
 compiled kernel) twice and prints the best of K times:

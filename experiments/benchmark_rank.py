@@ -1,7 +1,7 @@
 """Benchmark: seprank's modular engine vs a hand-written float baseline and sympy; the
 graded strategy vs the direct one; what the adaptive loop's changes buy.
 
-Run: ``python experiments/benchmark_rank.py [--quick] [--big]``. Three Markdown tables:
+Run: ``python -m experiments.benchmark_rank [--quick] [--big]``. Three Markdown tables:
 
 1. the direct strategy (one grid matrix) against flint, float and sympy, as below;
 2. graded vs direct on the same configurations, with direct/graded time ratios from the

@@ -1,6 +1,6 @@
 """Speed-up of the processes and Dask executors over serial on one grid, from one run.
 
-    python experiments/benchmark_sweep.py [--workers N] [--quick]
+    python -m experiments.benchmark_sweep [--workers N] [--quick]
 
 Runs the same grid (a few dozen attention configurations, exact modular ranks) three
 times, each into a fresh result store: serial, processes, and Dask (a LocalCluster of

@@ -1,6 +1,6 @@
 """Benchmark: the GF(p) rank engines on square matrices of rank below their size.
 
-Run: ``python experiments/benchmark_xpelim.py [--sizes 1000 3000] [--torch-threads N]``.
+Run: ``python -m experiments.benchmark_xpelim [--sizes 1000 3000] [--torch-threads N]``.
 Times, from one run, :mod:`seprank.algebra.blas_elimination` (numba panels, the default CPU
 engine) against :mod:`seprank.algebra.array_elimination` on numpy, torch CPU and, when a
 CUDA device is present, torch CUDA;

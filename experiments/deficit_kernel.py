@@ -15,7 +15,11 @@ K H = 0 on the whole block. It prints the kernel's dimension, the support of its
 reduced echelon form (how many gammas each operator involves, and the pivot gammas as
 monomials in s_ab), and whether the span is the same for every seed (the rank of the
 stacked kernels: equal to one kernel's dimension if and only if the spans agree).
-Everything printed is measured over GF(p) at those weights.
+Everything printed is measured over GF(p) at those weights. Each seed's rank is the exact
+rank over GF(p) of the whole block at those integer weights, so a certified lower bound of
+its rank over Q: its ``label`` (in the JSON and the printed line) is ``lower bound, not
+saturated`` in the words of :mod:`seprank.labels` (no saturation is claimed, and it is not
+compared with a bound here).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from experiments.script_args import (
     pos_int,
     prime_arg,
 )
+from seprank import labels
 from seprank.algebra import blas_elimination
 from seprank.algebra.domains import ModP
 from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
@@ -154,13 +159,15 @@ def _report(args, net) -> None:
         E, piv = rref(run["K"], p)
         run["E"] = E
         supports = [int(np.count_nonzero(row)) for row in E]
+        label = labels.rank_label(run["rank"], False)  # a certified lower bound only
         print(f"seed {run['seed']}: block {run['block'][0]} x {run['block'][1]}, rank "
-              f"{run['rank']}, left kernel dimension {E.shape[0]}; support sizes {supports} "
-              f"of {run['rows'].size} gammas (S-degree {run['k']})")  # fmt: skip
+              f"{run['rank']} [{label}], left kernel dimension {E.shape[0]}; support sizes "
+              f"{supports} of {run['rows'].size} gammas (S-degree {run['k']})")  # fmt: skip
         for i, j in enumerate(piv):
             gamma = monomial(int(run["rows"][j]), run["radix"], pairs)
             print(f"  operator {i}: pivot gamma = {gamma}")
-        report["seeds"].append({"seed": run["seed"], "rank": run["rank"], "block": run["block"],
+        report["seeds"].append({"seed": run["seed"], "rank": run["rank"], "label": label,
+                                "block": run["block"],
                                 "kernel_dimension": int(E.shape[0]), "supports": supports,
                                 "pivots": [monomial(int(run["rows"][j]), run["radix"], pairs)
                                            for j in piv], "seconds": run["seconds"]})  # fmt: skip

@@ -15,11 +15,14 @@ the measured separation rank (over GF(p)) for the balanced partition A = {0, 2} 
 prefix/suffix (start-end) partition A = {0, 1}. The read-out is the last position for the
 causal mixers, position 0 for the mixer (not causal). Each rank is a certified lower
 bound (exact rank over GF(p) of a grid of the integer-weight network), and each row is
-labelled with what else was established: ``exact, proved`` when it meets the mixer's
-proved upper bound (``upper``, from seprank's architecture bound: derived in the mixer's
-module docstring [D]), ``saturated`` when it stopped below its sample with a
+labelled with what else was established, in the words of :mod:`seprank.labels`: ``exact,
+given the architecture's stated bound (SOURCE)`` when it meets the mixer's upper bound
+(``upper``, from seprank's architecture bound: derived in the mixer's module docstring
+[D], so stated by the architecture, not proved in proofs/; ``exact, proved`` for a bound
+with a proof there), ``lower bound, saturated`` when it stopped below its sample with a
 Schwartz-Zippel bound <= 1e-2 on a false stop (``saturation_bound``: equal to the
-separation rank except with that probability), else ``lower bound``; with its time. A
+separation rank except with that probability), else ``lower bound, not saturated``; with
+its time. A
 mixer stops going deeper once a row took more than ``--row-seconds`` (the next depth would
 be many times slower) or was not saturated, or when a row does not finish within
 ``--timeout`` seconds (run in a child process, terminated);
@@ -53,9 +56,9 @@ from experiments.script_args import (
     sample_count,
     seconds,
 )
-from seprank import measure
+from seprank import labels, measure
 from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
-from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
+from seprank.theory.architecture_bounds import architecture_bound
 
 N = 4
 PARTITIONS = {"balanced": (0, 2), "prefix": (0, 1)}
@@ -87,15 +90,17 @@ def _tagged(source: str, tag) -> str:
 
 
 def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
-    """(the bound's columns, the label) of a certified rank: ``exact, proved`` only when it
-    meets a bound seprank proves (or derives), else ``saturated`` or ``lower bound``."""
+    """(the bound's columns, the label) of a certified rank (:func:`seprank.labels.rank_label`):
+    ``exact, proved`` when it meets a bound proved in proofs/, ``exact, given the
+    architecture's stated bound (SOURCE)`` a [D] one, ``exact, given the recalled literature
+    bound (SOURCE)`` an [M] one; else ``lower bound, saturated`` / ``not saturated``."""
     b = architecture_bound(net, A)
     upper = None if b is None else b.get("upper")
     cols = {"upper": "" if upper is None else upper,
             "upper_source": "" if upper is None else _tagged(b["source"], b.get("tag"))}
-    if upper is not None and rank == upper and b.get("tag") not in RECALLED_TAGS:
-        return cols, exact_label(False, b["source"], b.get("tag"))
-    return cols, "saturated" if saturated else "lower bound"
+    status = labels.bound_status(b.get("tag")) if upper is not None else labels.PROVED
+    return cols, labels.rank_label(rank, saturated, False, upper, status,
+                                   cols["upper_source"] or None)  # fmt: skip
 
 
 def measured_columns(net, A, got) -> dict:
@@ -113,6 +118,12 @@ def measured_columns(net, A, got) -> dict:
 def is_saturated(row) -> bool:
     """A row's ``saturated`` column, as measured (bool) or read from a CSV (text)."""
     return row["saturated"] in (True, "True")
+
+
+def is_lower_bound_only(row) -> bool:
+    """Whether a row's label is a certified lower bound only (neither exact nor saturated;
+    an older CSV's word for it was ``lower bound``): drawn hollow."""
+    return row["label"] == "lower bound" or row["label"].startswith("lower bound, not saturated")
 
 
 def row_of(mixer, size, net, part, got) -> dict:
@@ -270,7 +281,7 @@ def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
             continue
         xs, ys = [int(r[x]) for r in pts], [math.log10(int(r["rank"])) for r in pts]
         ax.plot(xs, ys, line, color=colour[mx], marker=marker[mx], label=mx if label else None)
-        low = [(u, v) for u, v, r in zip(xs, ys, pts) if r["label"] == "lower bound"]
+        low = [(u, v) for u, v, r in zip(xs, ys, pts) if is_lower_bound_only(r)]
         if low:
             ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=7,
                     markerfacecolor="white", color=colour[mx])  # fmt: skip
@@ -398,13 +409,15 @@ def read_csv(path: Path) -> list[dict]:
 
 def relabel(rows: list[dict]) -> list[dict]:
     """The rows with their bound and label recomputed (the ranks are kept; a CSV written
-    before the ``saturated`` column existed called a saturated row ``exact``)."""
+    before the ``saturated`` column existed called a saturated row ``exact``, a later one
+    ``saturated``, now ``lower bound, saturated``)."""
     out = []
     for r in rows:
         net = SIZES[r["mixer"]][r["size"]](int(r["depth"]))
         if repr(net) != r["config"]:
             raise ValueError(f"row config {r['config']} is not {repr(net)}")
-        sat = (r["saturated"] == "True") if r.get("saturated") else r["label"] == "exact"
+        sat = is_saturated(r) if r.get("saturated") else \
+            r["label"] in ("exact", "saturated", "lower bound, saturated")  # fmt: skip
         cols, label = label_of(net, PARTITIONS[r["partition"]], int(r["rank"]), sat)
         out.append({**r, **cols, "label": label, "saturated": sat})
     return out
@@ -430,7 +443,8 @@ def _parser() -> Parser:
     ap.add_argument("--resume", action="store_true",
                     help="keep the depths the CSV in --out already has, measure the rest")
     ap.add_argument("--relabel", action="store_true",
-                    help="recompute the bounds and labels of the CSV in --out, measure nothing")
+                    help="recompute the bounds and labels of the CSV in --out, measure nothing "
+                         "(and redraw)")
     return ap
 
 

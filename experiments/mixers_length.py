@@ -10,12 +10,15 @@ gla (width 2: 20) and causal identity linear attention (width 2: 16), at depths 
 and N = 4, 5, ... ``--max-len`` positions, the measured separation rank (over GF(p)) of
 the last position's first coordinate for the prefix/suffix partition (A = the first
 floor(N/2) positions) and the balanced one (A = the even positions). Rows are labelled
-as in ``experiments.mixers_compare`` (``exact, proved`` / ``saturated`` / ``lower
-bound``), with their time. A (mixer, depth, partition) line stops at the first N whose
-row does not finish within ``--timeout`` seconds (run in a child process) or was not
-saturated. ``--resume`` keeps the rows the CSV already has (and a timeout stop, unless
-``--timeout`` is longer); rows are written as they come, and every row of the CSV this run
-does not measure anew is kept (:mod:`experiments.script_args`).
+as in ``experiments.mixers_compare``, in the words of :mod:`seprank.labels` (``exact,
+given the architecture's stated bound (SOURCE)`` for a mixer's [D] bound met, ``lower
+bound, saturated``, ``lower bound, not saturated``), with their time; ``--relabel``
+recomputes the bounds and labels of the CSV, measuring nothing. A (mixer, depth,
+partition) line stops at the first N whose row does not finish within ``--timeout``
+seconds (run in a child process) or was not saturated. ``--resume`` keeps the rows the
+CSV already has (and a timeout stop, unless ``--timeout`` is longer); rows are written as
+they come, and every row of the CSV this run does not measure anew is kept
+(:mod:`experiments.script_args`).
 
 Output: ``paper_figures/mixers_length.csv`` and ``mixers_length.png/.pdf`` (log10 sep
 against N, one line per mixer and depth, one panel per partition).
@@ -28,6 +31,7 @@ from pathlib import Path
 
 from experiments.mixers_compare import (
     is_saturated,
+    label_of,
     measure_with_timeout,
     measured_columns,
     save_figures,
@@ -77,6 +81,20 @@ def _row(mixer, net, kind, got) -> dict:
 
 def _key(r) -> tuple:
     return (r["mixer"], int(r["depth"]), r["partition"], int(r["N"]))
+
+
+def relabel(rows: list[dict]) -> list[dict]:
+    """The rows with their bound and label recomputed from their own fields (the ranks and
+    saturation are kept; nothing is measured)."""
+    out = []
+    for r in rows:
+        net = BUILD[r["mixer"]](int(r["depth"]), int(r["N"]))
+        if repr(net) != r["config"]:
+            raise ValueError(f"row config {r['config']} is not {repr(net)}")
+        cols, label = label_of(net, partition(r["partition"], net.seq_len), int(r["rank"]),
+                               is_saturated(r))  # fmt: skip
+        out.append({**r, **cols, "label": label})
+    return out
 
 
 def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
@@ -194,13 +212,24 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="paper_figures", help="output folder")
     ap.add_argument("--resume", action="store_true", help="keep the rows the CSV has")
     ap.add_argument("--plot-only", action="store_true", help="redraw from the CSV only")
+    ap.add_argument("--relabel", action="store_true",
+                    help="recompute the bounds and labels of the CSV in --out, measure nothing "
+                         "(and redraw)")
     args = ap.parse_args(argv)
     path = Path(args.out) / "mixers_length.csv"
     earlier = read_rows(ap, path, FIELDS, CHECKS, FIELDS)
-    if args.plot_only and not earlier:
-        ap.error(f"--out {args.out}: no mixers_length.csv rows to draw (run without "
-                 "--plot-only)")  # fmt: skip
+    if (args.plot_only or args.relabel) and not earlier:
+        ap.error(f"--out {args.out}: no mixers_length.csv rows to read (run without "
+                 "--plot-only and --relabel)")  # fmt: skip
     out = out_folder(ap, args.out)
+    if args.relabel:
+        try:
+            rows = relabel(earlier)
+        except (KeyError, ValueError) as e:
+            ap.error(f"--relabel: {path} is not this script's CSV ({e})")
+        write_csv(rows, path, FIELDS)
+        plot(rows, out)
+        return 0
     if args.plot_only:
         plot(earlier, out)
         return 0

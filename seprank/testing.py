@@ -52,7 +52,7 @@ __all__ = [
 # ----------------------------------------------------------------------------- generators
 def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
             max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):  # fmt: skip
-    """Strategy of LinearSelfAttention configs whose proven bound is <= ``max_bound``.
+    """Strategy of LinearSelfAttention configs whose proved bound is <= ``max_bound``.
 
     The size budget keeps examples fast. The query position is drawn too; the bound is
     that of the default partition, its first position replaced by the query position
@@ -67,7 +67,7 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
     max_seq_len : int, default 6
         Largest sequence length drawn.
     max_bound : int, default 400
-        Configs whose proven upper bound exceeds this are rejected.
+        Configs whose proved upper bound exceeds this are rejected.
     heads : int, optional
         Fix the number of heads (default: any divisor of the width).
     residual : bool, optional

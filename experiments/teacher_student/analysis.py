@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .targets import row_label
+
 FIT = 0.1  # test FVU at or below which a cell counts as fitted (10% of variance left)
 CONTROL = "ctrl-R1"  # targets.CONTROL (not imported: this module stays numpy-only)
 
@@ -303,7 +305,7 @@ def _cap(log10) -> str:
 
 
 def _rank_how(rows, t) -> str:
-    st = sorted({r["rank_status"] for r in rows if r["target"] == t})
+    st = sorted({r.get("label") or r["rank_status"] for r in rows if r["target"] == t})
     return ", ".join(st)
 
 
@@ -432,11 +434,15 @@ def figure_data(rows) -> list[dict]:
     list of dict
         Per student, largest budget, student depth and target the test FVU's median,
         mean, std, min and max over seeds (``panel`` ``error_vs_rank``), and the best depth
-        per student, budget and target (``best_depth``; in the CSV, not drawn).
+        per student, budget and target (``best_depth``; in the CSV, not drawn); each with
+        ``target_rank`` (the median over the target's measured ranks) and ``label`` (the
+        labels of those ranks, ``; ``-joined: ``targets.row_label``).
     """
     main = main_protocol(rows)
     rows = [r for r in rows if protocol(r) == main]  # like with like
     cells, ranks, bd = _cells(rows), target_ranks(rows), best_depths(rows)
+    words = {t: "; ".join(sorted({r.get("label") or row_label(r) for r in rows
+                                  if r["target"] == t})) for t in ranks}  # fmt: skip
     students = sorted({r["student"] for r in rows})
     budgets = sorted({int(r["budget"]) for r in rows})
     depths = sorted({int(r["depth"]) for r in rows})
@@ -449,7 +455,7 @@ def figure_data(rows) -> list[dict]:
                 if (st, budgets[-1], L, t) in cells:
                     data.append(dict(panel="error_vs_rank", student=st, budget=budgets[-1],
                                      depth=L, target=t,
-                                     target_rank=float(np.median(ranks[t])),
+                                     target_rank=float(np.median(ranks[t])), label=words[t],
                                      **stats(cells[(st, budgets[-1], L, t)])))  # fmt: skip
     for st in students:
         for b in budgets:
@@ -458,7 +464,7 @@ def figure_data(rows) -> list[dict]:
                     best, how, per = bd[(st, b, t)]
                     data.append(dict(panel="best_depth", student=st, budget=b, depth=best,
                                      target=t, target_rank=float(np.median(ranks[t])),
-                                     clear=how, **per[best]))  # fmt: skip
+                                     label=words[t], clear=how, **per[best]))  # fmt: skip
     return data
 
 
@@ -553,14 +559,23 @@ def figure(rows, prefix) -> list[Path]:
     save(plot_figure(data), prefix.parent, prefix.name)
     paths = [prefix.with_suffix(".png"), prefix.with_suffix(".pdf"), prefix.with_suffix(".csv")]
     plt.close("all")
-    keys = ["panel", "student", "budget", "depth", "target", "target_rank", "n", "median",
-            "mean", "std", "min", "max", "clear"]  # fmt: skip
-    with paths[2].open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+    write_figure_csv(data, paths[2])
+    return paths
+
+
+#: fig10's CSV columns.
+FIGURE_KEYS = ["panel", "student", "budget", "depth", "target", "target_rank", "label", "n",
+               "median", "mean", "std", "min", "max", "clear"]  # fmt: skip
+
+
+def write_figure_csv(data, path) -> Path:
+    """Write fig10's CSV (:func:`figure_data`'s rows) to ``path``; returns ``path``."""
+    with Path(path).open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIGURE_KEYS, extrasaction="ignore")
         w.writeheader()
         for d in data:
             w.writerow({k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()})
-    return paths
+    return Path(path)
 
 
 def main(argv=None) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FIELDS = [
-    "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status",
+    "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status", "label",
     "student", "budget", "depth", "width", "heads", "params", "capacity_log10",
     "capacity_which", "seed", "n_train", "epochs", "best_epoch", "diverged", "train_fvu",
     "val_fvu", "test_fvu", "student_grid_rank", "seconds", "device", "protocol", "restarts",
@@ -115,11 +115,15 @@ def key(row) -> tuple:
 
 
 def read_rows(path: Path) -> list[dict]:
-    """Rows of a results CSV; rows from before the protocol column are protocol v1."""
+    """Rows of a results CSV; rows from before the protocol column are protocol v1, rows
+    from before the label column get it from their own fields (targets.row_label)."""
+    from .targets import row_label, row_status
+
     if not path.exists():
         return []
     with path.open() as f:
-        return [{**r, "protocol": r.get("protocol") or "v1"} for r in csv.DictReader(f)]
+        return [{**r, "protocol": r.get("protocol") or "v1", "rank_status": row_status(r),
+                 "label": r.get("label") or row_label(r)} for r in csv.DictReader(f)]  # fmt: skip
 
 
 def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) -> dict:
@@ -159,7 +163,8 @@ def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) ->
         run, family=target.name.split("-")[0], params=params, capacity_log10=cap,
         capacity_which=which, n_train=preset.n[0], student_grid_rank=grank, device=device,
         restarts=restarts if preset.restarts else "",
-        **{k: info[k] for k in ("target_rank", "rank_measured", "rank_upper", "rank_status")},
+        **{k: info[k] for k in ("target_rank", "rank_measured", "rank_upper", "rank_status",
+                                "label")},
         **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in res.items()},
     )  # fmt: skip
 
@@ -211,8 +216,9 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
 
 
 def _add_protocol_column(path: Path) -> None:
-    """Rewrite a CSV with rows from before the protocol (those were protocol v1) or the
-    restarts column (empty: no restart rule) to the current columns."""
+    """Rewrite a CSV with rows from before the protocol (those were protocol v1), the
+    restarts column (empty: no restart rule) or the label column (from each row's own
+    fields: targets.row_label) to the current columns."""
     if not path.exists():
         return
     with path.open() as f:

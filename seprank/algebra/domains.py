@@ -24,7 +24,14 @@ from fractions import Fraction
 import numpy as np
 
 from seprank.algebra.exact_array import ExactArray
-from seprank.algebra.field_array import GF, FieldArray, einsum_modp, max_terms
+from seprank.algebra.field_array import (
+    GF,
+    FieldArray,
+    check_no_multiples,
+    einsum_modp,
+    max_terms,
+    multiple_of_p,
+)
 from seprank.algebra.limits import MAX_MODULUS
 from seprank.errors import DomainError
 
@@ -348,10 +355,15 @@ class ModP(Domain):
     def from_ints(self, arr):
         arr = np.asarray(arr)
         if arr.dtype == object:
+            for v in arr.ravel():
+                if int(v) % self.p == 0 and int(v) != 0:
+                    raise multiple_of_p(int(v), self.p)
             return np.array([int(v) % self.p for v in arr.ravel()], dtype=np.int64).reshape(
                 arr.shape
             )
-        return np.asarray(arr, dtype=np.int64) % self.p
+        arr = np.asarray(arr, dtype=np.int64)
+        check_no_multiples(arr, self.p)
+        return arr % self.p
 
     def describe(self):
         return {"domain": self.name, "prime": self.p}

@@ -143,9 +143,28 @@ def matmul_modp(a, b, p: int) -> np.ndarray:
     return _by_limbs(contract, a, p, n)
 
 
+def multiple_of_p(v, p: int) -> DomainError:
+    """The refusal of a nonzero constant that is 0 mod p: GF(p) would compute another
+    function (the Schwartz-Zippel bound covers the random weights and points, not the
+    constants of the code)."""
+    return DomainError(f"the constant {v} is a nonzero multiple of the prime p={p}: it is 0 "
+                       "in GF(p), so the rank there could fall below the rank over Q; "
+                       "measure with another prime (prime=..., --prime)")  # fmt: skip
+
+
+def check_no_multiples(a: np.ndarray, p: int) -> None:
+    """DomainError if an integer array holds a nonzero multiple of ``p``."""
+    hit = (a % p == 0) & (a != 0)
+    if hit.any():
+        raise multiple_of_p(a[hit].ravel()[0], p)
+
+
 def _residue(v, p: int) -> int:
-    """One constant as a residue: ints, bools, Fractions, exact small-denominator floats."""
+    """One constant as a residue: ints, bools, Fractions, exact small-denominator floats.
+    A nonzero multiple of ``p`` (or a numerator divisible by it) is refused."""
     if isinstance(v, (bool, np.bool_, int, np.integer)):
+        if int(v) % p == 0 and int(v) != 0:
+            raise multiple_of_p(int(v), p)
         return int(v) % p
     if isinstance(v, np.floating) and np.dtype(type(v)).itemsize > 8:
         raise DomainError(f"a {np.dtype(type(v))} constant is not read exactly: use a Fraction")
@@ -160,7 +179,10 @@ def _residue(v, p: int) -> int:
         v = q
     if isinstance(v, Fraction):
         if v.denominator % p == 0:
-            raise DomainError(f"the constant {v} has a denominator divisible by p={p}")
+            raise DomainError(f"the constant {v} has a denominator divisible by p={p}: "
+                              "measure with another prime (prime=..., --prime)")  # fmt: skip
+        if v.numerator % p == 0 and v.numerator != 0:
+            raise multiple_of_p(v, p)
         return v.numerator * pow(v.denominator, -1, p) % p
     raise DomainError(f"a {type(v).__name__} constant ({v!r}) is not a number of GF({p})")
 
@@ -187,10 +209,14 @@ class GF(Arithmetic):
             if a.dtype.kind == "u" and a.size and int(a.max()) > _INT64_MAX:
                 a = a.astype(object)
             else:
-                return a.astype(np.int64) % self.p
+                a = a.astype(np.int64)
+                check_no_multiples(a, self.p)
+                return a % self.p
         if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and \
                 np.all(a == np.round(a)) and float(np.abs(a).max()) < 2**62:  # fmt: skip
-            return a.astype(np.int64) % self.p
+            a = a.astype(np.int64)
+            check_no_multiples(a, self.p)
+            return a % self.p
         if a.dtype.kind not in "fO":
             raise DomainError(f"a constant of dtype {a.dtype} is not a number of GF({self.p})")
         out = np.empty(a.shape, dtype=np.int64)

@@ -67,7 +67,7 @@ def float_distrust(m) -> str | None:
     """Why a float rank cannot be believed, naming the criterion that failed with its
     value; None when it can. The criteria, in order:
 
-    1. the sample saturated (the rank stopped below the sample size);
+    1. the sample saturated (the rank stopped below the sample size: ``sample_saturated``);
     2. the spectrum is finite;
     3. a cliff at the rank: s[r-1] / s[r] >= FLOAT_GAP;
     4. s[r-1] >= FLOAT_GAP * tolerance (the last kept value is far above round-off);
@@ -88,7 +88,12 @@ def float_distrust(m) -> str | None:
     tol = getattr(m, "tolerance", None)
     if s is None or tol is None:
         return "no float spectrum (not a float measurement)"
-    if not getattr(m, "saturated", False) or r <= 0 or r >= len(s):
+    # the stop below the sample: a labelled Measurement keeps it in sample_saturated (its
+    # saturated is False: a float rank is never saturated), a bare result in saturated
+    stopped = getattr(m, "sample_saturated", None)
+    if stopped is None:
+        stopped = getattr(m, "saturated", False)
+    if not stopped or r <= 0 or r >= len(s):
         return (f"no singular value below the tolerance (rank {r} of a {len(s)}-value "
                 "spectrum: the rank reached the sample size)")  # fmt: skip
     if not np.all(np.isfinite(s)):

@@ -30,7 +30,7 @@ from seprank.errors import RunAborted, SeprankError
 
 def _build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="seprank", description="Separation-rank analysis of self-attention.",
-                 epilog="exit codes: 0 done, 1 verify found a proven bound violated, or "
+                 epilog="exit codes: 0 done, 1 verify found a proved bound violated, or "
                  "sweep/verify/transition stored a failed or refused task, or the store "
                  "could not be written or no Dask worker was left mid-run (finished tasks "
                  "kept), or check-certificate found a certificate false, 2 bad input or "

@@ -1,4 +1,4 @@
-"""``seprank bounds``: the proven upper bound and regimes of one network."""
+"""``seprank bounds``: the proved upper bound and regimes of one network."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from seprank.theory.regimes import (
 
 
 def add_parser(sub) -> None:
-    b = sub.add_parser("bounds", help="proven upper bound and regimes for one network (or an "
+    b = sub.add_parser("bounds", help="proved upper bound and regimes for one network (or an "
                        "architecture's known bound, labelled with its source)")  # fmt: skip
     add_arch_args(b)
     _add_net_args(b, need=False)
@@ -70,7 +70,8 @@ def cmd(args) -> int:
         "regime_bound_growth_basis": (
             "log upper(L+1) / log upper(L) for the proved bound printed as `upper` (same "
             "sides), >= 2 (an arbitrary threshold) called depth-efficient: computed from the "
-            "bound, not measured; it is the growth of sep only where the bound is tight"),
+            "bound, not measured; it is the growth of sep only where measured ranks meet the "
+            "bound (exact, proved)"),
         "crossover_depth": math.log(net.width**2 + net.width + 1, 3),
         "crossover_basis": "3^L = d^2 + d + 1 (D = m): where the block formula's two "
                            "regimes of log sep meet (proofs/transition.md); no threshold",
@@ -89,7 +90,7 @@ def cmd(args) -> int:
         shown = f"10^{out['log10_upper']:.3f} (an exact {len(str(up))}-digit integer: --json)"
     else:
         shown = f"{up}  (log10 {out['log10_upper']:.3f})"
-    print(f"proven upper bound: {shown}; {out['which']} bound")
+    print(f"proved upper bound: {shown}; {out['which']} bound")
     print(f"  why: {out['why']}")
     deg, D = out["output_degree"], out["matrix_degree_D"]
     if deg is None or len(str(deg)) > 40:

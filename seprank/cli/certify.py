@@ -17,6 +17,16 @@ from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.sample_grid import available_memory
 from seprank.errors import ConfigError
+from seprank.nets.registry import (
+    allows,
+    file_imports,
+    import_path,
+    label_of,
+    own_classes,
+    refusal,
+    resolve,
+)
+from seprank.nets.torch_module import TorchModule
 from seprank.paths import check_out_dir
 from seprank.verdicts import certificate_schema, certificates
 
@@ -28,7 +38,20 @@ the rank meets U. Otherwise "lower bound" with the gap, and the ground of the sa
 label (a Schwartz-Zippel bound) if any.
 The certificate (JSON) is re-checked, without trusting the measurement, by
   seprank check-certificate FILE      (exit 0: valid, 1: false, 2: unreadable/malformed)
+(with --arch module:Class, or --torch MODULE:FACTORY, for a certificate naming one: the
+re-check line printed says which; seprank check-certificate --help gives the rule)
 exit codes: 0 done, 1 --check found the certificate invalid, 2 bad input."""
+
+CHECK_EPILOG = """\
+A certificate is data: checking it never imports a module it names on its own word
+(importing runs the module's code). A registry architecture (seprank archs), seprank's
+own classes and an installed package's entry point need nothing. A certificate naming
+module:Class is checked only with your word: --arch module:Class (the same), or
+--allow-import; a torch certificate (TorchModule, config factory=MODULE:FACTORY) with
+--torch MODULE:FACTORY (the same) or --allow-import. Without it: exit 2, one line naming
+the module, nothing imported.
+exit codes: 0 valid, 1 false (INVALID, with the reasons), 2 unreadable or malformed, a
+module not allowed or not importable, or an --arch/--torch other than the certificate's."""
 
 
 def add_parsers(sub) -> None:
@@ -57,8 +80,20 @@ def add_parsers(sub) -> None:
 
     k = sub.add_parser("check-certificate",
                        help="re-derive a certificate's minors from its seeds and check their "
-                            "determinants over GF(p) with python-flint (exit 0 / 1)")
+                            "determinants over GF(p) with python-flint (exit 0 valid / 1 false); "
+                            "imports no module the file names without your word",
+                       epilog=CHECK_EPILOG)  # fmt: skip
     k.add_argument("file", help="certificate JSON written by seprank certify")
+    k.add_argument("--arch", default=None, metavar="NAME|module:Class",
+                   help="the certificate's architecture, in your own words: with a "
+                        "module:Class, your permission to import that module (it must be "
+                        "the one the certificate names)")  # fmt: skip
+    k.add_argument("--torch", default=None, metavar="MODULE:FACTORY",
+                   help="a torch certificate's factory, in your own words: your permission "
+                        "to import MODULE (it must be the factory the certificate names)")
+    k.add_argument("--allow-import", action="store_true",
+                   help="import whatever module the certificate names (it runs that "
+                        "module's code: only for a certificate you trust)")
     k.add_argument("--kernel", action="store_true",
                    help="evaluate the network with the compiled kernel of the measurement "
                         "(faster for deep networks) instead of its reference numpy code; "
@@ -85,7 +120,8 @@ def cmd_certify(args) -> int:
         c.write(out)
     checked = None
     if args.check and c.path:
-        checked = certificates.check_certificate(c.path)
+        # written just now from your own --arch: whatever it names is your word
+        checked = certificates.check_certificate(c.path, cls=type(net), allow_import=True)
     if args.json:
         d = c.to_dict()
         if checked is not None:
@@ -103,7 +139,8 @@ def cmd_certify(args) -> int:
         print(f"  upper bound: {c.upper_why}")
         if c.path:
             print(f"  certificate: {c.path}")
-            print(f"  re-check:    seprank check-certificate {c.path}")
+            print(f"  re-check:    seprank check-certificate {c.path}"
+                  f"{recheck_flags(c.certificate)}")
         else:
             print("  no certificate: no nonsingular minor was recorded")
         if checked is not None:
@@ -112,9 +149,51 @@ def cmd_certify(args) -> int:
     return 1 if checked is not None and not checked.ok else 0
 
 
+#: The check-certificate flag that gives permission for each kind of import a file names.
+FLAGS = {"architecture": "--arch", "factory": "--torch"}
+
+
+def recheck_flags(cert: dict) -> str:
+    """The flags check-certificate needs for ``cert`` (your word for each module it names:
+    ``" --arch mymod:MyNet"``; ``""`` for a registry architecture)."""
+    return "".join(f" {FLAGS.get(what, '--arch')} {path}"
+                   for what, path in file_imports(cert["architecture"], cert["config"]))
+
+
+def _permission(args, cert: dict) -> dict:
+    """``cls`` and ``allow_import`` for check_certificate from --arch, --torch and
+    --allow-import (the user's words); ConfigError, in the command line's terms, for a
+    module the certificate names that none of them allows, or one that differs."""
+    name, config = cert["architecture"], cert["config"]
+    if args.arch is not None and args.torch is not None:
+        raise ConfigError("--arch and --torch: give one (a torch certificate: --torch)")
+    cls, allow = None, bool(args.allow_import)
+    if args.arch is not None:
+        cls = resolve(args.arch)  # your word: imported as for measure --arch
+        if name not in (args.arch.strip(), label_of(cls), import_path(cls)):
+            raise ConfigError(f"--arch {args.arch}: the certificate names architecture "
+                              f"{name!r}; give that one (or leave --arch out)")  # fmt: skip
+    if args.torch is not None:
+        factory = config.get("factory")
+        if own_classes().get(name) is not TorchModule:
+            raise ConfigError(f"--torch {args.torch}: the certificate is not a torch one "
+                              f"(architecture {name!r}); leave --torch out")  # fmt: skip
+        if factory != args.torch:
+            raise ConfigError(f"--torch {args.torch}: the certificate names factory "
+                              f"{factory!r}; give that one (or leave --torch out)")  # fmt: skip
+        allow = allow or (args.torch,)
+    for what, path in file_imports(name, config, cls):
+        if not allows(allow, path):
+            raise refusal(what, path, f"{args.file}: the certificate",
+                          f"if you trust it, give {FLAGS.get(what, '--arch')} {path} (or "
+                          "--allow-import)")  # fmt: skip
+    return {"cls": cls, "allow_import": allow}
+
+
 def cmd_check(args) -> int:
-    certificate_schema.load(args.file)  # unreadable or malformed: exit 2, one line
-    r = certificates.check_certificate(args.file, kernel=args.kernel)
+    cert = certificate_schema.load(args.file)  # unreadable or malformed: exit 2, one line
+    r = certificates.check_certificate(args.file, kernel=args.kernel,
+                                       **_permission(args, cert))  # fmt: skip
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
                           "reasons": r.reasons}))  # fmt: skip

@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
     f.add_argument("--db", default=DEFAULT_DB,
                    help="result store the exact measurements are read from and stored in "
                         "(shared with transition and sweep): a rerun measures nothing stored")
+    f.add_argument("--relabel", action="store_true",
+                   help="measure and draw nothing: give every CSV in --out its label column "
+                        "(the words of the labels page), derived from each row's own fields")
     add_output_args(f, json_help="print one JSON object (the folder and the figures written)",
                     quiet_help="no notes on stderr (the folder, the first-run compile)")
 
@@ -45,6 +48,14 @@ def cmd_figures(args) -> int:
     SeprankError
         On bad input (``main`` prints it as one line and exits 2).
     """
+    if args.relabel:
+        out = check_out_dir(args.out or "paper_figures")
+        done = plots.relabel(out)
+        if args.json:
+            print(json.dumps({"out": str(out), "relabelled": done}))
+        else:
+            print(f"relabelled {len(done)} CSVs in {out}: {', '.join(done)}")
+        return 0
     check_file(Path(args.db))  # a foreign store: refused before anything is written
     out = check_out_dir(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
     say = say_stderr(args)

@@ -24,11 +24,13 @@ from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.measure import METHODS, SAMPLERS, STRATEGIES, measure
 from seprank.engine.sample_grid import available_memory
 from seprank.errors import MeasurementInterrupted
+from seprank.labels import SATURATED
 
-MEASURE_JSON = """\
+MEASURE_JSON = f"""\
 --json prints one object with these fields:
-  rank          measured rank (an int)        saturated  true: rank < sample size
-  certified     what the rank guarantees      method     modular | float | symbolic
+  rank          measured rank (an int)        label      its label (docs: labels)
+  saturated     see SATURATED below           method     modular | float | symbolic
+  certified     what the rank guarantees      trusted    float only: spectrum trusted
   kind          always "measured"             prime      modulus (modular) or null
   samples       [rows, cols] of the final grid             seed       the seed used
   seconds, eval_seconds, rank_seconds: total, grid evaluation and rank time
@@ -42,6 +44,12 @@ MEASURE_JSON = """\
   confirm       with --confirm K: runs, max_rank, combined_bound, saturated, reason
   tolerance     SVD tolerance (float) or null  history    [rows, cols, rank] per step
   spectrum      null (singular values are kept only in the Python API)
+  bound         modular: the architecture's upper bound compared after measuring
+                (upper, status proved | recalled | architecture, source), or null;
+                label "exact, proved" when the rank meets a proved one
+  polynomial    false: a non-polynomial network (float only, no finite rank known)
+SATURATED
+  {SATURATED}
 exit codes: 0 done, 2 bad input or refused as too big (one line on stderr),
 130 interrupted (the last finished step is printed)."""
 
@@ -63,7 +71,8 @@ def add_parser(sub) -> None:
                    help="coordinate p of the output vector y^{L,i} studied (default 0)")
     m.add_argument("--max-samples", type=sample_count, default=None,
                    help="largest grid side (default 6000 modular, 2500 float); the sample "
-                   "grows x1.5 until the rank saturates or this is hit")  # fmt: skip
+                   "grows x1.5 until the rank stops below the sample size or this is "
+                   "hit")  # fmt: skip
     m.add_argument("--sampler", default="auto", metavar=choices_metavar(SAMPLERS),
                    help="auto: alphabet for a network on tokens, i.e. the complete grid "
                         "over its vocabulary; else random")  # fmt: skip
@@ -121,15 +130,18 @@ def print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
             d["confirm"] = summary
         print(json.dumps(d))
         return
-    if m.method == "float":
-        state = "trusted float estimate" if m.saturated else "untrusted"
-    else:
-        state = "saturated" if m.saturated else "NOT saturated (a lower bound only)"
-    if m.budget_hit:
-        state += "; budget hit: raise --max-samples"
+    state = m.label
+    if m.budget_hit and not state.startswith("exact"):
+        state += ": raise --max-samples"
     print(f"separation rank (measured, {m.method}): {m.rank}  [{state}]")
     print(f"  certified: {m.certified}")
     print(f"  ground: {m.saturation_reason}")
+    b = m.bound or {}
+    if b.get("upper") is not None:
+        print(f"  upper bound ({b['status']}, compared after measuring): {b['upper']}: "
+              f"{b['source']}")
+    elif b.get("note"):
+        print(f"  upper bound: {b['note']}")
     if summary is not None:
         print(f"  confirm: {summary['reason']}")
     extra = f", prime {m.prime}" if m.prime else ""

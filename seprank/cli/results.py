@@ -18,18 +18,20 @@ RESULTS_EPILOG = """\
   residual, method, strategy, seed, prime, rank, saturated, version, attempts, ...
 --json prints every stored field of each task, the full Measurement included
 (measurement), the verify row for verify tasks (extra), and the error of a failed or
-refused one. rank is measured (see each measurement's certified and saturated fields).
+refused one. rank is measured; label says what it is (the words of the labels page:
+exact, proved | lower bound, saturated | lower bound, not saturated | float estimate, ...).
 A row measured by other code (its code fingerprint differs from this seprank's) is
 marked stale (status "done, stale"; --json and --csv: stale = true): a sweep does not reuse
-it (its key differs) and measures the task again. The store is opened read-only.
+it (its key differs) and measures the task again. The store is opened read-only, and read
+as data: an arch module:Class in it is listed, never imported (its code does not run).
 --format table|csv|json is deprecated: the table is the default, --csv or --json the others.
 exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 
 TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "seed", "rank",
-         "saturated", "seconds", "attempts", "error")  # fmt: skip
+         "label", "seconds", "attempts", "error")  # fmt: skip
 CSV = ("key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_len",
        "residual", "partition", "method", "strategy", "seed", "prime", "max_samples",
-       "version", "rank", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",
+       "version", "rank", "label", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",
        "host", "finished", "config", "error", "code", "stale")  # fmt: skip
 
 

@@ -25,6 +25,9 @@ task whose estimated memory exceeds a worker's is refused and stored as such; on
 raises is stored with its error and retried (--retries). seprank results lists what is stored.
 Two sweeps on one store share it: each task is claimed by one of them (a claim row with
 its owner and a heartbeat; a dead sweep's claims are taken over) and measured once.
+The grid file you name is your word: an arch module:Class in it is imported (its code
+runs: read a grid you were sent before you sweep it). The store (--db) is data, even one
+someone sent: its rows are matched by key and read; no architecture it records is imported.
 exit codes: 0 every task done, 1 some failed or were refused (stored, with the reason),
 or the store could not be written, or no Dask worker was left for --worker-timeout
 (finished tasks are kept), 2 bad input (the grid is refused whole, nothing is stored;

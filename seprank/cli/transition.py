@@ -31,7 +31,8 @@ def add_parser(sub) -> None:
                    help="skip configurations whose proved bound exceeds this (e.g. 10000 "
                         "to leave out the largest; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
-                   help="redraw the figure from the CSV, measure nothing")
+                   help="redraw the figure from the CSV, measure nothing (the CSV is "
+                        "read as data: nothing it names is imported)")
     add_output_args(t, json_help="print one JSON object (rows, csv, figure) instead of the "
                     "lines", quiet_help="no progress bar")  # fmt: skip
     add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
@@ -119,13 +120,10 @@ def cmd(args) -> int:
         print(json.dumps({"rows": rows, "csv": str(out / transition.CSV_NAME),
                           "figure": str(png), "not_measured": not_measured}, default=str))
     for r in ([] if args.json else rows):
-        sat = ("exact, proved (= bound)" if str(r["exact_proved"]) == "True" else
-               "saturated" if str(r["saturated"]) == "True" else "a lower bound")  # fmt: skip
-        if str(r.get("tight")) == "True":
-            sat = "exact, proved: meets the bound"
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "
-              f"{r['measured']} ({sat}), proved bound {r['upper_proved']}, ratio measured "
-              f"{r['ratio_measured'] or '-'} / bound {r['ratio_formula'] or '-'}")  # fmt: skip
+              f"{r['measured']} [{transition.row_label(r)}], proved bound "
+              f"{r['upper_proved']}, ratio measured {r['ratio_measured'] or '-'} / bound "
+              f"{r['ratio_formula'] or '-'}")  # fmt: skip
     if not args.json:
         print(f"wrote {out / transition.CSV_NAME} and {png}")
     if not_measured:

@@ -1,4 +1,4 @@
-"""``seprank verify``: the main job, measured ranks beside the proven bounds."""
+"""``seprank verify``: the main job, measured ranks beside the proved bounds."""
 
 from __future__ import annotations
 
@@ -10,38 +10,46 @@ from seprank.cli._common import _int_list, add_output_args, add_sweep_args, nonn
 from seprank.cli.archs import net_from_args
 from seprank.cli.torch_args import add_torch_args
 from seprank.errors import ConfigError
+from seprank.labels import SATURATED
 from seprank.paths import check_out_dir
 from seprank.studies import verify
 from seprank.sweeps.store import check_file
 from seprank.verdicts.verdict import verify_partitions
 
-VERIFY_EPILOG = """\
+VERIFY_EPILOG = f"""\
 the grid: seprank/sweeps/grids/verify-quick.toml or verify-default.toml, run as a sweep through
 the result store (--db, default OUT/results.sqlite): a rerun measures only what is
 missing and prints the same table; seprank results --db lists the stored tasks.
 columns: L depth, d width, H heads, N sequence length, res residual connection;
   measured  exact rank over GF(p) of a sampled grid (certified lower bound)
-  sat       the rank stopped below the sample size and the Schwartz-Zippel bound on a
-            false saturation is <= 1e-2 (a probability ground)
-  upper     proven upper bound (exact integer)
-  tight     measured == upper: exact, proved (no probability; seprank certify)
+  sat       saturated (threshold 1e-2; see SATURATED below)
+  upper     proved upper bound (exact integer)
+  exact_proved  measured == upper: exact, proved (no probability; seprank certify)
   regime_paper   the paper's rule: depth-efficient iff L < log3 d
   regime_growth  measured log rank(L+1) / log rank(L): >= 2 depth-efficient
   part      rank equal on other balanced partitions (yes / NO / - not checked)
-  verdict   tight | below bound | below formula (H=1 conjecture fails) |
-            not saturated | VIOLATION (measured > proven: a bug)
+  verdict   exact, proved | below bound | below formula (H=1 conjecture fails) |
+            not saturated | VIOLATION (measured > proved: a bug)
+--json and results.csv: each row's label says what its measured rank is, in the words of
+the labels page: exact, proved | lower bound, saturated | lower bound, not saturated
+(exact_proved: the same as a bool).
 --arch NAME|module:Class [--param KEY=VALUE ...] [--partition A ...]: one network of
 any architecture instead of the grid: its rank on each partition (default: the first
-N//2) beside its own proved bound where one exists (seprank bounds --arch prints it);
-verdict tight | below bound | not saturated | no proved bound | VIOLATION.
-exit codes: 0 every configuration measured and no proven bound violated, 1 a proven
+N//2) beside its own upper bound where one exists (seprank bounds --arch prints it; status
+proved, recalled or architecture); verdict exact, proved | exact, given the recalled
+literature bound / the architecture's stated bound (SOURCE) | below bound | not saturated |
+no upper bound known | VIOLATION (above a proved bound) | lower bound, above ... (that
+bound is false).
+SATURATED
+  {SATURATED}
+exit codes: 0 every configuration measured and no proved bound violated, 1 a proved
 bound was violated or a configuration failed or was refused (the verification is then
 incomplete; stderr says which), 2 bad input, 130 interrupted (the table holds what
 finished)."""
 
 
 def add_parser(sub) -> None:
-    v = sub.add_parser("verify", help="the main job: measured ranks vs proven bounds",
+    v = sub.add_parser("verify", help="the main job: measured ranks vs proved bounds",
                        epilog=VERIFY_EPILOG)  # fmt: skip
     v.add_argument("--quick", action="store_true",
                    help="small grid (verify-quick.toml: depths 1-3, widths 2-4, proved bound "
@@ -73,14 +81,14 @@ def cmd_arch(args) -> int:
         print(json.dumps({"arch": args.arch or args.torch, "rows": rows}))
     else:
         for r in rows:
-            up = "none" if r["upper"] is None else r["upper"]
-            print(f"A={r['partition']}: measured {r['measured']} ({r['method']}, saturated "
-                  f"{r['saturated']}), proved upper {up}: {r['verdict']}")  # fmt: skip
+            up = "none known" if r["upper"] is None else f"{r['upper']} ({r['status']})"
+            print(f"A={r['partition']}: measured {r['measured']} ({r['method']}) "
+                  f"[{r['label']}], upper bound {up}: {r['verdict']}")  # fmt: skip
             if r["source"]:
                 print(f"  source: {r['source']}")
     bad = [r for r in rows if r["verdict"] == "VIOLATION"]
     for r in bad:
-        print(f"VIOLATION: measured {r['measured']} > proven {r['upper']} on "
+        print(f"VIOLATION: measured {r['measured']} > proved {r['upper']} on "
               f"A={r['partition']}: a bug is far likelier than a refutation", file=sys.stderr)
     return 1 if bad else 0
 
@@ -127,7 +135,7 @@ def cmd_verify(args) -> int:
         print(f"wrote {out / 'results.csv'} and {out / 'results.md'}")
         print("\n".join(verdict))
     for r in bad:
-        print(f"VIOLATION: measured {r['measured']} > proven {r['upper']}: a bug is far "
+        print(f"VIOLATION: measured {r['measured']} > proved {r['upper']}: a bug is far "
               f"likelier than a refutation (the bound is proved). Reproduce: "
               f"{verify.reproduce_command(r)}", file=sys.stderr)  # fmt: skip
     if bad:

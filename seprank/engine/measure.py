@@ -40,10 +40,11 @@ import numpy as np
 from seprank.algebra.coefficients import rank_coefficients
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from seprank.algebra.rank import RankEngine, check_rank_engine
+from seprank.engine import bound_compare, feasibility, kernels, line_check, row_check
 from seprank.engine import estimate as _estimate
-from seprank.engine import feasibility, kernels, line_check
 from seprank.engine import sample_grid as _grid
 from seprank.engine import saturation as _saturation
+from seprank.engine import weights as _weights
 from seprank.engine.evaluate import evaluate
 from seprank.engine.options import METHODS, SAMPLERS, MeasureOptions
 from seprank.engine.result import CERTIFIED, Measurement
@@ -83,6 +84,8 @@ def _measure_symbolic(net, A, seed, weights):
             f"method=symbolic: up to {est} monomials for depth/width/seq_len of this net "
             f"(limit {SYMBOLIC_MAX_MONOMIALS}); use method=modular"
         )
+    if line_check.needs_check(net):  # a class seprank does not ship: one row per row
+        row_check.check_rows(net, Float64(), int(seed))
     dom = Symbolic()
     params = _params(net, dom, seed, weights)
     d = input_dim(net)
@@ -97,8 +100,9 @@ def _measure_symbolic(net, A, seed, weights):
 
 
 def _params(net, domain, seed, weights):
+    """The drawn weights, or the given ones (checked by :func:`plan`) in ``domain``."""
     if weights is not None:
-        return {k: domain.from_ints(v) for k, v in weights.items()}
+        return _weights.weights_in(domain, weights)
     return net.init(np.random.default_rng(seed), domain)
 
 
@@ -219,6 +223,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if modulus is not None:
         ModP(modulus)  # validates prime before anything compiles
     sampler = _resolve_sampler(net, opts.sampler)
+    if weights is not None:  # exact numbers, keys and shapes as init's (before any compile)
+        weights = _weights.check_weights(net, weights, int(opts.seed))
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     strategy, modulus, picked, cat_note = _catalecticant_choice(net, opts, method, sampler, A,
@@ -249,6 +255,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if fast_path and (compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas")):
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if method == "modular" else Float64()
+    if line_check.needs_check(net):  # a class seprank does not ship: one row per row
+        row_check.check_rows(net, domain, int(opts.seed))
     if method == "modular" and line_check.needs_check(net):
         line_check.check_arithmetic(net, domain, int(opts.seed))
     params = _params(net, domain, opts.seed, weights)
@@ -321,8 +329,10 @@ def execute(mp: MeasurementPlan) -> Measurement:
     opts = mp.options
 
     def label(m):
-        return _saturation.label(m, mp.net, opts.saturation_threshold,
-                                 random_weights=mp.weights is None)  # fmt: skip
+        _saturation.label(m, mp.net, opts.saturation_threshold,
+                          random_weights=mp.weights is None)  # fmt: skip
+        bound_compare.attach(m, mp.net)  # after measuring: for the label only
+        return m
 
     try:
         if mp.strategy == "coefficients":
@@ -391,8 +401,10 @@ def measure(
         Sample growth factor per adaptive step (default 1.5 direct; 1.25 graded, then 1.1
         from 2048 samples on).
     weights : dict, optional
-        Integer weight arrays (same keys as ``net.init``), to measure one specific integer
-        network in several engines.
+        Given weights (the keys and shapes ``net.init`` returns; ints, Fractions or exact
+        floats), to measure one specific network in several engines: converted exactly,
+        the same function in each (:mod:`seprank.engine.weights`); a missing, extra or
+        misshaped key, or a value with no exact reading, is a ConfigError naming it.
     rank_engine : {"auto", "blas", "flint", "array-numpy", "array-torch"}, default "auto"
         GF(p) rank engine for ``modular`` (see :func:`seprank.algebra.rank.rank_modp`; all
         exact, they agree).
@@ -424,7 +436,9 @@ def measure(
     Raises
     ------
     ConfigError
-        If ``net`` is not an architecture, the partition or an option is invalid, the method
+        If ``net`` is not an architecture, the partition, an option or ``weights`` is
+        invalid, a class seprank does not ship mixes the batch axis in ``apply``
+        (:mod:`seprank.engine.row_check`), the method
         cannot measure the net (a non-polynomial net in ``modular`` or ``symbolic``),
         ``options`` is given together with non-default keywords, or torch or CUDA is
         missing for ``device="cuda"``.

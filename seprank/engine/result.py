@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from seprank import labels
 from seprank.engine import display
 
 CERTIFIED = {
@@ -109,6 +110,16 @@ class Measurement:
         Nonsingular minors (one per block) for a certificate.
     draws : list, default []
         The sampling schedule, for a certificate.
+    trusted : bool or None, default None
+        Float only: whether the spectrum passed the trust criterion (a float rank is never
+        ``saturated``).
+    polynomial : bool, default True
+        Whether the network declares itself a polynomial (a non-polynomial's float rank
+        estimates no finite separation rank).
+    bound : dict or None, default None
+        The architecture's upper bound for this partition, compared after measuring (never
+        used to measure): ``upper``, ``status`` (proved, recalled, architecture), ``source``;
+        or ``note`` saying why there is none to compare.
     """
 
     rank: int
@@ -140,6 +151,9 @@ class Measurement:
     saturation_reason: str = ""
     minors: list | None = field(default=None, repr=False)
     draws: list = field(default_factory=list, repr=False)
+    trusted: bool | None = None
+    polynomial: bool = True
+    bound: dict | None = None
 
     @property
     def kind(self) -> str:
@@ -153,17 +167,17 @@ class Measurement:
         Returns
         -------
         str
-            ``exact`` (symbolic), ``float estimate, trusted`` / ``untrusted`` (float), or
-            ``lower bound`` with ``saturated`` / ``not saturated`` (and ``budget hit``)
-            for a GF(p) rank; a Measurement never says ``proved``: that takes an upper
-            bound (:func:`seprank.verdicts.certificates.certify`).
+            ``exact`` (symbolic); ``float estimate, trusted`` / ``untrusted`` (float, of a
+            polynomial; of a non-polynomial ``float rank of a non-polynomial``); for a
+            GF(p) rank ``exact, proved`` (or ``exact, given ...``) when it meets the
+            architecture's upper bound (``bound``), else ``lower bound`` with
+            ``saturated`` / ``not saturated`` (and ``budget hit``). The words are those of
+            :mod:`seprank.labels`.
         """
-        if self.method == "symbolic":
-            return "exact"
-        if self.method == "float":
-            return "float estimate, " + ("trusted" if self.saturated else "untrusted")
-        s = "lower bound, " + ("saturated" if self.saturated else "not saturated")
-        return s + (", budget hit" if self.budget_hit and not self.saturated else "")
+        return labels.label_of({"method": self.method, "rank": self.rank,
+                                "saturated": self.saturated, "budget_hit": self.budget_hit,
+                                "trusted": self.trusted, "polynomial": self.polynomial,
+                                "bound": self.bound})  # fmt: skip
 
     def __repr__(self) -> str:
         """One short line: rank, label, method, configuration, partition and time."""
@@ -234,7 +248,8 @@ class Measurement:
         Returns
         -------
         dict
-            Every field (tuples as lists), and ``kind`` (``"measured"``).
+            Every field (tuples as lists), ``kind`` (``"measured"``) and ``label``
+            (:attr:`label`).
         """
         d = asdict(self)
         if not minors:
@@ -243,6 +258,7 @@ class Measurement:
         d["samples"] = list(self.samples)
         d["partition"] = list(self.partition)
         d["kind"] = self.kind
+        d["label"] = self.label
         d["spectrum"] = (
             None if (self.spectrum is None or not spectrum) else [float(s) for s in self.spectrum]
         )

@@ -34,9 +34,11 @@ Caveat: R is the rank over GF(p)-bar. It equals the rank over Q except for the f
 many primes dividing every coefficient of every R x R minor; ``confirm`` repeats with
 other primes (and seeds) for that reason too.
 
-Other grounds: ``method="symbolic"`` is exact (no sampling); ``method="float"`` is
-saturated only when :func:`seprank.algebra.float_rank.float_trustworthy` accepts its spectrum (else
-"untrusted", with the spectral ratio); the ``templates`` sampler is never called
+Other grounds: ``method="symbolic"`` is exact (no sampling); ``method="float"`` is never
+saturated: it is *trusted* (``trusted``) when
+:func:`seprank.algebra.float_rank.float_trustworthy` accepts its spectrum (else "untrusted",
+with the spectral ratio), and for a network that is not a polynomial neither: its float
+rank on one grid estimates no finite separation rank; the ``templates`` sampler is never called
 saturated (its grid is not a generic sample; a rank plateau is evidence, not a bound).
 """
 
@@ -46,6 +48,7 @@ import math
 
 import numpy as np
 
+from seprank import labels
 from seprank.algebra.degree import DegreeDomain
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine.evaluate import evaluate
@@ -171,6 +174,27 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
     return m
 
 
+def _label_float(m, stopped: bool):
+    """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
+    # the trust criteria read the raw stop (m.saturated, still the engine's) first
+    why = float_distrust(m) if stopped else ("the rank reached the sample size" + (
+        " (budget hit)" if m.budget_hit else ""))  # fmt: skip
+    m.saturated, m.saturation_bound = False, None
+    m.trusted = why is None and m.polynomial
+    if not m.polynomial:
+        m.saturation_reason = (
+            f"{labels.NOT_POLYNOMIAL}: the network is not a polynomial, so its separation "
+            "rank need not be finite and a float rank on one grid (which grows with the "
+            "grid) is a number about that grid only" + (f"; also {why}" if why else ""))
+    elif why is None:
+        m.saturation_reason = ("float: a clear gap at the rank, the same rank after "
+                               "equilibration (float_trustworthy); an estimate with no "
+                               "probability bound, never saturated")  # fmt: skip
+    else:
+        m.saturation_reason = f"untrusted: {why}; an estimate only"
+    return m
+
+
 def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
     """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
     raw = bool(m.saturated)
@@ -179,20 +203,13 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         m.saturation_bound, m.saturated = 0.0, True
         m.saturation_reason = "exact: rank of the coefficient matrix (no sampling)"
         return m
+    m.polynomial = bool(getattr(net, "polynomial", True))
+    if m.method == "float":
+        return _label_float(m, raw)
     if not raw:
         m.saturated = False
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
                                if m.budget_hit else "the rank reached the sample size")
-        if m.method == "float":
-            m.saturation_reason += " (float: an estimate, untrusted)"
-        return m
-    if m.method == "float":
-        why = float_distrust(m)
-        m.saturated = why is None
-        m.saturation_reason = (
-            "float: a clear gap at the rank, the same rank after equilibration "
-            "(float_trustworthy); an estimate with no probability bound" if why is None
-            else f"untrusted: {why}; an estimate only")  # fmt: skip
         return m
     if m.strategy == "catalecticant":
         return _label_coefficients(m, net, threshold, random_weights)
@@ -231,8 +248,10 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         return m
     m.saturated = True
     m.saturation_reason = (
-        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel, "
-        f"entry degree {e}, prime {m.prime}; threshold {threshold:g}); the rank is that "
+        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel "
+        f"over the random {'weights and ' if random_weights else ''}sample points, entry "
+        f"degree {e}, prime {m.prime}; threshold {threshold:g}; the constants of the code "
+        "are not random: each is checked nonzero mod p where it is nonzero); the rank is that "
         f"over GF({m.prime}), equal to the rank over Q for all but finitely many primes "
         f"(confirm with other primes: --confirm K)")
     return m

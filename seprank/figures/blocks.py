@@ -15,7 +15,7 @@ from seprank.theory.bounds import (
 
 # --------------------------------------------------------------------------- figure 11
 FIG11_FIELDS = ["width", "heads", "seq_len", "depth", "a_degree", "measured_block_rank",
-                "block_bound", "source"]  # fmt: skip
+                "label", "block_bound", "source"]  # fmt: skip
 
 
 def block_rows(trows) -> list[dict]:

@@ -33,7 +33,8 @@ CAPTIONS = {
     "tolerance), both against the degree 3^L; the float rank is computed on one n x n grid "
     "with n = exact rank + max(16, exact rank / 4) (dotted), so the grid does not cap it. "
     "Right: the float64 singular values over the largest; dotted verticals: the exact "
-    "rank.",
+    "rank. The CSV's float_label says whether each float rank passed the trust criteria "
+    "(float estimate, trusted or untrusted; a float rank is never saturated).",
     "fig6_equal_params": "The proved H = 1 block formula at fixed budgets P = 12 L d_x^2, "
     "with d_x = sqrt(P / 12 L) rounded to an integer; nothing measured. Top left: log10 sep "
     "divided by R(P) = P log10(3) / 24 (the large-depth value of the formula for a real "
@@ -64,7 +65,8 @@ CAPTIONS = {
     "head count dividing d_x, N = 2, 4, 6, residual at L <= 2, only configurations whose "
     "proved bound is at most 1500): per (L, d_x) cell, the "
     "smallest measured rank (GF(p)) divided by the proved bound over the cell's "
-    "configurations, and how many are tight (measured = proved); left H = 1, right H > 1. "
+    "configurations, and how many are exact, proved (measured = proved bound); left H = 1, "
+    "right H > 1. "
     "The CSV holds the columns of verify's results.csv this needs, copied by "
     "`seprank.figures.paper.write_verify_csv` (results.csv of `seprank verify --quick`, "
     "about 5 s with a store that holds the grid).",
@@ -111,14 +113,18 @@ OTHER = {
         "of smooth functions of each side (rank measured by float SVD of a grid); open "
         "squares: a random depth-2 linearised-attention teacher (rank 17-18, measured by "
         "seprank). Dotted: FVU = 0.1. The CSV also holds the best depth per student, budget "
-        "and target (rows `best_depth`; experiments/teacher_student/results/summary.md).",
+        "and target (rows `best_depth`; experiments/teacher_student/results/summary.md), "
+        "and each target's `label` (float estimate, untrusted for the float SVD ranks; the "
+        "teacher's GF(p) ranks over its seeds).",
         "python -m experiments.teacher_student.analysis "
         "experiments/teacher_student/results/results.csv --figure "
         "paper_figures/fig10_teacher_student"),
     "mixers_compare": (
         "The sequence mixers side by side (issue 25, docs/mixers.md): log10 of the measured "
-        "separation rank (GF(p); each row of the CSV labelled exact, proved, saturated or "
-        "lower bound; hollow: a lower bound only) against depth, N = 4, one "
+        "separation rank (GF(p); each row of the CSV labelled, in the words of "
+        "docs/explanation/labels.md, exact, given the architecture's stated bound (each "
+        "mixer's [D] bound, derived in its module), lower bound, saturated or lower bound, "
+        "not saturated; hollow: a lower bound only) against depth, N = 4, one "
         "line per mixer, at matched non-embedding parameters per layer (small ~16, large "
         "~36; the CSV's params_per_layer), balanced A = {0, 2} and prefix A = {0, 1}. Linear "
         "attention and retention coincide on the balanced partition. Depths 1-5; a mixer's "
@@ -130,7 +136,8 @@ OTHER = {
     "mixers_length": (
         "How the gap between s6 and linear attention grows with the sequence length (issue "
         "25, the Cohen-Karlik et al. check in docs/mixers.md): log10 of the measured "
-        "separation rank (GF(p); every row saturated or exact, proved) against N = 4 ... 8 "
+        "separation rank (GF(p); every row lower bound, saturated or exact, given the "
+        "architecture's stated bound [D]) against N = 4 ... 8 "
         "for s6 (d 2, n 2), gla (d 2) and causal linear attention (d 2), depths 1 and 2 "
         "(linear attention also at depth 3, to N = 6); left the prefix partition (A = the "
         "first floor(N/2) positions), right the balanced one (A = the even positions). The "
@@ -192,7 +199,11 @@ def write_readme(out: Path, quick: bool) -> None:
         "Separation ranks marked *measured* are ranks over GF(p), certified lower bounds, "
         "saturated or exact, proved where a figure says so (figures 7 "
         "and 10: losses of training runs); lines marked *proved* or *formula* are proved "
-        "bounds.",
+        "bounds. Every CSV row with a measured rank has a `label` column in the words of "
+        "docs/explanation/labels.md (exact, proved | lower bound, saturated | lower bound, "
+        "not saturated | exact, given the architecture's stated bound (SOURCE) | float "
+        "estimate, trusted or untrusted), derived from the row's own fields: "
+        "`seprank figures --relabel` recomputes it, measuring nothing.",
         "",
         "In a notebook every figure of `seprank.figures.paper` is two calls, data then "
         "drawing: `rows = paper.heads_rows(quick=True)`, then "

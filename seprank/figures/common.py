@@ -12,6 +12,7 @@ from pathlib import Path
 from seprank.engine.measure import measure
 from seprank.engine.options import MeasureOptions
 from seprank.errors import SeprankError
+from seprank.figures.row_labels import labelled
 from seprank.nets import LinearSelfAttention
 from seprank.studies.transition import block_ranks_cell, settled
 from seprank.sweeps import tasks as sweep_tasks
@@ -22,6 +23,10 @@ TRANSITION_CSV = "fig8_measured_transition.csv"
 
 
 def write_csv(path: Path, rows: list[dict], fields: list[str]) -> None:
+    """Write ``rows`` (the ``fields`` columns); a CSV with a measured rank gets each row's
+    ``label`` by its rule (:mod:`seprank.figures.row_labels`), the rows left unchanged."""
+    rows = labelled(Path(path).name, rows) if "label" in fields else rows
+
     def fmt(v):
         if isinstance(v, float) and math.isnan(v):
             return ""

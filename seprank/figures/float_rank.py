@@ -9,8 +9,9 @@ from seprank.figures.common import Measurer, seq_colors, write_csv
 from seprank.figures.style import DOUBLE, GREY, new_axes, save, width_color
 
 # --------------------------------------------------------------------------- figure 5
-FIG5_FIELDS = ["depth", "degree", "exact_rank", "float_rank", "float_tolerance",
-               "float_grid_rows", "float_grid_cols", "spectrum_s_over_s1"]  # fmt: skip
+FIG5_FIELDS = ["depth", "degree", "exact_rank", "label", "float_rank", "float_label",
+               "float_tolerance", "float_grid_rows", "float_grid_cols",
+               "spectrum_s_over_s1"]  # fmt: skip
 
 
 def float_grid_size(exact_rank: int) -> int:
@@ -47,8 +48,11 @@ def float_vs_exact_rows(quick: bool = False, measurer=None, depths=None) -> list
     Returns
     -------
     list of dict
-        ``depth``, ``degree`` (3^L), ``exact_rank``, ``float_rank``, ``float_tolerance``,
-        ``float_grid_rows``, ``float_grid_cols`` and ``spectrum_s_over_s1`` (a JSON list).
+        ``depth``, ``degree`` (3^L), ``exact_rank`` (GF(p)), ``float_rank``, ``float_label``
+        (its label: ``float estimate, trusted`` / ``untrusted``, never saturated),
+        ``float_tolerance``, ``float_grid_rows``, ``float_grid_cols`` and
+        ``spectrum_s_over_s1`` (a JSON list); the CSV adds ``label`` (of ``exact_rank``:
+        :mod:`seprank.figures.row_labels`).
     """
     _m = measurer or Measurer()
     d, N = 2, 2
@@ -58,8 +62,8 @@ def float_vs_exact_rows(quick: bool = False, measurer=None, depths=None) -> list
         f = _m(L, d, 1, N, method="float", grid=float_grid_size(e.rank))
         s = [float(x) / float(f.spectrum[0]) for x in f.spectrum]
         rows.append({"depth": L, "degree": 3**L, "exact_rank": e.rank, "float_rank": f.rank,
-                     "float_tolerance": f.tolerance, "float_grid_rows": f.samples[0],
-                     "float_grid_cols": f.samples[1],
+                     "float_label": f.label, "float_tolerance": f.tolerance,
+                     "float_grid_rows": f.samples[0], "float_grid_cols": f.samples[1],
                      "spectrum_s_over_s1": json.dumps([float(f"{x:.4g}") for x in s])})
     return rows
 

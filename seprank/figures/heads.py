@@ -10,6 +10,7 @@ from seprank.figures.common import (
     read_csv,
     transition_csv,
     transition_exact,
+    truthy,
     write_csv,
 )
 from seprank.figures.style import SINGLE, new_axes, save, width_color
@@ -19,7 +20,7 @@ from seprank.theory.bounds import (
 )
 
 # --------------------------------------------------------------------------- figure 4
-FIG4_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "saturated",
+FIG4_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "label", "saturated",
                "upper_proved"]  # fmt: skip
 
 
@@ -128,8 +129,8 @@ def fig_heads(out: Path, quick: bool, measurer=None):
 
 
 # --------------------------------------------------------------------------- figure 13
-FIG13_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "upper_proved",
-                "source"]  # fmt: skip
+FIG13_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "label", "saturated",
+                "upper_proved", "source"]  # fmt: skip
 
 
 def heads_bound_rows(fig4_rows, trows) -> list[dict]:
@@ -147,22 +148,26 @@ def heads_bound_rows(fig4_rows, trows) -> list[dict]:
     Returns
     -------
     list of dict
-        ``depth``, ``width``, ``seq_len``, ``heads``, ``measured_rank``, ``upper_proved``
-        and ``source``, for depths >= 2 and (L, d_x, N) with more than one head count.
+        ``depth``, ``width``, ``seq_len``, ``heads``, ``measured_rank``, ``saturated`` (as
+        its source row records it), ``upper_proved`` and ``source``, for depths >= 2 and
+        (L, d_x, N) with more than one head count (the CSV adds ``label``).
     """
     ints = ("depth", "width", "seq_len", "heads", "measured_rank", "upper_proved")
-    rows = [{**{k: int(r[k]) for k in ints}, "source": "fig4"} for r in fig4_rows]
+    rows = [{**{k: int(r[k]) for k in ints}, "saturated": truthy(r["saturated"]),
+             "source": "fig4"} for r in fig4_rows]  # fmt: skip
     have = {(r["depth"], r["width"], r["seq_len"], r["heads"]) for r in rows}
     for r in trows:
         k = tuple(int(r[c]) for c in ("depth", "width", "seq_len", "heads"))
         if k not in have:
             rows.append({"depth": k[0], "width": k[1], "seq_len": k[2], "heads": k[3],
                          "measured_rank": int(r["measured"]),
+                         "saturated": truthy(r["saturated"]),
                          "upper_proved": int(r["upper_proved"]), "source": TRANSITION_CSV})
     cases: dict = {}
     for r in rows:
         cases.setdefault((r["depth"], r["width"], r["seq_len"]), []).append(r)
-    # H = 1 and H > 1 both present; depth 1 left out (every depth-1 measurement is tight)
+    # H = 1 and H > 1 both present; depth 1 left out (every depth-1 measurement meets its
+    # bound)
     return [r for (L, _, _), rs in cases.items() if len(rs) > 1 and L > 1 for r in rs]
 
 

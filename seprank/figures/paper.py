@@ -87,6 +87,8 @@ from seprank.figures.rank_depth import (  # noqa: F401 (re-exported)
     regimes_rows,
     transition_rows,
 )
+from seprank.figures.row_labels import RULES as LABEL_RULES
+from seprank.figures.row_labels import relabel_csv
 from seprank.figures.style import apply_style
 from seprank.figures.verify_grid import (  # noqa: F401 (re-exported)
     FIG12_FIELDS,
@@ -97,11 +99,65 @@ from seprank.figures.verify_grid import (  # noqa: F401 (re-exported)
     verify_source,
     write_verify_csv,
 )
+from seprank.studies import transition as tstudy
 from seprank.sweeps.store import Store
 
 FIGURES = [fig_rank_vs_depth, fig_regimes, fig_transition, fig_heads, fig_float_vs_exact,
            fig_equal_params, fig_experiment, fig_block_ranks, fig_verify_grid,
            fig_heads_bound]  # fmt: skip
+
+
+def relabel(out: Path | str) -> list[str]:
+    """Give every figure CSV in ``out`` its ``label`` column, from each row's own fields.
+
+    Nothing is measured and nothing is drawn: the rows are read and written back with the
+    label recomputed (:mod:`seprank.figures.row_labels`); figure 8's CSV through
+    :func:`seprank.studies.transition.write` (its growth ratios recomputed from its own
+    ranks), figure 12's through :func:`write_verify_csv` (an older ``tight`` column read as
+    ``exact_proved``); a figure 13 row's ``saturated`` is copied from the row of figure 4's
+    or 8's CSV it was taken from (its ``source``), where that row is there.
+
+    Parameters
+    ----------
+    out : Path or str
+        A figures folder (``paper_figures``).
+
+    Returns
+    -------
+    list of str
+        The CSVs rewritten.
+    """
+    out, done = Path(out), []
+    if (p := out / TRANSITION_CSV).exists():
+        tstudy.write(tstudy.read(p), p)
+        done.append(p.name)
+    if (p := out / VERIFY_CSV).exists():
+        write_verify_csv(p, out)
+        done.append(p.name)
+    for name in sorted(LABEL_RULES):
+        p = out / name
+        if name == "fig13_heads_bound.csv" and p.exists():
+            write_csv(p, _with_source_saturation(out, read_csv(p)), FIG13_FIELDS)
+        elif p.exists():
+            relabel_csv(p)
+        else:
+            continue
+        done.append(name)
+    return done
+
+
+def _with_source_saturation(out: Path, rows: list[dict]) -> list[dict]:
+    """Figure 13's rows, each with ``saturated`` as its source row (figure 4 or 8) records
+    it (kept if the row has one; empty where the source row is not found) and no label."""
+    key = ("depth", "width", "seq_len", "heads")
+    src = {}
+    for name in ("fig4_heads.csv", TRANSITION_CSV):
+        for r in read_csv(out / name) if (out / name).exists() else []:
+            src.setdefault(name, {})[tuple(int(r[k]) for k in key)] = r["saturated"]
+    names = {"fig4": "fig4_heads.csv"}
+    return [{**r, "label": "", "saturated": r.get("saturated") or src.get(
+        names.get(r["source"], r["source"]), {}).get(tuple(int(r[k]) for k in key), "")}
+        for r in rows]  # fmt: skip
 
 
 def _stderr(msg: str) -> None:

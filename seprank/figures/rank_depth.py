@@ -30,7 +30,7 @@ from seprank.theory.regimes import (
 )
 
 # --------------------------------------------------------------------------- figure 1
-FIG1_FIELDS = ["width", "depth", "measured_rank", "saturated", "exact_proved",
+FIG1_FIELDS = ["width", "depth", "measured_rank", "label", "saturated", "exact_proved",
                "log10_formula", "source"]  # fmt: skip
 
 
@@ -51,7 +51,8 @@ def rank_vs_depth_rows(quick: bool = False, measurer=None, transition_rows=None)
     -------
     list of dict
         One row per (width, depth): ``measured_rank``, ``saturated``, ``exact_proved``
-        (measured = proved bound), ``log10_formula`` (proved) and ``source``.
+        (measured = proved bound), ``log10_formula`` (proved) and ``source`` (the CSV adds
+        ``label``: :mod:`seprank.figures.row_labels`).
     """
     _m = measurer or Measurer()
     budget = 400 if quick else 3200

@@ -8,10 +8,11 @@ import numpy as np
 
 from seprank.figures.common import PAPER_FIGURES, read_csv, truthy, write_csv
 from seprank.figures.style import DOUBLE, new_axes, save
+from seprank.studies.verify import upgrade_row
 
 # --------------------------------------------------------------------------- figure 12
-FIG12_FIELDS = ["depth", "width", "heads", "seq_len", "residual", "measured", "saturated",
-                "upper", "tight"]  # fmt: skip
+FIG12_FIELDS = ["depth", "width", "heads", "seq_len", "residual", "measured", "label",
+                "saturated", "upper", "exact_proved"]  # fmt: skip
 VERIFY_CSV = "fig12_verify_grid.csv"
 
 
@@ -41,15 +42,17 @@ def verify_rows(results) -> list[dict]:
     Parameters
     ----------
     results : list of dict
-        Rows of ``seprank verify``'s results.csv.
+        Rows of ``seprank verify``'s results.csv (an older one, with ``tight`` and no
+        ``label``, is read in the current words: :func:`seprank.studies.verify.upgrade_row`).
 
     Returns
     -------
     list of dict
         Per configuration: ``depth``, ``width``, ``heads``, ``seq_len``, ``residual``,
-        ``measured``, ``saturated``, ``upper`` (proved), ``tight`` (measured = upper).
+        ``measured``, ``label``, ``saturated``, ``upper`` (proved), ``exact_proved``
+        (measured = upper).
     """
-    return [{k: r[k] for k in FIG12_FIELDS} for r in results]
+    return [{k: r[k] for k in FIG12_FIELDS} for r in (upgrade_row(dict(x)) for x in results)]
 
 
 def write_verify_csv(results_csv: Path | str, out: Path | str = "paper_figures") -> Path:
@@ -76,7 +79,8 @@ def plot_verify_grid(rows, ax=None):
     """Draw figure 12: measured / proved over (L, d_x), one panel for H = 1 and one for H > 1.
 
     Each cell is coloured by the smallest measured / proved over the configurations in it
-    (sequence lengths, residual or not, head counts) and says how many are tight.
+    (sequence lengths, residual or not, head counts) and says how many are exact, proved
+    (measured = proved bound).
 
     Parameters
     ----------
@@ -106,8 +110,8 @@ def plot_verify_grid(rows, ax=None):
                     continue
                 q = [int(r["measured"]) / int(r["upper"]) for r in rs]
                 z[i, j] = min(q)
-                t = sum(truthy(r["tight"]) for r in rs)
-                a.text(j, i, f"{t}/{len(rs)} tight\nmin {min(q):.3f}", ha="center",
+                t = sum(truthy(r["exact_proved"]) for r in rs)
+                a.text(j, i, f"{t}/{len(rs)}\nexact, proved\nmin {min(q):.3f}", ha="center",
                        va="center", fontsize=7, color="black" if min(q) > 0.6 else "white")
         im = a.imshow(z, origin="lower", cmap="cividis", vmin=0.5, vmax=1, aspect="auto")
         a.set_xticks(range(len(ds)), [str(d) for d in ds])

@@ -19,13 +19,14 @@ import csv
 from pathlib import Path
 
 from seprank.engine.measure import measure
+from seprank.figures.common import write_csv
 from seprank.figures.style import DOUBLE, apply_style, new_axes, save
 from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.paths import check_out_dir
 
 NAME = "fig9_vocab_bottleneck"
-FIELDS = ["depth", "embed_rank", "width", "vocab", "seq_len", "measured", "saturated",
-          "samples", "seconds"]  # fmt: skip
+FIELDS = ["depth", "embed_rank", "width", "vocab", "seq_len", "measured", "label",
+          "saturated", "samples", "seconds"]  # fmt: skip
 FULL = {"vocab": 6, "seq_len": 6, "depths": (1, 2), "ranks": (1, 2, 3, 4), "widths": range(1, 7)}
 QUICK = {"vocab": 4, "seq_len": 4, "depths": (1, 2), "ranks": (1, 2), "widths": range(1, 4)}
 
@@ -45,11 +46,7 @@ def run(out, quick: bool = False, seed: int = 0, say=print) -> list[dict]:
                              "samples": f"{m.samples[0]}x{m.samples[1]}",
                              "seconds": round(m.seconds, 3)})  # fmt: skip
                 say(f"L={L} r={r} d_x={d}: rank {m.rank}")
-    out = Path(out)
-    with open(out / f"{NAME}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, FIELDS)
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(Path(out) / f"{NAME}.csv", rows, FIELDS)  # label: figures.row_labels
     return rows
 
 

@@ -11,15 +11,20 @@ are its parameters) with two methods and two attributes:
   one-hot tokens) defines ``input_dim`` instead, and seprank reads that
   (:func:`input_dim`);
 - ``init(rng, domain) -> params``: draw the weights with ``domain.random(rng, shape)``
-  (any structure of arrays; a dict of arrays lets ``measure(weights=...)`` pass integer
-  weights to every engine);
+  (any structure of arrays; a dict of arrays lets ``measure(weights=...)`` pass given
+  weights to every engine: the same keys and shapes, each value an int, a Fraction or an
+  exact float, converted exactly or refused naming the key);
 - ``apply(params, X, domain) -> f``: the scalar outputs, shape ``(batch,)`` (or
-  ``(batch, 1)``), written in **plain numpy**. seprank hands ``apply`` its inputs and
-  weights as the domain's arrays (:meth:`seprank.algebra.domains.Domain.wrap`): field
-  arrays under ModP, on which ``+ - * @``, ``** k``, ``np.einsum`` (any operand count),
+  ``(batch, 1)``), written in **plain numpy**; row i of the output is f at row i of ``X``
+  alone (the one-row protocol: seprank checks it before measuring a class it does not
+  ship, by permuting and halving a batch, and refuses code that mixes the batch axis).
+  seprank hands ``apply`` its inputs and weights as the domain's arrays
+  (:meth:`seprank.algebra.domains.Domain.wrap`): field arrays under ModP, on which
+  ``+ - * @``, ``** k``, ``np.einsum`` (any operand count),
   ``sum``/``mean``/``prod``/``cumsum``, broadcasting, indexing, ``concatenate``/``stack``,
   ``transpose``/``reshape``, ``np.tril``/``np.triu`` and integer or exact-rational
-  constants are exact in GF(p); float64 arrays under Float64; polynomials under Symbolic.
+  constants are exact in GF(p) (a nonzero constant that is a multiple of p is refused:
+  it would be 0 there); float64 arrays under Float64; polynomials under Symbolic.
   An operation with no exact meaning raises DomainError naming it, and an output that is
   not the domain's array (after a cast, or from torch code) is refused
   (:mod:`seprank.engine.evaluate`). The older domain operations (``domain.einsum`` of two
@@ -54,9 +59,11 @@ docstring's first line is its description and its dataclass fields (with their t
 annotations: ``int``, ``bool`` (0/1), ``tuple[int, ...]`` (comma list) or the graph type
 ``Edges``) are the parameters ``seprank measure --arch NAME --param KEY=VALUE`` accepts.
 A class outside the registry is named ``--arch module:Class`` or by an entry point
-(:mod:`seprank.nets.registry`). Its own proved bound, if any: a method
-``upper_bound(partition) -> (bound, source)`` (an int and where it is proved), read by
-``seprank.upper_bound``, ``seprank bounds`` and ``seprank certify`` ("exact, proved").
+(:mod:`seprank.nets.registry`). Its own upper bound, if any: a method
+``upper_bound(partition) -> (bound, source)`` (an int and where it comes from), read by
+``seprank.upper_bound``, ``seprank bounds``, ``seprank certify`` and ``measure``; seprank
+has not proved it, so a certified rank that meets it is "exact, given the architecture's
+stated bound (SOURCE)", never "exact, proved" (that takes a proof in proofs/).
 """
 
 from __future__ import annotations

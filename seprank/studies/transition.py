@@ -9,7 +9,9 @@ run keeps its work and a rerun measures only what is missing), writes the CSV fr
 store (rows already in the CSV are kept and not measured again), then draws the figure
 from the CSV. The growth ratio at depth L is
 log sep(L+1) / log sep(L): about 3 while depth pays doubly exponentially, tending to
-(L+1)/L once it does not. Columns: ``measured`` (certified lower bound), ``sample_saturated``
+(L+1)/L once it does not. Columns: ``measured`` (certified lower bound), ``label`` (what
+it is, in the words of :mod:`seprank.labels`, derived from the row's own fields:
+:func:`row_label`), ``sample_saturated``
 (the rank stopped below the sample size), ``saturation_bound`` and ``saturated`` (the
 Schwartz-Zippel bound and the label it allows: :mod:`seprank.engine.saturation`; blank in rows
 measured before they were recorded), ``exact_proved`` (measured == the proved upper bound:
@@ -28,6 +30,7 @@ import json
 import math
 from pathlib import Path
 
+from seprank import labels
 from seprank.engine import bars
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
@@ -46,7 +49,7 @@ GRIDS = {
              (4, 4, 8, (1, 2, 3))],
 }  # fmt: skip
 CSV_NAME = "fig8_measured_transition.csv"
-COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "sample_saturated",
+COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "label", "sample_saturated",
            "saturation_bound", "saturated", "upper_proved", "exact_proved", "ratio_measured",
            "ratio_formula", "strategy", "blocks", "largest_block", "samples", "seconds",
            "seed", "prime", "block_ranks"]  # fmt: skip
@@ -58,6 +61,24 @@ def plan(grid: str) -> list[LinearSelfAttention]:
     nets = [LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
             for d, H, N, depths in GRIDS[grid] for L in depths]  # fmt: skip
     return sorted(nets, key=lambda n: (n.heads > 1, upper_bound(n)["upper"]))
+
+
+def row_label(row: dict) -> str:
+    """The label of a transition row from its own fields (measured, upper_proved,
+    saturated): ``exact, proved`` where it meets the proved bound, else ``lower bound,
+    saturated`` / ``not saturated`` (:func:`seprank.labels.rank_label`).
+
+    Parameters
+    ----------
+    row : dict
+        A row (as :func:`row_from` makes it, or as a CSV holds it).
+
+    Returns
+    -------
+    str
+    """
+    return labels.rank_label(row["measured"], row.get("saturated"), row.get("budget_hit"),
+                             row.get("upper_proved"))  # fmt: skip
 
 
 def _key(row) -> tuple:
@@ -117,9 +138,9 @@ def row_from(net, m: dict, seed: int) -> dict:
     """The CSV row of one configuration from its Measurement (as ``to_dict()``, or as the
     result store holds it)."""
     ub = upper_bound(net)["upper"]
-    return {
+    row = {
         "width": net.width, "heads": net.heads, "seq_len": net.seq_len, "depth": net.depth,
-        "measured": m["rank"], "sample_saturated": m["sample_saturated"],
+        "measured": m["rank"], "label": "", "sample_saturated": m["sample_saturated"],
         "saturation_bound": m["saturation_bound"], "saturated": m["saturated"],
         "upper_proved": ub, "exact_proved": m["rank"] == ub, "ratio_measured": "",
         "ratio_formula": "", "strategy": m["strategy"], "blocks": len(m["blocks"]),
@@ -127,6 +148,8 @@ def row_from(net, m: dict, seed: int) -> dict:
         "seconds": round(m["seconds"], 1), "seed": seed, "prime": m["prime"],
         "block_ranks": json.dumps([[b["degree"], b["rank"]] for b in m["blocks"]]),
     }  # fmt: skip
+    row["label"] = row_label(row)  # from the columns the CSV keeps: a relabel gives the same
+    return row
 
 
 def spec_for(net, seed: int, grid: str) -> dict:
@@ -169,6 +192,8 @@ def fill_ratios(rows: list[dict]) -> None:
 def write(rows: list[dict], path: Path) -> None:
     rows.sort(key=_key)
     fill_ratios(rows)
+    for r in rows:  # a row read from an older CSV gets its label from its own fields
+        r["label"] = r.get("label") or row_label(r)
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, restval="")

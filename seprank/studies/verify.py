@@ -1,11 +1,13 @@
-"""The main job: measured separation ranks beside the proven bounds and the paper's regimes.
+"""The main job: measured separation ranks beside the proved bounds and the paper's regimes.
 
 ``seprank verify [--quick] [--out DIR]`` sweeps a grid of configurations (a TOML file
 shipped in seprank/sweeps/grids/) through the result store (:mod:`seprank.sweeps.runner`), measures
-each exactly (modular engine), computes the proven upper bound, checks partition
+each exactly (modular engine), computes the proved upper bound, checks partition
 invariance on a sample of balanced partitions, and writes a table (stdout, CSV,
-Markdown) from the store: a rerun measures only what is not there yet.
-Exit code 1 if any measured rank exceeds a proven upper bound.
+Markdown) from the store: a rerun measures only what is not there yet. Each row's ``label``
+is in the words of :mod:`seprank.labels` (``exact, proved`` where the measured rank meets
+the proved bound; ``exact_proved`` is the same as a bool).
+Exit code 1 if any measured rank exceeds a proved upper bound.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from seprank import labels
 from seprank.engine import display
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
@@ -26,8 +29,8 @@ from seprank.theory.bounds import upper_bound
 from seprank.theory.regimes import growth_ratios, growth_regime
 
 COLUMNS = [
-    "depth", "width", "heads", "seq_len", "residual", "measured", "saturated", "upper",
-    "log10_upper", "bound", "tight", "gap", "regime_paper", "regime_growth",
+    "depth", "width", "heads", "seq_len", "residual", "measured", "label", "saturated",
+    "upper", "log10_upper", "bound", "exact_proved", "gap", "regime_paper", "regime_growth",
     "partitions_checked", "partition_invariant", "verdict", "seconds",
 ]  # fmt: skip
 
@@ -44,7 +47,7 @@ def _grid_file(grid: str) -> dict:
 
 
 def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
-    """Configurations of a grid whose proven bound fits the grid's budget; and how many
+    """Configurations of a grid whose proved bound fits the grid's budget; and how many
     were left out for size (the bound is used only to plan, never as a measurement)."""
     g = _grid_file(grid)
     budget = g["grid"]["max_bound"]
@@ -64,7 +67,7 @@ def _fill_growth(rows: list[dict]) -> None:
     groups: dict = {}
     for r in rows:
         key = (r["width"], r["heads"], r["seq_len"], r["residual"])
-        if (r["saturated"] or r["tight"]) and r["measured"] > 1:  # tight: exact, proved
+        if (r["saturated"] or r["exact_proved"]) and r["measured"] > 1:
             groups.setdefault(key, {})[r["depth"]] = math.log(r["measured"])
     for r in rows:
         key = (r["width"], r["heads"], r["seq_len"], r["residual"])
@@ -76,7 +79,32 @@ def _fill_growth(rows: list[dict]) -> None:
 
 
 #: Columns of :meth:`VerifyReport.to_frame` that are bool.
-BOOL_COLUMNS = ("residual", "saturated", "tight")
+BOOL_COLUMNS = ("residual", "saturated", "exact_proved")
+
+
+def upgrade_row(row: dict) -> dict:
+    """A verify row in the current vocabulary: an older row's ``tight`` becomes
+    ``exact_proved`` and a row without ``label`` gets one from its own fields (measured,
+    upper, saturated; :func:`seprank.labels.rank_label`), never by measuring again.
+
+    Parameters
+    ----------
+    row : dict
+        A verify row (as stored, or read from a results.csv).
+
+    Returns
+    -------
+    dict
+        The same dict, changed in place.
+    """
+    if "exact_proved" not in row and "tight" in row:
+        row["exact_proved"] = row.pop("tight")
+    if row.get("verdict") == "tight":
+        row["verdict"] = "exact, proved"
+    if not row.get("label"):
+        row["label"] = labels.rank_label(row["measured"], row.get("saturated"),
+                                         row.get("budget_hit"), row.get("upper"))  # fmt: skip
+    return row
 
 
 class VerifyReport(NamedTuple):
@@ -91,21 +119,21 @@ class VerifyReport(NamedTuple):
     rows : list of dict
         One verdict row per configuration measured (the columns of ``results.csv``).
     summary : dict
-        The counts (tight, saturated, violations, ...), the configurations not measured,
-        and ``run``: what this run measured.
+        The counts (exact_proved, saturated, violations, ...), the configurations not
+        measured, and ``run``: what this run measured.
     """
 
     rows: list
     summary: dict
 
     def __repr__(self) -> str:
-        """One short line: grid, configurations, tight, saturated, violations, time."""
+        """One short line: grid, configurations, exact (proved), saturated, violations, time."""
         s = self.summary
         seconds = sum(float(r.get("seconds") or 0.0) for r in self.rows)
         bad = f", {len(s['not_measured'])} not measured" if s.get("not_measured") else ""
         stop = ", INTERRUPTED" if s.get("interrupted") else ""
         return (f"VerifyReport(grid {s['grid']}, seed {s['seed']}: {s['configurations']} "
-                f"configurations, {s['tight']} tight (exact, proved), {s['saturated']} "
+                f"configurations, {s['exact_proved']} exact, proved, {s['saturated']} "
                 f"saturated, {s['violations']} violations{bad}{stop}; {seconds:.1f} s "
                 "measuring)")  # fmt: skip
 
@@ -119,7 +147,7 @@ class VerifyReport(NamedTuple):
         """
         s = self.summary
         rows = [("grid", s["grid"]), ("seed", s["seed"]),
-                ("configurations", s["configurations"]), ("tight (exact, proved)", s["tight"]),
+                ("configurations", s["configurations"]), ("exact, proved", s["exact_proved"]),
                 ("saturated", s["saturated"]), ("violations", s["violations"]),
                 ("H=1 formula failures", s["h1_conjecture_failures"]),
                 ("partition mismatches", s["partition_mismatches"]),
@@ -134,7 +162,8 @@ class VerifyReport(NamedTuple):
         -------
         pandas.DataFrame
             The columns of results.csv (:data:`COLUMNS`); ``residual``, ``saturated``
-            and ``tight`` are bool, ``measured`` and ``upper`` ints.
+            and ``exact_proved`` are bool, ``measured`` and ``upper`` ints, ``label`` the
+            words of :mod:`seprank.labels`.
 
         Raises
         ------
@@ -187,7 +216,7 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     -------
     VerifyReport
         A named tuple ``(rows, summary)`` (so ``rows, summary = run(...)`` unpacks): one
-        verdict row per configuration measured; the counts (tight, saturated, violations,
+        verdict row per configuration measured; the counts (exact_proved, saturated, violations,
         ...), the configurations not measured, and ``run``: what this run measured
         (:class:`~seprank.sweeps.runner.Outcome`). It has a short repr, ``_repr_html_``
         and ``to_frame()``.
@@ -212,12 +241,12 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
                              dask_processes=dask_processes, retries=retries,
                              label=f"verify {grid}")  # fmt: skip
         stored = [store.get(t["key"]) for t in tasks]
-    rows = [r["extra"] for r in stored if r is not None and r["status"] == "done"]
+    rows = [upgrade_row(r["extra"]) for r in stored if r is not None and r["status"] == "done"]
     missing = [r for r in stored if r is not None and r["status"] != "done"]
     _fill_growth(rows)
     summary = {
         "grid": grid, "configurations": len(rows), "planned": len(nets),
-        "skipped_for_size": skipped, "tight": sum(r["tight"] for r in rows),
+        "skipped_for_size": skipped, "exact_proved": sum(r["exact_proved"] for r in rows),
         "saturated": sum(bool(r["saturated"]) for r in rows),
         "violations": sum(r["verdict"] == "VIOLATION" for r in rows),
         "h1_conjecture_failures": sum(r["verdict"].startswith("below formula") for r in rows),
@@ -245,8 +274,9 @@ def summary_lines(summary: dict) -> list[str]:
     lines = [
         f"{s['configurations']} configurations measured (grid {s['grid']}, seed {s['seed']}; "
         f"{s['skipped_for_size']} left out as too large for this grid)",
-        f"{s['saturated']} saturated, {s['tight']} tight (measured == proven upper bound)",
-        f"{s['violations']} violations of a proven bound; "
+        f"{s['saturated']} saturated, {s['exact_proved']} exact, proved (measured == proved "
+        "upper bound)",
+        f"{s['violations']} violations of a proved bound; "
         f"{s['h1_conjecture_failures']} H=1 configurations below the block formula; "
         f"{s['partition_mismatches']} partition-invariance mismatches",
     ]
@@ -280,19 +310,20 @@ def _growth_agreement(rows: list[dict]) -> tuple[int, int, int, int]:
 def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
     """The plain statement per claim, as the last lines of ``seprank verify``."""
     n = len(rows)
-    sat = [r for r in rows if r["saturated"] or r["tight"]]  # tight: exact, proved
+    sat = [r for r in rows if r["saturated"] or r["exact_proved"]]
     held = n - summary["violations"]
     lines = [f"VERDICT (grid {summary['grid']}, {n} configurations):"]
     lines.append(
-        f"- proved upper bound: held in {held}/{n} (measured rank <= proven bound)"
+        f"- proved upper bound: held in {held}/{n} (measured rank <= proved bound)"
         + ("" if held == n else f"; VIOLATED in {n - held}: a bug, see stderr")
     )
     h1 = [r for r in sat if r["heads"] == 1 and not r["residual"]
           and r["seq_len"] // 2 >= r["width"]]  # fmt: skip
-    h1_exact = sum(r["tight"] for r in h1)
+    h1_exact = sum(r["exact_proved"] for r in h1)
     lines.append(
         f"- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
-        f"per side): exact in {h1_exact}/{len(h1)} configurations that are tight or saturated"
+        f"per side): exact in {h1_exact}/{len(h1)} configurations that are exact, proved or "
+        "saturated"
         + ("" if h1_exact == len(h1) else " (the others are counterexamples: see verdict)")
     )
     agree, disagree, slow, fast = _growth_agreement(rows)
@@ -320,26 +351,26 @@ def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
         "partitions; configurations with N < 4 or odd N are not checked)"
     )
     if len(sat) < n:
-        lines.append(f"- {n - len(sat)} configurations are neither tight nor saturated (the "
-                     "Schwartz-Zippel bound on a false saturation above the threshold): their "
-                     "ranks are lower bounds only")  # fmt: skip
+        lines.append(f"- {n - len(sat)} configurations are neither exact, proved nor "
+                     "saturated (the Schwartz-Zippel bound on a false saturation above the "
+                     "threshold): their ranks are lower bounds only")  # fmt: skip
     return lines
 
 
 LEGEND = (
     "Columns: `depth` L, `width` d_x, `heads` H, `seq_len` N, `residual` skip connection; "
     "`measured`: exact rank over GF(p) of a sampled grid (a certified lower bound); "
-    "`saturated`: the rank stopped below the sample size and the Schwartz-Zippel bound on "
-    "a false saturation is <= 1e-2 (then the separation rank except with that "
-    "probability); "
-    "`upper`: proven upper bound (exact integer), `log10_upper` its log10, `bound`: which "
-    "proof gives it (block or monomial); `tight`: measured == upper (exact, proved: no "
-    "probability involved; `seprank certify` writes the certificate); `gap`: upper - "
+    "`label`: what the measured rank is (exact, proved | lower bound, saturated | lower "
+    "bound, not saturated: docs/explanation/labels.md); "
+    f"`saturated`: {labels.SATURATED.removeprefix('saturated: ')} (threshold 1e-2); "
+    "`upper`: proved upper bound (exact integer), `log10_upper` its log10, `bound`: which "
+    "proof gives it (block or monomial); `exact_proved`: measured == upper (exact, proved: "
+    "no probability involved; `seprank certify` writes the certificate); `gap`: upper - "
     "measured; `regime_paper`: the paper's rule (depth-efficient iff L < log3 d_x); "
     "`regime_growth`: measured log rank(L+1) / log rank(L) (>= 2: depth-efficient); "
     "`partitions_checked`, `partition_invariant`: other balanced partitions measured and "
-    "whether they gave the same rank; `verdict`: tight, below bound, below formula (H=1 "
-    "conjecture fails), not saturated, or VIOLATION (measured > proven: a bug); `seconds`: "
+    "whether they gave the same rank; `verdict`: exact, proved, below bound, below formula "
+    "(H=1 conjecture fails), not saturated, or VIOLATION (measured > proved: a bug); `seconds`: "
     "time for the row."
 )
 
@@ -356,7 +387,8 @@ def markdown(rows: list[dict], summary: dict) -> str:
 def print_table(rows: list[dict], file=None) -> None:
     file = sys.stdout if file is None else file  # looked up per call, not at import
     cols = ["depth", "width", "heads", "seq_len", "residual", "measured", "saturated",
-            "upper", "tight", "regime_paper", "regime_growth", "partition_invariant", "verdict"]
+            "upper", "exact_proved", "regime_paper", "regime_growth", "partition_invariant",
+            "verdict"]  # fmt: skip
     short = {"seq_len": "N", "residual": "res", "saturated": "sat", "partition_invariant": "part"}
     table = [[short.get(c, c) for c in cols]] + [[str(r[c]) for c in cols] for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(cols))]

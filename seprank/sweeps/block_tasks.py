@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from seprank.engine import bars, saturation
+from seprank.engine import bars, bound_compare, saturation
 from seprank.engine.estimate import format_seconds
 from seprank.engine.measure import plan as plan_measurement
 from seprank.engine.options import MeasureOptions
@@ -262,7 +262,9 @@ def _assemble(mp, specs: list, store, threshold: float):
     seconds = extra["build_seconds"] + sum(b["seconds"] for b, _, _ in results)
     m = catalecticant.assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
                                mp.reason, seconds=seconds)  # fmt: skip
-    return saturation.label(m, mp.net, threshold, random_weights=True)
+    m = saturation.label(m, mp.net, threshold, random_weights=True)
+    bound_compare.attach(m, mp.net)  # after assembling, for the label only (as measure)
+    return m
 
 
 def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None = None,

@@ -26,6 +26,11 @@ A grid file (``seprank sweep GRID.toml``; ``seprank/sweeps/grids/*.toml`` are th
     [[exclude]]               # combinations left out: a value, a list, or {min, max}
     residual = true
     depth = {min = 3}
+
+A grid file is named by the user on the command line (or is a shipped one): its ``arch``
+is the user's word and resolved with :func:`seprank.nets.registry.resolve` (a
+``module:Class`` is imported). The store a sweep writes into is data: nothing reads an
+architecture out of it to import (:mod:`seprank.sweeps.runner` matches tasks by key).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ import time
 import uuid
 from pathlib import Path
 
+from seprank import labels
 from seprank.engine import display
 from seprank.errors import ConfigError, StoreWriteError
 from seprank.sweeps.fingerprint import fingerprint
@@ -438,7 +439,8 @@ class Store:
             finished; ``residual`` and ``saturated`` are bool (pandas' nullable
             ``boolean`` where a failed task has none), ``partition`` and ``block_ranks``
             (each block's rank, from the stored measurement) lists of ints, ``config``
-            a dict, and ``stale`` (bool) says whether other code measured the row.
+            a dict, ``label`` the measurement's label (:mod:`seprank.labels`; None for a
+            failed task), and ``stale`` (bool) says whether other code measured the row.
 
         Raises
         ------
@@ -457,6 +459,7 @@ class Store:
         for r in self.query(where):
             rec = {c: r.get(c) for c in COLUMNS}
             rec["config"] = r.get("config")
+            rec["label"] = r.get("label")
             m = r.get("measurement") or {}
             rec["block_ranks"] = display.block_ranks(m.get("blocks"))
             rec["stale"] = r.get("code") != current
@@ -464,7 +467,7 @@ class Store:
         df = display.tidy_frame(records, bool_columns=("residual", "saturated", "stale"),
                                 list_columns=("partition", "block_ranks"))  # fmt: skip
         if not records:
-            df = df.reindex(columns=[*COLUMNS, "config", "block_ranks", "stale"])
+            df = df.reindex(columns=[*COLUMNS, "config", "label", "block_ranks", "stale"])
         return df
 
 
@@ -493,6 +496,8 @@ def _decode(r: sqlite3.Row) -> dict:
     for k in _JSON:
         if d.get(k) is not None:
             d[k] = json.loads(d[k])
+    m = d.get("measurement")  # label: as recorded, or derived from its fields (older rows)
+    d["label"] = (m.get("label") or labels.label_of(m)) if m and "rank" in m else None
     return d
 
 

@@ -29,7 +29,7 @@ from seprank.sweeps.fingerprint import fingerprint
 from seprank.verdicts import verdict
 
 #: Task kinds: ``measure`` (one Measurement) and ``verify`` (a row of ``seprank verify``:
-#: the measurement, the proven bound and the other balanced partitions).
+#: the measurement, the proved bound and the other balanced partitions).
 KINDS = ("measure", "verify")
 #: Bytes an idle worker already holds (interpreter, numpy, numba, seprank): added to each
 #: task's estimate.

@@ -1,4 +1,4 @@
-"""Theory: proven bounds (exact ints), the paper's regimes, depth-width guidelines."""
+"""Theory: proved bounds (exact ints), the paper's regimes, depth-width guidelines."""
 
 from seprank.theory.bounds import block_bound, generic_block_bound, monomial_bound, upper_bound
 

@@ -8,7 +8,8 @@ It answers for every architecture, in this order:
   at width min(d_x, r) (it rests on those theorems, so it lives here: nets/ never imports
   theory/);
 - an architecture's own ``upper_bound(partition) -> (bound, source)`` (the protocol for
-  users' classes: an int and a one-line statement of where it is proved);
+  users' classes: an int and a one-line statement of where it comes from; seprank has not
+  proved it, so a rank meeting it is "exact, given the architecture's stated bound");
 - an architecture's own ``known_bound(partition) -> dict`` (keys ``upper``, ``kind``,
   ``tag``, ``source``: the zoo's mps min-cut, convac channel bounds, gnn walk index).
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import numbers
 
+from seprank import labels
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.embedded_attention import EmbeddedAttention
@@ -30,7 +32,7 @@ OWN_KIND = "upper bound, the architecture's own upper_bound method"
 
 
 def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
-    """Proven bound of an EmbeddedAttention network on a partition.
+    """Proved bound of an EmbeddedAttention network on a partition.
 
     It is the attention block bound at width min(d_x, r) (one head: it bounds every H),
     capped by the token grid's size ``V^min(|A|, |B|)`` [D].
@@ -72,20 +74,18 @@ def exact_label(given: bool, source, tag) -> str:
     source : str or None
         Where the bound comes from (quoted in the label).
     tag : str or None
-        The bound's tag; those in ``RECALLED_TAGS`` are recalled from the literature.
+        The bound's tag (:data:`seprank.labels.TAG_STATUS`): ``P`` proved in proofs/,
+        ``M``/``V``/``V2`` recalled, ``D``/``user`` stated by the architecture.
 
     Returns
     -------
     str
-        ``"exact, proved"`` only for a bound proved here or by the architecture's own
-        ``upper_bound``; otherwise ``"exact, given the stated bound (SOURCE)"`` or
-        ``"exact, given the recalled literature bound (SOURCE)"``.
+        ``"exact, proved"`` only for a bound with a proof in proofs/; otherwise
+        ``"exact, given the stated bound (SOURCE)"``, ``"exact, given the recalled
+        literature bound (SOURCE)"`` or ``"exact, given the architecture's stated bound
+        (SOURCE)"`` (:func:`seprank.labels.exact_label`).
     """
-    if given:
-        return f"exact, given the stated bound ({source})"
-    if tag in RECALLED_TAGS:
-        return f"exact, given the recalled literature bound ({source})"
-    return "exact, proved"
+    return labels.exact_label(labels.USER if given else labels.bound_status(tag), source)
 
 
 def has_architecture_bound(net) -> bool:

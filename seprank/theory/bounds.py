@@ -1,6 +1,6 @@
 """Exact upper bounds on the separation rank of the linearised attention network.
 
-All bounds are proven (see proofs/) and returned as exact Python ints; ``log10``
+All bounds are proved (see proofs/) and returned as exact Python ints; ``log10``
 companions handle sizes too large to write down.
 
 Notation (proofs/structural_lemma.py, proofs/block_bound.py): width d, m = d(d+1)/2,
@@ -577,7 +577,7 @@ def check_has_theorem(net) -> None:
 
 
 def upper_bound(net, partition=None) -> dict:
-    """Best proven upper bound for a LinearSelfAttention net and partition, with reasons.
+    """Best proved upper bound for a LinearSelfAttention net and partition, with reasons.
 
     When a side with fewer positions than the width is too costly for the block bound, the
     monomial bound is used and ``why`` says so.

@@ -10,14 +10,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.algebra.domains import ModP
+from seprank.engine.line_check import needs_check
+from seprank.engine.row_check import check_rows
 from seprank.engine.sample_grid import evaluate_grid, make_evaluator
-from seprank.errors import SeprankError
+from seprank.errors import ConfigError, SeprankError
+from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
 from seprank.verdicts import catalecticant_certificate, certificate_schema
 from seprank.verdicts.certificate_format import (
     FORMAT,
+    architecture_for,
     claim_text,
     homogeneous_by_theorem,
     net_from,
@@ -142,14 +146,24 @@ def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
     return [F.ravel().tolist() for F in acc]
 
 
+#: What makes a certificate malformed or unreadable: answered as "invalid", not raised.
+MALFORMED = (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
+             SeprankError)  # fmt: skip
+
+
 def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
-                      cls=None) -> CheckResult:  # fmt: skip
+                      cls=None, allow_import=False) -> CheckResult:  # fmt: skip
     """Check a certificate without trusting seprank's measurement.
 
     It regenerates weights and points from the seed, rebuilds every claimed minor and checks
     its determinant over GF(p) with python-flint; it recomputes the architecture's own bound
     and compares it with ``upper_bound`` and ``upper_source`` (a stated bound,
     ``upper_given``, cannot be recomputed: then only rank == upper_bound is checked).
+
+    A certificate is data: checking it imports no module it names unless you say so. A
+    registry architecture, seprank's own classes and an installed entry point need no
+    permission; a ``module:Class`` it names (and a torch ``factory`` ``module:function``
+    in its config) is imported only with ``cls`` (your class) or ``allow_import``.
 
     Parameters
     ----------
@@ -161,38 +175,75 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
         Evaluate the network with the compiled kernel of the measurement instead of its
         reference code (faster for deep networks; the determinants are python-flint's either
         way).
-    cls : type or Architecture, optional
-        The architecture class (default: resolved from the certificate's ``architecture``),
-        or the architecture itself for one its config cannot rebuild (``from_torch`` on a
-        module object; its config must equal the certificate's).
+    cls : type or str or Architecture, optional
+        The architecture class (default: the class the certificate's ``architecture``
+        names), its name in your words (``"mymod:MyNet"``, resolved as ``--arch`` is), or
+        the architecture itself for one its config cannot rebuild (``from_torch`` on a
+        module object; its config must equal the certificate's). Your word: the
+        certificate's own ``module:Class`` is then not imported.
+    allow_import : bool or str or iterable of str, default False
+        Permission to import what the certificate names: True (whatever it names), or
+        the import paths you allow (``"mymod:MyNet"``, a torch factory ``"mymod:make"``).
 
     Returns
     -------
     CheckResult
         ``ok`` is False, with the reasons, on any failure (a malformed file included: no
         exception is raised for one).
+
+    Raises
+    ------
+    ConfigError
+        If the certificate names a module that neither ``cls`` nor ``allow_import``
+        allows (nothing is imported), or an allowed one cannot be imported, or it names
+        no architecture: the certificate cannot be checked here, which is no verdict on it.
+
+    Examples
+    --------
+    >>> import seprank
+    >>> c = seprank.certify(seprank.nets.MPS(seq_len=4, phys_dim=2, bond=2), (0, 1))
+    >>> seprank.check_certificate(c.certificate).status  # doctest: +ELLIPSIS
+    "exact, given the architecture's stated bound (tensor-network min-cut bound ...)"
+    >>> seprank.check_certificate(dict(c.certificate, architecture="elsewhere:Net"))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    seprank.errors.ConfigError: the certificate names the module 'elsewhere' ...
     """
     try:
-        return _check(cert, recheck_upper, kernel, cls)
-    except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
-            SeprankError) as exc:  # fmt: skip
-        return CheckResult(False, [f"malformed or unreadable certificate: "
-                                   f"{type(exc).__name__}: {exc}"])  # fmt: skip
+        if not isinstance(cert, dict):
+            cert = certificate_schema.load(cert)  # size and nesting bounded before parsing
+        certificate_schema.validate(cert)  # strict types, no unknown keys, sizes bounded
+        if cert.get("format") != FORMAT:
+            return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
+    except MALFORMED as exc:
+        return _malformed(exc)
+    # refused, not importable, or no such architecture: raised, never "invalid"
+    arch = architecture_for(cert["architecture"], cert["config"], cls, allow_import)
+    try:
+        return _check(cert, recheck_upper, kernel, arch, allow_import)
+    except MALFORMED as exc:
+        return _malformed(exc)
 
 
-def _check(cert, recheck_upper: bool, kernel: bool = False, cls=None) -> CheckResult:
+def _malformed(exc) -> CheckResult:
+    return CheckResult(False, [f"malformed or unreadable certificate: "
+                               f"{type(exc).__name__}: {exc}"])  # fmt: skip
+
+
+def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import) -> CheckResult:
     import flint
 
-    if not isinstance(cert, dict):
-        cert = certificate_schema.load(cert)  # size and nesting bounded before parsing
-    certificate_schema.validate(cert)  # strict types, no unknown keys, sizes bounded
     bad: list[str] = []
-    if cert.get("format") != FORMAT:
-        return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
-    net = net_from(cert["architecture"], cert["config"], cls)
+    net = net_from(cert["architecture"], cert["config"], cls, allow_import)
     certificate_schema.check_work(cert, max(input_dim(net), int(net.width)))  # its real width
     p = int(cert["prime"])
     dom = ModP(p)
+    if needs_check(net):  # a class seprank does not ship: its apply keeps rows apart
+        try:
+            check_rows(net, dom, int(cert["seed"]))
+        except ConfigError as exc:
+            return CheckResult(False, [str(exc)])
     A, B = check_partition(cert["partition"], net.seq_len)
     params = net.init(np.random.default_rng(int(cert["seed"])), dom)
     if "weights_sha256" in cert and weights_digest(params) != cert["weights_sha256"]:
@@ -284,7 +335,8 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         bad.append(f"exact={cert.get('exact')!r}, but the rank {total} "
                    f"{'meets' if meets else 'does not meet'} upper_bound {up}")  # fmt: skip
     if not bad and (given or recheck):  # the claim text, regenerated from verified fields
-        want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS)
+        want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS,
+                          stated=bound_status(own.get("tag")) == ARCHITECTURE)
         if cert.get("claim") != want:
             bad.append(f"claim {cert.get('claim')!r} is not what the verified fields give: "
                        f"{want!r}")  # fmt: skip

@@ -14,7 +14,7 @@ import numpy as np
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.base import config_of
-from seprank.nets.registry import resolve
+from seprank.nets.registry import API_HOW, import_fields, resolve, resolve_from_file
 
 FORMAT = "seprank-certificate/1"
 
@@ -31,22 +31,41 @@ def homogeneous_by_theorem(net) -> bool:
     return type(net) is LinearSelfAttention and not net.residual
 
 
-def net_from(name: str, config: dict, cls=None):
-    """The network of a certificate: ``cls`` if given, else the class ``name`` resolves
-    to (a registry class's name, ``module:Class`` or an entry point). ``cls`` may also be
-    the architecture itself (one its config cannot rebuild, such as ``from_torch`` on a
-    module object): then its config must be the certificate's."""
-    if cls is not None and not isinstance(cls, type):
+def architecture_for(name: str, config: dict, cls=None, allow_import=False,
+                     how: str = API_HOW):  # fmt: skip
+    """What a certificate's network is built from, with every module it needs imported
+    here and only with permission: ``cls`` (the user's word: a class, a name resolved as
+    ``--arch`` is, or the architecture itself), else the class the certificate's
+    ``architecture`` names
+    (:func:`~seprank.nets.registry.resolve_from_file`: a ``module:Class`` or a torch
+    ``factory`` only if ``allow_import`` allows it).
+
+    Raises ConfigError (refused, not importable, no such architecture): not a verdict on
+    the certificate, so the checker raises it instead of answering "invalid"."""
+    if cls is not None and not isinstance(cls, (type, str)):
+        return cls  # the architecture itself: nothing to import
+    if cls is None:
+        return resolve_from_file(name, config, allow_import=allow_import,
+                                 source="the certificate", how=how)  # fmt: skip
+    cls = resolve(cls)  # a class, or a name in your words (resolved as --arch is)
+    import_fields(cls, config, allow_import, "the certificate", how)
+    return cls
+
+
+def net_from(name: str, config: dict, cls=None, allow_import=False):
+    """The network of a certificate: ``cls`` if given (a class, built from ``config``),
+    else the class ``name`` names, resolved as a name read from a file
+    (:func:`architecture_for`: a module is imported only if ``allow_import`` allows it).
+    ``cls`` may also be the architecture itself (one its config cannot rebuild, such as
+    ``from_torch`` on a module object): then its config must be the certificate's."""
+    cls = architecture_for(name, config, cls, allow_import)
+    if not isinstance(cls, type):
         own = {k: v for k, v in config_of(cls).items() if k != "architecture"}
         want = {k: v for k, v in config.items() if k != "architecture"}
         if json.loads(json.dumps(own, default=str)) != json.loads(json.dumps(want, default=str)):
             raise ConfigError(f"the architecture given has config {own}, the certificate "
                               f"{want}")  # fmt: skip
         return cls
-    try:
-        cls = resolve(name if cls is None else cls)
-    except ConfigError as exc:
-        raise ConfigError(f"architecture={name!r}: {exc}") from None
     kw = {k: _tuples(v) for k, v in config.items() if k != "architecture"}
     return cls(**kw)
 
@@ -117,9 +136,12 @@ def certificate_name(cert: dict) -> str:
                                 f"p{cert['prime']}") if x) + ".json"  # fmt: skip
 
 
-def claim_text(rank: int, upper, given: bool, recalled: bool = False) -> str:
+def claim_text(rank: int, upper, given: bool, recalled: bool = False,
+               stated: bool = False) -> str:  # fmt: skip
     """The certificate's ``claim``, generated from its fields (the checker regenerates it
-    from the verified ones and compares)."""
+    from the verified ones and compares). ``recalled``: the bound is recalled from the
+    literature; ``stated``: the architecture states it (its own ``upper_bound``, or derived
+    in its module docstring [D]); neither: proved in proofs/."""
     text = ("sep(f; A, B) >= rank for the integer-weight network regenerated from the seed, "
             "hence for the architecture maximised over weights (and at generic weights)")
     if upper is None or int(rank) != int(upper):
@@ -129,5 +151,8 @@ def claim_text(rank: int, upper, given: bool, recalled: bool = False) -> str:
                        "exactly rank if that bound holds")  # fmt: skip
     if recalled:
         return text + ("; rank equals the upper bound recalled from the literature, so the "
+                       "separation rank is exactly rank if that bound holds")  # fmt: skip
+    if stated:
+        return text + ("; rank equals the upper bound the architecture states, so the "
                        "separation rank is exactly rank if that bound holds")  # fmt: skip
     return text + "; rank equals the proved upper bound, so the separation rank is exactly rank"

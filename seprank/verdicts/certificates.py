@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from seprank import labels
 from seprank._version import __version__
 from seprank.algebra.domains import DEFAULT_PRIME, ModP
 from seprank.engine import display
@@ -58,6 +59,7 @@ from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
 from seprank.engine.strategies import catalecticant
 from seprank.errors import ConfigError, SeprankError
+from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
@@ -126,6 +128,23 @@ class Certification:
         """The upper bound minus the certified lower bound (None without an upper bound)."""
         return None if self.upper is None else self.upper - self.lower
 
+    @property
+    def label(self) -> str:
+        """The certified rank's label in the words of :mod:`seprank.labels`.
+
+        Returns
+        -------
+        str
+            The status when exact (``exact, proved`` or ``exact, given ...``); else the
+            measurement's ``lower bound, saturated`` / ``not saturated`` (or its words for
+            a rank above the architecture's bound).
+        """
+        m = self.measurement
+        if self.exact:
+            return self.status
+        return m.label if m.label.startswith("lower bound") else \
+            labels.grid_label(m.saturated, m.budget_hit)  # fmt: skip
+
     def __repr__(self) -> str:
         """One short line: the rank (= if exact, >= if a lower bound), the status, the
         upper bound, the configuration and the time."""
@@ -161,7 +180,7 @@ class Certification:
         -------
         pandas.DataFrame
             One row: the measurement's columns (:meth:`Measurement.to_frame
-            <seprank.engine.result.Measurement.to_frame>`) with ``status``, ``exact``,
+            <seprank.engine.result.Measurement.to_frame>`) with ``status``, ``label``, ``exact``,
             ``upper_given`` (bool), ``lower``, ``upper``, ``gap``, ``upper_source`` and
             ``certificate`` (its path or None) before them.
 
@@ -170,7 +189,8 @@ class Certification:
         ConfigError
             When pandas is not installed (``pip install 'seprank[pandas]'``).
         """
-        rec = {"status": self.status, "exact": bool(self.exact), "lower": int(self.lower),
+        rec = {"status": self.status, "label": self.label, "exact": bool(self.exact),
+               "lower": int(self.lower),
                "upper": self.upper, "gap": self.gap, "upper_source": self.upper_source,
                "upper_given": bool(self.upper_given), "certificate": self.path}
         rec.update({k: v for k, v in self.measurement._record().items() if k not in rec})
@@ -183,12 +203,13 @@ class Certification:
         Returns
         -------
         dict
-            The status and both bounds with their grounds, the certificate's path, and the
-            measurement's saturation, prime, seed, strategy, config, partition and time.
+            The status, ``label`` (:attr:`label`) and both bounds with their grounds, the
+            certificate's path, and the measurement's saturation, prime, seed, strategy,
+            config, partition and time.
         """
         m = self.measurement
         return {
-            "status": self.status, "exact": self.exact, "rank": self.lower,
+            "status": self.status, "label": self.label, "exact": self.exact, "rank": self.lower,
             "lower": self.lower, "upper": self.upper, "gap": self.gap,
             "upper_why": self.upper_why, "upper_source": self.upper_source,
             "upper_given": self.upper_given, "ground": self.ground, "certificate": self.path,
@@ -257,7 +278,8 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
         "upper_source": source,
         "upper_given": bool(given),
         "exact": upper is not None and int(m.rank) == int(upper),
-        "claim": claim_text(m.rank, upper, given, tag in RECALLED_TAGS),
+        "claim": claim_text(m.rank, upper, given, tag in RECALLED_TAGS,
+                            stated=bound_status(tag) == ARCHITECTURE),
         "created_by": f"seprank {__version__}",
         "numpy": np.__version__,
     }  # fmt: skip
@@ -287,8 +309,10 @@ def _bound(net, partition, upper, upper_source) -> tuple:
 
 def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[bool, str, str]:
     """(exact, status, ground) of a measurement against the bound."""
-    what = ("the stated upper bound" if given else "the recalled upper bound"
-            if tag in RECALLED_TAGS else "the proved upper bound")  # fmt: skip
+    status_of = labels.USER if given else labels.bound_status(tag)
+    what = {labels.USER: "the stated upper bound", labels.RECALLED: "the recalled upper bound",
+            labels.ARCHITECTURE: "the architecture's stated upper bound",
+            labels.PROVED: "the proved upper bound"}[status_of]  # fmt: skip
     if upper is not None and m.rank == upper and has_cert:
         status = exact_label(given, source, tag)
         tail = ("a theorem, no probability involved" if status == "exact, proved" else
@@ -298,9 +322,9 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
                               f"{upper}: {tail}")  # fmt: skip
     if upper is not None and m.rank > upper:
         gap = (f"; {what} {upper} is below it, so it is FALSE" if given else
-               f"; it EXCEEDS {what} {upper}: " + ("the recalled bound is false, or a bug"
-                                                     if tag in RECALLED_TAGS else
-                                                     "a bug (the bound is proved)"))  # fmt: skip
+               f"; it EXCEEDS {what} {upper}: " + ("a bug (the bound is proved)"
+                                                     if status_of == labels.PROVED else
+                                                     "that bound is false, or a bug"))  # fmt: skip
     elif upper is not None:
         gap = f", gap {upper - m.rank} to {what}"
     else:

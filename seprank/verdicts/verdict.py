@@ -6,6 +6,7 @@ import math
 import random
 import time
 
+from seprank import labels
 from seprank.engine.measure import measure
 from seprank.nets.partitions import default_partition
 from seprank.theory.architecture_bounds import architecture_bound
@@ -43,8 +44,8 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples:
     upper = ub["upper"]
     if m.rank > upper:
         verdict = "VIOLATION"
-    elif m.rank == upper:  # exact, proved: certified lower bound == proved upper bound
-        verdict = "tight"
+    elif m.rank == upper:  # certified lower bound == proved upper bound
+        verdict = "exact, proved"
     elif not m.saturated:
         verdict = "not saturated (lower bound only)"
     elif net.heads == 1 and not net.residual and ub["n_query_side"] >= net.width \
@@ -54,9 +55,10 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples:
         verdict = "below bound"
     row = {
         "depth": net.depth, "width": net.width, "heads": net.heads, "seq_len": net.seq_len,
-        "residual": net.residual, "measured": m.rank, "saturated": m.saturated,
-        "upper": upper, "log10_upper": round(ub["log10_upper"], 4), "bound": ub["which"],
-        "tight": m.rank == upper, "gap": upper - m.rank,
+        "residual": net.residual, "measured": m.rank,
+        "label": labels.rank_label(m.rank, m.saturated, m.budget_hit, upper, labels.PROVED),
+        "saturated": m.saturated, "upper": upper, "log10_upper": round(ub["log10_upper"], 4),
+        "bound": ub["which"], "exact_proved": m.rank == upper, "gap": upper - m.rank,
         "regime_paper": paper_regime(net.depth, net.width), "regime_growth": "",
         "partitions_checked": checked,
         "partition_invariant": ("yes" if invariant else "NO") if checked else "-",
@@ -65,31 +67,44 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples:
     return (row, m) if with_measurement else row
 
 
-def bound_verdict(rank: int, saturated: bool, upper) -> str:
-    """The verdict of a measured rank against a proved bound (None: none known)."""
+def bound_verdict(rank: int, saturated: bool, upper, status: str = labels.PROVED,
+                  source=None) -> str:  # fmt: skip
+    """The verdict of a measured rank against an upper bound (None: none known).
+
+    ``VIOLATION`` above a proved bound (a bug); above a bound seprank did not prove, the
+    words of :func:`seprank.labels.above_label`; meeting it, :func:`seprank.labels.exact_label`
+    (``exact, proved`` only for a proved bound).
+    """
     if upper is None:
-        return "no proved bound"
+        return "no upper bound known"
     if rank > upper:
-        return "VIOLATION"
+        return "VIOLATION" if status == labels.PROVED else labels.above_label(status, source)
     if rank == upper:
-        return "tight"
+        return labels.exact_label(status, source)
     return "below bound" if saturated else "not saturated (lower bound only)"
 
 
 def verify_partitions(net, partitions, *, seed: int = 0, max_samples: int = 6000) -> list[dict]:
     """Any architecture: its rank measured on each partition (None: the default) beside
-    its own proved bound (:func:`architecture_bound`), where one exists."""
+    its own upper bound (:func:`architecture_bound`: proved, recalled or stated by the
+    architecture; ``status`` says which), where one exists. ``label`` is the
+    measurement's label against that bound (:mod:`seprank.labels`)."""
     rows = []
     for part in partitions or [None]:
         t0 = time.perf_counter()
         A = default_partition(net.seq_len) if part is None else tuple(part)
         m = measure(net, A, seed=seed, max_samples=max_samples)
         ub = architecture_bound(net, A) or {}
-        upper = ub.get("upper")
+        upper, source = ub.get("upper"), ub.get("source")
+        status = labels.bound_status(ub.get("tag")) if upper is not None else None
+        label = (m.label if m.method != "modular" else
+                 labels.rank_label(m.rank, m.saturated, m.budget_hit, upper, status, source))
         rows.append({"partition": list(m.partition), "measured": m.rank,
                      "saturated": m.saturated, "method": m.method, "upper": upper,
-                     "source": ub.get("source"), "tight": upper is not None and m.rank == upper,
+                     "status": status, "source": source, "label": label,
+                     "exact_proved": status == labels.PROVED and m.rank == upper,
                      "gap": None if upper is None else upper - m.rank,
-                     "verdict": bound_verdict(m.rank, m.saturated, upper),
+                     "verdict": (bound_verdict(m.rank, m.saturated, upper, status, source)
+                                 if m.method != "float" else f"{label}: not compared"),
                      "seconds": round(time.perf_counter() - t0, 3)})  # fmt: skip
     return rows

@@ -139,9 +139,13 @@ def test_modp_add_mul_from_ints_reduce_into_range(p):
     for got, want in ((F.add(a, b), [(int(x) + int(y)) % p for x, y in zip(a, b)]),
                       (F.mul(a, b), [int(x) * int(y) % p for x, y in zip(a, b)])):  # fmt: skip
         assert got.tolist() == want
-    big = np.array([-(2**70) - 1, -1, 0, p, 2**70 + 5], dtype=object)
+    big = np.array([-(2**70) - 1, -1, 0, p + 1, 2**70 + 5], dtype=object)
+    big = big[[int(v) % p != 0 or v == 0 for v in big]]  # a nonzero multiple is refused
     assert F.from_ints(big).tolist() == [int(v) % p for v in big]
-    assert F.from_ints(np.array([-1, p, 2 * p + 1])).tolist() == [p - 1, 0, 1]
+    assert F.from_ints(np.array([-1, p + 1, 2 * p + 1])).tolist() == [p - 1, 1, 1]
+    for multiple in (np.array([3, p]), np.array([-p], dtype=object)):  # 0 in GF(p): refused
+        with pytest.raises(DomainError, match=f"nonzero multiple of the prime p={p}"):
+            F.from_ints(multiple)
     r = F.random(np.random.default_rng(0), (2000,))
     assert r.dtype == np.int64 and r.min() >= 0 and r.max() < p
     assert F.zeros((2, 3)).tolist() == [[0] * 3] * 2

@@ -10,16 +10,18 @@ import math
 
 import pytest
 
+from seprank import labels
 from seprank.cli import main
 
 # --------------------------------------------------------------------------------------
 # verify: seprank.studies.verify.run replaced by a stand-in returning the given rows and summary
 
 
-def _row(verdict="tight", measured=18, upper=18, **kw):
+def _row(verdict="exact, proved", measured=18, upper=18, **kw):
     row = {"depth": 2, "width": 2, "heads": 1, "seq_len": 4, "residual": False,
-           "measured": measured, "saturated": True, "upper": upper, "log10_upper": 1.2553,
-           "bound": "block", "tight": measured == upper, "gap": upper - measured,
+           "measured": measured, "label": labels.rank_label(measured, True, upper=upper),
+           "saturated": True, "upper": upper, "log10_upper": 1.2553,
+           "bound": "block", "exact_proved": measured == upper, "gap": upper - measured,
            "regime_paper": "depth-inefficient", "regime_growth": "- (no L+1 row)",
            "partitions_checked": 2, "partition_invariant": "yes", "verdict": verdict,
            "seconds": 0.5}  # fmt: skip
@@ -29,7 +31,7 @@ def _row(verdict="tight", measured=18, upper=18, **kw):
 
 def _summary(rows, **kw):
     s = {"grid": "quick", "configurations": len(rows), "planned": len(rows),
-         "skipped_for_size": 0, "tight": sum(r["tight"] for r in rows),
+         "skipped_for_size": 0, "exact_proved": sum(r["exact_proved"] for r in rows),
          "saturated": len(rows), "violations": sum(r["verdict"] == "VIOLATION" for r in rows),
          "h1_conjecture_failures": 0, "partition_mismatches": 0, "interrupted": False,
          "seed": 0, "not_measured": [], "run": {"db": None}}  # fmt: skip
@@ -62,13 +64,13 @@ def test_verify_cli_all_measured_exits_0_with_the_table(tmp_path, capsys, fake_v
     assert err == ""
     lines = out.splitlines()
     assert lines[0].split() == ["depth", "width", "heads", "N", "res", "measured", "sat",
-                                "upper", "tight", "regime_paper", "regime_growth", "part",
+                                "upper", "exact_proved", "regime_paper", "regime_growth", "part",
                                 "verdict"]  # fmt: skip
     assert lines[1].split()[:6] == ["2", "2", "1", "4", "False", "18"]
     assert lines[2] == "(columns: seprank verify --help; results.md has the legend)"
     assert f"wrote {tmp_path / 'results.csv'} and {tmp_path / 'results.md'}" in lines
     assert "VERDICT (grid quick, 1 configurations):" in lines
-    assert "0 violations of a proven bound" in out and "VIOLATION" not in out
+    assert "0 violations of a proved bound" in out and "VIOLATION" not in out
     # the arguments passed on, the defaults included
     assert calls == [{"grid": "quick", "out": tmp_path, "seed": 0, "db": None,
                       "executor": "processes", "scheduler": None, "workers": None,
@@ -116,7 +118,7 @@ def test_verify_cli_violation_exits_1(tmp_path, capsys, fake_verify, as_json):
     out, err = capsys.readouterr()
     lines = err.splitlines()
     assert len(lines) == 2 and all(x.startswith("VIOLATION: ") for x in lines)
-    assert lines[0] == ("VIOLATION: measured 19 > proven 18: a bug is far likelier than a "
+    assert lines[0] == ("VIOLATION: measured 19 > proved 18: a bug is far likelier than a "
                         "refutation (the bound is proved). Reproduce: seprank measure --depth 2 "
                         "--width 2 --heads 1 --seq-len 4")  # fmt: skip
     assert lines[1].endswith("--depth 3 --width 2 --heads 1 --seq-len 4 --residual")
@@ -126,7 +128,7 @@ def test_verify_cli_violation_exits_1(tmp_path, capsys, fake_verify, as_json):
         assert d["rows"] == rows and d["verdict"][0] == "VERDICT (grid quick, 3 configurations):"
         assert "VIOLATED in 2" in d["verdict"][1]
     else:
-        assert "2 violations of a proven bound" in out and "VIOLATED in 2" in out
+        assert "2 violations of a proved bound" in out and "VIOLATED in 2" in out
 
 
 def test_verify_cli_interrupted_exits_130(tmp_path, capsys, fake_verify):
@@ -218,7 +220,7 @@ def test_bounds_text_short_integer(capsys):
     rc, out, err = _bounds(capsys, "--depth", "2", "--width", "3", "--seq-len", "6")
     assert rc == 0 and err == ""
     assert out.splitlines() == [
-        "proven upper bound: 49  (log10 1.690); block bound",
+        "proved upper bound: 49  (log10 1.690); block bound",
         "  why: block bound sum_k min(b_k, a_{D-k}) from y^L = P_L(S) x^i; generic sides: "
         "closed form",
         "  degree 3^L = 9, D = 4",
@@ -233,7 +235,7 @@ def test_bounds_text_short_integer(capsys):
 def test_bounds_text_ratio_below_ten(capsys):
     # upper 2 (log10 0.301 < 1): the growth ratio is still computed and printed
     rc, out, _ = _bounds(capsys, "--depth", "1", "--width", "1", "--seq-len", "2")
-    assert rc == 0 and out.startswith("proven upper bound: 2  (log10 0.301)")
+    assert rc == 0 and out.startswith("proved upper bound: 2  (log10 0.301)")
     assert out.rstrip().endswith("depth-efficient (ratio 2.322)")
 
 
@@ -247,7 +249,7 @@ def test_bounds_text_exact_up_to_40_digits(capsys, cfg, digits):
         up = int(first.split(":")[1].split()[0])
         assert len(str(up)) == 40 and "  (log10 39." in first
     else:
-        assert first.startswith("proven upper bound: 10^40.")
+        assert first.startswith("proved upper bound: 10^40.")
         assert " (an exact 41-digit integer: --json); " in first
 
 
@@ -256,7 +258,7 @@ def test_bounds_text_over_max_digits(capsys):
 
     rc, out, _ = _bounds(capsys, "--depth", "10", "--width", "100", "--seq-len", "2000")
     first = out.splitlines()[0]
-    assert rc == 0 and first.startswith("proven upper bound: 10^4883.")
+    assert rc == 0 and first.startswith("proved upper bound: 10^4883.")
     assert first.endswith(f" (over {MAX_DIGITS} digits: log10 only); block bound")
     rc, out, _ = _bounds(capsys, "--depth", "10", "--width", "100", "--seq-len", "2000", "--json")
     assert rc == 0 and json.loads(out)["upper"] is None
@@ -524,12 +526,13 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
         return result["r"]
 
     monkeypatch.setattr(certificates, "check_certificate", check)
-    monkeypatch.setattr(certificate_schema, "load", lambda path: {})  # the schema: its tests
-    result["r"] = CheckResult(ok=True, exact=True, rank=18)
+    monkeypatch.setattr(certificate_schema, "load", lambda path: {
+        "architecture": "LinearSelfAttention", "config": {}})  # the schema: its tests
+    result["r"] = CheckResult(ok=True, exact=True, rank=18, tag="P")
     assert main(["check-certificate", "x.json"]) == 0
     assert capsys.readouterr().out == "valid: separation rank = 18; exact, proved (meets the " \
         "proved upper bound)\n"  # fmt: skip
-    assert seen == {"path": "x.json", "kernel": False}
+    assert seen == {"path": "x.json", "kernel": False, "cls": None, "allow_import": False}
     result["r"] = CheckResult(ok=True, exact=False, rank=17)
     assert main(["check-certificate", "x.json", "--kernel"]) == 0
     assert capsys.readouterr().out == "valid: separation rank >= 17; a lower bound\n"

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from seprank.cli import main
+from seprank.studies import verify
 
 
 def run(*args):
@@ -83,7 +84,8 @@ def test_verify_quick_writes_tables(tmp_path, capsys):
     assert rc == 0
     csv_text = (tmp_path / "results.csv").read_text()
     md = (tmp_path / "results.md").read_text()
-    assert "VIOLATION" not in csv_text and "tight" in csv_text
+    assert "VIOLATION" not in csv_text and "exact, proved" in csv_text and "tight" not in csv_text
+    assert csv_text.splitlines()[0] == ",".join(verify.COLUMNS)
     assert "0 violations" in md
 
 
@@ -92,7 +94,7 @@ SERIAL = ["--executor", "serial"]
 
 
 def _one_net_grid(monkeypatch, lie_by=0):
-    """verify on one small net; the proven bound reported lowered by ``lie_by`` (so a
+    """verify on one small net; the proved bound reported lowered by ``lie_by`` (so a
     positive value plants a VIOLATION, as a wrong bound or a wrong rank would)."""
     from seprank.nets import LinearSelfAttention
     from seprank.studies import verify
@@ -116,16 +118,17 @@ def test_verify_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):
     _one_net_grid(monkeypatch, lie_by=1)
     assert main(["verify", "--quick", "--out", str(tmp_path), *SERIAL]) == 1
     out, err = capsys.readouterr()
-    assert "1 violations" in out and "VIOLATION: measured 18 > proven 17" in err
+    assert "1 violations" in out and "VIOLATION: measured 18 > proved 17" in err
     assert "seprank measure --depth 2 --width 2 --heads 1 --seq-len 4" in err
     assert "VIOLATION" in (tmp_path / "results.csv").read_text()
 
 
-def test_verify_exits_0_when_tight(tmp_path, capsys, monkeypatch):
+def test_verify_exits_0_when_exact_proved(tmp_path, capsys, monkeypatch):
     _one_net_grid(monkeypatch, lie_by=0)
     assert main(["verify", "--quick", "--out", str(tmp_path), *SERIAL]) == 0
     out = capsys.readouterr().out
-    assert "0 violations" in out and "1 saturated, 1 tight" in out
+    assert "0 violations" in out and "1 saturated, 1 exact, proved" in out
+    assert "tight" not in out and "proven" not in out
 
 
 def test_verify_exits_130_when_interrupted(tmp_path, capsys, monkeypatch):
@@ -141,9 +144,9 @@ def test_verify_exits_130_when_interrupted(tmp_path, capsys, monkeypatch):
     assert "INTERRUPTED" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("cfg, verdict", [((2, 2, 1, 4, False), "tight"),
+@pytest.mark.parametrize("cfg, verdict", [((2, 2, 1, 4, False), "exact, proved"),
                                           ((2, 4, 2, 4, False), "below bound"),
-                                          ((3, 2, 1, 4, False), "tight")])  # fmt: skip
+                                          ((3, 2, 1, 4, False), "exact, proved")])  # fmt: skip
 def test_verify_one_verdicts(cfg, verdict):
     from seprank.nets import LinearSelfAttention
     from seprank.verdicts.verdict import verify_one
@@ -152,5 +155,7 @@ def test_verify_one_verdicts(cfg, verdict):
     row = verify_one(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=res))
     assert row["verdict"] == verdict and row["saturated"]
     assert row["gap"] == row["upper"] - row["measured"] >= 0
-    assert row["tight"] == (verdict == "tight") and row["partitions_checked"] == 2
+    assert row["exact_proved"] == (verdict == "exact, proved") and row["partitions_checked"] == 2
+    assert row["label"] == ("exact, proved" if verdict == "exact, proved" else
+                            "lower bound, saturated")  # fmt: skip
     assert row["partition_invariant"] == "yes"

@@ -41,6 +41,9 @@ def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, 
     rows = json.loads(capsys.readouterr().out)
     assert sorted((r["arch"], r["status"], r["rank"]) for r in rows) == [
         ("mymod:MyNet", "done", 2), ("mymod:MyNet", "done", 3)]
+    # every row has its label, the measurement's own (its bound is the class's: stated)
+    assert {r["label"] for r in rows} == {r["measurement"]["label"] for r in rows} == {
+        "exact, given the architecture's stated bound (CP rank R: a sum of R products)"}
     assert main(["results", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.count("mymod:MyNet") == 2 and "2 tasks: 2 done" in out
@@ -59,7 +62,8 @@ def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
             str(tmp_path / "c"), "--quiet", "--check"]  # fmt: skip
     assert main(base + ["--arch", "mymod:MyNet"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "separation rank: 3  [exact, proved]" and out[-1] == "  check: valid"
+    assert out[0] == ("separation rank: 3  [exact, given the architecture's stated bound (CP "
+                      "rank R: a sum of R products)]") and out[-1] == "  check: valid"
     assert main(base + ["--arch", "mymod:MyPlain"]) == 0  # no bound of its own
     assert capsys.readouterr().out.splitlines()[0] == (
         "separation rank >= 3  [lower bound; proved upper bound none proved]")
@@ -67,7 +71,9 @@ def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.splitlines()[0] == (
         "separation rank: 3  [exact, given the stated bound (CP)]")
     path = tmp_path / "c" / "mymod.MyPlain_N4_d2_terms3_A0-1_seed0_p67108859.json"
-    assert main(["check-certificate", str(path)]) == 0
+    assert main(["check-certificate", str(path)]) == 2  # the file's word is not enough
+    assert "give --arch mymod:MyPlain (or --allow-import)" in capsys.readouterr().err
+    assert main(["check-certificate", str(path), "--arch", "mymod:MyPlain"]) == 0
     assert capsys.readouterr().out.endswith("exact, given the stated bound (CP)\n")
 
 
@@ -76,10 +82,19 @@ def test_verify_a_users_class_on_its_partitions(tmp_path, monkeypatch, capsys):
     argv = ["verify", "--param", "seq_len=4", "--param", "terms=3", "--json"]
     assert main(argv + ["--arch", "mymod:MyNet", "--partition", "0,1", "--partition", "0"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    assert [(r["partition"], r["measured"], r["upper"], r["verdict"]) for r in rows] == [
-        ([0, 1], 3, 3, "tight"), ([0], 2, 2, "tight")]
+    stated = "exact, given the architecture's stated bound (CP rank R: a sum of R products)"
+    assert [(r["partition"], r["measured"], r["upper"], r["status"], r["verdict"], r["label"],
+             r["exact_proved"]) for r in rows] == [
+        ([0, 1], 3, 3, "architecture", stated, stated, False),
+        ([0], 2, 2, "architecture", stated, stated, False)]  # its own bound: not proved here
     assert main(argv + ["--arch", "mymod:MyPlain"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["rows"]
-    assert (row["measured"], row["upper"], row["verdict"]) == (3, None, "no proved bound")
+    assert (row["measured"], row["upper"], row["verdict"], row["label"]) == \
+        (3, None, "no upper bound known", "lower bound, saturated")  # fmt: skip
+    assert main(argv[:-1] + ["--arch", "mymod:MyNet"]) == 0  # the text names the label
+    out = capsys.readouterr().out
+    assert out.startswith(f"A=[0, 1]: measured 3 (modular) [{stated}], upper bound 3 "
+                          "(architecture): ")  # fmt: skip
+    assert "tight" not in out and "proven" not in out
     assert main(["verify", "--param", "seq_len=4"]) == 2
     assert "--param and --partition need --arch" in capsys.readouterr().err

@@ -4,6 +4,7 @@ types (issue item 3), for Measurement and Certification."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import re
 
 import pytest
@@ -33,11 +34,16 @@ def cert():
 def test_measurement_repr_is_one_short_line_with_rank_label_config_and_time(graded):
     r = repr(graded)
     assert "\n" not in r and len(r) <= MAX_REPR, r
-    assert r.startswith("Measurement(rank=18 [lower bound, saturated]")
+    # 18 meets the proved block bound, compared after measuring: exact, proved
+    assert r.startswith("Measurement(rank=18 [exact, proved]"), r
+    assert graded.bound["upper"] == 18 and graded.bound["status"] == "proved"
     assert "modular p=67108859" in r and "graded" in r
     assert "L=2 d=2 H=1 N=4" in r and "A=(0, 1)" in r
     assert re.search(r"\d+\.\d\d s\)$", r)
-    assert "proved" not in r and "exact" not in r  # a Measurement proves nothing
+    below = dataclasses.replace(graded, rank=17)  # below the bound: the grid's own label
+    assert below.label == "lower bound, saturated"
+    above = dataclasses.replace(graded, rank=19)
+    assert above.label.startswith("lower bound ABOVE the proved bound")
 
 
 def test_measurement_labels_say_only_what_was_established():

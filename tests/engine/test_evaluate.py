@@ -71,13 +71,14 @@ class FloatCast(NumpySumProduct):
 @pytest.mark.parametrize("method", ["modular", "float", "symbolic"])
 def test_plain_numpy_gets_the_true_rank_in_every_engine(method):
     m = seprank.measure(NumpySumProduct(), (0, 1), method=method)
-    assert m.rank == 4 and m.saturated
+    # a float rank is never saturated: trusted at best (labels.md)
+    assert m.rank == 4 and (m.trusted and not m.saturated if method == "float" else m.saturated)
 
 
 @pytest.mark.parametrize("method", ["modular", "float", "symbolic"])
 def test_a_rational_constant_is_exact(method):
     m = seprank.measure(HalfSum(), (0, 2), method=method)
-    assert m.rank == 2 and m.saturated
+    assert m.rank == 2 and (m.trusted and not m.saturated if method == "float" else m.saturated)
 
 
 @pytest.mark.parametrize("net, said", [(TorchInside(), "numpy array of dtype int64"),

@@ -85,9 +85,52 @@ def _check_figure_data(out):
         assert int(r["exact_rank"]) == block_bound(L, 2, 1, 1) and int(r["degree"]) == 3**L
         assert min(int(r["float_grid_rows"]), int(r["float_grid_cols"])) > int(r["exact_rank"])
     assert int(fig5[3]["float_rank"]) < int(fig5[3]["exact_rank"])  # float fails at degree 27
+    for r in fig5.values():  # the GF(p) rank meets the proved bound; the float one estimates
+        assert r["label"] == "exact, proved"
+        assert r["float_label"] in ("float estimate, trusted", "float estimate, untrusted")
+    assert {r["label"] for r in fig1} == {"exact, proved"}  # each meets the block formula
+    for r in fig4:  # the label says what the row's fields establish
+        want = "exact, proved" if r["measured_rank"] == r["upper_proved"] else \
+            "lower bound, saturated" if r["saturated"] == "True" else "lower bound, not saturated"
+        assert r["label"] == want, r
+    for name in ("fig11_block_ranks", "fig12_verify_grid", "fig13_heads_bound"):
+        assert {r["label"] for r in _rows(out / f"{name}.csv")} <= WORDS, name
     fig6 = [r for r in _rows(out / "fig6_equal_params.csv") if r["kind"] == "optimum"]
     top = next(r for r in fig6 if float(r["params"]) == pytest.approx(1e12))
     assert 94 < float(top["depth_or_fit"]) < 96 and float(top["value_or_ours"]) == 19
+
+
+WORDS = {"exact, proved", "lower bound, saturated", "lower bound, not saturated",
+         "lower bound, not saturated, budget hit"}
+
+
+def test_committed_labels_are_derived_from_the_rows_own_fields(tmp_path, capsys):
+    """``seprank figures --relabel`` on the committed CSVs with their labels removed (and
+    figure 12 in its older form, ``tight``; figure 13 without ``saturated``, which comes
+    from its source rows in figures 4 and 8) gives the committed CSVs back: each label is
+    the deterministic relabel of its row, and nothing is measured."""
+    from seprank.figures.common import PAPER_FIGURES
+    from seprank.figures.paper import LABEL_RULES, TRANSITION_CSV, VERIFY_CSV
+
+    names = [*LABEL_RULES, TRANSITION_CSV, VERIFY_CSV]
+    for name in names:
+        rows = _rows(PAPER_FIGURES / name)
+        assert rows and all(r["label"] for r in rows if r.get(LABEL_RULES[name].rank if
+                            name in LABEL_RULES else "measured")), name  # fmt: skip
+        fields = [c for c in rows[0] if c != "label"]
+        if name == VERIFY_CSV:
+            fields = [("tight" if c == "exact_proved" else c) for c in fields]
+            rows = [{**r, "tight": r["exact_proved"]} for r in rows]
+        if name == "fig13_heads_bound.csv":
+            fields.remove("saturated")
+        with (tmp_path / name).open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+    assert main(["figures", "--relabel", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith(f"relabelled {len(names)} CSVs in ")
+    for name in names:
+        assert (tmp_path / name).read_bytes() == (PAPER_FIGURES / name).read_bytes(), name
 
 
 def test_figure_data_is_deterministic(tmp_path):

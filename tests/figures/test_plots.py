@@ -37,7 +37,8 @@ def _fake_measurer(depth, width, heads, seq_len, *, method="modular", seed=0,
                                         seq_len=seq_len))["upper"]  # fmt: skip
     if grid is not None:
         return SimpleNamespace(rank=min(r, grid // 2), spectrum=[1.0, 0.5, 1e-20],
-                               tolerance=1e-12, samples=(grid, grid))  # fmt: skip
+                               tolerance=1e-12, samples=(grid, grid),
+                               label="float estimate, untrusted")  # fmt: skip
     return SimpleNamespace(rank=r, saturated=True, samples=(16, 16))
 
 

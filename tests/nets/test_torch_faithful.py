@@ -450,9 +450,14 @@ def test_cli_certify_torch_and_check_certificate_on_the_nanogpt_block(tmp_path):
     doc = json.loads(cert.read_text())
     assert doc["architecture"] == "seprank.nets.torch_module:TorchModule"
     assert doc["config"]["factory"] == "nanomod:factory" and doc["config"]["position"] == 1
-    r = subprocess.run(run + ["check-certificate", str(cert)], capture_output=True, text=True,
-                       env=env, cwd=tmp_path, timeout=300)  # fmt: skip
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"re-check:    seprank check-certificate {cert} --torch nanomod:factory" in r.stdout
+    check = run + ["check-certificate", str(cert)]
+    for flags, code, said in (([], 2, "--torch nanomod:factory"), (["--torch", "other:f"], 2,
+                              "names factory 'nanomod:factory'"), (["--torch",
+                              "nanomod:factory"], 0, "valid")):  # fmt: skip
+        r = subprocess.run(check + flags, capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=300)  # fmt: skip
+        assert r.returncode == code and said in r.stdout + r.stderr, r.stdout + r.stderr
     r = subprocess.run(run + ["bounds", "--torch", "nanomod:factory", "--param", "seq_len=4",
                               "--param", "width=4"], capture_output=True, text=True,
                        env=env, cwd=tmp_path, timeout=300)  # fmt: skip

@@ -398,7 +398,11 @@ def test_certify_and_check_certificate_rebuild_a_factory_module(tmp_path, monkey
     net = TorchModule(factory="usercert:factory", seq_len=4, width=2)
     c = seprank.certify(net, upper=3, upper_source="stated in this test")
     assert c.status == "exact, given the stated bound (stated in this test)"
-    r = seprank.check_certificate(c.write(tmp_path / "certs"))
+    path = c.write(tmp_path / "certs")
+    with pytest.raises(ConfigError, match="names the module 'usercert' .factory "
+                                          "'usercert:factory'.*allow_import"):  # fmt: skip
+        seprank.check_certificate(path)  # the certificate's word is not enough
+    r = seprank.check_certificate(path, allow_import="usercert:factory")
     assert r.ok, r.reasons
 
 
@@ -420,7 +424,7 @@ def test_integer_casts_are_refused_and_empty_dims_sum_everything():
             return x * torch.sum(x, dim=())
 
     net = from_torch(Cast(), seq_len=2, width=2)
-    X = np.arange(8).reshape(2, 2, 2)
+    X = np.arange(8).reshape(2, 2, 2) % 7  # residues (7 itself is refused mod 7)
     with pytest.raises(DomainError, match="cast to torch.int64"):
         net.apply(net.init(np.random.default_rng(0), ModP(7)), X, ModP(7))
     s = from_torch(SumAll(), seq_len=2, width=2)

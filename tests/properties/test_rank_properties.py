@@ -1,4 +1,4 @@
-"""Property suite: measured ranks against proven bounds, conjectures and invariances."""
+"""Property suite: measured ranks against proved bounds, conjectures and invariances."""
 
 import itertools
 

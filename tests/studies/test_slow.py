@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 @pytest.mark.parametrize("cfg", [(4, 2, 1, 4), (3, 3, 1, 8)])
 def test_default_budget_saturates_the_benchmark_targets(cfg):
     """The benchmark targets stop below the sample size at the default budget, both rank
-    engines agree on every step, and the rank meets the proven bound (H = 1: tight), so
+    engines agree on every step, and the rank meets the proved bound (H = 1: exact, proved), so
     certify proves it exact (the Schwartz-Zippel bound alone is too weak at 4538)."""
     L, d, H, N = cfg
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)

@@ -1,5 +1,5 @@
 """seprank.studies.verify in this process: the grid's budget filter, the verdict of one network
-(each branch, the proven bound shifted where a branch needs it), the partitions checked,
+(each branch, the proved bound shifted where a branch needs it), the partitions checked,
 the measured growth, the summary and the statements printed at the end, and run() on a
 three-network grid through the serial executor."""
 
@@ -10,6 +10,7 @@ import types
 
 import pytest
 
+from seprank import labels
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
 from seprank.studies import verify
@@ -22,7 +23,7 @@ def _net(L=2, d=2, H=1, N=4, res=False):
 
 
 def _shift_bound(monkeypatch, by):
-    """verify's proven bound reported ``by`` higher than proved (lower where negative)."""
+    """verify's proved bound reported ``by`` higher than proved (lower where negative)."""
 
     def shifted(n, partition=None):
         ub = dict(upper_bound(n, partition))
@@ -38,7 +39,8 @@ def _shift_bound(monkeypatch, by):
 # about a minute on a loaded machine with a cold cache (a mutation run's scratch copy)
 def test_first_measurement():
     row = verdict.verify_one(_net(L=1))
-    assert row["measured"] == row["upper"] == 3 and row["verdict"] == "tight"
+    assert row["measured"] == row["upper"] == 3 and row["verdict"] == "exact, proved"
+    assert row["label"] == "exact, proved" and row["exact_proved"] is True
 
 
 # --------------------------------------------------------------------------------------
@@ -119,7 +121,8 @@ def test_verify_one_row_fields():
     assert list(row) == verify.COLUMNS
     assert row["log10_upper"] == round(upper_bound(_net())["log10_upper"], 4) == 1.2553
     assert row["bound"] == "block" and row["regime_paper"] == "depth-inefficient"
-    assert row["regime_growth"] == "" and row["gap"] == 0 and row["tight"] is True
+    assert row["regime_growth"] == "" and row["gap"] == 0 and row["exact_proved"] is True
+    assert row["label"] == m.label == "exact, proved"
     assert (row["depth"], row["width"], row["heads"], row["seq_len"], row["residual"]) == \
         (2, 2, 1, 4, False)  # fmt: skip
     assert isinstance(verdict.verify_one(_net(L=1)), dict)
@@ -173,12 +176,14 @@ def test_verify_one_unchecked_partitions():
     assert row["partitions_checked"] == 0 and row["partition_invariant"] == "-"
 
 
-def test_verify_one_violation_and_tight(monkeypatch):
+def test_verify_one_violation_and_exact_proved(monkeypatch):
     _shift_bound(monkeypatch, -1)
     row = verdict.verify_one(_net(L=1))
-    assert row["verdict"] == "VIOLATION" and row["gap"] == -1 and not row["tight"]
+    assert row["verdict"] == "VIOLATION" and row["gap"] == -1 and not row["exact_proved"]
+    assert row["label"] == labels.above_label(labels.PROVED)
     _shift_bound(monkeypatch, 0)
-    assert verdict.verify_one(_net(L=1))["verdict"] == "tight"
+    row = verdict.verify_one(_net(L=1))
+    assert row["verdict"] == row["label"] == "exact, proved" and row["exact_proved"] is True
 
 
 def test_verify_one_not_saturated(monkeypatch):
@@ -186,12 +191,13 @@ def test_verify_one_not_saturated(monkeypatch):
 
     def unsaturated(net, partition=None, **kw):
         m = real(net, partition, **kw)
-        return types.SimpleNamespace(rank=m.rank, saturated=False)
+        return types.SimpleNamespace(rank=m.rank, saturated=False, budget_hit=m.budget_hit)
 
     monkeypatch.setattr(verdict, "measure", unsaturated)
     _shift_bound(monkeypatch, 1)
     row = verdict.verify_one(_net(L=1))
     assert row["verdict"] == "not saturated (lower bound only)" and row["saturated"] is False
+    assert row["label"] == "lower bound, not saturated" and row["exact_proved"] is False
 
 
 @pytest.mark.parametrize("net, shift, want", [
@@ -207,6 +213,7 @@ def test_verify_one_below_verdicts(monkeypatch, net, shift, want):
     _shift_bound(monkeypatch, shift)
     row = verdict.verify_one(net)
     assert row["verdict"] == want and row["saturated"] and 0 < row["gap"]
+    assert row["label"] == "lower bound, saturated" and row["exact_proved"] is False
 
 
 # --------------------------------------------------------------------------------------
@@ -215,10 +222,11 @@ def test_verify_one_below_verdicts(monkeypatch, net, shift, want):
 
 def _row(L=2, d=2, H=1, N=4, res=False, measured=18, upper=18, sat=True, **kw):
     row = {"depth": L, "width": d, "heads": H, "seq_len": N, "residual": res,
-           "measured": measured, "saturated": sat, "upper": upper, "log10_upper": 1.0,
-           "bound": "block", "tight": measured == upper, "gap": upper - measured,
+           "measured": measured, "label": labels.rank_label(measured, sat, upper=upper),
+           "saturated": sat, "upper": upper, "log10_upper": 1.0,
+           "bound": "block", "exact_proved": measured == upper, "gap": upper - measured,
            "regime_paper": "depth-inefficient", "regime_growth": "", "partitions_checked": 2,
-           "partition_invariant": "yes", "verdict": "tight", "seconds": 0.5}  # fmt: skip
+           "partition_invariant": "yes", "verdict": "exact, proved", "seconds": 0.5}  # fmt: skip
     row.update(kw)
     return row
 
@@ -229,8 +237,8 @@ def test_fill_growth():
         _row(L=1, d=3, measured=2), _row(L=2, d=3, measured=4),   # ratio 2.00 (rank 2 counts)
         _row(L=1, N=6, measured=5), _row(L=2, N=6, measured=1),   # rank 1: no log
         _row(L=1, H=2, measured=3), _row(L=2, H=2, measured=9, sat=False),  # unsaturated...
-        _row(L=1, res=True, measured=3, upper=9, sat=False),     # ...and neither tight
-        _row(L=2, res=True, measured=27, upper=27, sat=False),   # tight, not saturated
+        _row(L=1, res=True, measured=3, upper=9, sat=False),     # ...and not exact, proved
+        _row(L=2, res=True, measured=27, upper=27, sat=False),   # exact, proved; not saturated
         _row(L=1, N=8, measured=3), _row(L=2, N=8, measured=27, upper=30, sat=False),
     ]
     verify._fill_growth(rows)
@@ -246,7 +254,7 @@ def test_fill_growth():
 
 def _summary(rows, **kw):
     s = {"grid": "quick", "configurations": len(rows), "skipped_for_size": 3, "seed": 7,
-         "tight": 1, "saturated": 2, "violations": 0, "h1_conjecture_failures": 1,
+         "exact_proved": 1, "saturated": 2, "violations": 0, "h1_conjecture_failures": 1,
          "partition_mismatches": 0, "interrupted": False, "not_measured": [], "run": {}}
     s.update(kw)
     return s
@@ -256,8 +264,8 @@ def test_summary_lines():
     s = _summary([_row(), _row()])
     assert verify.summary_lines(s) == [
         "2 configurations measured (grid quick, seed 7; 3 left out as too large for this grid)",
-        "2 saturated, 1 tight (measured == proven upper bound)",
-        "0 violations of a proven bound; 1 H=1 configurations below the block formula; "
+        "2 saturated, 1 exact, proved (measured == proved upper bound)",
+        "0 violations of a proved bound; 1 H=1 configurations below the block formula; "
         "0 partition-invariance mismatches",
     ]
     s = _summary([_row()], not_measured=[{}, {}], interrupted=True, run={"db": "x.sqlite"})
@@ -290,9 +298,9 @@ def test_verdict_lines_all_held():
             _row(N=2, d=2, measured=3, upper=3)]
     assert verify.verdict_lines(rows, _summary(rows)) == [
         "VERDICT (grid quick, 2 configurations):",
-        "- proved upper bound: held in 2/2 (measured rank <= proven bound)",
+        "- proved upper bound: held in 2/2 (measured rank <= proved bound)",
         "- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
-        "per side): exact in 1/1 configurations that are tight or saturated",
+        "per side): exact in 1/1 configurations that are exact, proved or saturated",
         "- paper's regime rule (depth-efficient iff L < log3 d_x) vs the measured growth "
         "(log rank(L+1) / log rank(L) >= 2): agree in 1, disagree in 0 of 1 rows with an L+1 "
         "measurement",
@@ -310,7 +318,7 @@ def test_verdict_lines_with_failures():
         _row(H=2, measured=17),                                        # not H=1
         _row(res=True, measured=18, upper=20),                         # residual: not H=1
         _row(N=4, d=3, measured=40, upper=49),                         # N//2 < d: not H=1
-        _row(N=6, d=3, measured=40, upper=40, sat=False),              # tight: H=1 counted
+        _row(N=6, d=3, measured=40, upper=40, sat=False),              # exact: H=1 counted
         _row(regime_growth="depth-inefficient (1.50)", regime_paper="depth-efficient",
              partitions_checked=1, partition_invariant="NO"),
         _row(regime_growth="depth-efficient (2.50)", regime_paper="depth-inefficient",
@@ -319,12 +327,12 @@ def test_verdict_lines_with_failures():
     ]
     lines = verify.verdict_lines(rows, _summary(rows, violations=1))
     assert lines[0] == "VERDICT (grid quick, 10 configurations):"
-    assert lines[1] == ("- proved upper bound: held in 9/10 (measured rank <= proven bound); "
+    assert lines[1] == ("- proved upper bound: held in 9/10 (measured rank <= proved bound); "
                         "VIOLATED in 1: a bug, see stderr")
     assert lines[2] == (
         "- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
-        "per side): exact in 4/6 configurations that are tight or saturated (the others are "
-        "counterexamples: see verdict)")
+        "per side): exact in 4/6 configurations that are exact, proved or saturated (the "
+        "others are counterexamples: see verdict)")
     assert lines[3].endswith("agree in 0, disagree in 3 of 3 rows with an L+1 measurement")
     assert lines[4] == ("  2 disagreements: the rule calls L depth-inefficient, yet the measured "
                         "log rank still grows by 2x or more per layer there: depth keeps paying "
@@ -334,9 +342,9 @@ def test_verdict_lines_with_failures():
     assert lines[6] == ("- partition invariance: the same rank on every other balanced partition "
                         "checked in 8/9 configurations (17 partitions; configurations with N < 4 "
                         "or odd N are not checked)")
-    assert lines[7] == ("- 1 configurations are neither tight nor saturated (the Schwartz-Zippel "
-                        "bound on a false saturation above the threshold): their ranks are lower "
-                        "bounds only")
+    assert lines[7] == ("- 1 configurations are neither exact, proved nor saturated (the "
+                        "Schwartz-Zippel bound on a false saturation above the threshold): their "
+                        "ranks are lower bounds only")
     assert len(lines) == 8
 
 
@@ -351,9 +359,10 @@ def test_markdown_and_write(tmp_path):
     lines = table.split("\n")
     assert lines[0] == verify.LEGEND and lines[1] == ""
     assert lines[2] == "| " + " | ".join(verify.COLUMNS) + " |"
-    assert lines[3] == "|" + "---|" * 18
-    assert lines[5] == "| 3 | 2 | 1 | 4 | False | 200 | True | 232 | 1.0 | block | False | 32 | " \
-        "depth-inefficient |  | 2 | yes | tight | 0.5 |"  # fmt: skip
+    assert lines[3] == "|" + "---|" * 19
+    assert lines[5] == "| 3 | 2 | 1 | 4 | False | 200 | lower bound, saturated | True | " \
+        "232 | 1.0 | block | False | 32 | depth-inefficient |  | 2 | yes | exact, proved | " \
+        "0.5 |"  # fmt: skip
     assert lines[6:] == [""]
     verify.write(rows, s, tmp_path / "new" / "folder")  # created, with its parent
     assert (tmp_path / "new" / "folder" / "results.md").read_text() == md
@@ -368,12 +377,12 @@ def test_print_table_and_reproduce_command(capsys):
     buf = io.StringIO()
     verify.print_table(rows, file=buf)
     assert buf.getvalue().splitlines() == [
-        "depth  width  heads  N  res    measured  sat   upper  tight  regime_paper       "
-        "regime_growth   part  verdict    ",
-        "2      2      1      4  False  18        True  18     True   depth-inefficient  "
-        "- (no L+1 row)  yes   tight      ",
-        "3      12     1      4  True   1000      True  1234   False  depth-inefficient  "
-        "                yes   below bound",
+        "depth  width  heads  N  res    measured  sat   upper  exact_proved  regime_paper       "
+        "regime_growth   part  verdict      ",
+        "2      2      1      4  False  18        True  18     True          depth-inefficient  "
+        "- (no L+1 row)  yes   exact, proved",
+        "3      12     1      4  True   1000      True  1234   False         depth-inefficient  "
+        "                yes   below bound  ",
     ]
     verify.print_table(rows[:1])
     assert capsys.readouterr().out.splitlines()[0].startswith("depth  width  heads  N  res")
@@ -431,10 +440,12 @@ def test_run_small_grid(small_grid, tmp_path, monkeypatch, capsys):
                        "worker_memory": None, "progress": True, "dask_processes": True,
                        "retries": 2, "label": "verify quick"}]  # fmt: skip
     assert [(r["depth"], r["measured"], r["verdict"]) for r in rows] == \
-        [(1, 3, "tight"), (2, 18, "tight")]  # fmt: skip
+        [(1, 3, "exact, proved"), (2, 18, "exact, proved")]  # fmt: skip
+    assert [r["label"] for r in rows] == ["exact, proved"] * 2
     assert rows[0]["regime_growth"] == "depth-efficient (2.63)"
     assert {k: v for k, v in s.items() if k != "run"} == {
-        "grid": "quick", "configurations": 2, "planned": 2, "skipped_for_size": 1, "tight": 2,
+        "grid": "quick", "configurations": 2, "planned": 2, "skipped_for_size": 1,
+        "exact_proved": 2,
         "saturated": 2, "violations": 0, "h1_conjecture_failures": 0,
         "partition_mismatches": 0, "interrupted": False, "seed": 0, "not_measured": []}
     assert s["run"]["done"] == 2 and s["run"]["db"] == str(out / "results.sqlite")
@@ -451,7 +462,8 @@ def test_run_counts_what_the_rows_say(small_grid, tmp_path, monkeypatch):
     rows, s = verify.run("quick", tmp_path, seed=2, executor="serial", progress=False,
                          db=tmp_path / "other.sqlite")  # fmt: skip
     assert [r["verdict"] for r in rows] == ["VIOLATION", "VIOLATION"]
-    assert s["violations"] == 2 and s["tight"] == 0 and s["seed"] == 2
+    assert s["violations"] == 2 and s["exact_proved"] == 0 and s["seed"] == 2
+    assert {r["label"] for r in rows} == {labels.above_label(labels.PROVED)}
     assert (tmp_path / "other.sqlite").exists() and not (tmp_path / "results.sqlite").exists()
 
 
@@ -466,7 +478,7 @@ def test_run_counts_h1_failures_and_mismatches(small_grid, tmp_path, monkeypatch
 
     monkeypatch.setattr(verdict, "measure", other_rank_elsewhere)
     rows, s = verify.run("quick", tmp_path, executor="serial", progress=False)
-    assert s["h1_conjecture_failures"] == 2 and s["tight"] == 0 and s["saturated"] == 2
+    assert s["h1_conjecture_failures"] == 2 and s["exact_proved"] == 0 and s["saturated"] == 2
     assert s["partition_mismatches"] == 1
 
 
@@ -488,14 +500,30 @@ def test_run_returns_a_report_for_notebooks(small_grid, tmp_path):
     assert report.rows is rows and report.summary is s
     r = repr(report)
     assert "\n" not in r and len(r) <= 200, r
-    assert r.startswith("VerifyReport(grid quick, seed 0: 2 configurations, 2 tight "
-                        "(exact, proved), 2 saturated, 0 violations;")  # fmt: skip
+    assert r.startswith("VerifyReport(grid quick, seed 0: 2 configurations, 2 exact, "
+                        "proved, 2 saturated, 0 violations;")  # fmt: skip
     h = report._repr_html_()
     assert h.startswith("<table>") and h.endswith("</table>") and "violations" in h
     df = report.to_frame()
     assert list(df.columns) == verify.COLUMNS and len(df) == 2
-    for c in ("residual", "saturated", "tight"):
+    for c in ("residual", "saturated", "exact_proved"):
         assert pd.api.types.is_bool_dtype(df[c]) and df[c].dtype == bool, c
-    assert df["measured"].tolist() == [3, 18] and df["tight"].tolist() == [True, True]
+    assert df["measured"].tolist() == [3, 18] and df["exact_proved"].tolist() == [True, True]
+    assert df["label"].tolist() == ["exact, proved"] * 2
     empty = verify.VerifyReport([], s).to_frame()
     assert list(empty.columns) == verify.COLUMNS and len(empty) == 0
+
+
+def test_upgrade_row_reads_an_older_row():
+    """A row stored or written before the vocabulary (``tight``, no ``label``) is read in
+    the current words, its label derived from its own fields."""
+    old = {"measured": 17, "upper": 18, "saturated": "True", "tight": "False",
+           "verdict": "below bound"}
+    assert verify.upgrade_row(dict(old)) == {"measured": 17, "upper": 18, "saturated": "True",
+                                             "exact_proved": "False", "verdict": "below bound",
+                                             "label": "lower bound, saturated"}  # fmt: skip
+    met = verify.upgrade_row(dict(old, measured=18, tight="True", verdict="tight"))
+    assert (met["label"], met["verdict"], met["exact_proved"]) == \
+        ("exact, proved", "exact, proved", "True")  # fmt: skip
+    assert verify.upgrade_row({"measured": 3, "upper": 9, "saturated": False,
+                               "exact_proved": False})["label"] == "lower bound, not saturated"

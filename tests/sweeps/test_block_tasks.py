@@ -54,6 +54,8 @@ def test_blocks_give_the_one_shot_measurement(tmp_path, depth):
         assert r.stored == r.blocks == (3**depth - 1) // 2 + 1
         a, b = _same(r.measurement.to_dict(), one.to_dict())
         assert a == b and r.measurement.rank == one.rank
+        # the same bound compared after measuring, so the same label (it meets it)
+        assert r.measurement.label == one.label == "exact, proved"
         assert [x["rank"] for x in r.measurement.blocks] == [x["rank"] for x in one.blocks]
         parent = store.get(r.key)  # the assembled measurement, stored as a measure task
         assert parent["task"] == "measure" and parent["rank"] == one.rank

@@ -96,7 +96,7 @@ def test_same_stored_results_on_serial_processes_and_dask(tmp_path, capsys):
     assert all(status == "done" for status, _ in got["serial"].values())
     assert got["serial"] == got["processes"] == got["dask"]
     ranks = sorted(m["rank"] for _, m in got["serial"].values())
-    assert ranks == [3, 3, 18, 18, 232, 232]  # each meets its proved bound: exact (tight)
+    assert ranks == [3, 3, 18, 18, 232, 232]  # each meets its proved bound: exact, proved
 
 
 def test_existing_dask_scheduler(tmp_path, capsys):

@@ -113,4 +113,4 @@ def test_bounds_cli_finishes_quickly(args):
                         "--seq-len", N], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert _child_cpu() - t < 10  # CPU seconds of the command (wall time varies with load)
-    assert "proven upper bound: " in r.stdout and "Traceback" not in r.stderr
+    assert "proved upper bound: " in r.stdout and "Traceback" not in r.stderr

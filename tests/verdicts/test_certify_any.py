@@ -31,17 +31,21 @@ def mps_cert(tmp_path_factory):
     return buf.getvalue(), path
 
 
-def test_mps_certify_is_exact_proved_by_the_min_cut(mps_cert, capsys):
+MIN_CUT = ("exact, given the architecture's stated bound (tensor-network min-cut bound "
+           "(Levine, Yakira, Cohen, Shashua, ICLR 2018 [M]; the bound itself is elementary "
+           "[D]))")  # the min-cut bound is derived [D], not proved in proofs/: labels.md
+
+
+def test_mps_certify_is_exact_given_the_min_cut(mps_cert, capsys):
     text, path = mps_cert
-    assert text.splitlines()[0] == "separation rank: 8  [exact, proved]"
+    assert text.splitlines()[0] == f"separation rank: 8  [{MIN_CUT}]"
     assert "min-cut" in text
     assert path.name == "MPS_N6_phys_dim2_bond2_A0-2-4_seed0_p67108859.json"
     cert = json.loads(path.read_text())
     assert (cert["architecture"], cert["upper_bound"], cert["upper_given"]) == ("MPS", 8, False)
     assert cert["upper_source"].startswith("tensor-network min-cut bound")
     assert main(["check-certificate", str(path)]) == 0
-    assert capsys.readouterr().out == ("valid: separation rank = 8; exact, proved (meets the "
-                                       "proved upper bound)\n")  # fmt: skip
+    assert capsys.readouterr().out == f"valid: separation rank = 8; {MIN_CUT}\n"
 
 
 @pytest.mark.parametrize("field, value, code, words", [
@@ -141,12 +145,15 @@ def test_check_certificate_accepts_the_class(tmp_path, monkeypatch):
     install(tmp_path, monkeypatch)
     cls = resolve("mymod:MyNet")
     c = certify(cls(seq_len=4, terms=3), (0, 1))
-    assert c.status == "exact, proved" and c.certificate["architecture"] == "mymod:MyNet"
+    assert c.status.startswith("exact, given the architecture's stated bound (")
+    assert c.certificate["architecture"] == "mymod:MyNet"
+    assert check_certificate(c.certificate, allow_import="mymod:MyNet").ok  # by its name
     cert = dict(c.certificate, architecture="elsewhere:MyNet")  # not importable by its name
-    bad = check_certificate(cert)
-    assert not bad.ok and "architecture='elsewhere:MyNet'" in bad.reasons[0]
-    r = check_certificate(cert, cls=cls)
-    assert r.ok and r.exact and r.status == "exact, proved"
+    with pytest.raises(ConfigError, match="architecture='elsewhere:MyNet': module "
+                                          "'elsewhere' cannot be imported"):  # fmt: skip
+        check_certificate(cert, allow_import=True)  # not "invalid": it cannot be checked
+    r = check_certificate(cert, cls=cls)  # the class, in your words: nothing imported
+    assert r.ok and r.exact and r.status == c.status
 
 
 def test_a_recalled_literature_bound_is_not_called_proved():
@@ -164,8 +171,13 @@ def test_a_recalled_literature_bound_is_not_called_proved():
 def test_exact_labels_say_what_the_bound_rests_on():
     from seprank.theory.architecture_bounds import exact_label
 
-    assert exact_label(False, "min-cut [D]", "D") == "exact, proved"
-    assert exact_label(False, "my class", "user") == "exact, proved"
+    assert exact_label(False, "Lemma 1", "P") == "exact, proved"
+    assert exact_label(False, "min-cut [D]", "D") == \
+        "exact, given the architecture's stated bound (min-cut [D])"
+    assert exact_label(False, "my class", "user") == \
+        "exact, given the architecture's stated bound (my class)"
+    assert exact_label(False, "block bound", "P") == "exact, proved"
+    assert exact_label(True, "mine", "P") == "exact, given the stated bound (mine)"
     assert exact_label(False, "RVC 2023 [M]", "M") == \
         "exact, given the recalled literature bound (RVC 2023 [M])"
     assert exact_label(True, "Lemma 2", "user") == "exact, given the stated bound (Lemma 2)"
@@ -199,4 +211,4 @@ def test_without_a_recheck_the_status_says_so():
     cert = certify(MPS(seq_len=4, phys_dim=2, bond=2), (0, 1)).certificate
     r = check_certificate(cert, recheck_upper=False)
     assert r.ok and r.status == "exact, bound not rechecked"
-    assert check_certificate(cert).status == "exact, proved"
+    assert check_certificate(cert).status == MIN_CUT

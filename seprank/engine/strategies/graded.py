@@ -91,7 +91,7 @@ def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
     p = plan.domain.p
     P, Q = rows_A.shape[0], cols_B.shape[0]
     out = [np.empty((P, Q)) for _ in live]
-    if P == 0 or Q == 0:
+    if P == 0 or Q == 0 or not live:  # no live block: f has no degree component (f = 0)
         return out
     m = len(ts)
     V = np.ascontiguousarray(Vinv[[b.index for b in live]])
