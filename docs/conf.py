@@ -26,7 +26,6 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",  # MathJax 3 bundled into _static: math renders offline, no CDN
     "sphinx_copybutton",  # a copy button on every code block (prompts and outputs not copied)
-    "sphinx_proof",  # theorem / lemma / proof blocks of the proofs' pages
     "sphinx_design",  # the front page's cards (the four kinds of page)
     "seprank_cli",  # docs/_ext: the CLI reference, one section per sub-command, from argparse
 ]
