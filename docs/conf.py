@@ -28,6 +28,7 @@ extensions = [
     "sphinx_copybutton",  # a copy button on every code block (prompts and outputs not copied)
     "sphinx_design",  # the front page's cards (the four kinds of page)
     "seprank_cli",  # docs/_ext: the CLI reference, one section per sub-command, from argparse
+    "seprank_files",  # docs/_ext: every repository file a page names is a link (page or text)
 ]
 
 source_suffix = {".md": "myst-nb", ".rst": "restructuredtext"}

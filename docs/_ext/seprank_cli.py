@@ -9,6 +9,7 @@ metavar, help, default). The options' help is argparse's own text; nothing is re
 from __future__ import annotations
 
 import argparse
+import re
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
@@ -32,6 +33,19 @@ def _help_text(action: argparse.Action, parser: argparse.ArgumentParser) -> str:
     return formatter._expand_help(action)
 
 
+#: An option name inside a help text (shown as code, so no typography touches its dashes).
+OPTION = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]*)")
+
+
+def _paragraph(text: str) -> nodes.paragraph:
+    """``text`` as a paragraph, each option name in it a literal (--depth stays --depth)."""
+    para = nodes.paragraph()
+    for i, piece in enumerate(OPTION.split(text)):
+        if piece:
+            para += nodes.literal(piece, piece) if i % 2 else nodes.Text(piece)
+    return para
+
+
 def _option_item(action: argparse.Action, parser: argparse.ArgumentParser):
     item = nodes.definition_list_item()
     term = nodes.term()
@@ -46,7 +60,7 @@ def _option_item(action: argparse.Action, parser: argparse.ArgumentParser):
     item += term
     definition = nodes.definition()
     text = _help_text(action, parser)
-    para = nodes.paragraph(text, text)
+    para = _paragraph(text)
     if action.choices and not isinstance(action, argparse._SubParsersAction):
         choices = ", ".join(str(c) for c in action.choices)
         para += nodes.Text(f" Choices: {choices}.")
@@ -99,7 +113,7 @@ class SeprankCli(SphinxDirective):
             section += nodes.title(title, "", nodes.literal(title, title))
             description = sub.description or summaries.get(name, "")
             if description:
-                section += nodes.paragraph(description, description)
+                section += _paragraph(description)
             usage = sub.format_usage().strip()
             section += nodes.literal_block(usage, usage, language="text")
             positional = _options(sub, positional=True)
