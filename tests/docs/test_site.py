@@ -204,8 +204,8 @@ def test_built_site_cli_reference_has_a_section_per_sub_command():
     assert not missing
 
 
-MATH_PAGES = PROOF_PAGES + [PROOFS / "README.md", DOCS / "explanation" / "primer.md",
-                            DOCS / "explanation" / "glossary.md", DOCS / "faq.md"]
+MATH_PAGES = PROOF_PAGES + [PROOFS / "README.md", DOCS / "faq.md", DOCS / "worked_example.md"] + [
+    DOCS / "explanation" / f"{name}.md" for name in ("primer", "glossary", "theory", "measurement")]
 
 
 def unbalanced_math_lines(text: str) -> list[int]:
