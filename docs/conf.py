@@ -80,3 +80,10 @@ os.environ["IPYTHONDIR"] = str(_ipython_dir)
 
 suppress_warnings = ["myst.header"]  # proofs keep their own heading levels
 
+
+
+def setup(app):
+    """Remove the scratch IPython profile when the build ends."""
+    import shutil
+
+    app.connect("build-finished", lambda app, exc: shutil.rmtree(_ipython_dir, ignore_errors=True))
