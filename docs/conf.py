@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import seprank
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # experiments/ and the tutorials' imports resolve from a checkout
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))  # seprank_cli (below)
 
 project = "seprank"
 author = "The seprank developers"
@@ -22,6 +24,11 @@ extensions = [
     "sphinx.ext.autodoc",
     "numpydoc",  # the docstring format of the API reference (validated by the tests)
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 bundled into _static: math renders offline, no CDN
+    "sphinx_copybutton",  # a copy button on every code block (prompts and outputs not copied)
+    "sphinx_design",  # the front page's cards (the four kinds of page)
+    "seprank_cli",  # docs/_ext: the CLI reference, one section per sub-command, from argparse
+    "seprank_files",  # docs/_ext: every repository file a page names is a link (page or text)
 ]
 
 source_suffix = {".md": "myst-nb", ".rst": "restructuredtext"}
@@ -47,6 +54,36 @@ numpydoc_xref_param_type = False
 
 html_theme = "furo"
 html_title = f"seprank {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["seprank.css"]  # output blocks wrap, wide tables scroll (nothing clipped)
+
+# copy buttons: the shell prompt and Python's >>> are not copied
+copybutton_prompt_text = r"\$ |>>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_exclude = ".linenos, .gp, .go"
+
+# The notebook kernels the build starts talk to it over local TCP; ipykernel warns about
+# that on every start ("Kernel is running over TCP without encryption"), once per executed
+# page. The kernels are the build's own, on this machine, and nothing else connects to
+# them: this filter drops that one message (every other kernel warning is kept). It lives
+# in a scratch IPython profile (IPYTHONDIR), so no file is written into the sources.
+_ipython_dir = Path(tempfile.mkdtemp(prefix="seprank-docs-ipython-"))
+(_ipython_dir / "profile_default").mkdir()
+(_ipython_dir / "profile_default" / "ipython_kernel_config.py").write_text(
+    "import logging\n\n\n"
+    "class _NoTcpNote(logging.Filter):\n"
+    "    def filter(self, record):\n"
+    "        return 'without encryption' not in record.getMessage()\n\n\n"
+    "logging.getLogger('IPKernelApp').addFilter(_NoTcpNote())\n"
+)
+os.environ["IPYTHONDIR"] = str(_ipython_dir)
 
 suppress_warnings = ["myst.header"]  # proofs keep their own heading levels
+
+
+
+def setup(app):
+    """Remove the scratch IPython profile when the build ends."""
+    import shutil
+
+    app.connect("build-finished", lambda app, exc: shutil.rmtree(_ipython_dir, ignore_errors=True))

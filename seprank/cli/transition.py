@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import math
+import shutil
 import sys
 from pathlib import Path
 
 from seprank.cli._common import add_output_args, add_sweep_args, nonneg_int
 from seprank.errors import ConfigError
 from seprank.figures import transition as plot_transition
+from seprank.figures.common import PAPER_FIGURES
 from seprank.paths import check_out_dir
 from seprank.studies import transition
 from seprank.sweeps.store import DEFAULT_DB, check_file
@@ -32,7 +34,14 @@ def add_parser(sub) -> None:
                         "to leave out the largest; default: none skipped)")
     t.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from the CSV, measure nothing (the CSV is "
-                        "read as data: nothing it names is imported)")
+                        "read as data: nothing it names is imported); writes the PNG and "
+                        "PDF into --out, and the CSV beside them when it came from "
+                        "elsewhere (--csv, or the checkout's committed one)")
+    t.add_argument("--csv", default=None,
+                   help="with --plot-only: the CSV to redraw from (default: the one in "
+                        "--out, else the committed paper_figures/fig8_measured_transition.csv "
+                        "of the checkout seprank runs from, so the command works from any "
+                        "folder)")
     add_output_args(t, json_help="print one JSON object (rows, csv, figure) instead of the "
                     "lines", quiet_help="no progress bar")  # fmt: skip
     add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
@@ -43,13 +52,24 @@ def add_parser(sub) -> None:
 INT_COLUMNS = ("width", "heads", "seq_len", "depth", "measured", "upper_proved")
 
 
+def plot_source(folder: Path, given: str | None) -> Path:
+    """The CSV --plot-only redraws from: ``--csv``, else the folder's own, else the
+    checkout's committed one (so ``--plot-only --out .`` works from any folder)."""
+    if given is not None:
+        return Path(given)
+    own = folder / transition.CSV_NAME
+    committed = PAPER_FIGURES / transition.CSV_NAME
+    return own if own.exists() or not committed.exists() else committed
+
+
 def check_csv(path: Path, must_exist: bool) -> None:
     """ConfigError naming the CSV (and the first bad column or row) unless the figure can
     be drawn from it; nothing is written before."""
     if not path.exists():
         if must_exist:
-            raise ConfigError(f"out: {str(path)!r} does not exist; --plot-only redraws the "
-                              "figure from it (run seprank transition first)")  # fmt: skip
+            raise ConfigError(f"csv: {str(path)!r} does not exist; --plot-only redraws the "
+                              "figure from it (give --csv FILE, or run seprank transition "
+                              "first)")  # fmt: skip
         return
     try:
         with path.open(newline="") as f:
@@ -97,10 +117,16 @@ def cmd(args) -> int:
         On bad input (``main`` prints it as one line and exits 2).
     """
     folder = args.out or ("seprank-transition-quick" if args.quick else "paper_figures")
-    check_csv(Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
+    if args.csv is not None and not args.plot_only:
+        raise ConfigError("csv: --csv is read only with --plot-only (a measuring run writes "
+                          "its CSV into --out)")
+    source = plot_source(Path(folder), args.csv) if args.plot_only else None
+    check_csv(source or Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
     if not args.plot_only:
         check_file(Path(args.db or DEFAULT_DB))  # a foreign store: refused before any write
     out = check_out_dir(folder)
+    if source is not None and source.resolve() != (out / transition.CSV_NAME).resolve():
+        shutil.copyfile(source, out / transition.CSV_NAME)  # the figure's data beside it
     rows, not_measured = transition.read(out / transition.CSV_NAME), 0
     if not args.plot_only:
         try:

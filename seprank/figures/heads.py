@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from seprank.figures.common import (
+    PAPER_FIGURES,
     TRANSITION_CSV,
     Measurer,
     read_csv,
@@ -231,15 +232,17 @@ def fig_heads_bound(out: Path, quick: bool, measurer=None, fig4_rows=None):
     measurer : Measurer or None
         Unused (the figure reads CSVs).
     fig4_rows : list of dict or None
-        Figure 4's rows (None: read ``out``/fig4_heads.csv).
+        Figure 4's rows (None: read ``out``/fig4_heads.csv, else the committed
+        paper_figures/fig4_heads.csv).
 
     Returns
     -------
     list of dict or None
         The figure's rows.
     """
-    if fig4_rows is None:
-        fig4_rows = read_csv(out / "fig4_heads.csv")
+    if fig4_rows is None:  # this run's figure 4, else the committed one (figure 13 alone)
+        own = Path(out) / "fig4_heads.csv"
+        fig4_rows = read_csv(own if own.exists() else PAPER_FIGURES / "fig4_heads.csv")
     trows = read_csv(p) if (p := transition_csv(out)) else []
     rows = heads_bound_rows(fig4_rows, transition_exact(trows))
     save(plot_heads_bound(rows), out, "fig13_heads_bound")

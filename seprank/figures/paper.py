@@ -106,6 +106,14 @@ FIGURES = [fig_rank_vs_depth, fig_regimes, fig_transition, fig_heads, fig_float_
            fig_equal_params, fig_experiment, fig_block_ranks, fig_verify_grid,
            fig_heads_bound]  # fmt: skip
 
+#: The file name (without extension) each figure function writes: ``--only`` takes these.
+FIGURE_NAMES = {fig_rank_vs_depth: "fig1_rank_vs_depth", fig_regimes: "fig2_regimes",
+                fig_transition: "fig3_transition_depth", fig_heads: "fig4_heads",
+                fig_float_vs_exact: "fig5_exact_vs_float", fig_equal_params: "fig6_equal_params",
+                fig_experiment: "fig7_experiment", fig_block_ranks: "fig11_block_ranks",
+                fig_verify_grid: "fig12_verify_grid",
+                fig_heads_bound: "fig13_heads_bound"}  # fmt: skip
+
 
 def relabel(out: Path | str) -> list[str]:
     """Give every figure CSV in ``out`` its ``label`` column, from each row's own fields.
@@ -165,7 +173,7 @@ def _stderr(msg: str) -> None:
 
 
 def make_all(out: Path, quick: bool = False, db: Path | str | None = None,
-             say=None) -> list[str]:
+             say=None, only=None) -> list[str]:
     """Write every figure to ``out`` (PNG, PDF, CSV) and a README with captions.
 
     Parameters
@@ -180,6 +188,9 @@ def make_all(out: Path, quick: bool = False, db: Path | str | None = None,
     say : callable, optional
         Receives one line per figure with its time (default: print to stderr; the CLI
         passes a no-op with ``--quiet``).
+    only : iterable of str, optional
+        Write only these figures (names of :data:`FIGURE_NAMES`, e.g.
+        ``"fig4_heads"``) and no README; None writes every figure and the README.
 
     Returns
     -------
@@ -198,11 +209,14 @@ def make_all(out: Path, quick: bool = False, db: Path | str | None = None,
     with Store(db) if db is not None else nullcontext() as store:
         m = Measurer(store)
         for f in FIGURES:
+            if only is not None and FIGURE_NAMES[f] not in set(only):
+                continue
             t = time.perf_counter()
             f(out, quick, m)
             (say or _stderr)(f"{f.__name__}: {time.perf_counter() - t:.1f}s")
             done.append(f.__name__)
 
-    write_readme(out, quick)
+    if only is None:
+        write_readme(out, quick)
     return done
 

@@ -1,0 +1,87 @@
+"""Every file of the repository a page names in code (`seprank/engine/measure.py`,
+`proofs/block_bound.py`, `fig1_rank_vs_depth.csv`) becomes a link: to its page where the
+site has one (a proof, a docs page, the changelog), else to a plain-text copy of the file
+in the built site (``_repo/PATH.txt``), so a reader can open it from the page.
+
+A name is looked up relative to the repository root, then to ``paper_figures/`` and
+``proofs/`` (where the figures' captions and the proofs name their files); short names
+that match nothing there (``measure.py`` in a table of one folder) stay as they are.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+
+ROOT = Path(__file__).resolve().parents[2]
+SUFFIXES = {".py", ".md", ".csv", ".toml", ".json", ".cff", ".txt"}
+LOOKUP = (ROOT, ROOT / "paper_figures", ROOT / "proofs")
+#: Repository files that are pages of the site.
+PAGES = {"CHANGELOG.md": "changelog", "CITATION.cff": "citation",
+         "proofs/README.md": "proofs/index"}
+REPO_DIR = "_repo"
+_COPIES: dict[int, set[str]] = {}  # the files each build links to (copied when it ends)
+
+
+def _resolve(text: str) -> Path | None:
+    text = text.strip().removeprefix("./")
+    if not text or " " in text or Path(text).suffix not in SUFFIXES or ".." in text:
+        return None
+    for base in LOOKUP:
+        p = (base / text).resolve()
+        if p.is_file() and ROOT in p.parents and "_build" not in p.parts:
+            return p
+    return None
+
+
+def _page_of(rel: str, found_docs) -> str | None:
+    if rel in PAGES:
+        return PAGES[rel]
+    if rel.startswith("docs/") and rel.endswith(".md") and rel[5:-3] in found_docs:
+        return rel[5:-3]
+    if rel.startswith("proofs/") and rel.endswith(".md") and rel[:-3] in found_docs:
+        return rel[:-3]
+    return None
+
+
+def link_files(app, doctree, docname) -> None:
+    if app.builder.format != "html":
+        return
+    copies = _COPIES.setdefault(id(app), set())
+    page_uri = app.builder.get_target_uri(docname)
+    up = "../" * page_uri.count("/")
+    for node in list(doctree.findall(nodes.literal)):
+        if isinstance(node.parent, nodes.reference) or isinstance(node, nodes.literal_block):
+            continue
+        path = _resolve(node.astext())
+        if path is None:
+            continue
+        rel = path.relative_to(ROOT).as_posix()
+        target = _page_of(rel, app.env.found_docs)
+        if target == docname:
+            continue
+        if target is not None:
+            uri = app.builder.get_relative_uri(docname, target)
+        else:
+            copies.add(rel)
+            uri = f"{up}{REPO_DIR}/{rel}.txt"
+        ref = nodes.reference("", "", internal=True, refuri=uri, classes=["seprank-file"])
+        node.replace_self(ref)
+        ref += node
+
+
+def copy_files(app, exc) -> None:
+    if exc is not None or app.builder.format != "html":
+        return
+    for rel in sorted(_COPIES.get(id(app), ())):
+        dest = Path(app.outdir) / REPO_DIR / f"{rel}.txt"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / rel, dest)
+
+
+def setup(app):
+    app.connect("doctree-resolved", link_files)
+    app.connect("build-finished", copy_files)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": False}
