@@ -288,8 +288,17 @@ def test_growth_agreement():
             _row(regime_growth="- (no L+1 row)", regime_paper="depth-efficient"),
             _row(regime_growth="depth-efficient (3.00)", regime_paper="depth-inefficient"),
             _row(regime_growth="- (no L+1 row)", regime_paper="depth-inefficient")]
-    assert verify._growth_agreement(rows) == (2, 3, 1, 2)
-    assert verify._growth_agreement([]) == (0, 0, 0, 0)
+    agree, disagree, slow, fast = verify._growth_agreement(rows)
+    assert (agree, disagree, slow, len(fast)) == (2, 3, 1, 2)
+    assert fast == [(rows[3]["depth"], rows[3]["width"])] * 2  # where depth kept paying
+    assert verify._growth_agreement([]) == (0, 0, 0, [])
+
+
+def test_the_regime_line_says_what_it_rests_on():
+    fast = _row(L=1, d=3, regime_growth="depth-efficient (2.50)",
+                regime_paper="depth-inefficient")  # fmt: skip
+    text = "\n".join(verify.verdict_lines([fast], _summary([fast])))
+    assert "rests only on L=1->2 at d_x=3, with the threshold 2" in text
 
 
 def test_verdict_lines_all_held():
@@ -336,7 +345,9 @@ def test_verdict_lines_with_failures():
     assert lines[3].endswith("agree in 0, disagree in 3 of 3 rows with an L+1 measurement")
     assert lines[4] == ("  2 disagreements: the rule calls L depth-inefficient, yet the measured "
                         "log rank still grows by 2x or more per layer there: depth keeps paying "
-                        "beyond log3 d_x at these sizes")
+                        "beyond log3 d_x at these sizes (this rests only on L=2->3 at "
+                        "d_x=2, with the threshold 2 on the growth ratio, a proxy of the "
+                        "paper's regimes, not a theorem)")
     assert lines[5] == ("  1 disagreements: the rule calls L depth-efficient, yet the measured "
                         "log rank grows by less than 2x per layer")
     assert lines[6] == ("- partition invariance: the same rank on every other balanced partition "
