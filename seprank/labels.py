@@ -154,7 +154,8 @@ def truthy(v) -> bool:
     return v is True or (not isinstance(v, bool) and str(v).strip().lower() in ("true", "1"))
 
 
-def rank_label(rank, saturated, budget_hit=False, upper=None, status=PROVED, source=None) -> str:
+def rank_label(rank, saturated, budget_hit=False, upper=None, status=ARCHITECTURE,
+               source=None) -> str:  # fmt: skip
     """Return a GF(p) rank's label from its own recorded fields (a table's row, a CSV's).
 
     Parameters
@@ -167,8 +168,9 @@ def rank_label(rank, saturated, budget_hit=False, upper=None, status=PROVED, sou
         As recorded.
     upper : int, str or None, default None
         The upper bound it is compared with (None or ``""``: none).
-    status : str, default "proved"
-        The bound's status (:data:`BOUND_STATUSES`).
+    status : str, default "architecture"
+        The bound's status (:data:`BOUND_STATUSES`); "proved" only when the caller knows the
+        bound has a proof in proofs/ (the default claims nothing more than the bound's word).
     source : str, optional
         Where the bound comes from.
 
@@ -180,7 +182,7 @@ def rank_label(rank, saturated, budget_hit=False, upper=None, status=PROVED, sou
 
     Examples
     --------
-    >>> rank_label(18, True, upper=18)
+    >>> rank_label(18, True, upper=18, status=PROVED)
     'exact, proved'
     >>> rank_label("17", "True", upper="18")
     'lower bound, saturated'
@@ -214,4 +216,4 @@ def label_of(m: dict) -> str:
         return float_label(truthy(m.get("trusted")), m.get("polynomial", True) is not False)
     b = m.get("bound") or {}
     return rank_label(m["rank"], m.get("saturated"), m.get("budget_hit"), b.get("upper"),
-                      b.get("status", PROVED), b.get("source"))  # fmt: skip
+                      b.get("status", ARCHITECTURE), b.get("source"))  # fmt: skip

@@ -193,7 +193,7 @@ class AttentionTeacher:
         m = seprank.measure(self.net, weights=self.weights,
                             options=MeasureOptions(seed=self.seed, use_kernel=use_kernel))
         up = upper_bound(self.net)["upper"]
-        status = labels.rank_label(m.rank, m.saturated, m.budget_hit, up)
+        status = labels.rank_label(m.rank, m.saturated, m.budget_hit, up, labels.PROVED)
         return dict(target_rank=m.rank, rank_measured=m.rank, rank_upper=up,
                     rank_how="seprank.measure (exact GF(p) grid rank) vs proved block bound",
                     rank_status=status, label=status)  # fmt: skip

@@ -8,10 +8,11 @@ on a batch of random inputs, on a permuted copy of it (rows permuted the same wa
 its two halves; the outputs must agree row by row (exactly in GF(p); to a relative 1e-9
 in float64), or the measurement is refused.
 
-The property belongs to the code, not to a partition: a network passes once per process
-for a domain and seed (:func:`check_rows` remembers the last 256 that passed; a hashable
-network only, and a failure is never remembered), so measuring it on many partitions
-checks it once.
+The property belongs to the code, not to a partition: one network object passes once per
+process for a domain and seed (:func:`check_rows` remembers the last 32 objects that
+passed, by identity, and holds them so that an identity is never reused; a failure is never
+remembered), so measuring it on many partitions checks it once. An equal configuration in
+another object (a module edited and reloaded, a class redefined) is checked again.
 """
 
 from __future__ import annotations
@@ -66,20 +67,17 @@ def check_rows(net, domain, seed: int) -> None:
     ConfigError
         If a row of the output changed when only other rows of the input changed.
     """
-    try:
-        key = (type(net), net, domain, int(seed))
-        hash(key)
-    except TypeError:  # an unhashable network: checked every time
-        return _check(net, domain, seed)
-    if key not in _PASSED:
+    key = (id(net), domain, int(seed))
+    if _PASSED.get(key, (None,))[0] is not net:
         _check(net, domain, seed)
-        _PASSED[key] = None
-        while len(_PASSED) > 256:
+        _PASSED[key] = (net,)  # held: its id cannot be reused while it is remembered
+        while len(_PASSED) > 32:
             _PASSED.pop(next(iter(_PASSED)))
     return None
 
 
-#: The (class, network, domain, seed) keys that passed, oldest first.
+#: (id of the network, domain, seed) -> (the network,) for the objects that passed, oldest
+#: first.
 _PASSED: dict = {}
 
 

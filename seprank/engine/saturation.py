@@ -213,6 +213,12 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         return m
     if m.strategy == "catalecticant":
         return _label_coefficients(m, net, threshold, random_weights)
+    if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
+        m.saturated, m.saturation_bound = False, None
+        m.saturation_reason = ("complete grid over the alphabet with given weights: nothing "
+                               "random, so no probability bound; the rank over GF(p) is a "
+                               "lower bound on the separation rank of this integer network")
+        return m
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
         e = entry_degree(net, random_weights)
         b = 1.0 if e is None else min(1.0, m.rank * e / m.prime)

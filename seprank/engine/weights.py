@@ -5,7 +5,10 @@ Every value is read by the rule the domains apply to constants: integers and boo
 are, ``fractions.Fraction`` as it is, and a float only when it is an exact rational with a
 small denominator (0.5, 0.375; not 0.1, which is 3602879701896397/36028797018963968). A
 value with no exact reading is refused in one line naming the key, the value and the fix;
-so are a missing key, an extra key and a wrong shape. Nothing is truncated.
+so are a missing key, an extra key and a wrong shape. Nothing is truncated: the modular
+and symbolic engines compute with these exact values; the float engine reads each as the
+nearest float64 (1/3, or an integer above 2^53, is rounded there: a float rank is an
+estimate anyway, and its label says so).
 """
 
 from __future__ import annotations

@@ -241,7 +241,9 @@ def file_imports(name: str, config: dict | None = None, cls=None) -> list[tuple[
         cls = own_classes().get(name) if isinstance(name, str) else None
         if cls is None and isinstance(name, str) and ":" in name:
             out.append(("architecture", name.strip()))
-    for f in IMPORT_FIELDS.get(cls, ()):
+    fields = [f for base, fs in IMPORT_FIELDS.items()
+              if isinstance(cls, type) and issubclass(cls, base) for f in fs]  # subclasses too
+    for f in fields:
         v = (config or {}).get(f)
         if isinstance(v, str):
             out.append((f, v))

@@ -121,7 +121,7 @@ def _first_parting(net, params, X, ours_env):
             return out
 
     with torch.no_grad(), float64():
-        Recorder(t.gm).run(torch.as_tensor(X))
+        Recorder(t.gm).run(torch.tensor(X))  # a copy, as every run of the check gets
     for node in t.gm.graph.nodes:
         if node not in t.live or node not in ours_env or node.op == "get_attr":
             continue

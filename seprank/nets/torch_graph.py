@@ -26,7 +26,7 @@ import numpy as np
 
 from seprank.errors import DomainError
 from seprank.nets.torch_ops import HANDLERS, call_module
-from seprank.nets.torch_trace import node_line
+from seprank.nets.torch_trace import node_line, owns_weight
 
 #: Operations known not to be polynomials: the net is then measured by the float engine.
 NONPOLY_FUNCS = frozenset(
@@ -92,7 +92,7 @@ def classify(gm, params: set[str]):
                 continue
             if node.op == "call_function" and node.target is getattr and node.args[1] in META:
                 continue
-            if not any(n in live for n in node.all_input_nodes):
+            if not (owns_weight(node, params) or any(n in live for n in node.all_input_nodes)):
                 continue
             live.add(node)
             why = _check(gm, node, live)

@@ -231,7 +231,8 @@ class TorchModule:
                 if name in params:
                     p.copy_(torch.as_tensor(np.asarray(params[name], dtype=np.float64)))
             run_it = work if module is None else module
-            return to_numpy(run_it(torch.as_tensor(np.asarray(X, dtype=np.float64))))
+            # a copy: an in-place write to the input (x.mul_(2)) must not reach the caller's X
+            return to_numpy(run_it(torch.tensor(np.asarray(X, dtype=np.float64))))
 
     def _check_output(self) -> None:
         """Run the forward once on zeros: the module takes (batch, seq_len, width) and the

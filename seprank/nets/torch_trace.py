@@ -302,7 +302,8 @@ class _ShapeTracer:
         seen, stack = set(), [node]
         while stack:
             n = stack.pop()
-            if n.op == "placeholder" or n.op == "get_attr" and n.target in self.drawn:
+            if n.op == "placeholder" or n.op == "get_attr" and n.target in self.drawn \
+                    or owns_weight(n, self.drawn):  # fmt: skip
                 return False
             seen.add(n)
             stack.extend(m for m in n.all_input_nodes if m not in seen)
@@ -460,3 +461,10 @@ def functionalise(gm) -> None:
 
 __all__ = ["BATCHES", "VIEW_OPS", "copy", "float64", "functionalise", "make_tracer", "setitem",
            "user_line", "where"]  # fmt: skip
+
+
+def owns_weight(node, names) -> bool:
+    """Whether ``node`` calls a submodule that holds one of ``names`` (a drawn weight: its
+    output depends on the weights even where its inputs are constants)."""
+    return node.op == "call_module" and any(
+        n == node.target or n.startswith(node.target + ".") for n in names)

@@ -77,8 +77,25 @@ def row_label(row: dict) -> str:
     -------
     str
     """
+    up = proved_upper(row)
     return labels.rank_label(row["measured"], row.get("saturated"), row.get("budget_hit"),
-                             row.get("upper_proved"))  # fmt: skip
+                             up, labels.PROVED)  # fmt: skip
+
+
+def proved_upper(row: dict) -> int | None:
+    """The proved block bound of a row's configuration, recomputed (never read from the
+    file: a CSV from elsewhere is data); None if the row's ``upper_proved`` disagrees (the
+    row then earns no "exact, proved") or the bound is too large to write."""
+    try:
+        net = LinearSelfAttention(depth=int(row["depth"]), width=int(row["width"]),
+                                  heads=int(row["heads"]), seq_len=int(row["seq_len"]))  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return None
+    up = upper_bound(net).get("upper")
+    recorded = row.get("upper_proved")
+    if up is None or (recorded not in (None, "") and str(recorded) != str(up)):
+        return None
+    return int(up)
 
 
 def _key(row) -> tuple:
@@ -170,7 +187,8 @@ def settled(row) -> bool:
     -------
     bool
     """
-    return str(row["exact_proved"]) == "True" or str(row["saturated"]) == "True"
+    exact = str(row["exact_proved"]) == "True" and proved_upper(row) == int(row["measured"])
+    return exact or str(row["saturated"]) == "True"
 
 
 def fill_ratios(rows: list[dict]) -> None:

@@ -103,7 +103,8 @@ def upgrade_row(row: dict) -> dict:
         row["verdict"] = "exact, proved"
     if not row.get("label"):
         row["label"] = labels.rank_label(row["measured"], row.get("saturated"),
-                                         row.get("budget_hit"), row.get("upper"))  # fmt: skip
+                                         row.get("budget_hit"), row.get("upper"),
+                                         labels.PROVED)  # verify's rows: the block bound, proved
     return row
 
 

@@ -61,7 +61,7 @@ def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
 
 #: Tags of bounds recalled from the literature, not proved in seprank: a rank meeting one
 #: is "exact, given the recalled bound", never "exact, proved".
-RECALLED_TAGS = frozenset({"M"})
+RECALLED_TAGS = frozenset(t for t, s in labels.TAG_STATUS.items() if s == labels.RECALLED)
 
 
 def exact_label(given: bool, source, tag) -> str:

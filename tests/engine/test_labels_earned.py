@@ -220,3 +220,63 @@ def test_the_certificate_checker_refuses_code_that_mixes_the_batch():
     assert seprank.check_certificate(cert, cls=KeepsRows).ok
     r = seprank.check_certificate(cert, cls=MixBatch)  # the same config, the slip back in
     assert not r.ok and "mixes the batch axis" in r.reasons[0]
+
+
+def test_a_certificate_never_calls_a_secondary_source_bound_proved():
+    from seprank.nets import ConvACShallow
+
+    c = seprank.certify(ConvACShallow(seq_len=4, in_dim=2, channels=3), (0, 1))
+    assert c.status.startswith("exact, given the recalled literature bound (")
+    assert "proved" not in c.certificate["claim"] and "recalled" in c.certificate["claim"]
+    assert seprank.check_certificate(c.certificate).status == c.status
+
+
+def test_the_complete_alphabet_grid_with_given_weights_is_not_saturated():
+    from seprank.nets import EmbeddedAttention
+
+    net = EmbeddedAttention(vocab=3, embed_rank=2, width=3, depth=1, seq_len=4)
+    w = {k: np.asarray(v) for k, v in net.init(np.random.default_rng(0), seprank.ModP()).items()}
+    m = seprank.measure(net, weights=w)
+    assert m.sampler == "alphabet" and not m.saturated and m.saturation_bound is None
+    assert "nothing random" in m.saturation_reason
+
+
+def test_the_row_check_remembers_an_object_not_an_equal_configuration(monkeypatch):
+    from seprank.engine import row_check
+
+    calls = []
+    real = row_check._check
+    monkeypatch.setattr(row_check, "_check", lambda *a: calls.append(a) or real(*a))
+    net = KeepsRows()
+    for A in ([0, 1], [0, 2], [1, 3]):
+        seprank.measure(net, A)
+    assert len(calls) == 1  # one object, three partitions: one check
+    seprank.measure(KeepsRows(), [0, 1])  # an equal configuration, another object
+    assert len(calls) == 2
+    with pytest.raises(ConfigError):
+        seprank.measure(MixBatch(), [0, 1])
+    with pytest.raises(ConfigError):  # a failure is never remembered
+        seprank.measure(MixBatch(), [0, 1])
+    assert len(calls) == 4
+
+
+def test_a_transition_row_earns_exact_proved_only_from_the_recomputed_bound():
+    from seprank.studies.transition import row_label
+
+    row = {"width": 2, "heads": 1, "seq_len": 4, "depth": 2, "measured": 18,
+           "saturated": "True", "upper_proved": 18}  # fmt: skip
+    assert row_label(row) == "exact, proved"
+    forged = dict(row, depth=3, upper_proved=18)  # a file's own word for another config
+    assert row_label(forged) == "lower bound, saturated"
+
+
+def test_a_torch_factory_is_gated_for_subclasses_of_torch_module_too():
+    from seprank.nets.registry import file_imports
+    from seprank.nets.torch_module import TorchModule
+
+    class MyTorch(TorchModule):
+        pass
+
+    config = {"factory": "evil:make"}
+    assert ("factory", "evil:make") in file_imports("TorchModule", config, cls=TorchModule)
+    assert ("factory", "evil:make") in file_imports("x:MyTorch", config, cls=MyTorch)

@@ -494,3 +494,48 @@ def test_a_sweep_grid_names_a_torch_factory(tmp_path):
     rows = rows["rows"] if isinstance(rows, dict) else rows
     assert [row["rank"] for row in rows] == [rank_over_q(_nano_truth(4, 4, 2, read=1), (1, 3))]
     assert rows[0]["config"]["factory"] == "nanomod:factory"
+
+
+class BranchOnDrawn(nn.Module):
+    """A branch on a drawn weight reached through a submodule call on a buffer."""
+
+    def __init__(self, sign):
+        super().__init__()
+        self.a = nn.Linear(2, 1, bias=False)
+        self.g = nn.Linear(1, 1, bias=False)
+        self.register_buffer("one", torch.ones(1))
+        with torch.no_grad():
+            self.g.weight.fill_(sign)
+
+    def forward(self, x):
+        if self.g(self.one).sum() > 0:
+            return self.a(x) * self.a(x)
+        return self.a(x)
+
+
+@pytest.mark.parametrize("sign", [-1.0, 1.0])
+def test_a_branch_on_a_drawn_weight_through_a_submodule_is_refused(sign):
+    with pytest.raises(ConfigError, match=r"values of its input or of a tensor drawn at "
+                                          r"random .* as a bool"):
+        from_torch(BranchOnDrawn(sign), seq_len=2, width=2)
+
+
+class WritesItsInput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 2, bias=False)
+
+    def forward(self, x):
+        x.mul_(2)
+        return self.lin(x) * self.lin(x)
+
+
+def test_an_in_place_write_to_the_input_is_measured_as_eager_torch_computes_it():
+    net = from_torch(WritesItsInput(), seq_len=2, width=2)  # the check ran on copies
+    X, _ = inputs(2, 2)
+    w = [[1, 2], [3, 4]]  # any weights: f = (2 <w_0, x_0>)^2 depends on position 0 only
+    lin = 2 * (w[0][0] * X[0][0] + w[0][1] * X[0][1])
+    assert modular_rank(net, (0,)) == rank_over_q(lin * lin, [0]) == 1
+    Xs = np.ones((3, 2, 2))
+    net.apply(net.init(np.random.default_rng(0), seprank.Float64()), Xs, seprank.Float64())
+    assert (Xs == 1).all()  # the caller's inputs are not written
