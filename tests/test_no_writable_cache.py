@@ -56,5 +56,5 @@ def test_imports_and_measures_by_float_without_a_writable_cache(tmp_path):
 def test_modular_measurement_compiles_uncached(tmp_path):
     r = _run(tmp_path, "measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--quiet")
     assert r.returncode == 0, r.stderr
-    assert "separation rank (measured, modular): 18  [saturated]" in r.stdout
+    assert "separation rank (measured, modular): 18  [exact, proved]" in r.stdout
     assert r.stderr.count("no writable cache folder") == 1 and "Traceback" not in r.stderr
