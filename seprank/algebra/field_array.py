@@ -159,6 +159,17 @@ def check_no_multiples(a: np.ndarray, p: int) -> None:
         raise multiple_of_p(a[hit].ravel()[0], p)
 
 
+def exact_float(v) -> Fraction | None:
+    """A float as the exact rational it is, when that is a small-denominator one (0.5,
+    0.375; not 0.1): the one rule by which seprank reads a float constant or weight; None
+    for a float wider than float64, not finite, or with a denominator above
+    ``MAX_FLOAT_DENOMINATOR``."""
+    if np.dtype(type(v)).itemsize > 8 or not math.isfinite(v):
+        return None
+    q = Fraction(float(v))
+    return q if q.denominator <= MAX_FLOAT_DENOMINATOR else None
+
+
 def _residue(v, p: int) -> int:
     """One constant as a residue: ints, bools, Fractions, exact small-denominator floats.
     A nonzero multiple of ``p`` (or a numerator divisible by it) is refused."""
@@ -171,8 +182,8 @@ def _residue(v, p: int) -> int:
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             raise DomainError(f"the constant {v!r} is not a number of GF({p})")
-        q = Fraction(float(v))
-        if q.denominator > MAX_FLOAT_DENOMINATOR:
+        q = exact_float(v)
+        if q is None:
             raise DomainError(f"the float constant {float(v)!r} is not an exact rational with a "
                               f"small denominator: write an integer or fractions.Fraction "
                               f"(e.g. Fraction(1, 10) for 0.1)")  # fmt: skip

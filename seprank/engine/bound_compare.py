@@ -11,8 +11,17 @@ false.
 from __future__ import annotations
 
 from seprank import labels
+from seprank.engine import saturation
 from seprank.errors import SeprankError
 from seprank.theory.architecture_bounds import architecture_bound
+
+
+def label(m, net, threshold: float, random_weights: bool):
+    """The whole label step of a finished measurement: saturation
+    (:func:`seprank.engine.saturation.label`), then the bound (:func:`attach`). Returns m."""
+    saturation.label(m, net, threshold, random_weights=random_weights)
+    attach(m, net)
+    return m
 
 
 def attach(m, net) -> None:

@@ -255,10 +255,10 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if fast_path and (compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas")):
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if method == "modular" else Float64()
-    if line_check.needs_check(net):  # a class seprank does not ship: one row per row
-        row_check.check_rows(net, domain, int(opts.seed))
-    if method == "modular" and line_check.needs_check(net):
-        line_check.check_arithmetic(net, domain, int(opts.seed))
+    if line_check.needs_check(net):  # a class seprank does not ship
+        row_check.check_rows(net, domain, int(opts.seed))  # one row per row
+        if method == "modular":
+            line_check.check_arithmetic(net, domain, int(opts.seed))
     params = _params(net, domain, opts.seed, weights)
     seed = int(opts.seed)
     run = Plan(
@@ -328,11 +328,9 @@ def execute(mp: MeasurementPlan) -> Measurement:
     """
     opts = mp.options
 
-    def label(m):
-        _saturation.label(m, mp.net, opts.saturation_threshold,
-                          random_weights=mp.weights is None)  # fmt: skip
-        bound_compare.attach(m, mp.net)  # after measuring: for the label only
-        return m
+    def label(m):  # the bound is compared after measuring: for the label only
+        return bound_compare.label(m, mp.net, opts.saturation_threshold,
+                                   random_weights=mp.weights is None)  # fmt: skip
 
     try:
         if mp.strategy == "coefficients":

@@ -13,13 +13,12 @@ estimate anyway, and its label says so).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
 
 from seprank.algebra.domains import Float64, raw
-from seprank.algebra.field_array import MAX_FLOAT_DENOMINATOR
+from seprank.algebra.field_array import exact_float
 from seprank.errors import ConfigError, DomainError
 
 
@@ -29,11 +28,10 @@ def _exact(key: str, v) -> int | Fraction:
         return int(v)
     if isinstance(v, Fraction):
         return v
-    if isinstance(v, (float, np.floating)) and np.dtype(type(v)).itemsize <= 8:
-        if math.isfinite(v):
-            q = Fraction(float(v))
-            if q.denominator <= MAX_FLOAT_DENOMINATOR:
-                return q
+    if isinstance(v, (float, np.floating)):
+        q = exact_float(v)
+        if q is not None:
+            return q
         raise ConfigError(f"weights[{key!r}] holds {float(v)!r}, not an exact rational with a "
                           "small denominator: give integers or fractions.Fraction values "
                           "(e.g. Fraction(1, 10) for 0.1)")  # fmt: skip

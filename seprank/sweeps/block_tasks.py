@@ -262,8 +262,7 @@ def _assemble(mp, specs: list, store, threshold: float):
     seconds = extra["build_seconds"] + sum(b["seconds"] for b, _, _ in results)
     m = catalecticant.assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
                                mp.reason, seconds=seconds)  # fmt: skip
-    m = saturation.label(m, mp.net, threshold, random_weights=True)
-    bound_compare.attach(m, mp.net)  # after assembling, for the label only (as measure)
+    m = bound_compare.label(m, mp.net, threshold, random_weights=True)  # as measure does
     return m
 
 
