@@ -21,9 +21,9 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from seprank.algebra.rank import DEVICES, RANK_ENGINES
+from seprank.engine import strategies
 from seprank.engine.sample_grid import DEFAULT_CHUNK, check_matrix_fits
 from seprank.engine.saturation import DEFAULT_THRESHOLD, check_threshold
-from seprank.engine.strategies import STRATEGIES
 from seprank.errors import ConfigError
 
 METHODS = ("modular", "float", "symbolic", "auto")
@@ -77,7 +77,7 @@ class MeasureOptions:
 
     def __post_init__(self):
         _choice("method", self.method, METHODS)
-        _choice("strategy", self.strategy, STRATEGIES)
+        _choice("strategy", self.strategy, strategies.names())
         _choice("sampler", self.sampler, SAMPLERS)
         _choice("rank_engine", self.rank_engine, RANK_ENGINES)
         _choice("device", self.device, DEVICES)

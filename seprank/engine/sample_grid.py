@@ -24,9 +24,8 @@ import numpy as np
 from seprank.algebra.domains import ModP
 from seprank.engine.evaluate import evaluate
 from seprank.errors import SamplingError
-from seprank.nets import attention_kernel
-from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.base import input_dim
+from seprank.nets.capabilities import capability
 
 #: Network evaluations per vectorised batch (bounds the memory of the generic path).
 DEFAULT_CHUNK = 1 << 14
@@ -71,19 +70,16 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
 def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK):
     """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
 
-    Uses the compiled GF(p) kernel beside the architecture when one applies (only
-    ``LinearSelfAttention`` has one), else :func:`evaluate_grid` (every domain).
+    Uses the compiled GF(p) evaluator the architecture declares (the capability
+    ``kernel``, :mod:`seprank.nets.capabilities`) where there is one, else
+    :func:`evaluate_grid` (every domain).
     """
-    fast = (
-        use_kernel
-        and isinstance(domain, ModP)
-        and type(net) is LinearSelfAttention
-        and attention_kernel.available()
-    )
+    declared = capability(net, "kernel") if use_kernel and isinstance(domain, ModP) else None
+    kernel = None if declared is None else declared()
 
     def evaluate(A_pts, B_pts):
-        if fast:
-            F = attention_kernel.grid_modp(net, params, A_pts, B_pts, A, B, domain.p)
+        if kernel is not None:
+            F = kernel(params, A_pts, B_pts, A, B, domain.p)
             if F is not None:
                 return F
         return evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk=chunk)

@@ -53,8 +53,8 @@ from seprank.algebra.degree import DegreeDomain
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine.evaluate import evaluate
 from seprank.errors import ConfigError, DomainError
-from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.base import input_dim
+from seprank.nets.capabilities import capability
 
 #: Largest Schwartz-Zippel bound under which a sample-saturated rank is called saturated.
 DEFAULT_THRESHOLD = 1e-2
@@ -71,13 +71,14 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
     """Total degree of one grid entry in the random quantities (module docstring), or None
     when it cannot be bounded (an architecture that is not a polynomial).
 
-    LinearSelfAttention: the formula above. Other architectures: ``degree`` (inputs) plus
-    a declared ``weight_degree``, or else a proved upper bound computed by running their
-    own ``apply`` in :func:`traced_degree` (a larger e only makes the bound more
+    An architecture that declares the capability ``entry_degree`` (the paper's network:
+    the formula above): its value. Others: ``degree`` (inputs) plus a declared
+    ``weight_degree``, or else a proved upper bound computed by running their own
+    ``apply`` in :func:`traced_degree` (a larger e only makes the bound more
     conservative)."""
-    if isinstance(net, LinearSelfAttention) and not isinstance(net, SoftmaxSelfAttention):
-        T = 3**net.depth
-        return T + (2 * (T - 1) if random_weights else 0)
+    closed_form = capability(net, "entry_degree")
+    if closed_form is not None:
+        return int(closed_form(random_weights))
     if getattr(net, "polynomial", True) is False:
         return None
     T = getattr(net, "degree", None)

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from seprank.errors import ConfigError, DomainError
+from seprank.nets import attention_kernel
+from seprank.nets.capabilities import StructuralForm
 
 
 def _check_int(name: str, value, lo: int) -> None:
@@ -104,6 +106,21 @@ class LinearSelfAttention:
         """Without the skip connection every layer is homogeneous cubic: f is homogeneous."""
         return not self.residual
 
+    def structural_polynomial(self) -> StructuralForm:
+        """Capability: f = e_c^T P_L(S) x^i (:mod:`seprank.nets.capabilities`)."""
+        return StructuralForm(self.depth, self.width, self.heads, self.seq_len,
+                              bool(self.residual), self.query_position, self.output_coord)
+
+    def kernel(self):
+        """Capability: the compiled GF(p) grid evaluator (None without numba)."""
+        return attention_kernel.evaluator(self.structural_polynomial())
+
+    def entry_degree(self, random_weights: bool = True) -> int:
+        """Capability: degree of a grid entry, 3^L in the inputs plus 2 (3^L - 1) in the
+        random weights (:mod:`seprank.engine.saturation`)."""
+        T = 3**self.depth
+        return T + (2 * (T - 1) if random_weights else 0)
+
     def init(self, rng: np.random.Generator, domain) -> dict:
         """Draw W^Q, W^K, W^V (L, H, d_a, d_x) and W^O (L, H, d_x, d_a) in ``domain``."""
         L, H, a, d = self.depth, self.heads, self.head_dim, self.width
@@ -153,6 +170,9 @@ class SoftmaxSelfAttention(LinearSelfAttention):
     query_position, output_coord : int
         The measured function is y^{L, query_position}_{output_coord}.
     """
+
+    #: Not the structural lemma's polynomial: none of the paper network's capabilities.
+    structural_polynomial = kernel = entry_degree = None
 
     @property
     def degree(self) -> None:

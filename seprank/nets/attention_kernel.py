@@ -141,8 +141,22 @@ def available() -> bool:
     return _kernel is not None
 
 
+def evaluator(form):
+    """The grid evaluator of the capability ``kernel()`` for a network of the structural
+    form ``form`` (:class:`~seprank.nets.capabilities.StructuralForm`), weights in the
+    paper's layout; None where numba is missing."""
+    if not available():
+        return None
+
+    def evaluate(params, A, B, pos_a, pos_b, p: int):
+        return grid_modp(form, params, A, B, pos_a, pos_b, p)
+
+    return evaluate
+
+
 def grid_modp(net, params, A, B, pos_a, pos_b, p: int) -> np.ndarray:
-    """F[r, c] = f(A[r] on pos_a, B[c] on pos_b) mod p, or None if p is too large."""
+    """F[r, c] = f(A[r] on pos_a, B[c] on pos_b) mod p, or None if p is too large
+    (``net``: anything with the structural form's fields)."""
     m = max(net.width, net.seq_len)
     if m * (p - 1) ** 2 > 2**63 - 1 or m * p >= 2**50:
         return None

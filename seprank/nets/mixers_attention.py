@@ -42,7 +42,9 @@ from fractions import Fraction
 import numpy as np
 
 from seprank.errors import ConfigError
+from seprank.nets import attention_kernel
 from seprank.nets.base import check_flag, check_int
+from seprank.nets.capabilities import StructuralForm
 from seprank.nets.sequence_common import (
     GatedRecurrence,
     Readout,
@@ -150,6 +152,20 @@ class LinearAttention(Readout):
         return derived_bound(self.width + 1 if self.depth == 1 else None,
                              "one linear-attention layer: the side without the query "
                              "enters through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+
+    def structural_polynomial(self) -> StructuralForm | None:
+        """Capability, declared where f is the paper's network's: not causal, feature map
+        identity (the weights are drawn in its layout): f = e_c^T P_L(S) x^i."""
+        if self.causal or self.feature != "identity":
+            return None
+        return StructuralForm(self.depth, self.width, self.heads, self.seq_len, False,
+                              self.query, self.output_coord)  # fmt: skip
+
+    def kernel(self):
+        """Capability: the paper network's compiled GF(p) grid evaluator, where
+        :meth:`structural_polynomial` is declared (None elsewhere)."""
+        form = self.structural_polynomial()
+        return None if form is None else attention_kernel.evaluator(form)
 
     def init(self, rng, domain) -> dict:
         return _qkv_weights(self, rng, domain)

@@ -26,21 +26,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from seprank.engine import bars, bound_compare, saturation
+from seprank.engine import bars, bound_compare, saturation, strategies
 from seprank.engine.estimate import format_seconds
 from seprank.engine.measure import plan as plan_measurement
 from seprank.engine.options import MeasureOptions
-from seprank.engine.strategies import catalecticant
+from seprank.errors import ConfigError
 from seprank.sweeps import runner
-from seprank.sweeps.tasks import BASE_BYTES, build_net, run_guarded, spec_for_net
+from seprank.sweeps.tasks import build_net, run_guarded, spec_for_net
 
 #: The task kind of one block.
 TASK = "block"
-#: short^2 x long per second assumed by a block's time estimate (for the order and the
-#: time left, never reported as measured): (L6,d2,H1,N4)'s largest block, 23005 x 23256,
-#: took 584 s on a shared 2-core machine (serial executor).
-RATE = 2e10
-
 #: The keys of a block dict, in the order :func:`catalecticant.measure_block` writes them.
 BLOCK_KEYS = ("degree", "other_s_degree", "rank", "shape", "ranked_shape", "bound", "seconds")
 
@@ -86,12 +81,13 @@ def measurement_plan(net, partition=None, *, seed: int = 0, prime: int | None = 
     return plan_measurement(net, partition, opts, progress=progress)
 
 
-def _estimate(rows: int, cols: int, d: int) -> tuple[float, int]:
-    """(seconds, peak bytes) estimated for a block: its first attempt is the short side
-    against at most short + MARGIN entries of the long one (:func:`catalecticant.rank_block`)."""
-    short = min(rows, cols)
-    tried = min(max(rows, cols), short + catalecticant.MARGIN * d)
-    return short * short * tried / RATE, int(BASE_BYTES + 2 * 8 * short * tried)
+def _split(plan_or_spec):
+    """The registered strategy a plan (or a block spec) runs, which splits into parts."""
+    name = plan_or_spec["strategy"] if isinstance(plan_or_spec, dict) else plan_or_spec.strategy
+    strategy = strategies.get(name)
+    if not getattr(strategy, "splits", False):
+        raise ConfigError(f"strategy={name!r} does not split into stored parts")
+    return strategy
 
 
 def block_specs(mp, partition=None, rank_engine: str = "auto") -> tuple[dict, list[dict]]:
@@ -117,13 +113,13 @@ def block_specs(mp, partition=None, rank_engine: str = "auto") -> tuple[dict, li
     parent = spec_for_net("measure", net, partition=partition, method="modular",
                           strategy="catalecticant", seed=int(mp.run.seed),
                           prime=int(mp.run.domain.p))  # fmt: skip
-    shapes = catalecticant.block_shapes(net)
+    split = _split(mp)
     specs = []
-    for k in range(catalecticant.block_count(net)):
+    for k, (rows, cols) in enumerate(split.parts(net)):
         key = hashlib.sha256(f"{parent['key']}:{TASK}:{k}".encode()).hexdigest()[:32]
         s = dict(parent, task=TASK, key=key, parent=parent["key"], block=k,
                  grid=f"blocks-{parent['key'][:12]}", rank_engine=rank_engine)  # fmt: skip
-        s["est_seconds"], s["est_bytes"] = _estimate(*shapes[k], net.width)
+        s["est_seconds"], s["est_bytes"] = split.part_cost(rows, cols, net)
         specs.append(s)
     return parent, specs
 
@@ -136,7 +132,7 @@ def _prepared(spec: dict):
             net = build_net(spec)
             mp = measurement_plan(net, spec["partition"], seed=spec["seed"],
                                   prime=spec["prime"], rank_engine=spec.get("rank_engine", "auto"))
-            hit = (mp.run, catalecticant.prepare(mp.run))
+            hit = (mp.run, _split(mp).prepare(mp.run))
             while len(_CACHE) >= 2:  # a worker serving two measurements keeps both
                 _CACHE.pop(next(iter(_CACHE)))
             _CACHE[spec["parent"]] = hit
@@ -163,7 +159,7 @@ def run_block_task(spec: dict) -> dict:
     """
     def work():
         run_plan, prep = _prepared(spec)
-        block, tf, tr = catalecticant.measure_block(run_plan, prep, int(spec["block"]))
+        block, tf, tr = _split(spec).part(run_plan, prep, int(spec["block"]))
         return {"measurement": None,
                 "extra": {"block": block, "fill_seconds": tf, "rank_seconds": tr,
                           "monomials": int(prep.keys.size),
@@ -260,7 +256,7 @@ def _assemble(mp, specs: list, store, threshold: float):
                                                         if k not in BLOCK_KEYS}  # fmt: skip
         results.append((b, extra["fill_seconds"], extra["rank_seconds"]))
     seconds = extra["build_seconds"] + sum(b["seconds"] for b, _, _ in results)
-    m = catalecticant.assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
+    m = _split(mp).assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
                                mp.reason, seconds=seconds)  # fmt: skip
     m = bound_compare.label(m, mp.net, threshold, random_weights=True)  # as measure does
     return m

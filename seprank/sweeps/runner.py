@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from seprank.engine import bars
 from seprank.engine.warm_up import warm_up
+from seprank.errors import SeprankError
 from seprank.sweeps import executors
 from seprank.sweeps.progress import Progress
 from seprank.sweeps.tasks import memory_refusal, plan, run_task
@@ -106,16 +107,21 @@ class Outcome:
 
 
 def _plan_all(todo: list, store, bar, out, plan_fn=plan) -> list:
-    """Plan each task (estimates); an invalid configuration is stored as failed, not run.
-    Largest first, so that the long ones do not end last."""
+    """Plan each task (estimates); an invalid configuration (a SeprankError) is stored as
+    failed, not run. Any other error while planning (a bug in a user's network, which the
+    planner evaluates at a few points) leaves the task to run without estimates: it fails
+    there, and is retried as any task is. Largest first, so that the long ones do not end
+    last."""
     ready = []
     for s in todo:
         try:
             ready.append(plan_fn(s))
-        except Exception as exc:
+        except SeprankError as exc:
             store.put(s, {"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
             bar.failed += 1
             out.failed += 1
+        except Exception:
+            ready.append(dict(s, est_seconds=0.0, est_bytes=None))
     return sorted(ready, key=lambda s: -s["est_seconds"])
 
 
@@ -270,7 +276,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     out.start_seconds = time.perf_counter() - t_start
     out.workers = ex.workers
     mem = "" if ex.worker_memory is None else f", {ex.worker_memory / 2**30:,.1f} GiB each"
-    peak = max((s["est_bytes"] for s in ready), default=0)
+    peak = max((s["est_bytes"] or 0 for s in ready), default=0)
     say(
         f"{label}: {len(unique)} tasks, {out.skipped} already in the store; running "
         f"{len(ready)} on {executor} ({_workers(ex.workers)}{mem}; estimated peak of the "

@@ -10,30 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import socket
 import time
 import traceback
 
 from seprank import _version
-from seprank.algebra.domains import DEFAULT_PRIME
-from seprank.engine.estimate import estimate
-from seprank.engine.measure import DEFAULT_MAX_SAMPLES, measure
-from seprank.engine.strategies import catalecticant
-from seprank.errors import MeasurementInterrupted, SeprankError, TooBigError
-from seprank.nets.base import config_of, is_polynomial
-from seprank.nets.partitions import check_partition, default_partition
+from seprank.engine.measure import measure
+from seprank.engine.options import MeasureOptions
+from seprank.engine.planner import plan as plan_measurement
+from seprank.engine.strategies.base import BASE_BYTES
+from seprank.errors import ConfigError, MeasurementInterrupted, SeprankError, TooBigError
+from seprank.nets.base import config_of
 from seprank.nets.registry import name_of, resolve
 from seprank.sweeps.fingerprint import fingerprint
 from seprank.verdicts import verdict
+from seprank.verdicts.verdict import VERIFY_MAX_SAMPLES
 
 #: Task kinds: ``measure`` (one Measurement) and ``verify`` (a row of ``seprank verify``:
 #: the measurement, the proved bound and the other balanced partitions).
 KINDS = ("measure", "verify")
-#: Bytes an idle worker already holds (interpreter, numpy, numba, seprank): added to each
-#: task's estimate.
-BASE_BYTES = 200 * 2**20
 
 
 def arch_name(net) -> str:
@@ -53,8 +49,6 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
     except SeprankError:  # a name that resolves to nothing: its task fails when it runs
         pass
     params = _canonical(arch, params)
-    if prime is None and method in ("modular", "auto"):
-        prime = DEFAULT_PRIME  # the same task, however it was written
     spec = {"task": kind, "arch": arch, "params": dict(params),
             "partition": None if partition is None else [int(p) for p in partition],
             "method": method, "strategy": strategy, "seed": int(seed), "prime": prime,
@@ -95,49 +89,33 @@ def _tuples(v):
     return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
 
 
-def _sides(net, spec):
-    part = spec["partition"]
-    return check_partition(default_partition(net.seq_len) if part is None else part,
-                           net.seq_len)  # fmt: skip
+def options_of(spec: dict) -> MeasureOptions:
+    """The options the task's (first) measurement runs with: what ``seprank measure``
+    would be given for it (verify: its seed and budget, the rest measure's defaults)."""
+    if spec["task"] == "verify":
+        return MeasureOptions(seed=spec["seed"],
+                              max_samples=spec["max_samples"] or VERIFY_MAX_SAMPLES)  # fmt: skip
+    return MeasureOptions(method=spec["method"], strategy=spec["strategy"], seed=spec["seed"],
+                          prime=spec["prime"], max_samples=spec["max_samples"])  # fmt: skip
 
 
 def plan(spec: dict) -> dict:
-    """Add ``est_seconds`` (expected, from the proved bound) and ``est_bytes`` (estimated
-    peak memory of the worker running it) to ``spec``; both are estimates, not measured."""
-    net = build_net(spec)
-    A, B = _sides(net, spec)
-    method = spec["method"]
-    if method == "auto":
-        method = "modular" if is_polynomial(net) else "float"
+    """Plan the task with the planner ``seprank measure`` uses
+    (:func:`seprank.engine.planner.plan`): ``plan`` (strategy, prime, budget, method,
+    sampler), ``est_seconds`` (expected, from the strategy's cost model) and ``est_bytes``
+    (its estimated peak memory, with a worker's own); both are estimates, not measured."""
+    try:
+        net = build_net(spec)
+    except SeprankError:
+        raise
+    except Exception as exc:  # e.g. a parameter the class does not take: the config's fault
+        raise ConfigError(f"{type(exc).__name__}: {exc}") from None
+    mp = plan_measurement(net, spec["partition"], options_of(spec))
     runs = 3 if spec["task"] == "verify" else 1  # verify also measures two other partitions
-    if method == "modular" and spec["strategy"] in ("auto", "catalecticant") and \
-            catalecticant.auto_pick(net, A, method, "auto", spec["prime"])[1] is not None:
-        return _plan_catalecticant(spec, net, runs)  # fmt: skip
-    budget = spec["max_samples"] or DEFAULT_MAX_SAMPLES.get(method, 6000)
-    est = estimate(net, A, B, method=method, max_samples=budget, start=16,
-                   fast=method == "modular")  # fmt: skip
-    lg = est["log10_expected_rank"]
-    n = budget if lg is None or lg >= math.log10(budget) else min(budget, int(1.25 * 10**lg) + 2)
-    # the grid matrix at its final size, with room for the elimination's working copies
-    matrix = 3 * n * n * 8
-    spec["est_bytes"] = int(BASE_BYTES + est["param_bytes"] + est["points_bytes_at_budget"]
-                            + matrix)  # fmt: skip
-    spec["est_seconds"] = float(est["expected_seconds"]) * runs
-    return spec
-
-
-#: Flops per second assumed for a catalecticant block's elimination (this machine's
-#: measured rate, experiments/benchmark_elimination.py: a planning figure only).
-CAT_FLOPS = 3e10
-
-
-def _plan_catalecticant(spec: dict, net, runs: int) -> dict:
-    """The estimates when auto will run the catalecticant strategy (no grid): the largest
-    block's matrix twice (it and a working copy), and (2/3) s^3 flops per block."""
-    shapes = catalecticant.block_shapes(net)
-    big = max(r * c for r, c in shapes)
-    spec["est_bytes"] = int(BASE_BYTES + 2 * 8 * big)
-    spec["est_seconds"] = runs * sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS
+    est = mp.estimate or {}
+    spec["plan"] = mp.summary()
+    spec["est_bytes"] = int(est.get("peak_bytes", BASE_BYTES))
+    spec["est_seconds"] = float(est.get("expected_seconds", 0.0)) * runs
     return spec
 
 
@@ -196,7 +174,7 @@ def _run(spec: dict) -> dict:
     net = build_net(spec)
     if spec["task"] == "verify":
         row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
-                                   max_samples=spec["max_samples"] or 6000)  # fmt: skip
+                                   max_samples=options_of(spec).max_samples)  # fmt: skip
         out = {"measurement": m.to_dict(), "extra": row}
     elif spec["task"] == "measure":
         m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],

@@ -29,8 +29,12 @@ def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
     return out[:k]
 
 
-def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2, max_samples: int = 6000,
-               with_measurement: bool = False):  # fmt: skip
+#: verify's sample budget (``seprank verify``'s grids state it too).
+VERIFY_MAX_SAMPLES = 6000
+
+
+def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
+               max_samples: int = VERIFY_MAX_SAMPLES, with_measurement: bool = False):  # fmt: skip
     """The verify row of one network (and its Measurement, with ``with_measurement``)."""
     t0 = time.perf_counter()
     m = measure(net, seed=seed, max_samples=max_samples)

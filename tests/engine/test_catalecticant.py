@@ -166,11 +166,12 @@ def test_deficient_blocks_through_the_left_kernel(L, d, N, monkeypatch):
 
 def test_auto_takes_catalecticant_and_its_prime_only_for_large_blocks(monkeypatch):
     from seprank.engine.strategies import catalecticant as cat
+    from seprank.engine.strategies import catalecticant_sizes as cat_sizes
 
     net = LinearSelfAttention(depth=2, width=2, seq_len=4)
     m = measure(net)
     assert m.strategy == "catalecticant" and m.prime == 67108859  # small blocks: default p
-    monkeypatch.setattr(cat, "FAST_FROM", 2)
+    monkeypatch.setattr(cat_sizes, "FAST_FROM", 2)
     m2 = measure(net)
     assert m2.prime == cat.FAST_PRIME and "8388593" in m2.strategy_reason
     assert m2.rank == m.rank and _blocks(m2) == _blocks(m)
@@ -179,11 +180,13 @@ def test_auto_takes_catalecticant_and_its_prime_only_for_large_blocks(monkeypatc
 
 def test_refused_before_F_is_built_when_its_smallest_matrix_cannot_fit(monkeypatch):
     from seprank.engine.strategies import catalecticant as cat
+    from seprank.engine.strategies import catalecticant_sizes as cat_sizes
     from seprank.errors import TooBigError
 
     built = []
     monkeypatch.setattr(cat.sp, "build_F", lambda *a: built.append(1))
-    monkeypatch.setattr(cat, "available_memory", lambda: 4 * 8 * 20)  # 20 cells allowed
+    for module in (cat, cat_sizes):  # 20 cells allowed
+        monkeypatch.setattr(module, "available_memory", lambda: 4 * 8 * 20)
     with pytest.raises(TooBigError, match=r"must rank a 6x\d+ matrix for its largest block"):
         measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy="catalecticant")
     assert not built

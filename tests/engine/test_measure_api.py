@@ -13,6 +13,7 @@ import pytest
 import seprank.engine.sample_grid as grid
 from seprank import measure
 from seprank.algebra.domains import Symbolic
+from seprank.engine import strategies
 from seprank.engine.options import MeasureOptions
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError, TooBigError
 from seprank.nets import EmbeddedAttention, LinearSelfAttention, SoftmaxSelfAttention
@@ -108,9 +109,10 @@ def test_default_graded_growth():
 
 
 def test_fine_growth_only_for_graded_default_growth_incremental(monkeypatch):
-    """From GRADED_FINE_AFTER on a graded run grows by x1.1, only with the default growth
-    and incremental elimination (the threshold is lowered here to reach it cheaply)."""
-    monkeypatch.setattr(measure_module, "GRADED_FINE_AFTER", 20)
+    """From the graded strategy's fine_after on, a graded run grows by x1.1, only with the
+    default growth and incremental elimination (the threshold is lowered here, to reach
+    it cheaply)."""
+    monkeypatch.setattr(strategies.get("graded"), "fine_after", 20)
     net = LinearSelfAttention(depth=2, width=3, seq_len=4)
     assert _sizes(measure(net)) == [16, 20, 22]  # 20 * 1.1 = 22 (x1.25 would give 25)
     assert _sizes(measure(net, incremental=False)) == [16, 20, 25]

@@ -125,14 +125,15 @@ def test_homogeneity_probes_have_their_own_stream(monkeypatch):
     """The probes draw from default_rng([seed, 2]), not from the points' stream."""
     import numpy as np
 
-    from seprank.engine import measure as measure_module
+    from seprank.engine import planner
 
-    seen, real = [], measure_module.choose
+    seen, real = [], planner.homogeneity
 
-    def spy(strategy, run, rng):
+    def spy(net, params, domain, rng):
         seen.append(rng.bit_generator.state)
-        return real(strategy, run, rng)
+        return real(net, params, domain, rng)
 
-    monkeypatch.setattr(measure_module, "choose", spy)
-    plan(NET, options=MeasureOptions(seed=5))
+    monkeypatch.setattr(planner, "homogeneity", spy)
+    graded = LinearSelfAttention(depth=2, width=3, seq_len=4)  # 2 positions a side: graded
+    assert plan(graded, options=MeasureOptions(seed=5)).strategy == "graded"
     assert seen == [np.random.default_rng([5, 2]).bit_generator.state]

@@ -178,9 +178,10 @@ def test_available_memory_falls_back_to_8_gib(monkeypatch):
 
 
 def test_make_evaluator_uses_the_kernel_only_where_it_applies(monkeypatch):
-    """The compiled kernel by default for LinearSelfAttention over GF(p) (not for other
-    domains, other architectures or use_kernel=False); the same grid as evaluate_grid, and
-    evaluate_grid when the kernel declines (returns None)."""
+    """The compiled kernel by default for LinearSelfAttention over GF(p) (it declares the
+    capability; not for other domains, a subclass with methods of its own, or
+    use_kernel=False); the same grid as evaluate_grid, and evaluate_grid when the kernel
+    declines (returns None)."""
     from seprank.nets import attention_kernel
 
     if not attention_kernel.available():
@@ -188,7 +189,7 @@ def test_make_evaluator_uses_the_kernel_only_where_it_applies(monkeypatch):
     real, calls = attention_kernel.grid_modp, []
 
     def spy(*args):
-        calls.append(type(args[0]).__name__)
+        calls.append((args[0].depth, args[0].query_position))
         return real(*args)
 
     monkeypatch.setattr(attention_kernel, "grid_modp", spy)
@@ -198,13 +199,14 @@ def test_make_evaluator_uses_the_kernel_only_where_it_applies(monkeypatch):
     Ap, Bp = D.random(rng, (3, 2, 2)), D.random(rng, (5, 2, 2))
     want = grid.evaluate_grid(net, params, D, Ap, Bp, (0, 1), (2, 3))
     F = grid.make_evaluator(net, params, D, (0, 1), (2, 3))(Ap, Bp)
-    assert calls == ["LinearSelfAttention"] and np.array_equal(F % 101, want % 101)
+    assert calls == [(2, 0)] and np.array_equal(F % 101, want % 101)
     calls.clear()
     grid.make_evaluator(net, params, D, (0, 1), (2, 3), use_kernel=False)(Ap, Bp)
     fp = net.init(rng, Float64())
     grid.make_evaluator(net, fp, Float64(), (0, 1), (2, 3))(Ap.astype(float), Bp.astype(float))
-    class Subclass(LinearSelfAttention):  # another architecture: the kernel is not its own
-        pass
+    class Subclass(LinearSelfAttention):  # another function: the kernel is not its own
+        def _scores(self, q, k, domain):
+            return super()._scores(q, k, domain)
 
     sub = Subclass(depth=2, width=2, seq_len=4)
     F = grid.make_evaluator(sub, params, D, (0, 1), (2, 3))(Ap, Bp)

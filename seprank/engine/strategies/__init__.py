@@ -1,64 +1,29 @@
-"""How a rank is measured: ``direct`` (one grid matrix), ``graded`` (one per A-degree) or
-``catalecticant`` (no grid: the blocks from the coefficients of the structural lemma's
-polynomial, for LinearSelfAttention with at least d_x positions on each side).
+"""How a rank is measured: one registered strategy per module, asked in order by the
+planner (:mod:`seprank.engine.planner`).
 
-For ``strategy="auto"`` the plan first asks :func:`catalecticant.auto_pick` (it applies,
-the weights are random, its largest matrix fits in memory); otherwise :func:`choose`
-picks graded when the method is modular, the sampler random, and f is homogeneous
-(declared by the architecture and checked, or detected at random points: see
-:mod:`seprank.engine.homogeneity`), direct otherwise. The reason is recorded in the
-Measurement.
+- ``coefficients`` (method symbolic): sympy's expansion, rank over Q;
+- ``expand``: f's exact coefficients from sparse polynomials (python-flint), rank over Q
+  or GF(p); only when requested;
+- ``catalecticant``: no grid, the blocks from the coefficients of the structural lemma's
+  polynomial, for a network that declares its structural form with at least d_x positions
+  on each side;
+- ``graded``: one grid matrix per A-degree of a homogeneous f (modular, random points);
+- ``direct``: one grid matrix (anything else).
+
+For ``strategy="auto"`` the planner takes the first that applies (and whose cost check
+passes), and records for every strategy why it was or was not taken. A new strategy is
+one new module that subclasses :class:`~seprank.engine.strategies.registry.Strategy` and
+registers an instance (or an entry point in the group ``seprank.strategies``).
 """
 
 from __future__ import annotations
 
-from seprank.engine.homogeneity import Homogeneity, homogeneity
-from seprank.engine.strategies import catalecticant, direct, graded
+from seprank.engine.strategies import catalecticant, coefficients, direct, graded
 from seprank.engine.strategies.base import Plan
-from seprank.errors import ConfigError
+from seprank.engine.strategies.registry import Request, Strategy, get, names, ordered, register
 
-STRATEGIES = ("auto", "direct", "graded", "catalecticant")
+#: ``"auto"`` and the strategies shipped with seprank (:func:`names` adds plugins).
+STRATEGIES = names(plugins=False)
 
-__all__ = ["STRATEGIES", "Plan", "catalecticant", "choose", "direct", "graded"]
-
-
-def choose(strategy: str, plan: Plan, rng) -> tuple[str, str, Homogeneity | None]:
-    """(strategy to run, why, homogeneity outcome or None if not examined).
-
-    ``strategy`` is one of STRATEGIES (validated by the caller, :func:`seprank.measure`)."""
-    if strategy == "direct":
-        return "direct", "requested", None
-    if strategy == "catalecticant":
-        why = catalecticant.refusal(plan.net, plan.A, plan.method, plan.sampler, plan.domain.p
-                                    if plan.method == "modular" else None)  # fmt: skip
-        if why is not None:
-            raise ConfigError(f"strategy='catalecticant' {why}")
-        catalecticant.check_sizes(plan.net)
-        return "catalecticant", ("requested: both sides have at least width positions and "
-                                 "prime > D (proofs/catalecticant_reduction.md)"), None
-    if plan.method != "modular" or plan.sampler != "random":
-        why = (f"graded needs method='modular' and sampler='random' "
-               f"(got method={plan.method!r}, sampler={plan.sampler!r})")  # fmt: skip
-        if strategy == "graded":
-            raise ConfigError(f"strategy='graded': {why}")
-        return "direct", f"auto: {why}", None
-    h = homogeneity(plan.net, plan.params, plan.domain, rng)
-    if h.homogeneous and h.degree + 1 >= plan.domain.p and strategy == "auto":
-        return "direct", (f"auto: f homogeneous of degree {_big(h.degree)}, but prime="
-                          f"{plan.domain.p} is too small to interpolate it"), h  # fmt: skip
-    if h.homogeneous:
-        return "graded", f"{'auto' if strategy == 'auto' else 'requested'}: f homogeneous of " \
-                         f"degree {h.degree} ({h.source})", h  # fmt: skip
-    if strategy == "graded":
-        raise ConfigError(
-            f"strategy='graded' needs a homogeneous network; this one is not ({h.source}): "
-            f"use strategy='direct'"
-        )
-    return "direct", f"auto: f not homogeneous ({h.source})", h
-
-
-def _big(n: int) -> str:
-    """An integer as text; past 30 digits as ~10^k (str() refuses past 4300 digits)."""
-    if n.bit_length() < 100:
-        return str(n)
-    return f"~10^{n.bit_length() * 0.30103:.0f}"
+__all__ = ["STRATEGIES", "Plan", "Request", "Strategy", "catalecticant", "coefficients",
+           "direct", "get", "graded", "names", "ordered", "register"]

@@ -18,7 +18,9 @@ import numpy as np
 
 from seprank.algebra.rank import RankEngine
 from seprank.engine import bars
+from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
+from seprank.engine import weights as _weights
 from seprank.nets.base import input_dim
 
 
@@ -134,3 +136,32 @@ class Plan:
         self.draws.append([tag, int(count), len(side)])
         return _grid.random_points(self.domain, self.pts_rng, count, len(side),
                                    input_dim(self.net))
+
+
+#: Default budget on the sample size (rows = columns): per matrix, so per block if graded.
+DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
+#: Bytes an idle worker already holds (interpreter, numpy, numba, seprank): a task's peak
+#: memory estimate adds them.
+BASE_BYTES = 200 * 2**20
+
+
+def grid_cost(req, budget: int, blocks: list[int] | None = None) -> dict:
+    """The grid strategies' cost model (:func:`seprank.engine.estimate.estimate`: direct,
+    or graded with the proved block bounds ``blocks``), with ``peak_bytes``: the grid
+    matrix at its expected final size, with room for the elimination's working copies."""
+    fast = req.method == "modular" and req.options.use_kernel
+    est = _estimate.estimate(req.net, req.A, req.B, method=req.method, max_samples=budget,
+                             start=req.options.start, fast=fast, blocks=blocks)  # fmt: skip
+    lg = est["log10_expected_rank"]
+    n = budget if lg is None or lg >= math.log10(budget) else min(budget, int(1.25 * 10**lg) + 2)
+    est["peak_bytes"] = int(BASE_BYTES + est["param_bytes"] + est["points_bytes_at_budget"]
+                            + 3 * n * n * 8)  # fmt: skip
+    return est
+
+
+def params_for(net, domain, seed: int, weights: dict | None):
+    """The drawn weights (``net.init(default_rng(seed), domain)``), or the given ones
+    (checked by the planner) in ``domain``."""
+    if weights is not None:
+        return _weights.weights_in(domain, weights)
+    return net.init(np.random.default_rng(seed), domain)

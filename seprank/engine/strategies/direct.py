@@ -15,7 +15,8 @@ import numpy as np
 from seprank.algebra.float_rank import rank_float
 from seprank.engine import sample_grid as _grid
 from seprank.engine.result import CERTIFIED, Measurement
-from seprank.engine.strategies.base import Plan
+from seprank.engine.strategies.base import Plan, grid_cost
+from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import MeasurementInterrupted, SamplingError
 
 
@@ -178,3 +179,36 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         if saturated or budget_hit or rank < 0:
             return last
         n = plan.next_size(n)
+
+
+class Direct(Strategy):
+    """The general strategy: one grid matrix (any method but symbolic, any sampler)."""
+
+    name = "direct"
+    order = 40
+    growth = 1.5
+    certifies = True
+
+    def applies(self, req) -> str | None:
+        if req.method not in ("modular", "float"):
+            return f"needs method='modular' or 'float' (got method={req.method!r})"
+        return None
+
+    def budget_key(self, req) -> str:
+        """The default budget's key: the method's."""
+        return req.method
+
+    def reason(self, req) -> str:
+        if req.requested == self.name:
+            return "requested"
+        why = req.refusals.get("graded")
+        return f"auto: {why}" if why else "auto: direct"
+
+    def cost(self, req, budget: int) -> dict:
+        return grid_cost(req, budget)
+
+    def run(self, mp) -> Measurement:
+        return run(mp.run, mp.reason)
+
+
+STRATEGY = register(Direct())

@@ -24,9 +24,12 @@ import numpy as np
 
 from seprank.algebra import blas_elimination
 from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
+from seprank.engine import estimate as _estimate
+from seprank.engine import feasibility
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import check_matrix_fits
-from seprank.engine.strategies.base import Plan
+from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost
+from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
 
 #: Probes (random points) used to find which A-degrees occur.
@@ -187,3 +190,63 @@ def _minors(blocks) -> list | None:
 def _check_memory(live: int, n: int) -> None:
     """Refuse a step whose block matrices (and one rank working copy) would not fit."""
     check_matrix_fits(n, n * (live + 1))
+
+
+def _big(n: int) -> str:
+    """An integer as text; past 30 digits as ~10^k (str() refuses past 4300 digits)."""
+    if n.bit_length() < 100:
+        return str(n)
+    return f"~10^{n.bit_length() * 0.30103:.0f}"
+
+
+class Graded(Strategy):
+    """One exact rank per A-side degree of a homogeneous f (modular, random points)."""
+
+    name = "graded"
+    order = 30
+    budget = "graded"
+    growth = 1.25
+    #: From this sample size on grow by x1.1 (default growth, incremental elimination): a
+    #: step then costs in proportion to its new cells, so finer steps cost little and
+    #: overshoot the largest block's rank less.
+    fine_after = 2048
+    certifies = True
+
+    def applies(self, req) -> str | None:
+        if req.method != "modular" or req.sampler != "random":
+            return (f"graded needs method='modular' and sampler='random' "
+                    f"(got method={req.method!r}, sampler={req.sampler!r})")  # fmt: skip
+        return None
+
+    def confirm(self, req) -> str | None:
+        h = req.homogeneity()
+        if h.homogeneous and h.degree + 1 >= req.modulus and req.requested == "auto":
+            return (f"f homogeneous of degree {_big(h.degree)}, but prime={req.modulus} is "
+                    "too small to interpolate it")  # fmt: skip
+        return None if h.homogeneous else f"f not homogeneous ({h.source})"
+
+    def refusal_error(self, req, why: str) -> str:
+        if why.startswith("f not homogeneous"):
+            return (f"strategy='graded' needs a homogeneous network; this one is not "
+                    f"({req.homogeneity().source}): use strategy='direct'")  # fmt: skip
+        return f"strategy='graded': {why}"
+
+    def reason(self, req) -> str:
+        h = req.homogeneity()
+        how = "auto" if req.requested == "auto" else "requested"
+        return f"{how}: f homogeneous of degree {h.degree} ({h.source})"
+
+    def cost(self, req, budget: int) -> dict:
+        """With the proved block bounds where they are known before any evaluation (the
+        paper's network without residual), else the direct model at the method's budget."""
+        blocks = _estimate.graded_blocks(req.net, req.A) \
+            if feasibility.interpolates(req.modulus, req.net) else None  # fmt: skip
+        if not blocks:
+            budget = int(req.options.max_samples or DEFAULT_MAX_SAMPLES[req.method])
+        return grid_cost(req, budget, blocks)
+
+    def run(self, mp) -> Measurement:
+        return run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason)
+
+
+STRATEGY = register(Graded())

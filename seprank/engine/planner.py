@@ -1,0 +1,245 @@
+"""The one planner: validated options and a network in, a :class:`MeasurementPlan` out,
+before any grid is evaluated (``seprank measure``, the sweeps and the certificates all
+plan through it, so one network is planned one way).
+
+Opt_einsum's split of ``contract_path`` from ``contract``: :func:`plan` validates what
+depends on the network (the architecture, method, prime, sampler, weights, partition),
+then asks every registered strategy in order (:mod:`seprank.engine.strategies`):
+``applies``, its cost (the grid strategies' cost is checked: a run that cannot finish is
+refused), ``confirm``. Under ``strategy="auto"`` the first that passes is taken; a
+requested strategy that does not apply is a ConfigError naming why. ``considered`` says,
+for every strategy, why it was or was not taken. Then the strategy's prime, the rank
+engine, the weights and the grid evaluator are fixed once.
+
+Random streams, each its own generator (same seed, same answer): the weights
+``default_rng(seed)``, the sample points ``default_rng([seed, 1])`` (the rule a
+certificate states), the homogeneity probes ``default_rng([seed, 2])`` (so probing never
+moves the sample points).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP
+from seprank.algebra.rank import RankEngine, check_rank_engine
+from seprank.engine import estimate as _estimate
+from seprank.engine import feasibility, kernels, line_check, row_check
+from seprank.engine import sample_grid as _grid
+from seprank.engine import weights as _weights
+from seprank.engine.homogeneity import homogeneity
+from seprank.engine.options import MeasureOptions
+from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
+from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, params_for, say
+from seprank.errors import ConfigError
+from seprank.nets.base import config_of, is_polynomial
+from seprank.nets.partitions import check_partition, default_partition
+
+
+@dataclass
+class MeasurementPlan:
+    """What :func:`plan` decided, before any grid is evaluated: inspect it, then
+    :func:`seprank.engine.measure.execute` it (once).
+
+    ``method`` and ``sampler`` are resolved (never ``"auto"``); ``strategy`` is the taken
+    strategy's name, with ``reason``; ``considered`` lists (name, None if taken else why
+    not) for every strategy asked; ``prime`` and ``max_samples`` are what the run uses;
+    ``estimate`` is the strategy's cost model (None where it has none); ``run`` holds the
+    grid strategies' inputs (:class:`seprank.engine.strategies.base.Plan`)."""
+
+    net: object
+    options: MeasureOptions
+    method: str
+    sampler: str
+    A: tuple[int, ...]
+    B: tuple[int, ...]
+    strategy: str
+    reason: str
+    weights: dict | None = None
+    estimate: dict | None = None
+    run: Plan | None = field(default=None, repr=False)
+    homogeneity: object = field(default=None, repr=False)
+    t_start: float = field(default_factory=time.perf_counter, repr=False)
+    considered: list = field(default_factory=list)
+    prime: int | None = None
+    max_samples: int | None = None
+
+    @property
+    def chosen(self) -> Strategy:
+        """The registered strategy that runs."""
+        return get(self.strategy)
+
+    def summary(self) -> dict:
+        """What decides the result (strategy, prime, budget, method, sampler): equal for two
+        plans of the same network that measure it the same way."""
+        return {"strategy": self.strategy, "prime": self.prime, "max_samples": self.max_samples,
+                "method": self.method, "sampler": self.sampler}  # fmt: skip
+
+
+def _resolve_method(net, method: str) -> tuple[str, str]:
+    """(method to run, note for the reason); refuses exact methods on non-polynomials."""
+    why = getattr(net, "polynomial_reason", None)  # the architecture may say why
+    if method == "auto":
+        if is_polynomial(net):
+            return "modular", ""
+        if getattr(net, "polynomial_unknown", False) is True:  # neither known to be one nor not
+            raise ConfigError(f"method='auto': {why or type(net).__name__}; auto does not hand a "
+                              "net that may be a polynomial to the float engine unannounced: "
+                              "pass method='float' for a float estimate")  # fmt: skip
+        return "float", (f"method='auto' took 'float': {type(net).__name__} is not a "
+                         f"polynomial ({why + '; ' if why else ''}float engine only, no "
+                         "certificate); ")  # fmt: skip
+    if method != "float" and getattr(net, "polynomial_unknown", False) is True:
+        raise ConfigError(f"method={method!r}: {why}")
+    if method != "float" and not is_polynomial(net):
+        raise ConfigError(f"method={method!r}: {type(net).__name__} is not a polynomial "
+                          f"({why or 'declares polynomial=False'}): only method='float' (or "
+                          "'auto') measures it")  # fmt: skip
+    return method, ""
+
+
+def _resolve_sampler(net, sampler: str) -> str:
+    has_alphabet = callable(getattr(net, "alphabet", None))
+    if sampler == "auto":
+        return "alphabet" if has_alphabet else "random"
+    if sampler == "alphabet" and not has_alphabet:
+        raise ConfigError(f"sampler='alphabet': {type(net).__name__} declares no alphabet")
+    return sampler
+
+
+def _net_note(net) -> str:
+    """What the network says about itself for the record (``measure_note``: e.g. which
+    tensors a torch module's measurement drew), appended to the strategy's reason."""
+    note = getattr(net, "measure_note", None)
+    return f"; {note}" if isinstance(note, str) and note else ""
+
+
+def _request(net, opts, weights) -> Request:
+    """Everything validated that depends on the network, before a strategy is chosen."""
+    _estimate.check_architecture(net)
+    feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4, opts.max_samples)
+    method, note = _resolve_method(net, opts.method)
+    modulus = (DEFAULT_PRIME if opts.prime is None else opts.prime) if method == "modular" \
+        else None  # fmt: skip
+    if modulus is not None:
+        ModP(modulus)  # validates prime before anything compiles
+    sampler = _resolve_sampler(net, opts.sampler)
+    if weights is not None:  # exact numbers, keys and shapes as init's (before any compile)
+        weights = _weights.check_weights(net, weights, int(opts.seed))
+    blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # a fast prime's
+    return Request(net=net, A=(), B=(), options=opts, method=method, sampler=sampler,
+                   weights=weights, modulus=modulus, blas=blas, note=note)  # fmt: skip
+
+
+def _choose(req: Request, progress) -> tuple[Strategy, dict | None, list]:
+    """The strategy that runs, its cost, and (name, why not or None) for each one asked."""
+    considered, notes = [], ""
+    wanted = req.requested
+    for s in ordered():
+        if wanted != "auto" and s.name != wanted:
+            continue
+        if wanted == "auto" and not s.auto:
+            considered.append((s.name, f"taken only when requested (strategy={s.name!r})"))
+            continue
+        why = s.applies(req)
+        cost = None
+        if why is None:
+            cost = s.cost(req, _budget(s, req))
+            if s.grid and cost is not None:  # refuse what cannot finish, before any probe
+                _estimate.check_cost(cost, _grid.available_memory() // 4,
+                                     say=lambda line: say(progress, line))  # fmt: skip
+            why = s.confirm(req)
+        if why is not None:
+            if wanted != "auto":
+                raise ConfigError(s.refusal_error(req, why))
+            req.refusals[s.name] = why
+            considered.append((s.name, why))
+            notes += s.not_taken(req, why)
+            continue
+        considered.append((s.name, None))
+        req.notes = notes
+        return s, cost, considered
+    raise ConfigError(f"strategy={wanted!r}: no strategy applies to method={req.method!r}: "
+                      + "; ".join(f"{n}: {w}" for n, w in considered))  # fmt: skip
+
+
+def _budget(s: Strategy, req: Request) -> int | None:
+    key = s.budget_key(req)
+    if req.options.max_samples is not None:
+        return int(req.options.max_samples)
+    return None if key is None else int(DEFAULT_MAX_SAMPLES[key])
+
+
+def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
+         progress=None) -> MeasurementPlan:  # fmt: skip
+    """Validate everything and decide how ``net`` will be measured (no grid evaluated;
+    the homogeneity test evaluates the network at a few random points).
+
+    Raises ConfigError (a bad option for this net), TooBigError (the estimate is over the
+    limits) before anything large is allocated or compiled.
+
+    The options were validated when built (each field on its own); what depends on the
+    network follows, in this order: the architecture, the method (a non-polynomial refuses
+    exact methods), the prime, the sampler, the given weights, the partition, the checks of
+    a class seprank does not ship, the strategy, then (the strategy's prime may differ) the
+    rank engine and device."""
+    t0 = time.perf_counter()
+    opts = MeasureOptions() if options is None else options
+    if not isinstance(opts, MeasureOptions):
+        raise ConfigError(f"options={opts!r} must be a MeasureOptions")
+    req = _request(net, opts, weights)
+    req.A, req.B = check_partition(default_partition(net.seq_len) if partition is None
+                                   else partition, net.seq_len)  # fmt: skip
+    seed = int(opts.seed)
+    if req.method in ("modular", "float") and line_check.needs_check(net):  # not shipped
+        domain = ModP(req.modulus) if req.method == "modular" else Float64()
+        row_check.check_rows(net, domain, seed)  # one row per row
+        if req.method == "modular":
+            line_check.check_arithmetic(net, domain, seed)
+    req.probe = lambda: homogeneity(net, params_for(net, ModP(req.modulus), seed, req.weights),
+                                    ModP(req.modulus), np.random.default_rng([seed, 2]))
+    strategy, cost, considered = _choose(req, progress)
+    modulus, prime_note = strategy.prime(req)
+    if modulus is None:  # no GF(p) rank: the engine and device names are still checked
+        check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)
+        engine = None
+    else:
+        engine = RankEngine.choose(opts.rank_engine, modulus, opts.device, arg="rank_engine")
+    reason = req.note + strategy.reason(req) + prime_note + req.notes + _net_note(net)
+    mp = MeasurementPlan(net=net, options=opts, method=req.method, sampler=req.sampler,
+                         A=req.A, B=req.B, strategy=strategy.name, reason=reason,
+                         weights=req.weights, estimate=cost, t_start=t0,
+                         considered=considered, prime=modulus,
+                         homogeneity=req._homogeneity)  # fmt: skip
+    if strategy.needs_run:
+        mp.run = _run_plan(mp, req, strategy, modulus, engine, progress)
+        mp.max_samples = mp.run.max_samples
+    return mp
+
+
+def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
+    """The grid strategies' inputs: the domain, the weights in it, the evaluator, budgets."""
+    opts, net, seed = mp.options, mp.net, int(mp.options.seed)
+    if req.method == "modular" and opts.use_kernel and (
+            compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas")):  # fmt: skip
+        say(progress, compiling)  # only when the compiler will run the kernels this run uses
+    domain = ModP(modulus) if req.method == "modular" else Float64()
+    params = params_for(net, domain, seed, req.weights)
+    run = Plan(
+        net=net, params=params, domain=domain, A=mp.A, B=mp.B,
+        evaluate=_grid.make_evaluator(net, params, domain, mp.A, mp.B,
+                                      use_kernel=opts.use_kernel, chunk=opts.chunk),
+        method=req.method, sampler=req.sampler, seed=seed, config=config_of(net),
+        max_samples=0, start=opts.start, growth=0.0, rank_engine=opts.rank_engine,
+        tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),
+        incremental=opts.incremental, device=opts.device, engine=engine, t_start=mp.t_start,
+    )  # fmt: skip
+    run.max_samples = _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
+    run.growth = strategy.growth if opts.growth is None else float(opts.growth)
+    if strategy.fine_after is not None and opts.growth is None and run.incremental:
+        run.fine_after = strategy.fine_after
+    _grid.check_matrix_fits(run.max_samples, run.max_samples)  # one matrix (or block)
+    return run

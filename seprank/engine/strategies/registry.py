@@ -1,0 +1,210 @@
+"""The strategy registry: every measurement strategy is one module that registers one
+:class:`Strategy`; the planner (:mod:`seprank.engine.planner`) iterates them in order.
+
+A strategy declares:
+
+- ``applies(req) -> None | reason``: whether it can measure this request (no grid is
+  evaluated; the reason is a phrase, "needs method='modular' (got ...)");
+- ``confirm(req) -> None | reason``: a second, costlier check made only after the cost
+  check passed (graded: is f homogeneous? which evaluates f at a few points);
+- ``prime(req) -> (modulus, note)``: its prime policy;
+- ``cost(req, budget) -> dict``: time and memory from the shapes (the one estimate that
+  measure, sweeps, blocks and the refusals read), with ``expected_seconds`` and
+  ``peak_bytes`` where it can give them;
+- ``run(mp) -> Measurement``; and where it splits, ``tasks`` / ``assemble``.
+
+Third parties register a strategy by an entry point in the group ``seprank.strategies``
+(a module:object that is a Strategy instance), loaded on first use.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from seprank.errors import ConfigError
+
+#: The entry-point group third-party strategies register under.
+ENTRY_POINT_GROUP = "seprank.strategies"
+
+_REGISTRY: dict[str, Strategy] = {}
+_LOADED = {"entry_points": False}
+
+
+@dataclass
+class Request:
+    """What the planner knows before a strategy is chosen (all validated)."""
+
+    net: Any
+    A: tuple[int, ...]
+    B: tuple[int, ...]
+    options: Any
+    method: str
+    sampler: str
+    #: The checked given weights, or None (drawn from the seed).
+    weights: dict | None
+    #: The prime asked for (options.prime) or the default; None unless modular.
+    modulus: int | None
+    #: Whether the GF(p) ranks run on the BLAS engine (rank_engine auto or blas, on the CPU).
+    blas: bool
+    #: ``homogeneity()``'s work: set by the planner (it evaluates f at a few points).
+    probe: Any = field(default=None, repr=False)
+    #: Why each strategy asked so far was not taken (filled by the planner, in order).
+    refusals: dict = field(default_factory=dict)
+    #: The method's note for the reason (e.g. why auto took float), and what the refused
+    #: strategies add to the taken one's reason (:meth:`Strategy.not_taken`).
+    note: str = ""
+    notes: str = ""
+    _homogeneity: Any = field(default=None, repr=False)
+
+    @property
+    def requested(self) -> str:
+        """The strategy asked for ("auto" or a name)."""
+        return self.options.strategy
+
+    @property
+    def random_weights(self) -> bool:
+        return self.weights is None
+
+    def homogeneity(self):
+        """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once."""
+        if self._homogeneity is None:
+            self._homogeneity = self.probe()
+        return self._homogeneity
+
+
+class Strategy:
+    """One way to measure a rank; subclass it and :func:`register` an instance.
+
+    Attributes
+    ----------
+    name : str
+        The name ``measure(strategy=...)`` takes.
+    order : int
+        Position in the planner's list (lower is asked first).
+    auto : bool
+        Whether ``strategy="auto"`` may take it (else only when requested).
+    budget : str or None
+        The key of the default sample budget (``DEFAULT_MAX_SAMPLES``); None: no grid.
+    growth : float
+        The default sample growth per adaptive step.
+    certifies : bool
+        Whether a run can record the minors a certificate needs.
+    """
+
+    name = ""
+    order = 100
+    auto = True
+    budget: str | None = "modular"
+    growth = 1.5
+    certifies = False
+    #: Whether it samples a grid (its cost is then checked by the grid cost model, and the
+    #: planner builds the grid evaluator).
+    grid = True
+    #: Whether it runs on the planner's grid inputs (domain, weights, evaluator, engine:
+    #: :class:`~seprank.engine.strategies.base.Plan`); False: it builds its own.
+    needs_run = True
+    #: Graded: from this sample size on grow by x1.1 (None: never).
+    fine_after: int | None = None
+
+    def applies(self, req: Request) -> str | None:
+        """None where it can measure ``req``, else why not (a phrase)."""
+        return None
+
+    def confirm(self, req: Request) -> str | None:
+        """A costlier second check, made after the cost check (None: it still applies)."""
+        return None
+
+    def budget_key(self, req: Request) -> str | None:
+        """The key of its default sample budget (``DEFAULT_MAX_SAMPLES``)."""
+        return self.budget
+
+    def refusal_error(self, req: Request, why: str) -> str:
+        """The ConfigError's text when it was requested and does not apply."""
+        return f"strategy={self.name!r} {why}"
+
+    def not_taken(self, req: Request, why: str) -> str:
+        """What the taken strategy's reason adds about this one under auto ("": nothing)."""
+        return ""
+
+    def prime(self, req: Request) -> tuple[int | None, str]:
+        """(the modulus to measure in, a note for the reason); default the request's."""
+        return req.modulus, ""
+
+    def reason(self, req: Request) -> str:
+        """Why it was taken (the Measurement's ``strategy_reason``)."""
+        return "requested" if req.requested == self.name else f"auto: {self.name}"
+
+    def cost(self, req: Request, budget: int) -> dict:
+        """The cost model's estimate (a dict; ``note`` says what it models)."""
+        return {"strategy": self.name, "note": "no cost model"}
+
+    def run(self, mp) -> Any:
+        """Measure: a Measurement from the plan (a MeasurementPlan)."""
+        raise NotImplementedError
+
+
+def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
+    """Add ``strategy`` to the registry (``replace``: over one of the same name).
+
+    Parameters
+    ----------
+    strategy : Strategy
+        The instance to register.
+    replace : bool, default False
+        Replace a registered strategy of the same name instead of refusing.
+
+    Returns
+    -------
+    Strategy
+        ``strategy``.
+    """
+    if not isinstance(strategy, Strategy) or not strategy.name or strategy.name == "auto":
+        raise ConfigError(f"strategy={strategy!r} must be a Strategy instance with a name "
+                          "other than 'auto'")  # fmt: skip
+    if strategy.name in _REGISTRY and not replace:
+        raise ConfigError(f"strategy={strategy.name!r} is registered already")
+    _REGISTRY[strategy.name] = strategy
+    return strategy
+
+
+def unregister(name: str) -> None:
+    """Remove the strategy ``name`` (tests, and a plugin that replaces one)."""
+    _REGISTRY.pop(name, None)
+
+
+def _load_entry_points() -> None:
+    if _LOADED["entry_points"]:
+        return
+    _LOADED["entry_points"] = True
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            if getattr(obj, "name", None) not in _REGISTRY:
+                register(obj)
+        except Exception as exc:  # a broken plugin must not break seprank: it is skipped
+            warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) skipped: "
+                          f"{exc}", stacklevel=2)  # fmt: skip
+
+
+def ordered(plugins: bool = True) -> list[Strategy]:
+    """Every registered strategy, in the planner's order (``plugins``: with those of the
+    entry points, loaded on first use)."""
+    if plugins:
+        _load_entry_points()
+    return sorted(_REGISTRY.values(), key=lambda s: (s.order, s.name))
+
+
+def names(plugins: bool = True) -> tuple[str, ...]:
+    """``"auto"`` and every registered strategy's name, in order."""
+    return ("auto", *(s.name for s in ordered(plugins)))
+
+
+def get(name: str) -> Strategy:
+    """The registered strategy ``name`` (ConfigError naming the known ones)."""
+    _load_entry_points()
+    if name not in _REGISTRY:
+        raise ConfigError(f"strategy={name!r} must be one of {', '.join(names())}")
+    return _REGISTRY[name]

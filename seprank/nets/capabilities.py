@@ -1,0 +1,121 @@
+"""Capabilities an architecture declares, read by name, never inferred from its type.
+
+A fast path (a compiled evaluator, the catalecticant strategy, a closed-form entry
+degree) is taken because the network *declares* what it needs, not because it is one
+class: a mixer or a user's class that declares a capability gets the same path, and a
+subclass that is no longer what the capability describes (``SoftmaxSelfAttention``)
+undeclares it by setting the name to ``None``.
+
+Each capability is an optional method; :func:`capability` returns it bound, or None
+where the architecture does not declare it (or declares it ``None``):
+
+- ``kernel() -> callable | None``: a compiled GF(p) grid evaluator
+  ``evaluate(params, A_pts, B_pts, pos_a, pos_b, p) -> F`` (an int64 matrix, or None
+  where it cannot run at that prime: the generic path then runs). The evaluator must
+  compute exactly what ``apply`` computes in ModP; seprank ships one, for the paper's
+  weights layout (:mod:`seprank.nets.attention_kernel`), and tests it against ``apply``.
+- ``structural_polynomial() -> StructuralForm | None``: f = e_c^T P_L(S) x^i, the
+  structural lemma's form (proofs/structural_lemma.md) with the weights in the paper's
+  layout (``Wq``, ``Wk``, ``Wv`` of shape (L, H, d_a, d), ``Wo`` (L, H, d, d_a)), which is
+  what the catalecticant strategy and its certificates need.
+- ``entry_degree(random_weights) -> int``: the total degree of one grid entry in the
+  random quantities (inputs, and weights when random), for the Schwartz-Zippel labels.
+- ``upper_bound(partition)``: the architecture's own upper bound on the separation rank
+  (see :mod:`seprank.theory.architecture_bounds`).
+
+The declarations that describe f itself (``degree``, ``homogeneous``, ``polynomial``,
+``alphabet``) are attributes read by :mod:`seprank.nets.base` and checked before use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The capability names and what each enables (docs/architecture.md lists them too).
+CAPABILITIES = {
+    "kernel": "a compiled GF(p) grid evaluator (the direct and graded strategies' grids)",
+    "structural_polynomial": "the structural lemma's form (the catalecticant strategy)",
+    "entry_degree": "a closed-form entry degree (saturation labels without tracing apply)",
+    "upper_bound": "the architecture's own upper bound (labels, estimates)",
+}
+
+
+def capability(net, name: str):
+    """The bound method ``name`` that ``net`` declares, or None.
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    name : str
+        One of :data:`CAPABILITIES`.
+
+    Returns
+    -------
+    callable or None
+        The declared method; None when it is absent, declared None, not callable, or
+        inherited past a subclass that defines methods of its own (:func:`inherited_past`).
+
+    Examples
+    --------
+    >>> from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+    >>> capability(LinearSelfAttention(depth=1, width=2), "kernel") is not None
+    True
+    >>> capability(SoftmaxSelfAttention(depth=1, width=2), "kernel") is None
+    True
+    """
+    if name not in CAPABILITIES:
+        raise KeyError(f"capability {name!r} is not one of {', '.join(CAPABILITIES)}")
+    fn = getattr(net, name, None)
+    if not callable(fn) or inherited_past(type(net), name) is not None:
+        return None
+    return fn
+
+
+def inherited_past(cls: type, name: str) -> str | None:
+    """The subclass that makes an inherited capability untrustworthy, or None.
+
+    A capability describes the function of the class that declares it. A subclass that
+    defines a method of its own (an ``apply``, a ``_scores``, anything but the
+    dataclass's generated dunders) may compute another function, so the capability it
+    inherits is not honoured: the generic path measures it (a subclass that is still the
+    same function re-declares the capability)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return None
+        own = [k for k, v in vars(klass).items()
+               if not (k.startswith("__") and k.endswith("__")) and
+               (callable(v) or isinstance(v, (property, staticmethod, classmethod)))]
+        if own:
+            return klass.__name__
+    return None
+
+
+def declared(net, name: str):
+    """What the capability ``name`` returns (called with no argument), or None when the
+    network does not declare it or the declaration returns None."""
+    fn = capability(net, name)
+    return None if fn is None else fn()
+
+
+@dataclass(frozen=True)
+class StructuralForm:
+    """f = e_c^T P_L(S) x^i with P_0 = I, P_{l+1} = sum_h W^O_h W^V_h P_l S P_l^T
+    W^K_h^T W^Q_h P_l (+ P_l with the residual), S = sum_j x^j x^j^T: what an
+    architecture declares through ``structural_polynomial()``.
+
+    Its fields carry the names of :class:`~seprank.nets.attention.LinearSelfAttention`'s,
+    so the code that reads the form reads a network of the paper's family."""
+
+    depth: int
+    width: int
+    heads: int
+    seq_len: int
+    residual: bool
+    query_position: int
+    output_coord: int
+
+    @property
+    def matrix_degree(self) -> int:
+        """D = (3^L - 1)/2, the degree of P_L in S."""
+        return (3**self.depth - 1) // 2
