@@ -98,6 +98,11 @@ def declared(net, name: str):
     return None if fn is None else fn()
 
 
+def structural_form(net):
+    """The structural form ``net`` declares (``net`` itself if it is one), or None."""
+    return net if isinstance(net, StructuralForm) else declared(net, "structural_polynomial")
+
+
 @dataclass(frozen=True)
 class StructuralForm:
     """f = e_c^T P_L(S) x^i with P_0 = I, P_{l+1} = sum_h W^O_h W^V_h P_l S P_l^T

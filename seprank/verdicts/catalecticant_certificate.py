@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.capabilities import structural_form
 from seprank.theory import bounds
 from seprank.verdicts import reference_poly
 
@@ -37,7 +37,7 @@ def radix(net) -> int:
 
 def fields(net) -> dict:
     """The catalecticant-only fields of a certificate: ``keys`` and ``key_radix``."""
-    return {"keys": KEYS_RULE, "key_radix": radix(net)}
+    return {"keys": KEYS_RULE, "key_radix": radix(structural_form(net))}
 
 
 def blocks(minors: list) -> list:
@@ -50,9 +50,6 @@ def blocks(minors: list) -> list:
 
 def _applies(cert, net, A, p: int) -> list:
     """Why the reduction or the key convention does not hold here (empty: they do)."""
-    if type(net) is not LinearSelfAttention:
-        return [f"a catalecticant certificate needs a LinearSelfAttention network "
-                f"(got {type(net).__name__})"]  # fmt: skip
     bad = []
     d, D = net.width, bounds.matrix_degree(net.depth)
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
@@ -128,6 +125,12 @@ def check(cert, net, params, A, p: int) -> list:
     over GF(p) and the reduction applies); the caller checks the total and the bound."""
     import flint
 
+    form = structural_form(net)
+    if form is None:
+        return [f"a catalecticant certificate needs a network that declares its structural "
+                f"form (the capability structural_polynomial; {type(net).__name__} does "
+                "not)"]  # fmt: skip
+    net = form
     bad = _applies(cert, net, A, p) or _layout(cert, net, A)
     if bad:
         return bad

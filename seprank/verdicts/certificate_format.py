@@ -12,8 +12,8 @@ import re
 import numpy as np
 
 from seprank.errors import ConfigError
-from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.base import config_of
+from seprank.nets.capabilities import structural_form
 from seprank.nets.registry import API_HOW, import_fields, resolve, resolve_from_file
 
 FORMAT = "seprank-certificate/1"
@@ -27,8 +27,10 @@ WEIGHTS_RULE = "net.init(numpy.random.default_rng(seed), ModP(prime)) (integers 
 
 
 def homogeneous_by_theorem(net) -> bool:
-    """Architectures whose homogeneity (degree 3^L) is a theorem, not a measurement."""
-    return type(net) is LinearSelfAttention and not net.residual
+    """Architectures whose homogeneity (degree 3^L) is a theorem, not a measurement: those
+    that declare the structural form (proofs/structural_lemma.md) without the residual."""
+    form = structural_form(net)
+    return form is not None and not form.residual
 
 
 def architecture_for(name: str, config: dict, cls=None, allow_import=False,

@@ -125,7 +125,7 @@ TAMPER = {  # name: (certificate, edit, a word of the one reason)
     "exact flag": ("exact", _set(["exact"], False), "meets"),
     "upper not proved": ("residual", _set(["upper_bound"], 21), "proved bound"),
     "architecture": ("exact", _set(["architecture"], "SoftmaxSelfAttention"),
-                     "LinearSelfAttention"),
+                     "SoftmaxSelfAttention does not"),
 }
 
 

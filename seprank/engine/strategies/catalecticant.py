@@ -46,8 +46,8 @@ from seprank.engine.strategies.catalecticant_sizes import (  # noqa: F401 (re-ex
     MARGIN,
     MAX_BLOCKS,
     MAX_MONOMIALS,
-    _check_fits,
-    _fits,
+    check_fits,
+    fits,
     auto_pick,
     block_shapes,
     check_sizes,
@@ -89,7 +89,7 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
     tries.append((rows, cols))
     rec = minors.recording(plan)  # certifying: the pivots too (no left-kernel shortcut)
     for r_keys, c_keys in tries:
-        _check_fits(r_keys.size, c_keys.size * d)
+        check_fits(r_keys.size, c_keys.size * d)
         whole = r_keys is rows and c_keys is cols
         t0 = time.perf_counter()
         flip = nc < nr  # the short side as rows: the elimination's factors then hold K
@@ -112,7 +112,7 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
             K = left_kernel(H, factors, plan.domain.p)
             del H, factors  # the subset's matrix is not needed past its kernel
             t_rank += time.perf_counter() - tk
-            if _fits(K.shape[0], rest.size * (1 if flip else d)):  # K X: deficit x rest
+            if fits(K.shape[0], rest.size * (1 if flip else d)):  # K X: deficit x rest
                 r2, tf, tr = _rest_through_kernel(plan, keys, values, K, rows, cols, rest,
                                                   flip)  # fmt: skip
                 return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
@@ -196,7 +196,7 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
     te = time.perf_counter()
     if net.residual:
         ks = sp.keys_up_to(prep.D, prep.m, prep.radix)
-        _check_fits(ks.size, ks.size * d)
+        check_fits(ks.size, ks.size * d)
         H = sp.catalecticant(prep.keys, prep.values, ks, ks)
         tf = time.perf_counter() - te
         tr = time.perf_counter()
@@ -299,7 +299,7 @@ class Catalecticant(Strategy):
         if why is not None or req.requested != "auto":
             return why
         big = max(block_shapes(net), key=lambda rc: rc[0] * rc[1])
-        if not _fits(*big):
+        if not fits(*big):
             return (f"its largest matrix, {big[0]}x{big[1]}, needs "
                     f"{big[0] * big[1] * 8 / 2**30:.1f} GiB, over the "
                     f"{available_memory() // 4 / 2**30:.1f} GiB allowed")  # fmt: skip

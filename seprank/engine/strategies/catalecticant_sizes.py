@@ -13,28 +13,23 @@ import math
 from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine.sample_grid import available_memory
 from seprank.errors import TooBigError
-from seprank.nets.capabilities import StructuralForm, declared
+from seprank.nets.capabilities import structural_form as form_of
 from seprank.theory import bounds
 
 #: Extra entries of the long side kept in the first, sub-matrix attempt at a block.
 MARGIN = 16
 
 
-def form_of(net) -> StructuralForm | None:
-    """The structural form ``net`` declares (itself if it is one), or None."""
-    return net if isinstance(net, StructuralForm) else declared(net, "structural_polynomial")
-
-
-def _fits(rows: int, cols: int) -> bool:
+def fits(rows: int, cols: int) -> bool:
     """Whether a block matrix (float64, eliminated in place) fits in a quarter of the
     available memory."""
     return rows * cols * 8 <= available_memory() // 4
 
 
-def _check_fits(rows: int, cols: int) -> None:
+def check_fits(rows: int, cols: int) -> None:
     """Refuse a block matrix over a quarter of the available memory, before it is
     allocated."""
-    if not _fits(rows, cols):
+    if not fits(rows, cols):
         raise TooBigError(f"catalecticant: a {rows}x{cols} block needs "
                           f"{rows * cols * 8 / 2**30:.1f} GiB, over the "
                           f"{available_memory() // 4 / 2**30:.1f} GiB allowed")  # fmt: skip
@@ -130,7 +125,7 @@ def check_sizes(net) -> None:
         return r, c  # the whole block
 
     need = max((smallest(r, c) for r, c in block_shapes(net)), key=lambda rc: rc[0] * rc[1])
-    if not _fits(*need):
+    if not fits(*need):
         raise TooBigError(
             f"depth/width: the catalecticant strategy must rank a {need[0]}x{need[1]} "
             f"matrix for its largest block, {need[0] * need[1] * 8 / 2**30:.1f} GiB, over the "
@@ -181,7 +176,7 @@ def auto_pick(net, A, method: str, sampler: str, prime: int | None,
     if why is not None:
         return f" (catalecticant not taken: it {why.split('; use ')[0]})", None
     big = max(block_shapes(net), key=lambda rc: rc[0] * rc[1])
-    if not _fits(*big):
+    if not fits(*big):
         return (f" (catalecticant not taken: its largest matrix, {big[0]}x{big[1]}, needs "
                 f"{big[0] * big[1] * 8 / 2**30:.1f} GiB, over the "
                 f"{available_memory() // 4 / 2**30:.1f} GiB allowed)"), None  # fmt: skip
