@@ -18,8 +18,8 @@ import math
 import numbers
 
 from seprank.errors import ConfigError, TooBigError
-from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.base import input_dim
+from seprank.nets.capabilities import structural_form
 from seprank.theory import bounds
 from seprank.theory import sequences as seq
 from seprank.theory.architecture_bounds import known_bound
@@ -69,8 +69,10 @@ def _sides_cheap(width: int, *sides: int) -> bool:
 
 
 def _log10_expected_rank(net, A) -> float | None:
-    if not isinstance(net, LinearSelfAttention):
+    form = structural_form(net)  # the paper's family: its proved bounds
+    if form is None:
         return _log10_known_upper(net, A)
+    net = form
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
     args = (net.depth, net.width, nq, no, net.residual)
     lg = bounds.monomial_bound_log10(*args)
@@ -107,9 +109,10 @@ def format_seconds(s: float) -> str:
 
 def graded_blocks(net, A) -> list[int] | None:
     """Proved bounds of the A-degree blocks the graded strategy will measure, for the
-    networks whose homogeneity is a theorem (LinearSelfAttention without residual); None
-    for any other network (or too many blocks to list)."""
-    if type(net) is not LinearSelfAttention or net.residual:
+    networks whose homogeneity is a theorem (those that declare the structural form, without
+    residual); None for any other network (or too many blocks to list)."""
+    net = structural_form(net)
+    if net is None or net.residual:
         return None
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
     if not _sides_cheap(net.width, nq, no):

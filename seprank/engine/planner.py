@@ -134,15 +134,27 @@ def _request(net, opts, weights) -> Request:
                    weights=weights, modulus=modulus, blas=blas, note=note)  # fmt: skip
 
 
-def _choose(req: Request, progress) -> tuple[Strategy, dict | None, list]:
+def _skip(s: Strategy, req: Request, purpose: str) -> str | None:
+    """Why ``s`` is not asked at all under auto (None: it is asked)."""
+    if not s.auto:
+        return f"taken only when requested (strategy={s.name!r})"
+    if purpose == "certify":
+        return s.certifiable(req)
+    if purpose == "certify-grid":
+        return s.certifiable(req) or (None if s.grid else "samples no grid (grid=True)")
+    return None
+
+
+def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None, list]:
     """The strategy that runs, its cost, and (name, why not or None) for each one asked."""
     considered, notes = [], ""
     wanted = req.requested
     for s in ordered():
         if wanted != "auto" and s.name != wanted:
             continue
-        if wanted == "auto" and not s.auto:
-            considered.append((s.name, f"taken only when requested (strategy={s.name!r})"))
+        if wanted == "auto" and (skip := _skip(s, req, purpose)) is not None:
+            req.refusals[s.name] = skip
+            considered.append((s.name, skip))
             continue
         why = s.applies(req)
         cost = None
@@ -174,7 +186,7 @@ def _budget(s: Strategy, req: Request) -> int | None:
 
 
 def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
-         progress=None) -> MeasurementPlan:  # fmt: skip
+         progress=None, purpose: str = "measure") -> MeasurementPlan:  # fmt: skip
     """Validate everything and decide how ``net`` will be measured (no grid evaluated;
     the homogeneity test evaluates the network at a few random points).
 
@@ -185,7 +197,10 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     network follows, in this order: the architecture, the method (a non-polynomial refuses
     exact methods), the prime, the sampler, the given weights, the partition, the checks of
     a class seprank does not ship, the strategy, then (the strategy's prime may differ) the
-    rank engine and device."""
+    rank engine and device.
+
+    ``purpose``: ``"measure"``; ``"certify"`` (auto asks only the strategies that can
+    write a certificate for this network); ``"certify-grid"`` (and only grid ones)."""
     t0 = time.perf_counter()
     opts = MeasureOptions() if options is None else options
     if not isinstance(opts, MeasureOptions):
@@ -201,7 +216,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
             line_check.check_arithmetic(net, domain, seed)
     req.probe = lambda: homogeneity(net, params_for(net, ModP(req.modulus), seed, req.weights),
                                     ModP(req.modulus), np.random.default_rng([seed, 2]))
-    strategy, cost, considered = _choose(req, progress)
+    strategy, cost, considered = _choose(req, progress, purpose)
     modulus, prime_note = strategy.prime(req)
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked
         check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)

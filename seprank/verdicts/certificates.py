@@ -50,14 +50,12 @@ import numpy as np
 
 from seprank import labels
 from seprank._version import __version__
-from seprank.algebra.domains import DEFAULT_PRIME, ModP
+from seprank.algebra.domains import ModP
 from seprank.engine import display
-from seprank.engine.feasibility import interpolates
 from seprank.engine.measure import execute, plan
 from seprank.engine.options import MeasureOptions
 from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
-from seprank.engine.strategies import catalecticant
 from seprank.errors import ConfigError, SeprankError
 from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.partitions import check_partition, default_partition
@@ -72,7 +70,6 @@ from seprank.verdicts.certificate_format import (
     certificate_name,
     claim_text,
     dumps,
-    homogeneous_by_theorem,
     weights_digest,
 )
 
@@ -336,17 +333,15 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
 
 def _measure(net, partition, A, *, seed, prime, max_samples, progress, saturation_threshold,
              grid):  # fmt: skip
-    """Measure with minors recorded: catalecticant where auto takes it (its minors are
-    coefficient minors), else a grid strategy (graded where it interpolates)."""
-    p = DEFAULT_PRIME if prime is None else prime  # a bad prime: plan says so below
-    cat = not grid and isinstance(p, numbers.Integral) and catalecticant.auto_pick(
-        net, A, "modular", "auto", prime)[1] is not None  # fmt: skip
-    strategy = "auto" if cat else "graded" if homogeneous_by_theorem(net) and (
-        not isinstance(p, numbers.Integral) or interpolates(int(p), net)) else "direct"
-    opts = MeasureOptions(seed=seed, prime=prime, max_samples=max_samples, strategy=strategy,
+    """Measure with minors recorded: the first strategy the planner takes among those
+    that can write a certificate for this network (catalecticant where auto takes it,
+    then graded where f is homogeneous by theorem, else direct; grid strategies only with
+    ``grid``)."""
+    opts = MeasureOptions(seed=seed, prime=prime, max_samples=max_samples,
                           saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold
                           is None else saturation_threshold)  # fmt: skip
-    mp = plan(net, partition, opts, progress=progress)
+    mp = plan(net, partition, opts, progress=progress,
+              purpose="certify-grid" if grid else "certify")  # fmt: skip
     if mp.strategy == "catalecticant":
         mp.run.minors = {}  # record each block's nonsingular minor
     return execute(mp)

@@ -1,6 +1,6 @@
 """The catalecticant strategy's sizes and applicability: which networks it measures, its
-prime, the shapes of its matrices (before any is built), and what ``strategy="auto"``
-takes (:mod:`seprank.engine.strategies.catalecticant` declares the strategy).
+prime, and the shapes of its matrices before any is built
+(:mod:`seprank.engine.strategies.catalecticant` declares the strategy).
 
 The strategy reads only the structural form a network declares (the capability
 ``structural_polynomial``, :mod:`seprank.nets.capabilities`), never its type.
@@ -153,33 +153,3 @@ def choose_prime(net, prime: int | None, blas: bool = True) -> tuple[int, str]:
                             f"those at the default prime {DEFAULT_PRIME}: pass prime= "
                             "for another)")  # fmt: skip
     return DEFAULT_PRIME, ""
-
-
-def auto_pick(net, A, method: str, sampler: str, prime: int | None,
-              random_weights: bool = True,
-              blas: bool = True) -> tuple[str, int | None]:  # fmt: skip
-    """Whether ``strategy='auto'`` takes this strategy: (why, its prime) when it does,
-    (why not, None) when not. It is taken when it applies (:func:`refusal`), the weights
-    are random, and each of its matrices fits in memory: it ranks matrices of the graded
-    blocks' sizes (the same ranks) without evaluating any grid, so where it applies it is
-    the cheaper one. With given weights it samples nothing random, so it could not earn a
-    saturation label; the grid strategies' random points can."""
-    if form_of(net) is None:
-        return "", None
-    if not random_weights:
-        return (" (catalecticant not taken: with given weights nothing in it is random, "
-                "so it could not label saturation)"), None  # fmt: skip
-    why = refusal(net, A, method, sampler, DEFAULT_PRIME if prime is None else prime)
-    if why is None:
-        p, prime_why = choose_prime(net, prime, blas)
-        why = refusal(net, A, method, sampler, p)
-    if why is not None:
-        return f" (catalecticant not taken: it {why.split('; use ')[0]})", None
-    big = max(block_shapes(net), key=lambda rc: rc[0] * rc[1])
-    if not fits(*big):
-        return (f" (catalecticant not taken: its largest matrix, {big[0]}x{big[1]}, needs "
-                f"{big[0] * big[1] * 8 / 2**30:.1f} GiB, over the "
-                f"{available_memory() // 4 / 2**30:.1f} GiB allowed)"), None  # fmt: skip
-    return ("auto: catalecticant (both sides have at least width positions and prime > D, "
-            "proofs/catalecticant_reduction.md; no grid: the graded blocks' ranks from F's "
-            f"coefficients; largest matrix {big[0]}x{big[1]})" + prime_why), p

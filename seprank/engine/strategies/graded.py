@@ -31,6 +31,7 @@ from seprank.engine.sample_grid import check_matrix_fits
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
+from seprank.nets.capabilities import structural_form
 
 #: Probes (random points) used to find which A-degrees occur.
 SUPPORT_PROBES = 3
@@ -224,6 +225,14 @@ class Graded(Strategy):
             return (f"f homogeneous of degree {_big(h.degree)}, but prime={req.modulus} is "
                     "too small to interpolate it")  # fmt: skip
         return None if h.homogeneous else f"f not homogeneous ({h.source})"
+
+    def certifiable(self, req) -> str | None:
+        """A graded certificate's checker needs f homogeneous by theorem (a declared
+        structural form without residual), not by a probe."""
+        form = structural_form(req.net)
+        if form is None or form.residual:
+            return "its certificate needs f homogeneous by theorem (a structural form)"
+        return None
 
     def refusal_error(self, req, why: str) -> str:
         if why.startswith("f not homogeneous"):

@@ -129,6 +129,11 @@ class Strategy:
         """What the taken strategy's reason adds about this one under auto ("": nothing)."""
         return ""
 
+    def certifiable(self, req: Request) -> str | None:
+        """None where a run can record what a certificate needs (``certifies``), else why
+        not (asked only when planning a certificate)."""
+        return None if self.certifies else "writes no certificate"
+
     def prime(self, req: Request) -> tuple[int | None, str]:
         """(the modulus to measure in, a note for the reason); default the request's."""
         return req.modulus, ""
