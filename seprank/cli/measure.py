@@ -21,7 +21,7 @@ from seprank.cli._common import (
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.confirm import confirm
 from seprank.engine.feasibility import check_feasible, check_prime
-from seprank.engine.measure import METHODS, SAMPLERS, STRATEGIES, measure
+from seprank.engine.measure import METHODS, SAMPLERS, STRATEGIES, MeasureOptions, measure
 from seprank.engine.sample_grid import available_memory
 from seprank.errors import MeasurementInterrupted
 from seprank.labels import SATURATED
@@ -98,21 +98,31 @@ def add_parser(sub) -> None:
     add_output_args(m, quiet_help="no progress lines")
 
 
+def _keywords(args) -> dict:
+    return dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
+                rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
+                saturation_threshold=args.saturation_threshold)  # fmt: skip
+
+
+def options_from_args(args) -> MeasureOptions:
+    """The MeasureOptions ``seprank measure`` runs with, from its parsed arguments."""
+    return MeasureOptions(seed=args.seed, prime=args.prime, **_keywords(args))
+
+
 def cmd_measure(args) -> int:
     net = net_from_args(args)
     if args.prime is not None and args.method in ("modular", "auto"):
         check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
         check_prime(net, args.prime)  # what the computation needs, stated
-    kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
-              rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
-              progress=_progress(args), saturation_threshold=args.saturation_threshold)
+    kw = _keywords(args)
     summary = None
     try:
         if args.confirm > 1:
             m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
-                                 prime=args.prime, **kw)  # fmt: skip
+                                 prime=args.prime, progress=_progress(args), **kw)  # fmt: skip
         else:
-            m = measure(net, args.partition, seed=args.seed, prime=args.prime, **kw)
+            m = measure(net, args.partition, progress=_progress(args),
+                        options=options_from_args(args))  # fmt: skip
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
             print_measurement(exc.partial, args.json)
@@ -150,7 +160,10 @@ def print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
     print(f"  time {m.seconds:.2f}s (grid {m.eval_seconds:.2f}s, rank {m.rank_seconds:.2f}s)")
     print(f"  partition A={list(m.partition)}, config {m.config}")
     print(f"  strategy {m.strategy}: {m.strategy_reason}")
-    if m.strategy == "graded":
+    for name, why in m.considered:  # the planner's record: every strategy, why (not) taken
+        said = "taken" if why is None else why if why.startswith("not ") else f"not taken: {why}"
+        print(f"    {name}: {said}")
+    if m.graded:
         g = m.graded
         done = sum(b["saturated"] for b in m.blocks)
         big = max(m.blocks, key=lambda b: b["rank"])

@@ -70,7 +70,9 @@ def execute(mp: MeasurementPlan) -> Measurement:
                                    random_weights=mp.weights is None)  # fmt: skip
 
     try:
-        return label(mp.chosen.run(mp))
+        m = mp.chosen.run(mp)
+        m.considered = [[name, why] for name, why in mp.considered]
+        return label(m)
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
             label(exc.partial)

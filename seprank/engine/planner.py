@@ -149,8 +149,10 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None
     """The strategy that runs, its cost, and (name, why not or None) for each one asked."""
     considered, notes = [], ""
     wanted = req.requested
-    for s in ordered():
+    strategies = ordered()
+    for i, s in enumerate(strategies):
         if wanted != "auto" and s.name != wanted:
+            considered.append((s.name, f"not requested (strategy={wanted!r})"))
             continue
         if wanted == "auto" and (skip := _skip(s, req, purpose)) is not None:
             req.refusals[s.name] = skip
@@ -172,6 +174,9 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None
             notes += s.not_taken(req, why)
             continue
         considered.append((s.name, None))
+        considered += [(o.name, f"not asked: {s.name} was taken first" if wanted == "auto"
+                        else f"not requested (strategy={wanted!r})")
+                       for o in strategies[i + 1:]]  # fmt: skip
         req.notes = notes
         return s, cost, considered
     raise ConfigError(f"strategy={wanted!r}: no strategy applies to method={req.method!r}: "

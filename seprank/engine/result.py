@@ -92,6 +92,9 @@ class Measurement:
         symbolic method's is ``coefficients``).
     strategy_reason : str, default ""
         Why that strategy (and method) was taken.
+    considered : list, default []
+        [name, why not] for every registered strategy, in the planner's order (why not is
+        None for the one taken).
     blocks : list, default []
         One dict per block of a graded or catalecticant measurement (see above).
     graded : dict or None, default None
@@ -154,6 +157,7 @@ class Measurement:
     trusted: bool | None = None
     polynomial: bool = True
     bound: dict | None = None
+    considered: list = field(default_factory=list)
 
     @property
     def kind(self) -> str:
@@ -201,7 +205,7 @@ class Measurement:
                 ("partition A", list(self.partition)),
                 ("samples", f"{self.samples[0]} x {self.samples[1]}"), ("seed", self.seed),
                 ("time", f"{self.seconds:.2f} s"), ("ground", self.saturation_reason)]
-        if self.blocks and self.strategy != "direct":
+        if self.blocks and (self.graded or self.catalecticant):  # a strategy with blocks
             rows.insert(5, ("block ranks", display.block_ranks(self.blocks)))
         return display.html_table("Measurement", rows)
 

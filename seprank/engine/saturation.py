@@ -127,7 +127,7 @@ def schwartz_zippel_bound(m, e: int) -> float:
     """The bound of the module docstring for a modular, random-sampler Measurement."""
     p = m.prime
     sizes = [min(int(r), int(c)) for r, c, _ in m.history]
-    if m.strategy == "graded":
+    if m.graded is not None:  # one matrix per block, and the degree support's bounds
         total = 0.0
         for b in m.blocks:
             total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
@@ -212,7 +212,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
                                if m.budget_hit else "the rank reached the sample size")
         return m
-    if m.strategy == "catalecticant":
+    if m.sampler == "coefficients":  # nothing sampled: only the weights are random
         return _label_coefficients(m, net, threshold, random_weights)
     if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
         m.saturated, m.saturation_bound = False, None
