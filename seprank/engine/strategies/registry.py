@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from seprank.engine.strategies.base import grid_cost
 from seprank.errors import ConfigError
 
 #: The entry-point group third-party strategies register under.
@@ -142,9 +143,10 @@ class Strategy:
         """Why it was taken (the Measurement's ``strategy_reason``)."""
         return "requested" if req.requested == self.name else f"auto: {self.name}"
 
-    def cost(self, req: Request, budget: int) -> dict:
-        """The cost model's estimate (a dict; ``note`` says what it models)."""
-        return {"strategy": self.name, "note": "no cost model"}
+    def cost(self, req: Request, budget: int) -> dict | None:
+        """The cost model's estimate (a dict); by default the grid strategies' model
+        (:func:`~seprank.engine.strategies.base.grid_cost`) for a grid strategy, else None."""
+        return grid_cost(req, budget) if self.grid else None
 
     def run(self, mp) -> Any:
         """Measure: a Measurement from the plan (a MeasurementPlan)."""
