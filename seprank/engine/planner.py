@@ -30,12 +30,12 @@ from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility, kernels, line_check, row_check
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
-from seprank.engine.homogeneity import homogeneity
 from seprank.engine.options import MeasureOptions
 from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, params_for, say
 from seprank.errors import ConfigError
 from seprank.nets.base import config_of, is_polynomial
+from seprank.nets.capabilities import structural_form
 from seprank.nets.partitions import check_partition, default_partition
 
 
@@ -117,21 +117,25 @@ def _net_note(net) -> str:
     return f"; {note}" if isinstance(note, str) and note else ""
 
 
-def _request(net, opts, weights) -> Request:
+def _request(net, partition, opts, weights) -> Request:
     """Everything validated that depends on the network, before a strategy is chosen."""
     _estimate.check_architecture(net)
     feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4, opts.max_samples)
     method, note = _resolve_method(net, opts.method)
-    modulus = (DEFAULT_PRIME if opts.prime is None else opts.prime) if method == "modular" \
-        else None  # fmt: skip
+    modulus = None
+    if method == "modular":
+        modulus = DEFAULT_PRIME if opts.prime is None else opts.prime
     if modulus is not None:
         ModP(modulus)  # validates prime before anything compiles
     sampler = _resolve_sampler(net, opts.sampler)
     if weights is not None:  # exact numbers, keys and shapes as init's (before any compile)
         weights = _weights.check_weights(net, weights, int(opts.seed))
-    blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # a fast prime's
-    return Request(net=net, A=(), B=(), options=opts, method=method, sampler=sampler,
-                   weights=weights, modulus=modulus, blas=blas, note=note)  # fmt: skip
+    blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # for the fast prime
+    A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
+                           net.seq_len)  # fmt: skip
+    return Request(net=net, A=A, B=B, options=opts, method=method, sampler=sampler,
+                   weights=weights, modulus=modulus, blas=blas, note=note,
+                   form=structural_form(net))  # fmt: skip
 
 
 def _skip(s: Strategy, req: Request, purpose: str) -> str | None:
@@ -210,17 +214,13 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     opts = MeasureOptions() if options is None else options
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
-    req = _request(net, opts, weights)
-    req.A, req.B = check_partition(default_partition(net.seq_len) if partition is None
-                                   else partition, net.seq_len)  # fmt: skip
+    req = _request(net, partition, opts, weights)
     seed = int(opts.seed)
     if req.method in ("modular", "float") and line_check.needs_check(net):  # not shipped
         domain = ModP(req.modulus) if req.method == "modular" else Float64()
         row_check.check_rows(net, domain, seed)  # one row per row
         if req.method == "modular":
             line_check.check_arithmetic(net, domain, seed)
-    req.probe = lambda: homogeneity(net, params_for(net, ModP(req.modulus), seed, req.weights),
-                                    ModP(req.modulus), np.random.default_rng([seed, 2]))
     strategy, cost, considered = _choose(req, progress, purpose)
     modulus, prime_note = strategy.prime(req)
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked

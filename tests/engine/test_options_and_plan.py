@@ -125,15 +125,15 @@ def test_homogeneity_probes_have_their_own_stream(monkeypatch):
     """The probes draw from default_rng([seed, 2]), not from the points' stream."""
     import numpy as np
 
-    from seprank.engine import planner
+    from seprank.engine.strategies import registry
 
-    seen, real = [], planner.homogeneity
+    seen, real = [], registry.homogeneity
 
     def spy(net, params, domain, rng):
         seen.append(rng.bit_generator.state)
         return real(net, params, domain, rng)
 
-    monkeypatch.setattr(planner, "homogeneity", spy)
+    monkeypatch.setattr(registry, "homogeneity", spy)
     graded = LinearSelfAttention(depth=2, width=3, seq_len=4)  # 2 positions a side: graded
     assert plan(graded, options=MeasureOptions(seed=5)).strategy == "graded"
     assert seen == [np.random.default_rng([5, 2]).bit_generator.state]

@@ -24,7 +24,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from seprank.engine.strategies.base import grid_cost
+import numpy as np
+
+from seprank.algebra.domains import ModP
+from seprank.engine.homogeneity import homogeneity
+from seprank.engine.strategies.base import grid_cost, params_for
 from seprank.errors import ConfigError
 
 #: The entry-point group third-party strategies register under.
@@ -50,8 +54,8 @@ class Request:
     modulus: int | None
     #: Whether the GF(p) ranks run on the BLAS engine (rank_engine auto or blas, on the CPU).
     blas: bool
-    #: ``homogeneity()``'s work: set by the planner (it evaluates f at a few points).
-    probe: Any = field(default=None, repr=False)
+    #: The structural form the network declares (:mod:`seprank.nets.capabilities`), or None.
+    form: Any = None
     #: Why each strategy asked so far was not taken (filled by the planner, in order).
     refusals: dict = field(default_factory=dict)
     #: The method's note for the reason (e.g. why auto took float), and what the refused
@@ -70,9 +74,14 @@ class Request:
         return self.weights is None
 
     def homogeneity(self):
-        """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once."""
+        """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once
+        in GF(modulus) with the run's weights and the probes' own stream
+        ``default_rng([seed, 2])`` (probing never moves the sample points)."""
         if self._homogeneity is None:
-            self._homogeneity = self.probe()
+            seed, domain = int(self.options.seed), ModP(self.modulus)
+            params = params_for(self.net, domain, seed, self.weights)
+            self._homogeneity = homogeneity(self.net, params, domain,
+                                            np.random.default_rng([seed, 2]))  # fmt: skip
         return self._homogeneity
 
 
