@@ -179,3 +179,33 @@ def test_register_refuses_in_one_line(bad, match):
     with pytest.raises(ConfigError, match=match):
         register(bad)
     assert tuple(RANK_ENGINES) == ("auto", *(c.name for c in BUILT_IN))
+
+
+def test_an_engine_on_another_array_library_is_one_class():
+    """An array engine for another library overrides ``array_backend`` only (here numpy
+    again, counting its products): registered, it ranks as the others do."""
+    from seprank.algebra.array_elimination import NumpyBackend
+    from seprank.algebra.rank_engines.array_numpy import ArrayNumpyEngine
+
+    products = []
+
+    class Counting(NumpyBackend):
+        def matmul(self, a, b):
+            products.append(a.shape)
+            return a @ b
+
+    class Again(ArrayNumpyEngine):
+        name = "array-again"
+
+        def array_backend(self):
+            return Counting()
+
+    register(Again)
+    try:
+        M = _matrices(65521)[0]
+        eng = RankEngine.choose("array-again", 65521, arg="rank_engine")
+        assert eng.rank(M) == _ref_rank(M, 65521) == 4 and products
+        with pytest.raises(ConfigError, match=r"^rank_engine='array-again' needs prime < 2\*\*26"):
+            RankEngine.choose("array-again", 2**31 - 1, arg="rank_engine")  # inherited limit
+    finally:
+        unregister("array-again")

@@ -21,6 +21,12 @@ class ArrayNumpyEngine(RankEngine):
     #: The array_elimination backend it runs on.
     backend = "numpy"
 
+    def array_backend(self):
+        """The backend object the elimination runs on (an engine for another array
+        library overrides this: one object with the methods of
+        :class:`~seprank.algebra.array_elimination.NumpyBackend`)."""
+        return array_elimination.get_backend(self.backend, self.device)
+
     def _rank(self, M: np.ndarray, overwrite: bool) -> int:
-        xp = array_elimination.get_backend(self.backend, self.device)
-        return array_elimination.rank(np.asarray(M, dtype=np.int64), self.p, xp)
+        return array_elimination.rank(np.asarray(M, dtype=np.int64), self.p,
+                                      self.array_backend())  # fmt: skip
