@@ -19,16 +19,10 @@ def domain(request):
 
 
 def _engines():
-    import importlib.util
+    """Every registered GF(p) rank engine that runs here (its declared needs installed)."""
+    from seprank.algebra.rank_engines import engine_class, engine_names
 
-    from seprank.algebra import blas_elimination
-
-    out = ["flint", "array-numpy"]
-    if blas_elimination.available():
-        out.insert(0, "blas")
-    if importlib.util.find_spec("torch") is not None:
-        out.append("array-torch")
-    return out
+    return [n for n in engine_names() if engine_class(n).missing() is None]
 
 
 @pytest.fixture(params=_engines())

@@ -27,9 +27,12 @@ from seprank.algebra import blas_elimination as be
 
 def matmul_mod_long(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
     """(A @ B) mod p for float64 residues, any inner dimension: chunks of the longest
-    inner dimension one exact product allows (2**13 for two split products), summed."""
+    inner dimension one exact product allows (2**13 for two split products), summed; one
+    product (:func:`~seprank.algebra.blas_elimination.matmul_mod`) when it fits in one."""
     step = next((s for s in (8192, 4096, 2048, 1024, 512, 256) if be.single_product(p, s)),
                 8192)  # fmt: skip
+    if A.shape[1] <= step:
+        return be.matmul_mod(A, B, p)
     out = np.zeros((A.shape[0], B.shape[1]))
     for s in range(0, A.shape[1], step):
         out += be.matmul_mod(np.ascontiguousarray(A[:, s:s + step]),

@@ -258,6 +258,7 @@ def _assemble(mp, specs: list, store, threshold: float):
     seconds = extra["build_seconds"] + sum(b["seconds"] for b, _, _ in results)
     m = _split(mp).assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
                                mp.reason, seconds=seconds)  # fmt: skip
+    m.considered = [[name, why] for name, why in mp.considered]  # as measure records it
     m = bound_compare.label(m, mp.net, threshold, random_weights=True)  # as measure does
     return m
 

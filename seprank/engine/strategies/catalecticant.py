@@ -33,8 +33,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from seprank.algebra import blas_elimination
-from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
 from seprank.engine import structural_poly as sp
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
@@ -74,8 +72,8 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
     s + MARGIN entries is first ranked on a random subset of s + MARGIN of them (whole
     deltas on the column side: d columns each): a submatrix's rank is a lower bound, and
     when it reaches s it is the block's rank, with no probability. When it falls short,
-    the BLAS engine goes on from that elimination (:func:`_rest_through_kernel`); other
-    engines rank the whole block."""
+    an engine with a left kernel (the BLAS one) goes on from that elimination
+    (:func:`_rest_through_kernel`); other engines rank the whole block."""
     d = values.shape[1]
     nr, nc = rows.size, cols.size * d
     small = min(nr, nc)
@@ -97,20 +95,17 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
         if rec:
             r, minor = minors.pivots_of(plan, H, r_keys, c_keys, flip, d)
             rest = None
-        elif whole or plan.engine.name != "blas":
+        elif whole or not plan.engine.has_left_kernel:
             r = plan.engine.rank(H, overwrite=True)
             rest = None
         else:
-            factors: dict = {}
-            r = len(blas_elimination.pivots(H, plan.domain.p, factors=factors)[0])
+            K = plan.engine.left_kernel(H, overwrite=True)  # H's rows: the short side
+            r = H.shape[0] - K.shape[0]
             rest = None if r == small else (np.setdiff1d(rows, r_keys) if flip
                                             else np.setdiff1d(cols, c_keys))  # fmt: skip
         t_fill, t_rank = t_fill + t1 - t0, t_rank + time.perf_counter() - t1
         if rest is not None:
-            tk = time.perf_counter()
-            K = left_kernel(H, factors, plan.domain.p)
-            del H, factors  # the subset's matrix is not needed past its kernel
-            t_rank += time.perf_counter() - tk
+            del H  # the subset's matrix is not needed past its kernel
             if fits(K.shape[0], rest.size * (1 if flip else d)):  # K X: deficit x rest
                 r2, tf, tr = _rest_through_kernel(plan, keys, values, K, rows, cols, rest,
                                                   flip)  # fmt: skip
@@ -128,10 +123,9 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
 def _rest_through_kernel(plan, keys, values, K, rows, cols, rest, flip):
     """(rank added, fill s, rank s) by the entries ``rest`` of the long side that the
     eliminated submatrix H left out: rank [H | X] = rank H + rank(K X), K a basis of H's
-    left kernel (exact; :mod:`seprank.algebra.left_kernel`). H's rows are the short side
+    left kernel (exact; the engine's ``left_kernel``). H's rows are the short side
     (the block's rows, or with ``flip`` its columns), all of them, so K X has as many
     rows as H's deficit: the left-out entries are never eliminated."""
-    p = plan.domain.p
     t0 = time.perf_counter()
     parts = []
     t_fill = 0.0
@@ -141,7 +135,7 @@ def _rest_through_kernel(plan, keys, values, K, rows, cols, rest, flip):
         X = sp.catalecticant(keys, values, part, cols, transpose=True) if flip \
             else sp.catalecticant(keys, values, rows, part)  # fmt: skip
         t_fill += time.perf_counter() - tf
-        parts.append(matmul_mod_long(K, X, p))
+        parts.append(plan.engine.matmul(K, X))
     r2 = plan.engine.rank(np.hstack(parts))
     return r2, t_fill, time.perf_counter() - t0 - t_fill
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from seprank.algebra import blas_elimination
-
 
 def recording(plan) -> bool:
     """Whether this measurement records its minors (a certificate was asked for)."""
@@ -24,10 +22,7 @@ def recording(plan) -> bool:
 def pivots_of(plan, H, r_keys, c_keys, flip: bool, d: int) -> tuple[int, dict]:
     """(rank, minor) of H = catalecticant(keys, values, r_keys, c_keys, transpose=flip),
     its pivots mapped back to keys (H is overwritten)."""
-    if plan.engine.name == "blas":
-        rows, cols = blas_elimination.pivots(H, plan.domain.p)
-    else:
-        rows, cols = plan.engine.pivots(H)
+    rows, cols = plan.engine.pivots(H, overwrite=True)
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     if flip:  # H^T: its rows are the block's (delta, c) columns
         rows, cols = cols, rows

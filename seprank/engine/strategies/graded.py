@@ -22,7 +22,6 @@ import time
 
 import numpy as np
 
-from seprank.algebra import blas_elimination
 from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
 from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
@@ -104,7 +103,7 @@ def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
         rc = chunk.shape[0]
         scaled = np.concatenate([(int(t) * chunk) % p for t in ts])
         G = plan.evaluate(scaled, cols_B).astype(np.float64).reshape(m, rc * Q)
-        Fk = blas_elimination.matmul_mod(V, G, p)  # row i: f_k on this chunk, k = live[i].degree
+        Fk = plan.engine.matmul(V, G)  # row i: f_k on this chunk, k = live[i].degree
         for i in range(len(live)):
             out[i][s0 : s0 + rc] = Fk[i].reshape(rc, Q)
     return out

@@ -1,0 +1,41 @@
+"""The BLAS engine: blocked elimination on float64 BLAS with numba panels
+(:mod:`seprank.algebra.blas_elimination`), exact for primes below 2**26; the one with a
+left kernel (:mod:`seprank.algebra.left_kernel`) and an extendable elimination
+(:mod:`seprank.algebra.incremental`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seprank.algebra import blas_elimination, left_kernel
+from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
+from seprank.algebra.rank_engines.base import RankEngine, register, residues
+
+
+@register
+class BlasEngine(RankEngine):
+    """GF(p) ranks by float64 BLAS products (``auto`` on the CPU below 2**26)."""
+
+    name = "blas"
+    prime_limit = FLOAT64_PRIME_LIMIT
+    dtype = "float64"
+    auto_on = ("cpu",)
+    preference = 0
+    has_left_kernel = True
+    incremental_growth = True
+
+    @classmethod
+    def missing(cls) -> str | None:
+        """Why the compiled panels are absent (numba did not load), or None."""
+        return None if blas_elimination.available() else "needs numba (pip install numba)"
+
+    def _rank(self, M: np.ndarray, overwrite: bool) -> int:
+        return blas_elimination.rank_blocked(M, self.p, overwrite=overwrite)
+
+    def left_kernel(self, M: np.ndarray, overwrite: bool = False) -> np.ndarray:
+        """A basis of the left kernel of ``M`` mod p from one elimination, (rows - rank) x
+        rows float64 residues (``overwrite``: a float64 ``M`` is eliminated in place)."""
+        A = residues(M, self.p, overwrite)
+        factors: dict = {}
+        blas_elimination.pivots(A, self.p, factors=factors)
+        return left_kernel.left_kernel(A, factors, self.p)
