@@ -18,10 +18,12 @@ The studied function is coordinate ``output_coord`` of y^{L,query_position}.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.errors import ConfigError, DomainError
+from seprank.nets.bound import LINEAR_ATTENTION
 
 
 def _check_int(name: str, value, lo: int) -> None:
@@ -73,6 +75,8 @@ class LinearSelfAttention:
     residual: bool = False
     query_position: int = 0
     output_coord: int = 0
+    #: The paper's theorems bound it (seprank.theory.bounds; not inherited: theorem_of).
+    bound_theorem: ClassVar[str] = LINEAR_ATTENTION
 
     def __post_init__(self):
         _check_int("depth", self.depth, 1)
@@ -153,6 +157,9 @@ class SoftmaxSelfAttention(LinearSelfAttention):
     query_position, output_coord : int
         The measured function is y^{L, query_position}_{output_coord}.
     """
+
+    #: No theorem bounds softmax attention (and a declaration is never inherited).
+    bound_theorem: ClassVar[None] = None
 
     @property
     def degree(self) -> None:
