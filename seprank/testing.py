@@ -32,6 +32,7 @@ from seprank.engine.measure import measure
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention, head_counts
 from seprank.nets.base import config_of
+from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.theory.bounds import upper_bound
 
@@ -280,7 +281,7 @@ def reproduce(net, partition=None, seed: int = 0, method: str = "modular") -> st
      --output-coord 0 --partition 0,1 --method modular --seed 3'
     """
     part = default_partition(net.seq_len) if partition is None else tuple(partition)
-    if type(net) is LinearSelfAttention:
+    if theorem_of(net) == LINEAR_ATTENTION:  # the paper's network: the CLI's own flags
         return (
             f"seprank measure --depth {net.depth} --width {net.width} --heads {net.heads} "
             f"--seq-len {net.seq_len}{' --residual' if net.residual else ''} "

@@ -22,7 +22,7 @@ from seprank.nets.base import input_dim
 from seprank.nets.capabilities import structural_form
 from seprank.theory import bounds
 from seprank.theory import sequences as seq
-from seprank.theory.architecture_bounds import known_bound
+from seprank.theory.architecture_bounds import architecture_bound
 
 #: Runs estimated to take longer than this (worst case) are refused.
 MAX_SECONDS = 12 * 3600
@@ -82,11 +82,11 @@ def _log10_expected_rank(net, A) -> float | None:
 
 
 def _log10_known_upper(net, A) -> float | None:
-    """log10 of an architecture's own known upper bound (``known_bound``), or of the
+    """log10 of an architecture's own known upper bound (``architecture_bound``), or of the
     complete grid over its alphabet; None when neither exists."""
     ups = []
     try:
-        up = (known_bound(net, A) or {}).get("upper")
+        up = (architecture_bound(net, A) or {}).get("upper")
     except Exception:  # a bound that cannot be computed here is not an estimate
         up = None
     if up:

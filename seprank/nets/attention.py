@@ -18,11 +18,13 @@ The studied function is coordinate ``output_coord`` of y^{L,query_position}.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.errors import ConfigError, DomainError
 from seprank.nets import attention_kernel
+from seprank.nets.bound import LINEAR_ATTENTION
 from seprank.nets.capabilities import StructuralForm
 
 
@@ -75,6 +77,8 @@ class LinearSelfAttention:
     residual: bool = False
     query_position: int = 0
     output_coord: int = 0
+    #: The paper's theorems bound it (seprank.theory.bounds; not inherited: theorem_of).
+    bound_theorem: ClassVar[str] = LINEAR_ATTENTION
 
     def __post_init__(self):
         _check_int("depth", self.depth, 1)
@@ -173,6 +177,8 @@ class SoftmaxSelfAttention(LinearSelfAttention):
 
     #: Not the structural lemma's polynomial: none of the paper network's capabilities.
     structural_polynomial = kernel = entry_degree = None
+    #: No theorem bounds softmax attention (and a declaration is never inherited).
+    bound_theorem: ClassVar[None] = None
 
     @property
     def degree(self) -> None:

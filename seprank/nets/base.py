@@ -60,10 +60,15 @@ annotations: ``int``, ``bool`` (0/1), ``tuple[int, ...]`` (comma list) or the gr
 ``Edges``) are the parameters ``seprank measure --arch NAME --param KEY=VALUE`` accepts.
 A class outside the registry is named ``--arch module:Class`` or by an entry point
 (:mod:`seprank.nets.registry`). Its own upper bound, if any: a method
-``upper_bound(partition) -> (bound, source)`` (an int and where it comes from), read by
-``seprank.upper_bound``, ``seprank bounds``, ``seprank certify`` and ``measure``; seprank
-has not proved it, so a certified rank that meets it is "exact, given the architecture's
-stated bound (SOURCE)", never "exact, proved" (that takes a proof in proofs/).
+``upper_bound(partition) -> Bound | None`` (:class:`seprank.nets.bound.Bound`: the value,
+where it comes from and its status; None: none known for that partition), read by
+``seprank.upper_bound``, ``seprank bounds``, ``seprank certify`` and ``measure`` (the
+older ``upper_bound(partition) -> (bound, source)``, an int and where it comes from, still
+works: deprecated, read as status ``architecture``). A status other than ``proved`` is not
+a proof, so a certified rank that meets it is "exact, given the architecture's stated
+bound (SOURCE)" (or the recalled one), never "exact, proved": that takes a proof in
+proofs/, and a theorem of :mod:`seprank.theory` the class declares (``bound_theorem``,
+:func:`seprank.nets.bound.theorem_of`); a method's Bound of status proved is refused.
 """
 
 from __future__ import annotations

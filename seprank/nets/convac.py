@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from seprank.errors import ConfigError
 from seprank.nets.base import Multilinear, check_int
+from seprank.nets.bound import Bound, tagged
 from seprank.nets.tensor_network import min_cut
 
 
@@ -80,14 +81,12 @@ class ConvACShallow(Multilinear):
         a = len(set(partition))
         return min(self.channels, self.in_dim**a, self.in_dim ** (self.seq_len - a))
 
-    def known_bound(self, partition) -> dict:
-        return {
-            "upper": self.bound(partition), "kind": "upper bound (every weight); equality "
-            "for generic weights [D]", "tag": "V2",
-            "source": "shallow ConvAC (CP form): sep <= Z for every partition [V2, Cohen-"
-                      "Sharir-Shashua via lecture notes]; min(Z, M^|A|, M^|B|) for generic "
-                      "weights [D]",
-        }  # fmt: skip
+    def upper_bound(self, partition) -> Bound:
+        """[V2] min(Z, M^|A|, M^|B|) (:meth:`bound`), recalled."""
+        return tagged(self.bound(partition), "shallow ConvAC (CP form): sep <= Z for every "
+                      "partition [V2, Cohen-Sharir-Shashua via lecture notes]; min(Z, M^|A|, "
+                      "M^|B|) for generic weights [D]", "V2",
+                      "upper bound (every weight); equality for generic weights [D]")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -170,27 +169,27 @@ class ConvACDeep(Multilinear):
     def min_cut(self, partition) -> int:
         return min_cut(*self.network(), partition)
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
+        """[D] the HT tree's min-cut (or the trivial bound), [V2] r_{L-1} on a halving
+        partition; an interleaved one also gets the recalled lower bound [M]."""
         A = tuple(sorted(set(partition)))
         B = tuple(n for n in range(self.seq_len) if n not in A)
         halves = {tuple(range(self.seq_len // 2)), tuple(range(self.seq_len // 2,
                                                                self.seq_len))}  # fmt: skip
         try:
-            out = {"upper": self.min_cut(A), "kind": "min-cut of the HT tree (every weight)",
-                   "tag": "D", "source": "deep ConvAC: tensor-network min-cut of the "
-                   "hierarchical Tucker tree [D]"}  # fmt: skip
+            upper, kind = self.min_cut(A), "min-cut of the HT tree (every weight)"
+            source = "deep ConvAC: tensor-network min-cut of the hierarchical Tucker tree [D]"
         except ConfigError:  # too many tensors to enumerate: the trivial bound
-            out = {"upper": self.in_dim ** min(len(A), len(B)), "kind": "trivial (every "
-                   "weight)", "tag": "D", "source": "M^min(|A|,|B|) [D] (the HT min-cut is "
-                   "enumerated only up to seq_len 8)"}  # fmt: skip
+            upper, kind = self.in_dim ** min(len(A), len(B)), "trivial (every weight)"
+            source = "M^min(|A|,|B|) [D] (the HT min-cut is enumerated only up to seq_len 8)"
+        facts = {}
         if A in halves or B in halves:
-            out["halving_bound"] = self.channels[-1]
-            out["upper"] = min(out["upper"], self.channels[-1])
-            out["source"] += ("; halving partition: sep <= r_{L-1} = "
-                              f"{self.channels[-1]} for all weights [V2]")
+            facts["halving_bound"] = self.channels[-1]
+            upper = min(upper, self.channels[-1])
+            source += ("; halving partition: sep <= r_{L-1} = "
+                       f"{self.channels[-1]} for all weights [V2]")
         if A == tuple(range(0, self.seq_len, 2)) or B == tuple(range(0, self.seq_len, 2)):
-            lower = min(self.channels[0], self.in_dim) ** (self.seq_len // 2)
-            out["lower"] = lower
-            out["source"] += (f"; interleaved: >= min(r_0, M)^(N/2) = {lower} almost "
-                              "everywhere (Cohen-Sharir-Shashua 2016 Thm 1) [M]")
-        return out
+            facts["lower"] = lower = min(self.channels[0], self.in_dim) ** (self.seq_len // 2)
+            source += (f"; interleaved: >= min(r_0, M)^(N/2) = {lower} almost "
+                       "everywhere (Cohen-Sharir-Shashua 2016 Thm 1) [M]")
+        return tagged(upper, source, "D", kind, **facts)

@@ -19,18 +19,20 @@ V^T u with u = U^T e_t in R^r, so S = sum_j x^j x^j^T = V^T S_u V with S_u an r 
 matrix, and by the structural lemma (proofs/structural_lemma.py: y^{L,i} = P_L(S) x^i)
 f = e^T P_L(V^T S_u V) V^T u_i is a polynomial in (S_u, u_i) of the same shape as the
 width-r network's: the proved block bound at width min(d_x, r) bounds sep for every d_x
-(:func:`seprank.theory.architecture_bounds.known_bound`), flat once d_x >= r. That the
+(:func:`seprank.theory.architecture_bounds.architecture_bound`), flat once d_x >= r. That the
 rank reaches a plateau exactly at d_x = r is measured (paper_figures/fig9).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.base import check_int
+from seprank.nets.bound import EMBEDDED_ATTENTION
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class EmbeddedAttention:
     depth: int = field(default=1, metadata={"help": "attention layers L"})
     heads: int = field(default=1, metadata={"help": "heads H dividing the width"})
     seq_len: int = field(default=4, metadata={"help": "sequence length N"})
+    #: Its bound rests on the paper's theorems (seprank.theory.architecture_bounds).
+    bound_theorem: ClassVar[str] = EMBEDDED_ATTENTION
 
     def __post_init__(self):
         check_int("vocab", self.vocab, 1)

@@ -29,6 +29,7 @@ import numpy as np
 
 from seprank.errors import ConfigError
 from seprank.nets.base import Edges, check_int, parse_edges
+from seprank.nets.bound import Bound, tagged
 
 
 @dataclass(frozen=True)
@@ -146,12 +147,12 @@ class GNN:
         """width^(4 WI + 1) (recalled [M] from Razin-Verbin-Cohen 2023)."""
         return self.width ** (4 * self.walk_index(partition) + 1)
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
+        """[M] width^(4 WI + 1), recalled (:meth:`bound`)."""
         wi = self.walk_index(partition)
-        return {"upper": self.bound(partition), "walk_index": wi,
-                "kind": "upper bound (every weight), recalled", "tag": "M",
-                "source": f"Razin-Verbin-Cohen 2023: sep <= D_h^(4 WI + 1) with walk index "
-                          f"WI = {wi} [M]"}  # fmt: skip
+        return tagged(self.bound(partition), f"Razin-Verbin-Cohen 2023: sep <= D_h^(4 WI + "
+                      f"1) with walk index WI = {wi} [M]", "M",
+                      "upper bound (every weight), recalled", walk_index=wi)  # fmt: skip
 
 
 def path(n: int) -> str:

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_int
+from seprank.nets.bound import Bound, derived
 from seprank.nets.sequence_common import (
     Readout,
     check_readout,
     coord_field,
-    derived_bound,
     query_field,
     seq_len_field,
 )
@@ -78,11 +78,11 @@ class Hyena(Readout):
         per layer."""
         return (4 * self.width**2 + self.width * self.seq_len) * self.depth
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] depth 1: sep <= d + 1 for every partition."""
-        return derived_bound(self.width + 1 if self.depth == 1 else None,
-                             "one hyena layer: the side without the query enters through "
-                             "d channel sums, sep <= width + 1 [D]")  # fmt: skip
+        return derived(self.width + 1 if self.depth == 1 else None,
+                       "one hyena layer: the side without the query enters through "
+                       "d channel sums, sep <= width + 1 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         L, d, N = self.depth, self.width, self.seq_len

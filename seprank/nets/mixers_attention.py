@@ -30,7 +30,7 @@ tests/nets/test_mixers.py):
   width + 1. For linear attention (causal or not, either phi) and retention (the decay is
   a constant) this holds for every partition (swap A and B when the query is in A); for
   gla when A is a prefix (the gate product then runs over B only and scales coordinates,
-  it does not mix them). ``known_bound`` states these bounds.
+  it does not mix them). ``upper_bound`` states these bounds.
 - [D] causal linear attention with the identity map equals retention with gamma = 1.
 """
 
@@ -44,6 +44,7 @@ import numpy as np
 from seprank.errors import ConfigError
 from seprank.nets import attention_kernel
 from seprank.nets.base import check_flag, check_int
+from seprank.nets.bound import Bound, derived
 from seprank.nets.capabilities import StructuralForm
 from seprank.nets.sequence_common import (
     GatedRecurrence,
@@ -51,7 +52,6 @@ from seprank.nets.sequence_common import (
     check_choice,
     check_readout,
     coord_field,
-    derived_bound,
     prefix_without_query,
     query_field,
     seq_len_field,
@@ -146,12 +146,12 @@ class LinearAttention(Readout):
         """Non-embedding parameter count: 4 d^2 per layer (W^Q, W^K, W^V, W^O)."""
         return 4 * self.width**2 * self.depth
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] depth 1: the side without the query enters through H d_a numbers, sep <= d + 1
         (module docstring), for every partition."""
-        return derived_bound(self.width + 1 if self.depth == 1 else None,
-                             "one linear-attention layer: the side without the query "
-                             "enters through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+        return derived(self.width + 1 if self.depth == 1 else None,
+                       "one linear-attention layer: the side without the query "
+                       "enters through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
 
     def structural_polynomial(self) -> StructuralForm | None:
         """Capability, declared where f is the paper's network's: not causal, feature map
@@ -254,12 +254,12 @@ class Retention(Readout):
         """Non-embedding parameter count: 4 d^2 per layer (the decays are fixed constants)."""
         return 4 * self.width**2 * self.depth
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] depth 1: the decay gamma^(i-j) is a constant, so the side without the query
         enters through H d_a numbers: sep <= d + 1 for every partition."""
-        return derived_bound(self.width + 1 if self.depth == 1 else None,
-                             "one retention layer: the side without the query enters "
-                             "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+        return derived(self.width + 1 if self.depth == 1 else None,
+                       "one retention layer: the side without the query enters "
+                       "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         return _qkv_weights(self, rng, domain)
@@ -310,14 +310,14 @@ class GLA(GatedRecurrence):
         """Non-embedding parameter count: 4 d^2 + d^2 / H (the gates) per layer."""
         return (4 * self.width**2 + self.width**2 // self.heads) * self.depth
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] depth 1, one side a prefix without the query: the gate product over the
         other side scales coordinates, so sep <= d + 1; other partitions: none known (a
         gate between two positions of one side can read the other side)."""
         ok = self.depth == 1 and prefix_without_query(partition, self.seq_len, self.query)
-        return derived_bound(self.width + 1 if ok else None,
-                             "one gla layer, prefix/suffix partition: the prefix enters "
-                             "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+        return derived(self.width + 1 if ok else None,
+                       "one gla layer, prefix/suffix partition: the prefix enters "
+                       "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         p = _qkv_weights(self, rng, domain)

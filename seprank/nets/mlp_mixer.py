@@ -35,11 +35,11 @@ from math import comb
 import numpy as np
 
 from seprank.nets.base import check_int
+from seprank.nets.bound import Bound, derived
 from seprank.nets.sequence_common import (
     Readout,
     check_readout,
     coord_field,
-    derived_bound,
     query_field,
     seq_len_field,
 )
@@ -99,17 +99,17 @@ class MLPMixer(Readout):
 
     homogeneous = True
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] one hidden token (N_h = 1): f = P(s), s = T1[0] X in K^d, P a form of degree
         4^L, so sep <= sum_k min(C(k+d-1, d-1), C(4^L-k+d-1, d-1)) for every partition;
         N_h > 1: none known."""
         if self.hidden[0] != 1:
-            return derived_bound(None, "")
+            return derived(None, "")
         D, d = self.degree, self.width
         upper = sum(min(comb(k + d - 1, d - 1), comb(D - k + d - 1, d - 1)) for k in range(D + 1))
-        return derived_bound(upper, "mixer with one hidden token: f = P(T1 X), a form of "
-                             "degree 4^L in d numbers, sep <= sum_k min(C(k+d-1, d-1), "
-                             "C(4^L-k+d-1, d-1)) [D]")  # fmt: skip
+        return derived(upper, "mixer with one hidden token: f = P(T1 X), a form of "
+                       "degree 4^L in d numbers, sep <= sum_k min(C(k+d-1, d-1), "
+                       "C(4^L-k+d-1, d-1)) [D]")  # fmt: skip
 
     def parameters(self) -> int:
         """Parameter count: 2 N N_h + 2 d d_h per block (the token maps scale with N)."""

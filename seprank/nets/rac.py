@@ -30,6 +30,7 @@ import numpy as np
 
 from seprank.errors import ConfigError
 from seprank.nets.base import check_int
+from seprank.nets.bound import Bound, tagged
 
 
 @dataclass(frozen=True)
@@ -106,22 +107,24 @@ class RAC:
         """The Start-End partition: the first T // 2 steps."""
         return tuple(range(self.seq_len // 2))
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
+        """[D] depth 1, prefix partition: sep <= R; depth 2, Start-End: a recalled lower
+        bound only [M]; otherwise the trivial bound (depth 1) or none."""
         A = tuple(sorted(set(partition)))
         T, M, R = self.seq_len, self.in_dim, self.hidden
         if self.depth == 1 and A == tuple(range(len(A))):
-            return {"upper": min(R, M ** len(A), M ** (T - len(A))),
-                    "kind": "upper bound (every weight)", "tag": "D",
-                    "source": "shallow RAC, prefix partition: sep <= R for every T [D] (= R "
-                              "for generic weights: Levine-Sharir-Shashua 2018 [M])"}  # fmt: skip
+            return tagged(min(R, M ** len(A), M ** (T - len(A))),
+                          "shallow RAC, prefix partition: sep <= R for every T [D] (= R "
+                          "for generic weights: Levine-Sharir-Shashua 2018 [M])", "D",
+                          "upper bound (every weight)")  # fmt: skip
         if self.depth == 2 and A == self.start_end():
-            return {"upper": None, "lower": recalled_deep_lower_bound(T, M, R),
-                    "kind": "lower bound (generic weights), recalled", "tag": "M",
-                    "source": "deep RAC, Start-End: sep >= C(T/2 + min(M,R) - 1, T/2) "
-                              "(Levine-Sharir-Shashua 2018) [M]"}  # fmt: skip
-        return {"upper": min(M ** len(A), M ** (T - len(A))) if self.depth == 1 else None,
-                "kind": "trivial", "tag": "D",
-                "source": "no published bound for this partition known to seprank"}
+            return tagged(None, "deep RAC, Start-End: sep >= C(T/2 + min(M,R) - 1, T/2) "
+                          "(Levine-Sharir-Shashua 2018) [M]", "M",
+                          "lower bound (generic weights), recalled",
+                          lower=recalled_deep_lower_bound(T, M, R))  # fmt: skip
+        return tagged(min(M ** len(A), M ** (T - len(A))) if self.depth == 1 else None,
+                      "no published bound for this partition known to seprank", "D",
+                      "trivial")  # fmt: skip
 
 
 def recalled_deep_lower_bound(T: int, M: int, R: int) -> int:

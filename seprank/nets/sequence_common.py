@@ -95,16 +95,6 @@ def gated_degrees(deg: list[int], read: int, gate: int, write: int) -> list[int]
     return out
 
 
-def derived_bound(upper, source: str) -> dict:
-    """A bound derived in the mixer's module docstring [D], in the zoo's ``known_bound``
-    form; ``upper`` None: none known for this partition."""
-    if upper is None:
-        return {"upper": None, "kind": "none known", "tag": "D",
-                "source": "no bound for this depth and partition known to seprank"}  # fmt: skip
-    return {"upper": int(upper), "kind": "upper bound (every weight) [D]", "tag": "D",
-            "source": source}
-
-
 def prefix_without_query(partition, seq_len: int, query: int) -> bool:
     """Whether one side of the partition is a prefix {0..k-1} not containing the query."""
     A = tuple(sorted(set(partition)))

@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from seprank.nets.base import check_flag, check_int
+from seprank.nets.bound import Bound, derived
 from seprank.nets.sequence_common import (
     GatedRecurrence,
     Readout,
     check_readout,
     coord_field,
-    derived_bound,
     prefix_without_query,
     query_field,
     seq_len_field,
@@ -96,12 +96,12 @@ class S6(GatedRecurrence):
         per layer."""
         return (3 * self.width * self.state + self.width) * self.depth
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] depth 1, one side a prefix without the query: sep <= n + 1."""
         ok = self.depth == 1 and prefix_without_query(partition, self.seq_len, self.query)
-        return derived_bound(self.state + 1 if ok else None,
-                             "one s6 layer, prefix/suffix partition: the prefix enters "
-                             "through the read channel's state, sep <= state + 1 [D]")  # fmt: skip
+        return derived(self.state + 1 if ok else None,
+                       "one s6 layer, prefix/suffix partition: the prefix enters "
+                       "through the read channel's state, sep <= state + 1 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         L, d, n = self.depth, self.width, self.state
@@ -172,12 +172,12 @@ class S4(Readout):
         n, d = self.state, self.width
         return (n * n + 2 * n * d + (d * d if self.product else 0)) * self.depth
 
-    def known_bound(self, partition) -> dict:
+    def upper_bound(self, partition) -> Bound:
         """[D] linear (any depth) or one product layer: sep <= 2 for every partition."""
         ok = not self.product or self.depth == 1
-        return derived_bound(2 if ok else None,
-                             "s4: f = l_A + l_B (linear) or (l_A + l_B) e(x_query) (one "
-                             "product layer), sep <= 2 [D]")  # fmt: skip
+        return derived(2 if ok else None,
+                       "s4: f = l_A + l_B (linear) or (l_A + l_B) e(x_query) (one "
+                       "product layer), sep <= 2 [D]")  # fmt: skip
 
     def init(self, rng, domain) -> dict:
         L, d, n = self.depth, self.width, self.state

@@ -34,6 +34,7 @@ import numpy as np
 
 from seprank.errors import ConfigError
 from seprank.nets.base import Multilinear, check_flag, check_int
+from seprank.nets.bound import Bound, tagged
 
 #: Nodes whose sides the exact min-cut enumerates (2**MAX_FREE_NODES assignments).
 MAX_FREE_NODES = 22
@@ -149,19 +150,18 @@ class MPS(Multilinear):
         """Exact min-cut for the A side ``partition`` (an upper bound on the rank)."""
         return min_cut(*self.network(), partition)
 
-    def known_bound(self, partition) -> dict:
-        mc = self.min_cut(partition)
-        power = _common_base(self.bond)
-        return {
-            "upper": mc, "kind": "min-cut upper bound (every weight)", "tag": "D",
-            "source": "tensor-network min-cut bound (Levine, Yakira, Cohen, Shashua, ICLR "
-                      "2018 [M]; the bound itself is elementary [D])",
-            "equality": ("open chain: equality for almost all weights when bond dimensions "
-                         "are powers of one integer (Cui et al. 2016 [V abstract])"
-                         if not self.periodic else "periodic: can fall below the min-cut "
-                         "(Gesmundo, Landsberg, Walter 2018 [V abstract]); measure it"),
-            "bond_is_power": power is not None,
-        }  # fmt: skip
+    def upper_bound(self, partition) -> Bound:
+        """[D] the min-cut, for every partition and every weight."""
+        return tagged(
+            self.min_cut(partition), "tensor-network min-cut bound (Levine, Yakira, Cohen, "
+            "Shashua, ICLR 2018 [M]; the bound itself is elementary [D])", "D",
+            "min-cut upper bound (every weight)",
+            equality=("open chain: equality for almost all weights when bond dimensions "
+                      "are powers of one integer (Cui et al. 2016 [V abstract])"
+                      if not self.periodic else "periodic: can fall below the min-cut "
+                      "(Gesmundo, Landsberg, Walter 2018 [V abstract]); measure it"),
+            bond_is_power=_common_base(self.bond) is not None,
+        )  # fmt: skip
 
 
 def _common_base(n: int):

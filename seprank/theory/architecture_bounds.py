@@ -1,37 +1,79 @@
-"""The proved upper bound each architecture comes with, in one place: :func:`architecture_bound`.
+"""The upper bound each architecture comes with, in one place: :func:`bound_of`.
 
-It answers for every architecture, in this order:
+Every bound is a :class:`seprank.nets.bound.Bound` (value, source, status). It answers
+for every architecture, in this order:
 
-- :class:`~seprank.nets.attention.LinearSelfAttention`: this package's theorems
-  (:func:`seprank.theory.bounds.upper_bound`);
-- :class:`~seprank.nets.embedded_attention.EmbeddedAttention`: the attention block bound
-  at width min(d_x, r) (it rests on those theorems, so it lives here: nets/ never imports
-  theory/);
-- an architecture's own ``upper_bound(partition) -> (bound, source)`` (the protocol for
-  users' classes: an int and a one-line statement of where it comes from; seprank has not
-  proved it, so a rank meeting it is "exact, given the architecture's stated bound");
-- an architecture's own ``known_bound(partition) -> dict`` (keys ``upper``, ``kind``,
-  ``tag``, ``source``: the zoo's mps min-cut, convac channel bounds, gnn walk index).
+- a class that declares a theorem of theory/ (``bound_theorem``, read by
+  :func:`seprank.nets.bound.theorem_of`: in the class's own body, never inherited), from
+  :data:`THEOREMS`: ``"linear_attention"`` (:class:`~seprank.nets.attention.LinearSelfAttention`:
+  this package's theorems, :func:`seprank.theory.bounds.upper_bound`, status proved) and
+  ``"embedded_attention"`` (:class:`~seprank.nets.embedded_attention.EmbeddedAttention`:
+  the attention block bound at width min(d_x, r); it rests on those theorems, so it lives
+  here: nets/ never imports theory/);
+- an architecture's own capability ``upper_bound(partition) -> Bound | None`` (the zoo's
+  mps min-cut, convac channel bounds, gnn walk index..., and users' classes), for the
+  class that defines it and its subclasses that keep its ``apply`` and ``init``; the
+  older ``upper_bound(partition) -> (bound, source)`` of users' classes still works
+  (deprecated: :func:`seprank.nets.bound.from_pair`, status architecture).
 
-``seprank.upper_bound``, ``seprank bounds`` and ``seprank certify`` all read it.
+:func:`architecture_bound` is the same bound as a dict (``upper``, ``kind``, ``tag``,
+``source`` and its facts): ``seprank.upper_bound``, ``seprank bounds`` and
+``seprank certify`` all read it.
 """
 
 from __future__ import annotations
 
-import numbers
+import warnings
 
 from seprank import labels
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention
-from seprank.nets.embedded_attention import EmbeddedAttention
+from seprank.nets.bound import (
+    EMBEDDED_ATTENTION,
+    LINEAR_ATTENTION,
+    Bound,
+    from_dict,
+    from_pair,
+    tagged,
+    theorem_of,
+)
 from seprank.nets.partitions import check_partition, default_partition
-from seprank.theory.bounds import upper_bound
-
-#: The ``kind`` of a bound given by an architecture's own ``upper_bound`` method.
-OWN_KIND = "upper bound, the architecture's own upper_bound method"
+from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
 
 
-def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
+def attention_bound(net, partition) -> Bound:
+    """The paper's network: this package's theorems (:func:`seprank.theory.bounds.upper_bound`).
+
+    Parameters
+    ----------
+    net : LinearSelfAttention
+        The network.
+    partition : iterable of int
+        The positions of side A.
+
+    Returns
+    -------
+    Bound
+        Status proved (tag ``P``), ``source`` the theorem's ``why``; the facts are the rest
+        of :func:`~seprank.theory.bounds.upper_bound`'s answer (``log10_upper``, ``which``...).
+    """
+    ub = upper_bound(net, partition)
+    facts = {k: v for k, v in ub.items() if k not in ("upper", "kind")}
+    return tagged(ub["upper"], ub["why"], "P", "proved upper bound (every weight)", **facts)
+
+
+def _embedded(net, partition) -> Bound:
+    k = min(len(set(partition)), net.seq_len - len(set(partition)))
+    eff = min(net.width, net.embed_rank)
+    ub = upper_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
+                                         seq_len=net.seq_len), partition)["upper"]  # fmt: skip
+    return tagged(min(ub, net.vocab**k), f"attention block bound at width min(d_x, r) = "
+                  f"{eff} (the embedding has rank r; structural lemma) and the token grid "
+                  f"size V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua "
+                  "2021 [M]", "D", "upper bound (every weight) [D]")  # fmt: skip
+
+
+def embedded_attention_bound(net, partition) -> dict:
     """Proved bound of an EmbeddedAttention network on a partition.
 
     It is the attention block bound at width min(d_x, r) (one head: it bounds every H),
@@ -49,14 +91,40 @@ def embedded_attention_bound(net: EmbeddedAttention, partition) -> dict:
     dict
         ``upper``, ``kind``, ``tag`` (``"D"``) and ``source``.
     """
-    k = min(len(set(partition)), net.seq_len - len(set(partition)))
-    eff = min(net.width, net.embed_rank)
-    ub = upper_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
-                                         seq_len=net.seq_len), partition)["upper"]  # fmt: skip
-    return {"upper": min(ub, net.vocab**k), "kind": "upper bound (every weight) [D]",
-            "tag": "D", "source": f"attention block bound at width min(d_x, r) = {eff} "
-            "(the embedding has rank r; structural lemma) and the token grid size "
-            f"V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua 2021 [M]"}  # fmt: skip
+    return _embedded(net, partition).as_dict()
+
+
+#: The theorems of theory/ a class can declare (``bound_theorem``) -> its bound.
+THEOREMS = {LINEAR_ATTENTION: attention_bound, EMBEDDED_ATTENTION: _embedded}
+
+
+def block_bounds(net, partition) -> dict:
+    """The proved bound of each block of the paper's network's structural polynomial.
+
+    The blocks are those the catalecticant strategy ranks (F = e_c^T P_L(S)): the block of
+    S-degree k on the side without the query, k = 0..D, or the residual network's one
+    matrix (key None).
+
+    Parameters
+    ----------
+    net : object
+        The network.
+    partition : iterable of int
+        The positions of side A.
+
+    Returns
+    -------
+    dict
+        k -> its proved bound min(b_k, a_{D-k}) (``block_terms``), or None -> the residual
+        bound; empty for a network the theorems do not cover (or too many blocks to list).
+    """
+    if theorem_of(net) != LINEAR_ATTENTION:
+        return {}
+    nq, no = sides(net.seq_len, partition, net.query_position)
+    if net.residual:
+        return {None: int(block_bound(net.depth, net.width, nq, no, residual=True))}
+    terms = block_terms(net.depth, net.width, nq, no)
+    return {} if terms is None else {k: int(t) for k, t in enumerate(terms)}
 
 
 #: Tags of bounds recalled from the literature, not proved in seprank: a rank meeting one
@@ -89,7 +157,7 @@ def exact_label(given: bool, source, tag) -> str:
 
 
 def has_architecture_bound(net) -> bool:
-    """Whether :func:`architecture_bound` can answer for ``net`` (before any partition).
+    """Whether :func:`bound_of` can answer for ``net`` (before any partition).
 
     Parameters
     ----------
@@ -99,31 +167,75 @@ def has_architecture_bound(net) -> bool:
     Returns
     -------
     bool
-        True for LinearSelfAttention, EmbeddedAttention (unless a subclass replaces its
-        ``apply`` or ``init``), and a class with an ``upper_bound`` method or an unmodified
-        ``known_bound`` method.
+        True for a class declaring a theorem of :data:`THEOREMS`, and for one with its own
+        ``upper_bound`` method (unless a subclass replaces its ``apply`` or ``init``).
     """
-    return (type(net) is LinearSelfAttention or callable(getattr(net, "upper_bound", None))
-            or isinstance(net, EmbeddedAttention) and _same_function(net, EmbeddedAttention)
-            or callable(getattr(net, "known_bound", None))
-            and _same_function(net, _owner(type(net), "known_bound")))  # fmt: skip
+    return theorem_of(net) in THEOREMS or _method(net)[1] is not None
 
 
-def _own(net, A) -> dict:
-    got = net.upper_bound(A)
-    name = type(net).__name__
-    if not (isinstance(got, tuple) and len(got) == 2):
-        raise ConfigError(f"{name}.upper_bound returned {got!r}; expected (bound, source)")
-    bound, source = got
-    if isinstance(bound, bool) or not isinstance(bound, numbers.Integral) or bound < 0:
-        raise ConfigError(f"{name}.upper_bound: bound={bound!r} must be a non-negative int")
-    if not isinstance(source, str) or not source.strip():
-        raise ConfigError(f"{name}.upper_bound: source={source!r} must say where it is proved")
-    return {"upper": int(bound), "kind": OWN_KIND, "tag": "user", "source": source.strip()}
+def _method(net) -> tuple:
+    """(name, method): the class's own bound method, ``upper_bound`` (or the 0.2
+    ``known_bound`` dict method of a class outside seprank, deprecated), for the class
+    that defines it and its subclasses that compute the same function; (None, None)
+    without one."""
+    for attr in ("upper_bound", "known_bound"):
+        own = getattr(net, attr, None)
+        if callable(own):
+            return (attr, own) if _same_function(net, _owner(type(net), attr)) else (None, None)
+    return None, None
+
+
+def bound_of(net, partition=None) -> Bound | None:
+    """The architecture's own upper bound for a partition, or None when seprank knows none.
+
+    Parameters
+    ----------
+    net : object
+        The network (an architecture instance).
+    partition : iterable of int, optional
+        The positions of side A (default: the first ``seq_len // 2``).
+
+    Returns
+    -------
+    Bound or None
+        Its value may be None (not known for this partition, or too large to write: the
+        source and facts say which).
+
+    Raises
+    ------
+    ConfigError
+        If the partition is invalid, or the class's own ``upper_bound`` returns something
+        other than a Bound, None or ``(bound, source)`` with a non-negative int and a
+        non-empty source, or a Bound of status proved (only a theorem of :data:`THEOREMS`
+        is proved).
+    """
+    A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
+                           net.seq_len)  # fmt: skip
+    theorem = THEOREMS.get(theorem_of(net))
+    if theorem is not None:
+        return theorem(net, A)
+    attr, own = _method(net)
+    if own is None:
+        return None
+    got, name = own(A), type(net).__name__
+    if isinstance(got, Bound) and got.status == labels.PROVED:
+        raise ConfigError(f"{name}.{attr}: status='proved' is for the theorems of theory/ "
+                          "(a proof in proofs/): declare bound_theorem, or state it as "
+                          "'architecture' or 'recalled'")  # fmt: skip
+    if got is None or isinstance(got, Bound):
+        return got
+    if isinstance(got, dict) and attr == "known_bound":
+        warnings.warn(f"{name}.known_bound is deprecated: define upper_bound(partition) -> "
+                      "seprank.nets.bound.Bound", DeprecationWarning, stacklevel=3)  # fmt: skip
+        return from_dict(got)
+    if isinstance(got, tuple):
+        warnings.warn(f"{name}.upper_bound returning (bound, source) is deprecated: return "
+                      "a seprank.nets.bound.Bound", DeprecationWarning, stacklevel=3)  # fmt: skip
+    return from_pair(got, name)
 
 
 def architecture_bound(net, partition=None) -> dict | None:
-    """The architecture's own proved bound for a partition, or None when seprank knows none.
+    """The architecture's own upper bound for a partition, as a dict (:func:`bound_of`).
 
     Parameters
     ----------
@@ -135,28 +247,17 @@ def architecture_bound(net, partition=None) -> dict | None:
     Returns
     -------
     dict or None
-        At least ``upper`` (an int, or None when too large to write or not known), ``kind``
-        and ``source``; None when seprank knows no bound for ``net``.
+        ``upper`` (an int, or None when too large to write or not known), ``kind``,
+        ``tag``, ``source`` and the bound's facts (:meth:`seprank.nets.bound.Bound.as_dict`);
+        None when seprank knows no bound for ``net``.
 
     Raises
     ------
     ConfigError
-        If the partition is invalid, or the class's own ``upper_bound`` returns something
-        other than ``(bound, source)`` with a non-negative int and a non-empty source.
+        As :func:`bound_of`.
     """
-    A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
-                           net.seq_len)  # fmt: skip
-    if type(net) is LinearSelfAttention:
-        ub = upper_bound(net, A)
-        return dict(ub, kind="proved upper bound (every weight)", tag="P", source=ub["why"])
-    if isinstance(net, EmbeddedAttention) and _same_function(net, EmbeddedAttention):
-        return embedded_attention_bound(net, A)
-    if callable(getattr(net, "upper_bound", None)):
-        return _own(net, A)
-    own = getattr(net, "known_bound", None)
-    if not callable(own) or not _same_function(net, _owner(type(net), "known_bound")):
-        return None
-    return own(A)
+    b = bound_of(net, partition)
+    return None if b is None else b.as_dict()
 
 
 def _owner(cls, attr: str):
@@ -203,11 +304,11 @@ def proved_upper_bound(net, partition=None) -> dict:
     out = architecture_bound(net, partition)
     if out is None or out.get("upper") is None and out.get("log10_upper") is None:
         raise ConfigError(f"net={type(net).__name__}: no proved upper bound in seprank (give "
-                          "the class an upper_bound(partition) -> (bound, source) method, or "
+                          "the class an upper_bound(partition) -> Bound method, or "
                           "certify(..., upper=U, upper_source=...))")  # fmt: skip
     return out
 
 
-#: The names of 0.2.0's first layout, kept: they now answer for every architecture.
+#: The names of 0.2.0's first layout, kept (deprecated): they answer for every architecture.
 known_bound = architecture_bound
 has_known_bound = has_architecture_bound

@@ -32,7 +32,7 @@ import math
 from functools import cache
 
 from seprank.errors import ConfigError, TooBigError
-from seprank.nets.attention import LinearSelfAttention
+from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.theory import sequences as _seq
 from seprank.theory.combinatorics import log_comb
@@ -554,7 +554,9 @@ def check_has_theorem(net) -> None:
     """Raise ConfigError unless the bounds here are theorems for ``net``.
 
     They are for exactly the LinearSelfAttention network (polynomial attention over all
-    positions, no softmax, no biases or positional terms; residual or not). Subclasses (the
+    positions, no softmax, no biases or positional terms; residual or not): a class that
+    declares ``bound_theorem = "linear_attention"`` in its own body
+    (:func:`seprank.nets.bound.theorem_of`). Subclasses that do not declare it (the
     softmax variant) and other architectures are refused rather than given a number no
     theorem covers.
 
@@ -566,9 +568,9 @@ def check_has_theorem(net) -> None:
     Raises
     ------
     ConfigError
-        If ``type(net)`` is not LinearSelfAttention.
+        If ``net``'s class does not declare the theorem.
     """
-    if type(net) is not LinearSelfAttention:
+    if theorem_of(net) != LINEAR_ATTENTION:
         raise ConfigError(
             f"net={type(net).__name__}: no proved upper bound (the theorems cover "
             "LinearSelfAttention only: polynomial attention without softmax, biases or "

@@ -218,8 +218,8 @@ def test_a_mixer_with_one_hidden_token_meets_its_form_bound(depth, width, A, bou
     bound of the degree-64 case under the threshold)."""
     net = MLPMixer(depth, width, seq_len=4, token_hidden=1, channel_hidden=2)
     m = measure(net, A, prime=536870909)
-    assert m.saturated and net.known_bound(A)["upper"] == bound == m.rank
-    assert MLPMixer(depth, width, seq_len=4, token_hidden=2).known_bound(A)["upper"] is None
+    assert m.saturated and net.upper_bound(A).value == bound == m.rank
+    assert MLPMixer(depth, width, seq_len=4, token_hidden=2).upper_bound(A).value is None
 
 
 @pytest.mark.parametrize("cls", [LinearAttention, Retention, GLA, S6, S4, Hyena])
@@ -286,7 +286,7 @@ def test_mixers_are_written_without_domain_operations():
     (MLPMixer(1, 3, seq_len=4, token_hidden=1), (1,), 14),
 ])  # fmt: skip
 def test_derived_bounds_certify_exact(net, A, bound):
-    """[D] the known_bound of each mixer is met: certify says exact, given the architecture's
+    """[D] the upper_bound of each mixer is met: certify says exact, given the architecture's
     stated bound (derived in the module docstring, not proved in proofs/: labels.md)."""
     c = certify(net, A)
     assert c.upper == bound and c.lower == bound

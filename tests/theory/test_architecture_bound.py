@@ -26,9 +26,9 @@ def test_each_kind_of_architecture_is_answered_by_the_one_function():
     emb = EmbeddedAttention(depth=1, width=3, seq_len=4, vocab=3, embed_rank=2)
     assert architecture_bound(emb, (0, 1)) == embedded_attention_bound(emb, (0, 1))
     mps = MPS(seq_len=6, phys_dim=2, bond=2)
-    assert architecture_bound(mps, (0, 2, 4)) == mps.known_bound((0, 2, 4))
+    assert architecture_bound(mps, (0, 2, 4)) == mps.upper_bound((0, 2, 4)).as_dict()
     conv = ConvACShallow(seq_len=4, in_dim=2, channels=3)
-    assert architecture_bound(conv)["upper"] == conv.known_bound((0, 1))["upper"]  # default A
+    assert architecture_bound(conv)["upper"] == conv.upper_bound((0, 1)).value  # default A
     assert architecture_bound(seprank.SoftmaxSelfAttention(1, 2, 1, 4)) is None
     assert not has_architecture_bound(seprank.SoftmaxSelfAttention(1, 2, 1, 4))
 

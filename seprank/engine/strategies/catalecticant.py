@@ -11,8 +11,9 @@ other side. If both sides have at least d positions (proofs/catalecticant_reduct
 gamma over the exponents in S_O, delta over those in S_Q, c over the d coordinates of x^i.
 Without the residual F is homogeneous and H is block diagonal: block k (gamma of degree k,
 delta of degree D - k) is the graded block of A-degree 2(D - k) + 1 if the query is on A,
-2k if not; its rank is reported beside the proved bound min(b_k, a_{D-k}) (for comparison
-only). With the residual H is one matrix over all degrees (|gamma| + |delta| <= D).
+2k if not; the label step puts its rank beside the proved bound min(b_k, a_{D-k})
+(:func:`seprank.engine.bound_compare.attach_blocks`; for comparison only, never computed
+here). With the residual H is one matrix over all degrees (|gamma| + |delta| <= D).
 
 Over GF(p) the factorials must be invertible: p > D. The rank over GF(p) is at most the
 rank over Q of the integer-weight network's matrix, so the result is a certified lower
@@ -151,8 +152,6 @@ class Prepared:
     m: int
     radix: int
     build_seconds: float
-    #: The proved bound of each block, k = 0..D (None: not computed, or the residual).
-    terms: list | None
 
 
 def prepare(plan: Plan) -> Prepared:
@@ -166,9 +165,7 @@ def prepare(plan: Plan) -> Prepared:
     keys, values = sp.coefficient_table(F, m, D, p, radix)
     t_build = time.perf_counter() - t0
     plan.say(f"  catalecticant: F built in {t_build:.2f}s ({keys.size} monomials)")
-    nq, no, _ = _sides(net, plan.A)
-    terms = None if net.residual else bounds.block_terms(net.depth, d, nq, no)
-    return Prepared(keys, values, D, m, radix, t_build, terms)
+    return Prepared(keys, values, D, m, radix, t_build)
 
 
 def block_count(net) -> int:
@@ -185,7 +182,7 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
     ranked in any order, anywhere, and give the same result."""
     net = form_of(plan.net)
     d = net.width
-    nq, no, query_on_A = _sides(net, plan.A)
+    _, _, query_on_A = _sides(net, plan.A)
     te = time.perf_counter()
     if net.residual:
         ks = sp.keys_up_to(prep.D, prep.m, prep.radix)
@@ -199,9 +196,8 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
         else:
             r = plan.engine.rank(H, overwrite=True)
         tr = time.perf_counter() - tr
-        bound = bounds.block_bound(net.depth, d, nq, no, residual=True)
         return {"degree": None, "other_s_degree": None, "rank": int(r), "shape": list(H.shape),
-                "bound": int(bound), "seconds": time.perf_counter() - te}, tf, tr  # fmt: skip
+                "seconds": time.perf_counter() - te}, tf, tr  # fmt: skip
     D = prep.D
     rows, cols = sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(D - k, prep.m, prep.radix)
     own = replace(plan, pts_rng=np.random.default_rng([plan.seed, 1, k]))
@@ -209,7 +205,6 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
     a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
     block = {"degree": a_deg, "other_s_degree": k, "rank": r,
              "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
-             "bound": None if prep.terms is None else int(prep.terms[k]),
              "seconds": time.perf_counter() - te}  # fmt: skip
     plan.say(f"  block A-degree {a_deg}: rank {r} of {block['shape']} "
              f"(ranked {ranked}, {block['seconds']:.1f}s)")
