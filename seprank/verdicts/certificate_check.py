@@ -145,6 +145,8 @@ def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import) -> 
     failed = kinds.kind_of(cert).check(cert, ctx)  # its minors re-derived from the seed
     if failed is not None:
         return failed
+    if bad:  # a kind's checker that passed over the common reasons: they still count
+        return CheckResult(False, bad, rank=total)
     return _check_upper(cert, net, A, total, recheck_upper)
 
 
