@@ -1,6 +1,5 @@
-"""The certificate format: its constants, its file name, and what checking and writing share
-(the network a certificate names, the weights' digest, which networks are homogeneous by
-theorem)."""
+"""The certificate format, whatever the kind: its constants, its file name, and what checking
+and writing share (the network a certificate names, the weights' digest, the claim)."""
 
 from __future__ import annotations
 
@@ -13,24 +12,11 @@ import numpy as np
 
 from seprank.errors import ConfigError
 from seprank.nets.base import config_of
-from seprank.nets.capabilities import structural_form
 from seprank.nets.registry import API_HOW, import_fields, resolve, resolve_from_file
 
 FORMAT = "seprank-certificate/1"
 
-POINTS_RULE = (
-    "rng = numpy.random.default_rng([seed, 1]); for each draw [tag, count, positions] in "
-    "order: rng.integers(0, prime, size=(count, positions, width)); rows of the grid are "
-    "the 'A' draws concatenated, columns the 'B' draws, 'probe' draws are discarded; a "
-    "draw ['choice', m] is rng.choice(numpy.arange(1, prime), size=m, replace=False)")
 WEIGHTS_RULE = "net.init(numpy.random.default_rng(seed), ModP(prime)) (integers in [0, p))"
-
-
-def homogeneous_by_theorem(net) -> bool:
-    """Architectures whose homogeneity (degree 3^L) is a theorem, not a measurement: those
-    that declare the structural form (proofs/structural_lemma.md) without the residual."""
-    form = structural_form(net)
-    return form is not None and not form.residual
 
 
 def architecture_for(name: str, config: dict, cls=None, allow_import=False,

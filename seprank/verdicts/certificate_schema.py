@@ -3,20 +3,22 @@ in it is trusted or allocated.
 
 :func:`load` reads a certificate file: its size and its JSON nesting are bounded before
 ``json`` parses it (a deeply nested file cannot exhaust the recursion), then
-:func:`validate` checks it. :func:`validate` checks every field's type and range (a bool
-is not an int, an int is not a float or a string; unknown keys are refused), and the work
-the check would do: the memory of the points the draws regenerate (count * positions *
-width * 8 bytes, summed, plus the ``choice`` draws' ``arange(1, prime)``), of the grid of
-the minors' rows and columns, and the side of the graded Vandermonde matrix (T + 1, with
-T = 3^depth), each against a limit, from the numbers alone. The first bad field raises
-:class:`CertificateSchemaError`, one line naming it. Whether the values are *true* (the
-minors nonsingular, the bound right) is :func:`seprank.verdicts.certificates.check_certificate`'s.
+:func:`validate` checks it. :func:`validate` finds the certificate's kind by its
+``strategy`` (:mod:`seprank.verdicts.kinds`; an unknown one is refused, naming the known
+ones), checks every common field's type and range (a bool is not an int, an int is not a
+float or a string; unknown keys are refused), then the kind's own schema (its blocks, its
+fields, its limits: e.g. the side of the graded Vandermonde matrix), and the work the
+check would do: the memory of the points the draws regenerate (count * positions * width
+* 8 bytes, summed, plus the ``choice`` draws' ``arange(1, prime)``) and of the grid of the
+minors' rows and columns, each against a limit, from the numbers alone. The first bad
+field raises :class:`CertificateSchemaError`, one line naming it. Whether the values are
+*true* (the minors nonsingular, the bound right) is
+:func:`seprank.verdicts.certificates.check_certificate`'s.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -24,7 +26,22 @@ import numpy as np
 
 from seprank.algebra.domains import is_prime
 from seprank.algebra.limits import MAX_MODULUS
-from seprank.errors import ConfigError
+from seprank.verdicts import kinds
+from seprank.verdicts.certificate_fields import (
+    MAX_INDEX,
+    MAX_VANDERMONDE,
+    CertificateSchemaError,
+    UnknownKindError,
+    fail,
+    integer,
+    integers,
+    is_int,
+    show,
+    string,
+)
+
+__all__ = ["MAX_FILE_BYTES", "MAX_VANDERMONDE", "CertificateSchemaError", "UnknownKindError",
+           "check_nesting", "check_work", "load", "validate"]  # fmt: skip
 
 #: A certificate file larger than this is refused unread (a depth-8 one is a few MB).
 MAX_FILE_BYTES = 64 * 2**20
@@ -32,78 +49,16 @@ MAX_FILE_BYTES = 64 * 2**20
 MAX_NESTING = 8
 #: Memory the check may allocate: regenerated points, the minors' grid, arange(1, p).
 MAX_BYTES = 2 * 2**30
-#: Largest side T + 1 of the graded Vandermonde inverse (T = 3^L): depth 7 (2188) takes
-#: seconds with python-flint; depth 8 (6562) minutes, depth 9 (19684: ~7.6e12 operations,
-#: 3 GB) would not finish.
-MAX_VANDERMONDE = 2188
-MAX_INDEX = 2**31
 MAX_SEED = 2**128
 
+#: The fields of every kind (a kind adds its own, :attr:`CertificateKind.fields`).
 REQUIRED = ("format", "architecture", "config", "partition", "prime", "seed", "weights",
             "weights_sha256", "points", "draws", "strategy", "total_degree", "rank", "blocks",
             "upper_bound", "exact", "claim", "created_by", "numpy")  # fmt: skip
-OPTIONAL = ("upper_source", "upper_given", "keys", "key_radix")
-STRATEGIES = ("direct", "graded", "catalecticant")
-#: A catalecticant certificate's check rebuilds F (at most this many coefficients, d
-#: C(D + m, m) for D = (3^L - 1)/2, m = d(d+1)/2) and its minors' entries (at most this
-#: many, summed over the blocks).
-MAX_REFERENCE_TERMS = 2 * 10**7
-MAX_MINOR_ENTRIES = 5 * 10**7
-#: Largest monomial key of a catalecticant certificate (the keys are int64).
-MAX_KEY = 2**62
+OPTIONAL = ("upper_source", "upper_given")
 _ARCH = re.compile(r"[A-Za-z_][\w.-]*(:[A-Za-z_][\w.]*)?\Z")
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
-
-
-class CertificateSchemaError(ConfigError):
-    """A certificate that is unreadable or malformed (not merely false)."""
-
-
-def _bad(field: str, why: str):
-    raise CertificateSchemaError(f"certificate: {field} {why}")
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _int(field: str, v, lo: int = 0, hi: int = MAX_INDEX, null: bool = False):
-    if v is None and null:
-        return
-    if not _is_int(v):
-        _bad(field, f"must be an integer{' or null' if null else ''}, got {_show(v)}")
-    if not lo <= v <= hi:
-        _bad(field, f"must be in [{lo}, {hi}], got {_show(v)}")
-
-
-def _str(field: str, v, limit: int = 10_000) -> None:
-    if not isinstance(v, str):
-        _bad(field, f"must be a string, got {_show(v)}")
-    if len(v) > limit:
-        _bad(field, f"is {len(v)} characters, at most {limit}")
-
-
-def _show(v) -> str:
-    return f"{type(v).__name__} {json.dumps(v)[:40] if _jsonable(v) else repr(v)[:40]}"
-
-
-def _jsonable(v) -> bool:
-    try:
-        json.dumps(v)
-        return True
-    except (TypeError, ValueError):
-        return False
-
-
-def _ints(field: str, v, hi: int = MAX_INDEX, limit: int = 10**7) -> list:
-    if not isinstance(v, list):
-        _bad(field, f"must be a list of integers, got {_show(v)}")
-    if len(v) > limit:
-        _bad(field, f"has {len(v)} entries, at most {limit}")
-    for i, x in enumerate(v):
-        _int(f"{field}[{i}]", x, 0, hi)
-    return v
 
 
 def load(path) -> dict:
@@ -112,17 +67,17 @@ def load(path) -> dict:
     try:
         size = p.stat().st_size
         if not p.is_file():
-            _bad("file", f"{str(path)!r} is not a file")
+            fail("file", f"{str(path)!r} is not a file")
         if size > MAX_FILE_BYTES:
-            _bad("file", f"{str(path)!r} is {size:,} bytes, at most {MAX_FILE_BYTES:,}")
+            fail("file", f"{str(path)!r} is {size:,} bytes, at most {MAX_FILE_BYTES:,}")
         raw = p.read_bytes()
     except OSError as exc:
-        _bad("file", f"{str(path)!r} cannot be read ({exc.strerror or exc})")
+        fail("file", f"{str(path)!r} cannot be read ({exc.strerror or exc})")
     check_nesting(raw)
     try:
         cert = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
-        _bad("file", f"{str(path)!r} is not JSON ({str(exc)[:80]})")
+        fail("file", f"{str(path)!r} is not JSON ({str(exc)[:80]})")
     validate(cert)
     return cert
 
@@ -135,124 +90,82 @@ def check_nesting(raw: bytes) -> None:
             - np.isin(b, (ord("]"), ord("}"))).astype(np.int64))  # fmt: skip
     depth = int(np.cumsum(step).max()) if len(step) else 0
     if depth > MAX_NESTING:
-        _bad("file", f"nests {depth} levels deep, at most {MAX_NESTING}")
+        fail("file", f"nests {depth} levels deep, at most {MAX_NESTING}")
 
 
 def validate(cert) -> None:
-    """Raise CertificateSchemaError naming the first field that breaks the schema."""
+    """Raise CertificateSchemaError naming the first field that breaks the schema: the
+    common fields here, then those of the certificate's kind (its ``strategy``:
+    UnknownKindError, one line naming it and the known kinds, if none is registered)."""
     if not isinstance(cert, dict):
-        _bad("top level", f"must be a JSON object, got {type(cert).__name__}")
-    unknown = sorted(set(cert) - set(REQUIRED) - set(OPTIONAL))
+        fail("top level", f"must be a JSON object, got {type(cert).__name__}")
+    kind = kinds.kind_of(cert) if "strategy" in cert else None
+    own = {f: k for k in kinds.kinds() for f in k.fields}
+    unknown = sorted(set(cert) - set(REQUIRED) - set(OPTIONAL) - set(own))
     if unknown:
-        _bad(str(unknown[0]), "is not a certificate field")
+        fail(str(unknown[0]), "is not a certificate field")
     missing = [k for k in REQUIRED if k not in cert]
     if missing:
-        _bad(missing[0], "is missing")
+        fail(missing[0], "is missing")
     for k in ("format", "weights", "points", "claim", "created_by", "numpy"):
-        _str(k, cert[k])
-    _str("architecture", cert["architecture"], 200)
+        string(k, cert[k])
+    string("architecture", cert["architecture"], 200)
     if not _ARCH.match(cert["architecture"]):
-        _bad("architecture", f"must be a registry name or module:Class, got "
+        fail("architecture", f"must be a registry name or module:Class, got "
              f"{cert['architecture']!r:.60}")
     if not isinstance(cert["weights_sha256"], str) or not _SHA.match(cert["weights_sha256"]):
-        _bad("weights_sha256", f"must be 64 lowercase hex digits, got "
-             f"{_show(cert['weights_sha256'])}")
+        fail("weights_sha256", f"must be 64 lowercase hex digits, got "
+             f"{show(cert['weights_sha256'])}")
     _config(cert["config"])
-    part = _ints("partition", cert["partition"], 10**6, 10**6)
+    part = integers("partition", cert["partition"], 10**6, 10**6)
     if len(set(part)) != len(part):
-        _bad("partition", f"repeats a position: {part[:20]}")
-    _int("prime", cert["prime"], 2, MAX_MODULUS)
+        fail("partition", f"repeats a position: {part[:20]}")
+    integer("prime", cert["prime"], 2, MAX_MODULUS)
     if not is_prime(cert["prime"]):
-        _bad("prime", f"{cert['prime']} is not a prime")
-    _int("seed", cert["seed"], 0, MAX_SEED)
-    if cert["strategy"] not in STRATEGIES:
-        _bad("strategy", f"must be one of {', '.join(STRATEGIES)}, got {_show(cert['strategy'])}")
-    _int("total_degree", cert["total_degree"], 0, 3**40, null=True)
-    _int("rank", cert["rank"], 0)
-    _int("upper_bound", cert["upper_bound"], 0, 10**4000, null=True)
+        fail("prime", f"{cert['prime']} is not a prime")
+    integer("seed", cert["seed"], 0, MAX_SEED)
+    integer("total_degree", cert["total_degree"], 0, 3**40, null=True)
+    integer("rank", cert["rank"], 0)
+    integer("upper_bound", cert["upper_bound"], 0, 10**4000, null=True)
     if cert.get("upper_source") is not None:
-        _str("upper_source", cert["upper_source"])
+        string("upper_source", cert["upper_source"])
     for k in ("exact", "upper_given"):
         if k in cert and not isinstance(cert[k], bool):
-            _bad(k, f"must be true or false, got {_show(cert[k])}")
-    _blocks(cert["blocks"], cert["strategy"] == "catalecticant")
-    if cert["strategy"] == "catalecticant":
-        _catalecticant(cert)
-    else:
-        for k in ("keys", "key_radix"):
-            if k in cert:
-                _bad(k, "belongs to a catalecticant certificate only")
+            fail(k, f"must be true or false, got {show(cert[k])}")
+    kind.schema(cert)  # its blocks, its own fields, its own limits
+    for f, owner in own.items():
+        if f in cert and owner is not kind:
+            fail(f, f"belongs to a {' or '.join(owner.strategies)} certificate only")
     _work(cert)
 
 
 def _config(cfg) -> None:
     if not isinstance(cfg, dict):
-        _bad("config", f"must be an object, got {type(cfg).__name__}")
+        fail("config", f"must be an object, got {type(cfg).__name__}")
     for k, v in cfg.items():
         f = f"config.{k}"
         if v is None or isinstance(v, (bool, str)):
             if isinstance(v, str):
-                _str(f, v, 200)
+                string(f, v, 200)
             continue
-        if _is_int(v):
-            _int(f, v, -(2**63), 2**63 - 1)
+        if is_int(v):
+            integer(f, v, -(2**63), 2**63 - 1)
         elif isinstance(v, list):
             if len(v) > 10**5:
-                _bad(f, f"has {len(v)} entries, at most 100000")
+                fail(f, f"has {len(v)} entries, at most 100000")
             for i, x in enumerate(v):
                 if isinstance(x, list):
-                    if len(x) != 2 or not all(_is_int(y) for y in x):
-                        _bad(f"{f}[{i}]", f"must be an [int, int] pair, got {_show(x)}")
-                elif not _is_int(x):
-                    _bad(f"{f}[{i}]", f"must be an integer or an [int, int] pair, got {_show(x)}")
+                    if len(x) != 2 or not all(is_int(y) for y in x):
+                        fail(f"{f}[{i}]", f"must be an [int, int] pair, got {show(x)}")
+                elif not is_int(x):
+                    fail(f"{f}[{i}]", f"must be an integer or an [int, int] pair, got {show(x)}")
         else:
-            _bad(f, f"must be an integer, true/false, a string, null or a list, got {_show(v)}")
-
-
-def _blocks(blocks, cat: bool = False) -> None:
-    if not isinstance(blocks, list) or not blocks:
-        _bad("blocks", f"must be a non-empty list, got {_show(blocks)}")
-    if len(blocks) > MAX_VANDERMONDE:
-        _bad("blocks", f"has {len(blocks)} blocks, at most {MAX_VANDERMONDE}")
-    for i, b in enumerate(blocks):
-        f = f"blocks[{i}]"
-        keys = ("degree", "other_s_degree", "rank", "rows", "cols", "coords") if cat else \
-            ("degree", "rank", "rows", "cols")  # fmt: skip
-        if not isinstance(b, dict) or set(b) != set(keys):
-            _bad(f, f"must be an object with exactly {', '.join(keys)}")
-        _int(f"{f}.degree", b["degree"], 0, 3**40, null=True)
-        _int(f"{f}.rank", b["rank"], 0)
-        _ints(f"{f}.rows", b["rows"], MAX_KEY if cat else MAX_INDEX)
-        _ints(f"{f}.cols", b["cols"], MAX_KEY if cat else MAX_INDEX)
-        if cat:
-            _int(f"{f}.other_s_degree", b["other_s_degree"], 0, 3**40, null=True)
-            _ints(f"{f}.coords", b["coords"], 10**6)
-
-
-def _catalecticant(cert: dict) -> None:
-    """The catalecticant fields, and the size of F and of the minors the check builds."""
-    for k in ("keys", "key_radix"):
-        if k not in cert:
-            _bad(k, "is missing (a catalecticant certificate needs it)")
-    _str("keys", cert["keys"])
-    _int("key_radix", cert["key_radix"], 2, 2**40)
-    cfg = cert["config"]
-    L, d = cfg.get("depth"), cfg.get("width")
-    if not (_is_int(L) and 1 <= L <= 40 and _is_int(d) and 1 <= d <= 10**4):
-        _bad("config", "needs integer depth (1..40) and width for a catalecticant certificate")
-    D, m = (3**L - 1) // 2, d * (d + 1) // 2
-    terms = d * math.comb(D + m, m)
-    if terms > MAX_REFERENCE_TERMS:
-        _bad("config", f"depth {L}, width {d}: F has up to {terms:.2e} coefficients to "
-             f"rebuild, at most {MAX_REFERENCE_TERMS:.0e}")
-    cells = sum(len(b["rows"]) * len(b["cols"]) for b in cert["blocks"])
-    if cells > MAX_MINOR_ENTRIES:
-        _bad("blocks", f"the minors have {cells:,} entries, at most {MAX_MINOR_ENTRIES:,}")
+            fail(f, f"must be an integer, true/false, a string, null or a list, got {show(v)}")
 
 
 def _width(cfg: dict) -> int:
     w = cfg.get("width", cfg.get("dim", 1))
-    return w if _is_int(w) and w > 0 else 1
+    return w if is_int(w) and w > 0 else 1
 
 
 def check_work(cert: dict, width: int) -> None:
@@ -266,19 +179,19 @@ def _work(cert: dict, width: int | None = None) -> None:
     draws, p = cert["draws"], cert["prime"]
     width = _width(cert["config"]) if width is None else width
     if not isinstance(draws, list) or len(draws) > 10**5:
-        _bad("draws", "must be a list of at most 100000 draws")
+        fail("draws", "must be a list of at most 100000 draws")
     need, rows, cols = 0, 0, 0
     for i, d in enumerate(draws):
         f = f"draws[{i}]"
         if isinstance(d, list) and len(d) == 2 and d[0] == "choice":
-            _int(f"{f}[1]", d[1], 0, p - 1)
+            integer(f"{f}[1]", d[1], 0, p - 1)
             need = max(need, 16 * p)  # arange(1, p) and its permutation
             continue
         if not (isinstance(d, list) and len(d) == 3 and d[0] in ("A", "B", "probe")):
-            _bad(f, f"must be [tag, count, positions] with tag A, B or probe, or ['choice', m], "
-                 f"got {_show(d)}")
-        _int(f"{f}[1]", d[1], 0, MAX_INDEX)
-        _int(f"{f}[2]", d[2], 0, 10**6)
+            fail(f, f"must be [tag, count, positions] with tag A, B or probe, or ['choice', m], "
+                 f"got {show(d)}")
+        integer(f"{f}[1]", d[1], 0, MAX_INDEX)
+        integer(f"{f}[2]", d[2], 0, 10**6)
         need += d[1] * d[2] * width * 8
         rows += d[1] if d[0] == "A" else 0
         cols += d[1] if d[0] == "B" else 0
@@ -287,27 +200,5 @@ def _work(cert: dict, width: int | None = None) -> None:
     for what, n in (("the regenerated points and arange(1, prime)", need),
                     ("the grid of the minors' rows and columns", R * C * 8)):  # fmt: skip
         if n > MAX_BYTES:
-            _bad("draws" if "points" in what else "blocks", f"ask for {n / 2**30:,.1f} GiB "
+            fail("draws" if "points" in what else "blocks", f"ask for {n / 2**30:,.1f} GiB "
                  f"({what}), over the {MAX_BYTES / 2**30:.0f} GiB limit")
-    if cert["strategy"] == "graded":
-        _graded(cert, p)
-
-
-def _graded(cert: dict, p: int) -> None:
-    depth = cert["config"].get("depth")
-    T = cert["total_degree"]
-    if T is None and _is_int(depth) and 0 <= depth <= 40:
-        T = 3**depth
-    if T is None:
-        return
-    if T + 1 > MAX_VANDERMONDE:
-        L = f" (depth {depth})" if _is_int(depth) else ""
-        _bad("strategy", f"graded with T = {T}{L}: the check inverts a {T + 1} x {T + 1} "
-             f"Vandermonde matrix over GF(p) (~{float(T + 1) ** 3:.1e} operations, "
-             f"{(T + 1) ** 2 * 8 / 2**30:,.1f} GiB); at most side {MAX_VANDERMONDE} (depth 7)")
-    if p <= T + 1:
-        _bad("prime", f"{p} is too small for a graded certificate of degree T = {T}: the "
-             f"interpolation at t = 0..T needs p > T + 1 = {T + 1}")
-    for i, b in enumerate(cert["blocks"]):
-        if b["degree"] is not None and b["degree"] > T:
-            _bad(f"blocks[{i}].degree", f"{b['degree']} exceeds T = {T}")

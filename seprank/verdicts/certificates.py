@@ -25,19 +25,21 @@ certificate attains it; the set of real weights where sep >= r is Zariski-open a
 empty, so generic real weights attain it too.
 
 A certificate (JSON, :func:`make_certificate`) holds the architecture, config, partition,
-prime, seed, the sampling schedule (``draws``), the claimed ``rank`` and, per block, its
-``rank`` and the ``rows`` and ``cols`` of a nonsingular minor. :func:`check_certificate`
-re-derives each minor from the seed alone: it regenerates the weights and points with
-numpy's generator, evaluates the network with its reference (numpy) code in GF(p), for
-graded blocks evaluates f(t a_r, b_c) at the T + 1 points t = 0..T and interpolates
-exactly (so it does not trust the measurement's degree detection), and computes each
-determinant with python-flint (not the BLAS engine that measured it).
+prime, seed, the claimed ``rank`` and the bound; its kind (:mod:`seprank.verdicts.kinds`,
+named by its ``strategy``) writes the rest and checks it:
 
-Where the catalecticant strategy applies (``strategy='auto'`` takes it), ``certify``
-measures with it and each block names a nonsingular minor of the coefficient matrix of
-the structural polynomial F instead (:mod:`seprank.verdicts.catalecticant_certificate`);
-the check rebuilds F's coefficients from the seed by its own route
-(:mod:`seprank.verdicts.reference_poly`). ``grid=True`` keeps the grid strategies.
+- grid minors (:mod:`~seprank.verdicts.kinds.grid_minors`, strategies direct and graded):
+  the sampling schedule (``draws``) and, per block, its ``rank`` and the ``rows`` and
+  ``cols`` of a nonsingular minor of a sampled grid; :func:`check_certificate` re-derives
+  each minor from the seed alone (the weights and points regenerated with numpy's
+  generator, the network's reference (numpy) code in GF(p), graded blocks interpolated
+  exactly at t = 0..T) and computes each determinant with python-flint (not the BLAS
+  engine that measured it);
+- catalecticant minors (:mod:`~seprank.verdicts.kinds.catalecticant_minors`): where the
+  catalecticant strategy applies (``strategy='auto'`` takes it), ``certify`` measures with
+  it and each block names a nonsingular minor of the coefficient matrix of the structural
+  polynomial F; the check rebuilds F's coefficients from the seed by its own route
+  (:mod:`seprank.verdicts.reference_poly`). ``grid=True`` keeps the grid kinds.
 """
 
 from __future__ import annotations
@@ -61,11 +63,10 @@ from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
-from seprank.verdicts import catalecticant_certificate
+from seprank.verdicts import kinds
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
 from seprank.verdicts.certificate_format import (
     FORMAT,
-    POINTS_RULE,
     WEIGHTS_RULE,
     certificate_name,
     claim_text,
@@ -246,14 +247,15 @@ class Certification:
 
 def make_certificate(net, m, upper: int | None = None, source: str | None = None,
                      given: bool = False, tag: str | None = None) -> dict | None:
-    """The certificate of a modular Measurement, random-sampler or catalecticant (None
-    without minors)."""
-    cat = m.strategy == "catalecticant"
-    if m.minors is None or m.method != "modular" or (m.sampler != "random" and not cat):
+    """The certificate of a modular Measurement, written by the kind of its strategy (None
+    without minors, or where no kind certifies it)."""
+    kind = kinds.for_strategy(m.strategy)
+    if kind is None or kind.write is None or m.minors is None or m.method != "modular" \
+            or not kind.certifies(m):  # fmt: skip
         return None
-    blocks = catalecticant_certificate.blocks(m.minors) if cat else [
-        {"degree": b["degree"], "rank": int(b["rank"]), "rows": list(b["rows"]),
-         "cols": list(b["cols"])} for b in m.minors]  # fmt: skip
+    own = dict(kind.write(net, m))
+    points, draws, degree, blocks = (own.pop(k) for k in ("points", "draws", "total_degree",
+                                                           "blocks"))  # fmt: skip
     params = net.init(np.random.default_rng(m.seed), ModP(m.prime))
     cert = {
         "format": FORMAT,
@@ -264,11 +266,11 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
         "seed": int(m.seed),
         "weights": WEIGHTS_RULE,
         "weights_sha256": weights_digest(params),
-        "points": catalecticant_certificate.POINTS if cat else POINTS_RULE,
-        "draws": [] if cat else [list(d) for d in m.draws],
+        "points": points,
+        "draws": draws,
         "strategy": m.strategy,
-        "total_degree": (m.graded or {}).get("total_degree"),
-        **(catalecticant_certificate.fields(net) if cat else {}),
+        "total_degree": degree,
+        **own,  # the kind's own fields
         "rank": int(m.rank),
         "blocks": blocks,
         "upper_bound": upper,
@@ -342,8 +344,9 @@ def _measure(net, partition, A, *, seed, prime, max_samples, progress, saturatio
                           is None else saturation_threshold)  # fmt: skip
     mp = plan(net, partition, opts, progress=progress,
               purpose="certify-grid" if grid else "certify")  # fmt: skip
-    if mp.strategy == "catalecticant":
-        mp.run.minors = {}  # record each block's nonsingular minor
+    kind = kinds.for_strategy(mp.strategy)
+    if kind is not None:
+        kind.prepare(mp)  # it records what its certificate needs
     return execute(mp)
 
 

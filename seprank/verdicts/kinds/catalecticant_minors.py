@@ -1,6 +1,6 @@
-"""Certificates of catalecticant measurements: per block, a nonsingular minor of the
-coefficient matrix H[gamma, (delta, c)] = coef_c(gamma + delta) (gamma + delta)!, and its
-check from F's coefficients rebuilt from the seed by
+"""Certificates of catalecticant measurements (strategy ``catalecticant``): per block, a
+nonsingular minor of the coefficient matrix H[gamma, (delta, c)] = coef_c(gamma + delta)
+(gamma + delta)!, and its check from F's coefficients rebuilt from the seed by
 :mod:`seprank.verdicts.reference_poly` (not the measurement's builder).
 
 Why a nonsingular minor mod p certifies ``sep >= rank``: H's entries are integers (the
@@ -13,11 +13,16 @@ D - k), so minors of distinct blocks together form one minor of H and their rank
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from seprank.nets.capabilities import structural_form
 from seprank.theory import bounds
+from seprank.verdicts import certificate_fields as cf
 from seprank.verdicts import reference_poly
+from seprank.verdicts.check_result import CheckResult
+from seprank.verdicts.kinds.base import CertificateKind
 
 POINTS = "none: the catalecticant strategy samples no points (draws is empty)"
 KEYS_RULE = (
@@ -27,6 +32,15 @@ KEYS_RULE = (
     "columns (delta, c) = (cols[j], coords[j]) and entries coef_c(gamma + delta) "
     "(gamma + delta)! mod prime; other_s_degree is |gamma| (null: the residual's one "
     "matrix over all degrees), degree the A-side degree in x")
+FIELDS = ("keys", "key_radix")
+BLOCK_FIELDS = ("degree", "other_s_degree", "rank", "rows", "cols", "coords")
+#: The check rebuilds F (at most this many coefficients, d C(D + m, m) for
+#: D = (3^L - 1)/2, m = d(d+1)/2) and its minors' entries (at most this many, summed over
+#: the blocks).
+MAX_REFERENCE_TERMS = 2 * 10**7
+MAX_MINOR_ENTRIES = 5 * 10**7
+#: Largest monomial key (the keys are int64).
+MAX_KEY = 2**62
 
 
 def radix(net) -> int:
@@ -35,9 +49,17 @@ def radix(net) -> int:
     return 2 * D + 1 if net.residual else D + 1
 
 
-def fields(net) -> dict:
-    """The catalecticant-only fields of a certificate: ``keys`` and ``key_radix``."""
-    return {"keys": KEYS_RULE, "key_radix": radix(structural_form(net))}
+def prepare(plan) -> None:
+    """Ask the planned measurement to record each block's nonsingular minor."""
+    plan.run.minors = {}
+
+
+def write(net, m) -> dict:
+    """The catalecticant fields of a certificate of ``m``: no points, no draws, the key
+    convention (``keys``, ``key_radix``) and the blocks."""
+    return {"points": POINTS, "draws": [], "total_degree": (m.graded or {}).get("total_degree"),
+            "keys": KEYS_RULE, "key_radix": radix(structural_form(net)),
+            "blocks": blocks(m.minors)}
 
 
 def blocks(minors: list) -> list:
@@ -46,6 +68,35 @@ def blocks(minors: list) -> list:
              "rank": int(b["rank"]), "rows": [int(x) for x in b["rows"]],
              "cols": [int(x) for x in b["cols"]], "coords": [int(x) for x in b["coords"]]}
             for b in minors]  # fmt: skip
+
+
+def _block_fields(f: str, b: dict) -> None:
+    cf.integer(f"{f}.other_s_degree", b["other_s_degree"], 0, 3**40, null=True)
+    cf.integers(f"{f}.coords", b["coords"], 10**6)
+
+
+def schema(cert: dict) -> None:
+    """The blocks (with other_s_degree and coords, keys for rows and cols), the key fields,
+    and the size of F and of the minors the check builds."""
+    cf.blocks(cert["blocks"], BLOCK_FIELDS, MAX_KEY, _block_fields)
+    for k in FIELDS:
+        if k not in cert:
+            cf.fail(k, "is missing (a catalecticant certificate needs it)")
+    cf.string("keys", cert["keys"])
+    cf.integer("key_radix", cert["key_radix"], 2, 2**40)
+    cfg = cert["config"]
+    L, d = cfg.get("depth"), cfg.get("width")
+    if not (cf.is_int(L) and 1 <= L <= 40 and cf.is_int(d) and 1 <= d <= 10**4):
+        cf.fail("config", "needs integer depth (1..40) and width for a catalecticant "
+                "certificate")  # fmt: skip
+    D, m = (3**L - 1) // 2, d * (d + 1) // 2
+    terms = d * math.comb(D + m, m)
+    if terms > MAX_REFERENCE_TERMS:
+        cf.fail("config", f"depth {L}, width {d}: F has up to {terms:.2e} coefficients to "
+                f"rebuild, at most {MAX_REFERENCE_TERMS:.0e}")
+    cells = sum(len(b["rows"]) * len(b["cols"]) for b in cert["blocks"])
+    if cells > MAX_MINOR_ENTRIES:
+        cf.fail("blocks", f"the minors have {cells:,} entries, at most {MAX_MINOR_ENTRIES:,}")
 
 
 def _applies(cert, net, A, p: int) -> list:
@@ -120,9 +171,16 @@ def _indices(b, net) -> str | None:
     return None
 
 
-def check(cert, net, params, A, p: int) -> list:
+def check(cert: dict, ctx) -> CheckResult | None:
+    """Rebuild F's coefficients from the seed and check every block's minor over GF(p)
+    (after the reduction's conditions and the blocks' layout); the bound is checked next."""
+    bad = ctx.bad or _check_blocks(cert, ctx.net, ctx.params, ctx.A, ctx.dom.p)
+    return CheckResult(False, bad, rank=ctx.total) if bad else None
+
+
+def _check_blocks(cert, net, params, A, p: int) -> list:
     """Why a catalecticant certificate's blocks fail (empty: every minor is nonsingular
-    over GF(p) and the reduction applies); the caller checks the total and the bound."""
+    over GF(p) and the reduction applies)."""
     import flint
 
     form = structural_form(net)
@@ -150,3 +208,8 @@ def check(cert, net, params, A, p: int) -> list:
         if int(flint.nmod_mat(r, r, [int(v) for v in H.ravel()], p).det()) == 0:
             bad.append(f"{_where(b)}: the {r} x {r} minor is singular over GF({p})")
     return bad
+
+
+KIND = CertificateKind(name="catalecticant minors", strategies=("catalecticant",),
+                       schema=schema, check=check, write=write, fields=FIELDS,
+                       prepare=prepare)  # fmt: skip

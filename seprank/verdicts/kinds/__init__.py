@@ -1,0 +1,137 @@
+"""The certificate kinds, registered by name: one module per kind, each a
+:class:`~seprank.verdicts.kinds.base.CertificateKind` (its strategies, the fields it writes,
+its schema and its checker).
+
+A certificate names its kind by its ``strategy`` field; :func:`kind_of` finds the kind,
+and ``certify``, the schema and ``check_certificate`` call it, never a branch on the name.
+A new kind is one module here (a ``KIND``) and its line in ``BUILTIN``, or, from outside
+seprank, one :func:`register` call.
+"""
+
+from __future__ import annotations
+
+from seprank.errors import ConfigError
+from seprank.verdicts.certificate_fields import UnknownKindError
+from seprank.verdicts.kinds import catalecticant_minors, grid_minors
+from seprank.verdicts.kinds.base import CertificateKind, CheckContext
+
+__all__ = ["BUILTIN", "CertificateKind", "CheckContext", "for_strategy", "kind_of", "kinds",
+           "register", "unregister"]  # fmt: skip
+
+#: The kinds seprank ships, in registration order.
+BUILTIN = (grid_minors.KIND, catalecticant_minors.KIND)
+
+_KINDS: dict[str, CertificateKind] = {}
+
+
+def register(kind: CertificateKind) -> CertificateKind:
+    """Register a certificate kind (refused if its name or a strategy is taken).
+
+    Parameters
+    ----------
+    kind : CertificateKind
+        The kind.
+
+    Returns
+    -------
+    CertificateKind
+        ``kind``.
+
+    Raises
+    ------
+    ConfigError
+        If a registered kind has its name, or certifies one of its strategies.
+    """
+    if not isinstance(kind, CertificateKind):
+        raise ConfigError(f"kind={kind!r} must be a CertificateKind")
+    if kind.name in _KINDS:
+        raise ConfigError(f"kind={kind.name!r} is registered already")
+    for s in kind.strategies:
+        if (other := for_strategy(s)) is not None:
+            raise ConfigError(f"kind={kind.name!r}: strategy {s!r} is certified by the kind "
+                              f"{other.name!r} already")  # fmt: skip
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> CertificateKind:
+    """Remove the kind registered as ``name``; return it.
+
+    Parameters
+    ----------
+    name : str
+        The kind's name.
+
+    Returns
+    -------
+    CertificateKind
+        The kind removed.
+
+    Raises
+    ------
+    ConfigError
+        If no kind is registered as ``name``.
+    """
+    if name not in _KINDS:
+        raise ConfigError(f"kind={name!r} is not registered (known: {', '.join(_KINDS)})")
+    return _KINDS.pop(name)
+
+
+def kinds() -> tuple:
+    """The registered kinds, in registration order.
+
+    Returns
+    -------
+    tuple of CertificateKind
+        Every registered kind.
+    """
+    return tuple(_KINDS.values())
+
+
+def for_strategy(strategy) -> CertificateKind | None:
+    """The kind that certifies ``strategy``'s measurements (None: no kind does).
+
+    Parameters
+    ----------
+    strategy : object
+        A strategy's name (a certificate's ``strategy`` field).
+
+    Returns
+    -------
+    CertificateKind or None
+        The kind, or None.
+    """
+    return next((k for k in _KINDS.values() if isinstance(strategy, str)
+                 and strategy in k.strategies), None)  # fmt: skip
+
+
+def kind_of(cert: dict) -> CertificateKind:
+    """The kind of a certificate, by its ``strategy`` field.
+
+    Parameters
+    ----------
+    cert : dict
+        The certificate (a ``strategy`` field at least).
+
+    Returns
+    -------
+    CertificateKind
+        Its kind.
+
+    Raises
+    ------
+    UnknownKindError
+        One line naming the certificate's kind and the known ones, if no kind is
+        registered for it (a CertificateSchemaError, a ConfigError).
+    """
+    s = cert["strategy"]
+    kind = for_strategy(s)
+    if kind is None:
+        known = "; ".join(f"{', '.join(k.strategies)}: {k.name}" for k in _KINDS.values())
+        raise UnknownKindError(f"certificate: strategy {s!r:.60} is not a known certificate "
+                               f"kind (strategy must be one of {known})")  # fmt: skip
+    return kind
+
+
+for _kind in BUILTIN:
+    register(_kind)
