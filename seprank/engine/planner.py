@@ -41,14 +41,41 @@ from seprank.nets.partitions import check_partition, default_partition
 
 @dataclass
 class MeasurementPlan:
-    """What :func:`plan` decided, before any grid is evaluated: inspect it, then
-    :func:`seprank.engine.measure.execute` it (once).
+    """What :func:`plan` decided, before any grid is evaluated.
 
-    ``method`` and ``sampler`` are resolved (never ``"auto"``); ``strategy`` is the taken
-    strategy's name, with ``reason``; ``considered`` lists (name, None if taken else why
-    not) for every strategy asked; ``prime`` and ``max_samples`` are what the run uses;
-    ``estimate`` is the strategy's cost model (None where it has none); ``run`` holds the
-    grid strategies' inputs (:class:`seprank.engine.strategies.base.Plan`)."""
+    Inspect it, then :func:`seprank.engine.measure.execute` it (once).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    options : MeasureOptions
+        The validated options.
+    method, sampler : str
+        Resolved (never ``"auto"``).
+    A, B : tuple of int
+        The two sides of the partition.
+    strategy : str
+        The taken strategy's name.
+    reason : str
+        Why it was taken (the Measurement's ``strategy_reason``).
+    weights : dict or None
+        The checked given weights (None: drawn from the seed).
+    estimate : dict or None
+        The strategy's cost model (None where it has none).
+    run : Plan or None
+        The grid strategies' inputs (:class:`seprank.engine.strategies.base.Plan`).
+    homogeneity : Homogeneity or None
+        The homogeneity probe's outcome, where the planner asked for one.
+    t_start : float
+        When planning began (``time.perf_counter``).
+    considered : list
+        (name, None if taken else why not) for every registered strategy, in order.
+    prime : int or None
+        The modulus the run uses (None: not modular).
+    max_samples : int or None
+        The sample budget the run uses (None: no grid).
+    """
 
     net: object
     options: MeasureOptions
@@ -73,8 +100,13 @@ class MeasurementPlan:
         return get(self.strategy)
 
     def summary(self) -> dict:
-        """What decides the result (strategy, prime, budget, method, sampler): equal for two
-        plans of the same network that measure it the same way."""
+        """What decides the result: strategy, prime, budget, method, sampler.
+
+        Returns
+        -------
+        dict
+            Equal for two plans of one network that measure it the same way.
+        """
         return {"strategy": self.strategy, "prime": self.prime, "max_samples": self.max_samples,
                 "method": self.method, "sampler": self.sampler}  # fmt: skip
 
@@ -196,20 +228,43 @@ def _budget(s: Strategy, req: Request) -> int | None:
 
 def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
          progress=None, purpose: str = "measure") -> MeasurementPlan:  # fmt: skip
-    """Validate everything and decide how ``net`` will be measured (no grid evaluated;
-    the homogeneity test evaluates the network at a few random points).
+    """Validate everything and decide how ``net`` will be measured.
 
-    Raises ConfigError (a bad option for this net), TooBigError (the estimate is over the
-    limits) before anything large is allocated or compiled.
+    No grid is evaluated (the graded strategy's homogeneity test evaluates the network at
+    a few random points). The options were validated when built (each field on its own);
+    what depends on the network follows, in this order: the architecture, the method (a
+    non-polynomial refuses exact methods), the prime, the sampler, the given weights, the
+    partition, the checks of a class seprank does not ship, the strategy, then (the
+    strategy's prime may differ) the rank engine and device.
 
-    The options were validated when built (each field on its own); what depends on the
-    network follows, in this order: the architecture, the method (a non-polynomial refuses
-    exact methods), the prime, the sampler, the given weights, the partition, the checks of
-    a class seprank does not ship, the strategy, then (the strategy's prime may differ) the
-    rank engine and device.
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    partition : iterable of int, optional
+        The A side (default: the first ``seq_len // 2`` positions).
+    options : MeasureOptions, optional
+        The options (default: ``MeasureOptions()``).
+    weights : dict, optional
+        Given weights (keys and shapes as ``net.init`` returns), checked exactly.
+    progress : bool or callable, optional
+        Progress lines (as :func:`seprank.measure`).
+    purpose : {"measure", "certify", "certify-grid"}, default "measure"
+        ``"certify"``: auto asks only the strategies that can write a certificate for this
+        network; ``"certify-grid"``: and only grid ones.
 
-    ``purpose``: ``"measure"``; ``"certify"`` (auto asks only the strategies that can
-    write a certificate for this network); ``"certify-grid"`` (and only grid ones)."""
+    Returns
+    -------
+    MeasurementPlan
+        What was decided, and why (``considered``).
+
+    Raises
+    ------
+    ConfigError
+        A bad option for this network, or a requested strategy that does not apply.
+    TooBigError
+        The cost estimate is over the limits (before anything large is allocated).
+    """
     t0 = time.perf_counter()
     opts = MeasureOptions() if options is None else options
     if not isinstance(opts, MeasureOptions):

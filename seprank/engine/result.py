@@ -92,9 +92,6 @@ class Measurement:
         symbolic method's is ``coefficients``).
     strategy_reason : str, default ""
         Why that strategy (and method) was taken.
-    considered : list, default []
-        [name, why not] for every registered strategy, in the planner's order (why not is
-        None for the one taken).
     blocks : list, default []
         One dict per block of a graded or catalecticant measurement (see above).
     graded : dict or None, default None
@@ -123,6 +120,9 @@ class Measurement:
         The architecture's upper bound for this partition, compared after measuring (never
         used to measure): ``upper``, ``status`` (proved, recalled, architecture), ``source``;
         or ``note`` saying why there is none to compare.
+    considered : list, default []
+        [name, why not] for every registered strategy, in the planner's order (why not is
+        None for the one taken).
     """
 
     rank: int

@@ -72,22 +72,36 @@ def capability(net, name: str):
     return fn
 
 
-def inherited_past(cls: type, name: str) -> str | None:
+def inherited_past(klass: type, name: str) -> str | None:
     """The subclass that makes an inherited capability untrustworthy, or None.
 
     A capability describes the function of the class that declares it. A subclass that
     defines a method of its own (an ``apply``, a ``_scores``, anything but the
     dataclass's generated dunders) may compute another function, so the capability it
     inherits is not honoured: the generic path measures it (a subclass that is still the
-    same function re-declares the capability)."""
-    for klass in cls.__mro__:
-        if name in vars(klass):
+    same function re-declares the capability).
+
+    Parameters
+    ----------
+    klass : type
+        The network's class.
+    name : str
+        The capability.
+
+    Returns
+    -------
+    str or None
+        The name of the first class (from ``klass`` up) that defines methods of its own
+        before the one declaring ``name``; None when the capability is honoured.
+    """
+    for owner in klass.__mro__:
+        if name in vars(owner):
             return None
-        own = [k for k, v in vars(klass).items()
+        own = [k for k, v in vars(owner).items()
                if not (k.startswith("__") and k.endswith("__")) and
                (callable(v) or isinstance(v, (property, staticmethod, classmethod)))]
         if own:
-            return klass.__name__
+            return owner.__name__
     return None
 
 
@@ -99,18 +113,40 @@ def declared(net, name: str):
 
 
 def structural_form(net):
-    """The structural form ``net`` declares (``net`` itself if it is one), or None."""
+    """The structural form a network declares.
+
+    Parameters
+    ----------
+    net : Architecture or StructuralForm
+        The network (a form is returned as it is).
+
+    Returns
+    -------
+    StructuralForm or None
+        What ``structural_polynomial()`` declares; None where nothing is declared.
+    """
     return net if isinstance(net, StructuralForm) else declared(net, "structural_polynomial")
 
 
 @dataclass(frozen=True)
 class StructuralForm:
-    """f = e_c^T P_L(S) x^i with P_0 = I, P_{l+1} = sum_h W^O_h W^V_h P_l S P_l^T
-    W^K_h^T W^Q_h P_l (+ P_l with the residual), S = sum_j x^j x^j^T: what an
-    architecture declares through ``structural_polynomial()``.
+    """The structural lemma's form of f, declared through ``structural_polynomial()``.
 
-    Its fields carry the names of :class:`~seprank.nets.attention.LinearSelfAttention`'s,
-    so the code that reads the form reads a network of the paper's family."""
+    f = e_c^T P_L(S) x^i with P_0 = I, P_{l+1} = sum_h W^O_h W^V_h P_l S P_l^T
+    W^K_h^T W^Q_h P_l (+ P_l with the residual) and S = sum_j x^j x^j^T; the weights in
+    the paper's layout. Its fields carry the names of
+    :class:`~seprank.nets.attention.LinearSelfAttention`'s, so the code that reads the
+    form reads a network of the paper's family.
+
+    Parameters
+    ----------
+    depth, width, heads, seq_len : int
+        L, d_x, H and N.
+    residual : bool
+        Whether P_{l+1} adds P_l.
+    query_position, output_coord : int
+        i and c.
+    """
 
     depth: int
     width: int

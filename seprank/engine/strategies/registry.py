@@ -40,7 +40,31 @@ _LOADED = {"entry_points": False}
 
 @dataclass
 class Request:
-    """What the planner knows before a strategy is chosen (all validated)."""
+    """What the planner knows before a strategy is chosen (all validated).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    A, B : tuple of int
+        The sides of the partition.
+    options : MeasureOptions
+        The options.
+    method, sampler : str
+        Resolved.
+    weights : dict or None
+        The checked given weights, or None (drawn from the seed).
+    modulus : int or None
+        The prime asked for, or the default; None unless modular.
+    blas : bool
+        Whether the GF(p) ranks run on the BLAS engine.
+    form : StructuralForm or None
+        The structural form the network declares.
+    refusals : dict
+        Why each strategy asked so far was not taken.
+    note, notes : str
+        The method's note for the reason, and what refused strategies add to it.
+    """
 
     net: Any
     A: tuple[int, ...]
@@ -62,7 +86,7 @@ class Request:
     #: strategies add to the taken one's reason (:meth:`Strategy.not_taken`).
     note: str = ""
     notes: str = ""
-    _homogeneity: Any = field(default=None, repr=False)
+    _homogeneity: Any = field(default=None, init=False, repr=False)
 
     @property
     def requested(self) -> str:
@@ -187,7 +211,13 @@ def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
 
 
 def unregister(name: str) -> None:
-    """Remove the strategy ``name`` (tests, and a plugin that replaces one)."""
+    """Remove a registered strategy (tests, and a plugin that replaces one).
+
+    Parameters
+    ----------
+    name : str
+        Its name; an unknown name is ignored.
+    """
     _REGISTRY.pop(name, None)
 
 
@@ -214,12 +244,39 @@ def ordered(plugins: bool = True) -> list[Strategy]:
 
 
 def names(plugins: bool = True) -> tuple[str, ...]:
-    """``"auto"`` and every registered strategy's name, in order."""
+    """The names ``measure(strategy=...)`` takes.
+
+    Parameters
+    ----------
+    plugins : bool, default True
+        Load the entry points' strategies first.
+
+    Returns
+    -------
+    tuple of str
+        ``"auto"`` and every registered strategy's name, in the planner's order.
+    """
     return ("auto", *(s.name for s in ordered(plugins)))
 
 
 def get(name: str) -> Strategy:
-    """The registered strategy ``name`` (ConfigError naming the known ones)."""
+    """The registered strategy of this name.
+
+    Parameters
+    ----------
+    name : str
+        Its name.
+
+    Returns
+    -------
+    Strategy
+        The registered instance.
+
+    Raises
+    ------
+    ConfigError
+        If no strategy of that name is registered (the message names the known ones).
+    """
     _load_entry_points()
     if name not in _REGISTRY:
         raise ConfigError(f"strategy={name!r} must be one of {', '.join(names())}")
