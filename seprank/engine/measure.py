@@ -40,7 +40,7 @@ import numpy as np
 from seprank.algebra.coefficients import rank_coefficients
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP, Symbolic, symbolic_inputs
 from seprank.algebra.rank import RankEngine, check_rank_engine
-from seprank.engine import bound_compare, feasibility, kernels, line_check, row_check
+from seprank.engine import bound_compare, feasibility, kernels, line_check, parameters, row_check
 from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
 from seprank.engine import saturation as _saturation
@@ -56,11 +56,11 @@ from seprank.nets.partitions import check_partition, default_partition
 
 __all__ = ["METHODS", "SAMPLERS", "STRATEGIES", "MeasureOptions", "MeasurementPlan",
            "Measurement", "execute", "measure", "plan"]
-#: Default budget on the sample size (rows = columns): per matrix, so per block if graded.
-DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
-#: Default sample growth per adaptive step. Graded grids cost m * n**2 evaluations for m
-#: degrees, and its blocks are small to rank, so it grows more finely (less overshoot).
-DEFAULT_GROWTH = {"direct": 1.5, "graded": 1.25, "catalecticant": 1.5}  # the last: unused
+#: Default budget on the sample size (rows = columns): per matrix, so per block if graded
+#: (the parameter table's, by method or "graded").
+DEFAULT_MAX_SAMPLES = parameters.row("max_samples").by
+#: Default sample growth per adaptive step, by strategy (the parameter table's).
+DEFAULT_GROWTH = parameters.row("growth").by
 #: Graded, default growth only: from this sample size on grow by x1.1. With incremental
 #: elimination a step costs in proportion to its new cells (evaluation and elimination
 #: alike), so finer steps cost little and overshoot the largest block's rank less.

@@ -113,7 +113,7 @@ def plan(spec: dict) -> dict:
     if method == "modular" and spec["strategy"] in ("auto", "catalecticant") and \
             catalecticant.auto_pick(net, A, method, "auto", spec["prime"])[1] is not None:
         return _plan_catalecticant(spec, net, runs)  # fmt: skip
-    budget = spec["max_samples"] or DEFAULT_MAX_SAMPLES.get(method, 6000)
+    budget = spec["max_samples"] or DEFAULT_MAX_SAMPLES.get(method, DEFAULT_MAX_SAMPLES["modular"])
     est = estimate(net, A, B, method=method, max_samples=budget, start=16,
                    fast=method == "modular")  # fmt: skip
     lg = est["log10_expected_rank"]
@@ -196,7 +196,7 @@ def _run(spec: dict) -> dict:
     net = build_net(spec)
     if spec["task"] == "verify":
         row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
-                                   max_samples=spec["max_samples"] or 6000)  # fmt: skip
+                                   max_samples=spec["max_samples"] or verdict.DEFAULT_BUDGET)
         out = {"measurement": m.to_dict(), "extra": row}
     elif spec["task"] == "measure":
         m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],

@@ -4,7 +4,8 @@ in it is trusted or allocated.
 :func:`load` reads a certificate file: its size and its JSON nesting are bounded before
 ``json`` parses it (a deeply nested file cannot exhaust the recursion), then
 :func:`validate` checks it. :func:`validate` checks every field's type and range (a bool
-is not an int, an int is not a float or a string; unknown keys are refused), and the work
+is not an int, an int is not a float or a string; unknown keys are refused; ``prime``
+and ``seed`` by their rows of :mod:`seprank.engine.parameters`), and the work
 the check would do: the memory of the points the draws regenerate (count * positions *
 width * 8 bytes, summed, plus the ``choice`` draws' ``arange(1, prime)``), of the grid of
 the minors' rows and columns, and the side of the graded Vandermonde matrix (T + 1, with
@@ -22,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from seprank.algebra.domains import is_prime
-from seprank.algebra.limits import MAX_MODULUS
-from seprank.errors import ConfigError
+from seprank.engine import parameters
+from seprank.errors import ConfigError, SeprankError
 
 #: A certificate file larger than this is refused unread (a depth-8 one is a few MB).
 MAX_FILE_BYTES = 64 * 2**20
@@ -37,7 +37,6 @@ MAX_BYTES = 2 * 2**30
 #: 3 GB) would not finish.
 MAX_VANDERMONDE = 2188
 MAX_INDEX = 2**31
-MAX_SEED = 2**128
 
 REQUIRED = ("format", "architecture", "config", "partition", "prime", "seed", "weights",
             "weights_sha256", "points", "draws", "strategy", "total_degree", "rank", "blocks",
@@ -75,6 +74,15 @@ def _int(field: str, v, lo: int = 0, hi: int = MAX_INDEX, null: bool = False):
         _bad(field, f"must be an integer{' or null' if null else ''}, got {_show(v)}")
     if not lo <= v <= hi:
         _bad(field, f"must be in [{lo}, {hi}], got {_show(v)}")
+
+
+def _param(field: str, v) -> None:
+    """A field that is a parameter of the measurement (:mod:`seprank.engine.parameters`),
+    refused with the message the API and the CLI give."""
+    try:
+        parameters.validate(field, v)
+    except SeprankError as exc:
+        raise CertificateSchemaError(f"certificate: {exc}") from None
 
 
 def _str(field: str, v, limit: int = 10_000) -> None:
@@ -161,10 +169,8 @@ def validate(cert) -> None:
     part = _ints("partition", cert["partition"], 10**6, 10**6)
     if len(set(part)) != len(part):
         _bad("partition", f"repeats a position: {part[:20]}")
-    _int("prime", cert["prime"], 2, MAX_MODULUS)
-    if not is_prime(cert["prime"]):
-        _bad("prime", f"{cert['prime']} is not a prime")
-    _int("seed", cert["seed"], 0, MAX_SEED)
+    for k in ("prime", "seed"):  # the measurement's parameters: their table's check
+        _param(k, cert[k])
     if cert["strategy"] not in STRATEGIES:
         _bad("strategy", f"must be one of {', '.join(STRATEGIES)}, got {_show(cert['strategy'])}")
     _int("total_degree", cert["total_degree"], 0, 3**40, null=True)

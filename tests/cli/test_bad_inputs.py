@@ -22,7 +22,7 @@ CASES = [
     (["measure", "--prime", "2", "--depth", "1", *NET], "prime=2 is too small"),
     (["measure", "--prime", "7", "--depth", "1", *NET], "Schwartz-Zippel bound needs p > e = 7"),
     (["measure", "--prime", "5", "--depth", "2", *NET], "graded interpolation needs p > T + 1"),
-    ([*M, "--prime", "4"], "4 is not a prime"),
+    ([*M, "--prime", "4"], "argument --prime: prime=4 must be a prime in [2, 2**31-1]"),
     ([*M, "--prime", "4294967311"], "--prime"),
     ([*M, "--prime", "1e9"], "--prime"),
     # measure: sizes beyond what can finish, refused from an estimate
