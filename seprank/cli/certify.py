@@ -13,9 +13,7 @@ from seprank.cli._common import (
     nonneg_int,
 )
 from seprank.cli.archs import add_arch_args, net_from_args
-from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.parameters import default
-from seprank.engine.sample_grid import available_memory
 from seprank.errors import ConfigError
 from seprank.nets.registry import (
     allows,
@@ -105,9 +103,6 @@ def cmd_certify(args) -> int:
     if args.upper_source is not None and args.upper is None:
         raise ConfigError("--upper-source needs --upper U (the bound it is the source of)")
     net = net_from_args(args)
-    if args.prime is not None:
-        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
-        check_prime(net, args.prime)  # what the computation needs, stated
     out = check_out_dir(args.out)
     progress = None if (args.quiet or args.json) else True
     stated = {} if args.upper is None else {"upper": args.upper,

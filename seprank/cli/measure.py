@@ -16,9 +16,7 @@ from seprank.cli._common import (
 )
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.confirm import confirm
-from seprank.engine.feasibility import check_feasible, check_prime
 from seprank.engine.measure import measure
-from seprank.engine.sample_grid import available_memory
 from seprank.errors import MeasurementInterrupted
 from seprank.labels import SATURATED
 
@@ -72,9 +70,6 @@ def add_parser(sub) -> None:
 
 def cmd_measure(args) -> int:
     net = net_from_args(args)
-    if args.prime is not None and args.method in ("modular", "auto"):
-        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
-        check_prime(net, args.prime)  # what the computation needs, stated
     kw = dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
               rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
               progress=_progress(args), saturation_threshold=args.saturation_threshold)

@@ -9,9 +9,10 @@ values (types only need the file; the measurement's parameters ``methods``,
 :func:`check_values` checks ``[params]`` against the architecture's parameters (their
 kinds), the number of combinations, and then builds
 every combination's network (the architecture's own checks: ``heads=3 must divide
-width=8``), the cost of its first grid (:func:`seprank.engine.feasibility.check_feasible`),
-each prime against what the computation needs
-(:func:`seprank.engine.feasibility.check_prime`) and each partition.
+width=8``), the cost of its first grid (:func:`seprank.engine.feasibility.check_feasible`)
+and each partition. A prime is checked as the API and ``seprank measure --prime`` check it
+(a prime within the modulus limit); a prime too small for a network is not refused here
+either: its measurement's label says what it earned.
 """
 
 from __future__ import annotations
@@ -164,12 +165,11 @@ def check_values(grid: dict, cls, expand, name: str) -> None:
 
 
 def check_combos(grid: dict, cls, combos: list, name: str) -> None:
-    """Build every combination's network and check its cost, primes and partitions."""
+    """Build every combination's network and check its cost and partitions."""
     if not combos:
         _fail(name, "[params]", "has no combination left (an empty head list, or every one "
               "excluded): nothing would run")
     g = grid["grid"]
-    primes = g.get("primes", [])
     parts = [p for p in g.get("partitions", []) if p != "default"]
     limit = _grid.available_memory() // 4
     for c in combos:
@@ -177,8 +177,6 @@ def check_combos(grid: dict, cls, combos: list, name: str) -> None:
         try:
             net = cls(**{k: _tuples(v) for k, v in c.items()})
             feasibility.check_feasible(net, 16, limit)
-            for p in primes:
-                feasibility.check_prime(net, p, arg="primes")
             for part in parts:
                 check_partition(part, net.seq_len)
         except SeprankError as exc:

@@ -44,7 +44,6 @@ CASES = [
     (grid(grid="seeds = [9223372036854775808]"), None),  # TOML itself refuses > int64
     (grid(grid="seeds = []"), "[grid] seeds is an empty list"),
     (grid(grid="primes = [15]"), "[grid] primes: prime=15 must be a prime in"),
-    (grid(grid="primes = [5]"), "is too small for this network"),
     (grid(grid="primes = [4294967311]"), "[grid] primes: prime=4294967311 must be a prime in"),
     (grid().replace('"modular"', '"banana"'), "[grid] methods: method='banana' must be one of"),
     (grid(grid='strategies = ["fast"]'), "[grid] strategies: strategy='fast' must be one of"),
