@@ -214,11 +214,12 @@ def default(name: str, key: str | None = None):
     return r.default if key is None else r.by[key]
 
 
-def validate(name: str, value):
+def validate(name: str, value, required: bool = False):
     """``value`` if it is a valid ``name`` (a flag as a bool), else the row's error
-    (DomainError for the prime, ConfigError otherwise) with :meth:`Parameter.refusal`."""
+    (DomainError for the prime, ConfigError otherwise) with :meth:`Parameter.refusal`.
+    ``required``: None is refused too (a value recorded, e.g. a certificate's prime)."""
     r = PARAMETERS[name]
-    if not r.ok(value):
+    if not r.ok(value) or (required and value is None):
         raise (DomainError if r.kind == "prime" else ConfigError)(r.refusal(value))
     return bool(value) if r.kind == "flag" else value
 

@@ -80,7 +80,7 @@ def _param(field: str, v) -> None:
     """A field that is a parameter of the measurement (:mod:`seprank.engine.parameters`),
     refused with the message the API and the CLI give."""
     try:
-        parameters.validate(field, v)
+        parameters.validate(field, v, required=True)
     except SeprankError as exc:
         raise CertificateSchemaError(f"certificate: {exc}") from None
 
