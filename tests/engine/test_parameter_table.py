@@ -211,6 +211,9 @@ def test_the_shipped_grids_and_verify_use_the_tables_budget():
         assert tomllib.loads(text)["grid"]["max_samples"] == budget, name
     for f in (verdict.verify_one, verdict.verify_partitions):
         assert inspect.signature(f).parameters["max_samples"].default == budget
+    by = PARAMETERS["max_samples"].by  # measure's docstring states them
+    assert (f"default {by['modular']} direct, {by['graded']} graded,\n        {by['float']} "
+            "float" in measure.__doc__)  # fmt: skip
 
 
 # ------------------------------------------------------------------ one prime policy
