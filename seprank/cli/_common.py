@@ -1,4 +1,5 @@
-"""Helpers shared by the sub-command modules: the parser classes, argument types, the
+"""Helpers shared by the sub-command modules: the parser classes, argument types (the
+measurement's parameters' from their table, :func:`param_arg` and :func:`add_param`), the
 attention network's flags and the progress callback (the output-folder check is
 :func:`seprank.paths.check_out_dir`)."""
 

@@ -76,11 +76,11 @@ def _int(field: str, v, lo: int = 0, hi: int = MAX_INDEX, null: bool = False):
         _bad(field, f"must be in [{lo}, {hi}], got {_show(v)}")
 
 
-def _param(field: str, v) -> None:
-    """A field that is a parameter of the measurement (:mod:`seprank.engine.parameters`),
+def _param(name: str, v) -> None:
+    """A field that is the measurement's parameter ``name`` (:mod:`seprank.engine.parameters`),
     refused with the message the API and the CLI give."""
     try:
-        parameters.validate(field, v, required=True)
+        parameters.validate(name, v, required=True)
     except SeprankError as exc:
         raise CertificateSchemaError(f"certificate: {exc}") from None
 
@@ -169,8 +169,9 @@ def validate(cert) -> None:
     part = _ints("partition", cert["partition"], 10**6, 10**6)
     if len(set(part)) != len(part):
         _bad("partition", f"repeats a position: {part[:20]}")
-    for k in ("prime", "seed"):  # the measurement's parameters: their table's check
-        _param(k, cert[k])
+    for r in parameters.PARAMETERS.values():  # the measurement's parameters: the table's
+        if r.certificate is not None:
+            _param(r.name, cert[r.certificate])
     if cert["strategy"] not in STRATEGIES:
         _bad("strategy", f"must be one of {', '.join(STRATEGIES)}, got {_show(cert['strategy'])}")
     _int("total_degree", cert["total_degree"], 0, 3**40, null=True)
