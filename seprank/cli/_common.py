@@ -1,4 +1,5 @@
-"""Helpers shared by the sub-command modules: the parser classes, argument types, the
+"""Helpers shared by the sub-command modules: the parser classes, argument types (the
+measurement's parameters' from their table, :func:`param_arg` and :func:`add_param`), the
 attention network's flags and the progress callback (the output-folder check is
 :func:`seprank.paths.check_out_dir`)."""
 
@@ -8,8 +9,9 @@ import argparse
 import math
 import sys
 
-from seprank.algebra.domains import is_prime
-from seprank.algebra.limits import MAX_MODULUS
+from seprank.engine import parameters
+from seprank.engine.parameters import MAX_INT
+from seprank.errors import SeprankError
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -33,9 +35,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-#: The largest integer an argument may take: what SQLite (the store) and numpy's int64
-#: hold. An argument with more digits is refused before it is converted.
-MAX_INT = 2**63 - 1
+#: An argument with more digits than the largest integer an argument may take (MAX_INT:
+#: what SQLite, the store, and numpy's int64 hold) is refused before it is converted.
 _MAX_DIGITS = 19
 
 
@@ -58,23 +59,52 @@ def _bounded_int(lo: int, hi: int = MAX_INT):
     return parse
 
 
+def param_arg(name: str):
+    """The argument type of the parameter ``name`` (:mod:`seprank.engine.parameters`): its
+    refusal is the table's one line, which argparse prefixes with the flag."""
+
+    def parse(text: str):
+        try:
+            return parameters.parse(name, text)
+        except SeprankError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = parameters.row(name).expected
+    return parse
+
+
+def add_param(p, name: str, **kw) -> None:
+    """Add the flag of the parameter ``name`` to ``p``: its type, default, help and (for
+    names) metavar from the table; ``kw`` overrides them (e.g. a sub-command's own help).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The sub-command's parser.
+    name : str
+        A row of :data:`seprank.engine.parameters.PARAMETERS` that has a flag.
+    **kw
+        Passed to ``add_argument`` over the table's.
+    """
+    r = parameters.row(name)
+    opts = {"type": param_arg(name), "help": r.help,
+            "default": r.default if r.cli_default is None else r.cli_default}  # fmt: skip
+    if r.kind == "choice":
+        opts["metavar"] = choices_metavar(r.names())
+    p.add_argument(r.flag, **{**opts, **kw})
+
+
 nonneg_int, pos_int = _bounded_int(0), _bounded_int(1)
 #: --max-samples: a grid side (the memory check of the options refuses what does not fit).
-sample_count = _bounded_int(2, 10**7)
+sample_count = param_arg("max_samples")
 #: --confirm, --retries, --workers: counts of runs, attempts and processes.
 small_count, retry_count, worker_count = _bounded_int(1, 1000), _bounded_int(0, 100), \
     _bounded_int(1, 4096)  # fmt: skip
 #: --threads: torch CPU threads (far more than any machine has is a typo, refused).
 thread_count = _bounded_int(1, 1024)
-
-
-def prime_arg(text: str) -> int:
-    """--prime: a prime within the modulus limits (seprank.algebra.limits); whether it is
-    large enough for the network is checked when the measurement is planned."""
-    p = _bounded_int(2, MAX_MODULUS)(text)
-    if not is_prime(p):
-        raise argparse.ArgumentTypeError(f"{p} is not a prime")
-    return p
+#: --prime: a prime within the modulus limits (the API's policy: whether it is large enough
+#: for the network is the measurement's label, not a refusal).
+prime_arg = param_arg("prime")
 
 
 def real_arg(lo: float, hi: float, *, lo_open: bool = False):

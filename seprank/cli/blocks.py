@@ -7,15 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from seprank.algebra.rank import RANK_ENGINES
 from seprank.cli._common import (
     _add_net_args,
     _int_list,
     add_output_args,
+    add_param,
     add_sweep_args,
-    choices_metavar,
     nonneg_int,
-    prime_arg,
     real_arg,
 )
 from seprank.cli.archs import add_arch_args, net_from_args
@@ -50,15 +48,12 @@ def add_parser(sub) -> None:
     _add_net_args(b, need=False)
     b.add_argument("--output-coord", type=nonneg_int, default=None,
                    help="coordinate p of the output vector y^{L,i} studied (default 0)")
-    b.add_argument("--seed", type=nonneg_int, default=0, help="draws the weights")
+    add_param(b, "seed", help="draws the weights")
     b.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
-    b.add_argument("--prime", type=prime_arg, default=None,
-                   help="modulus (default: the strategy's choice, as seprank measure)")
-    b.add_argument("--rank-engine", default="auto", metavar=choices_metavar(RANK_ENGINES),
-                   help="exact GF(p) rank engine (they agree)")
-    b.add_argument("--saturation-threshold", type=real_arg(0.0, 1.0), default=1e-2,
-                   help="as seprank measure's")
+    add_param(b, "prime", help="modulus (default: the strategy's choice, as seprank measure)")
+    add_param(b, "rank_engine")
+    add_param(b, "saturation_threshold", help="as seprank measure's")
     b.add_argument("--max-blocks", type=nonneg_int, default=None,
                    help="rank at most this many of the blocks not yet stored, then stop")
     add_output_args(b, json_help="print the Measurement's JSON once complete (else the "

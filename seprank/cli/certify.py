@@ -9,13 +9,11 @@ from seprank.cli._common import (
     _add_net_args,
     _int_list,
     add_output_args,
+    add_param,
     nonneg_int,
-    prime_arg,
-    sample_count,
 )
 from seprank.cli.archs import add_arch_args, net_from_args
-from seprank.engine.feasibility import check_feasible, check_prime
-from seprank.engine.sample_grid import available_memory
+from seprank.engine.parameters import default
 from seprank.errors import ConfigError
 from seprank.nets.registry import (
     allows,
@@ -68,10 +66,9 @@ def add_parsers(sub) -> None:
                    help="where the --upper bound is proved (recorded in the certificate)")
     c.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
-    c.add_argument("--seed", type=nonneg_int, default=0, help="weights and sample points")
-    c.add_argument("--prime", type=prime_arg, default=None,
-                   help="modulus (default: 67108859, below 2**26)")
-    c.add_argument("--max-samples", type=sample_count, default=None, help="budget per grid matrix")
+    add_param(c, "seed")
+    add_param(c, "prime", help=f"modulus (default: {default('prime', 'modular')}, below 2**26)")
+    add_param(c, "max_samples", help="budget per grid matrix")
     c.add_argument("--out", default="seprank-certificates",
                    help="folder the certificate is written to")
     c.add_argument("--check", action="store_true",
@@ -106,9 +103,6 @@ def cmd_certify(args) -> int:
     if args.upper_source is not None and args.upper is None:
         raise ConfigError("--upper-source needs --upper U (the bound it is the source of)")
     net = net_from_args(args)
-    if args.prime is not None:
-        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
-        check_prime(net, args.prime)  # what the computation needs, stated
     out = check_out_dir(args.out)
     progress = None if (args.quiet or args.json) else True
     stated = {} if args.upper is None else {"upper": args.upper,

@@ -5,24 +5,18 @@ from __future__ import annotations
 import json
 import sys
 
-from seprank.algebra.rank import DEVICES, RANK_ENGINES
 from seprank.cli._common import (
     _add_net_args,
     _int_list,
     _progress,
     add_output_args,
-    choices_metavar,
+    add_param,
     nonneg_int,
-    prime_arg,
-    real_arg,
-    sample_count,
     small_count,
 )
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.confirm import confirm
-from seprank.engine.feasibility import check_feasible, check_prime
-from seprank.engine.measure import METHODS, SAMPLERS, STRATEGIES, MeasureOptions, measure
-from seprank.engine.sample_grid import available_memory
+from seprank.engine.measure import MeasureOptions, measure
 from seprank.errors import MeasurementInterrupted
 from seprank.labels import SATURATED
 
@@ -59,39 +53,15 @@ def add_parser(sub) -> None:
                        epilog=MEASURE_JSON)  # fmt: skip
     add_arch_args(m)
     _add_net_args(m, need=False)
-    methods = ("auto", *(x for x in METHODS if x != "auto"))
-    m.add_argument("--method", default="auto", metavar=choices_metavar(methods),
-                   help="auto: modular for a polynomial network, float for one that is "
-                        "not, e.g. softmax-attention")  # fmt: skip
-    m.add_argument("--seed", type=nonneg_int, default=0,
-                   help="draws the weights and sample points (same seed, same answer)")
+    add_param(m, "method")
+    add_param(m, "seed")
     m.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions, e.g. 0,1 (default: the first N//2)")
     m.add_argument("--output-coord", type=nonneg_int, default=None,
                    help="coordinate p of the output vector y^{L,i} studied (default 0)")
-    m.add_argument("--max-samples", type=sample_count, default=None,
-                   help="largest grid side (default 6000 modular, 2500 float); the sample "
-                   "grows x1.5 until the rank stops below the sample size or this is "
-                   "hit")  # fmt: skip
-    m.add_argument("--sampler", default="auto", metavar=choices_metavar(SAMPLERS),
-                   help="auto: alphabet for a network on tokens, i.e. the complete grid "
-                        "over its vocabulary; else random")  # fmt: skip
-    m.add_argument("--prime", type=prime_arg, default=None,
-                   help="modulus for --method modular (default: 67108859, below 2**26)")
-    m.add_argument("--rank-engine", default="auto", metavar=choices_metavar(RANK_ENGINES),
-                   help="exact GF(p) rank engine (they agree)")  # fmt: skip
-    m.add_argument("--device", default="cpu", metavar=choices_metavar(DEVICES),
-                   help="cuda ranks with torch on a GPU (opt-in; never required)")
-    m.add_argument("--strategy", default="auto", metavar=choices_metavar(STRATEGIES),
-                   help="graded ranks one matrix per "
-                        "A-side degree of a homogeneous f; catalecticant ranks the "
-                        "blocks from the structural polynomial's coefficients "
-                        "(attention, >= width positions a side); auto: catalecticant "
-                        "where it applies and fits, else graded when f is homogeneous, "
-                        "else direct")  # fmt: skip
-    m.add_argument("--saturation-threshold", type=real_arg(0.0, 1.0), default=1e-2,
-                   help="call a rank saturated only when the Schwartz-Zippel bound on a "
-                        "false saturation is at most this")  # fmt: skip
+    for name in ("max_samples", "sampler", "prime", "rank_engine", "device", "strategy",
+                 "saturation_threshold"):  # fmt: skip
+        add_param(m, name)
     m.add_argument("--confirm", type=small_count, default=1, metavar="K",
                    help="measure K times with independent seeds and primes; report the "
                         "largest rank and the combined bound")  # fmt: skip
@@ -111,9 +81,6 @@ def options_from_args(args) -> MeasureOptions:
 
 def cmd_measure(args) -> int:
     net = net_from_args(args)
-    if args.prime is not None and args.method in ("modular", "auto"):
-        check_feasible(net, 16, available_memory() // 4, args.max_samples)  # before degrees
-        check_prime(net, args.prime)  # what the computation needs, stated
     kw = _keywords(args)
     summary = None
     try:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 from seprank.cli._common import add_output_args, add_sweep_args, nonneg_int, real_arg
-from seprank.errors import ConfigError
+from seprank.engine import parameters
+from seprank.errors import ConfigError, SeprankError
 from seprank.paths import check_out_dir
 from seprank.sweeps.executors import WORKER_TIMEOUT_S
 from seprank.sweeps.grid_file import read_grid, shipped_grid, specs
@@ -74,10 +74,9 @@ def cmd(args) -> int:
     seeds = None
     if args.seeds is not None:
         try:
-            seeds = [nonneg_int(x) for x in args.seeds.split(",") if x.strip()]
-        except argparse.ArgumentTypeError:
-            raise ConfigError(f"seeds={args.seeds[:40]!r} must be comma-separated integers in "
-                              f"[0, 2**63-1]") from None  # fmt: skip
+            seeds = [parameters.parse("seed", x) for x in args.seeds.split(",") if x.strip()]
+        except SeprankError as exc:
+            raise ConfigError(f"seeds={args.seeds[:40]!r}: {exc}") from None
         if not seeds:
             raise ConfigError(f"seeds={args.seeds!r} must be non-negative integers")
     tasks, left_out = specs(grid, seeds=seeds)

@@ -9,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from seprank.cli._common import add_output_args, add_sweep_args, nonneg_int
+from seprank.cli._common import add_output_args, add_param, add_sweep_args, nonneg_int
 from seprank.errors import ConfigError
 from seprank.figures import transition as plot_transition
 from seprank.figures.common import PAPER_FIGURES
@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
     t.add_argument("--out", default=None,
                    help="folder for fig8_measured_transition.csv/.png/.pdf (default: "
                         "paper_figures, or seprank-transition-quick with --quick)")
-    t.add_argument("--seed", type=nonneg_int, default=0, help="weights and sample points")
+    add_param(t, "seed", help="weights and sample points")
     t.add_argument("--max-bound", type=nonneg_int, default=None,
                    help="skip configurations whose proved bound exceeds this (e.g. 10000 "
                         "to leave out the largest; default: none skipped)")

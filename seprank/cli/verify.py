@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from seprank.cli._common import _int_list, add_output_args, add_sweep_args, nonneg_int
+from seprank.cli._common import _int_list, add_output_args, add_param, add_sweep_args
 from seprank.cli.archs import net_from_args
 from seprank.cli.torch_args import add_torch_args
 from seprank.errors import ConfigError
@@ -56,8 +56,7 @@ def add_parser(sub) -> None:
                         "at most 1500)")
     v.add_argument("--out", default="seprank-results",
                    help="folder for results.csv and results.md (checked before any work)")
-    v.add_argument("--seed", type=nonneg_int, default=0,
-                   help="draws the weights and sample points of every configuration")
+    add_param(v, "seed", help="draws the weights and sample points of every configuration")
     add_output_args(v, json_help="print one JSON object (rows, summary, verdict) instead of "
                     "the table", quiet_help="no progress bar")  # fmt: skip
     v.add_argument("--arch", default=None, metavar="NAME|module:Class",

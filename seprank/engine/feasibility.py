@@ -1,21 +1,22 @@
 """What a measurement can do at all, checked from the configuration alone, before any
-bound, weight or grid is computed: sizes that cannot finish, and primes too small.
+bound, weight or grid is computed: sizes that cannot finish, and what prime a network needs.
 
 :func:`check_feasible` refuses a network whose very first grid (``start`` x ``start``
 evaluations) or whose weights are already beyond the limits of
 :func:`seprank.engine.estimate.check_cost` (the finer estimate, which needs the proved
 bound, comes after: computing that bound for an absurd depth would itself not finish).
 
-:func:`check_prime` derives the smallest usable modulus from the computation: the graded
+The smallest usable modulus follows from the computation: the graded
 strategy interpolates f(t a, b) at T + 1 distinct t in GF(p), so it needs p > T + 1 (T the
 total degree of f); the Schwartz-Zippel bound on a false saturation is (sample size) * e / p
 (e the degree of a grid entry in the random draws), so it says anything only for p > e.
-A prime below both is refused with both numbers; when they exceed the default prime (deep
-networks: 3^L > 2^26), the default prime (the largest the float64 engines take) is the
-floor, and the result of such a run is labelled a lower bound. The CLI (``--prime``) and
-grid files (``primes``) apply it; the Python API keeps accepting a smaller prime (then
-labelled not saturated, or refused by the graded strategy), as its tests of those labels
-need.
+:func:`prime_floor` gives that floor with both numbers (when they exceed the default prime,
+for deep networks: 3^L > 2^26, the default prime, the largest the float64 engines take, is
+the floor); :func:`check_prime` refuses below it, for a caller that wants a refusal. The
+prime policy of the API, ``seprank measure --prime``, grid files and certificates is one
+(:mod:`seprank.engine.parameters`: a prime within the modulus limit) and does not apply
+the floor: a smaller prime is measured and labelled what it earned (not saturated), or
+refused by the strategy that cannot use it (graded, catalecticant).
 """
 
 from __future__ import annotations

@@ -44,27 +44,19 @@ saturated (its grid is not a generic sample; a rank plateau is evidence, not a b
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from seprank import labels
 from seprank.algebra.degree import DegreeDomain
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine.evaluate import evaluate
-from seprank.errors import ConfigError, DomainError
+from seprank.errors import DomainError
 from seprank.nets.base import input_dim
 from seprank.nets.capabilities import capability
 
-#: Largest Schwartz-Zippel bound under which a sample-saturated rank is called saturated.
+#: Largest Schwartz-Zippel bound under which a sample-saturated rank is called saturated
+#: (checked as the parameter ``saturation_threshold``, :mod:`seprank.engine.parameters`).
 DEFAULT_THRESHOLD = 1e-2
-
-
-def check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or \
-            not 0 <= threshold <= 1 or math.isnan(threshold):  # fmt: skip
-        raise ConfigError(f"saturation_threshold={threshold!r} must be a number in [0, 1]")
-    return float(threshold)
 
 
 def entry_degree(net, random_weights: bool = True) -> int | None:

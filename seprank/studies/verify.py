@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from seprank import labels
-from seprank.engine import display
+from seprank.engine import display, parameters
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
 from seprank.sweeps import grid_file, runner
@@ -225,13 +225,13 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     Raises
     ------
     ConfigError
-        If the grid is unknown or the seed is not a non-negative integer (and as
+        If the grid is unknown or the seed is not an integer in [0, 2**63-1] (and as
         :func:`seprank.sweeps.runner.run`).
     """
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed={seed!r} must be a non-negative integer")
+    parameters.validate("seed", seed)
     nets, skipped = configs(grid)
-    budget = _grid_file(grid)["grid"].get("max_samples", 6000)
+    budget = _grid_file(grid)["grid"].get("max_samples",
+                                          parameters.default("max_samples", "modular"))
     out = Path(out)
     tasks = [sweep_tasks.spec_for_net("verify", net, seed=seed, max_samples=budget,
                                       grid=f"verify-{grid}")

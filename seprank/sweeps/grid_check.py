@@ -3,28 +3,29 @@ a grid with one bad value is refused whole (ConfigError naming the file and the 
 nothing is stored and nothing runs.
 
 :func:`check_tables` checks the file's shape and the ``[grid]`` and ``[[exclude]]``
-values (types only need the file); :func:`check_values` checks ``[params]`` against the
-architecture's parameters (their kinds), the number of combinations, and then builds
+values (types only need the file; the measurement's parameters ``methods``,
+``strategies``, ``seeds``, ``primes`` and ``max_samples`` by their rows of
+:mod:`seprank.engine.parameters`, the message the API and the CLI give);
+:func:`check_values` checks ``[params]`` against the architecture's parameters (their
+kinds), the number of combinations, and then builds
 every combination's network (the architecture's own checks: ``heads=3 must divide
-width=8``), the cost of its first grid (:func:`seprank.engine.feasibility.check_feasible`),
-each prime against what the computation needs
-(:func:`seprank.engine.feasibility.check_prime`) and each partition.
+width=8``), the cost of its first grid (:func:`seprank.engine.feasibility.check_feasible`)
+and each partition. A prime is checked as the API and ``seprank measure --prime`` check it
+(a prime within the modulus limit); a prime too small for a network is not refused here
+either: its measurement's label says what it earned.
 """
 
 from __future__ import annotations
 
-from seprank.algebra.domains import is_prime
-from seprank.algebra.limits import MAX_MODULUS
 from seprank.engine import feasibility
 from seprank.engine import sample_grid as _grid
-from seprank.engine.options import METHODS
-from seprank.engine.strategies import STRATEGIES
+from seprank.engine.parameters import MAX_INT, PARAMETERS, validate
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets.base import param_specs
 from seprank.nets.partitions import check_partition
 
-#: The largest integer a grid value may take (SQLite's INTEGER, numpy's int64).
-MAX_INT = 2**63 - 1
+#: [grid] keys whose value is a list of alternatives.
+LIST_KEYS = ("methods", "strategies", "seeds", "primes", "partitions")
 #: Combinations a grid may expand into (counted before expanding).
 MAX_COMBOS = 100_000
 _KIND_WORDS = {"int": "an integer", "flag": "true or false", "ints": "a list of integers",
@@ -64,8 +65,6 @@ def check_tables(data, name: str) -> None:
         if key in g and not isinstance(g[key], str):
             _fail(name, f"[grid] {key}", f"must be a string, got {_show(g[key])}")
     _grid_lists(g, name)
-    if g.get("max_samples") is not None:
-        _int(name, "[grid] max_samples", g["max_samples"], 2, 10**7)
     if g.get("max_bound") is not None:
         _int(name, "[grid] max_bound", g["max_bound"], 0)
     for i, rule in enumerate(data.get("exclude", [])):
@@ -76,19 +75,16 @@ def check_tables(data, name: str) -> None:
 
 
 def _grid_lists(g: dict, name: str) -> None:
-    checks = {"methods": lambda v: isinstance(v, str) and v in METHODS,
-              "strategies": lambda v: isinstance(v, str) and v in STRATEGIES}  # fmt: skip
-    for key, ok in checks.items():
-        for v in _alternatives(g, key, name):
-            if not ok(v):
-                valid = METHODS if key == "methods" else STRATEGIES
-                _fail(name, f"[grid] {key}", f"value {_show(v)} must be one of {', '.join(valid)}")
-    for v in _alternatives(g, "seeds", name):
-        _int(name, "[grid] seeds", v)
-    for v in _alternatives(g, "primes", name):
-        _int(name, "[grid] primes", v, 2, MAX_MODULUS)
-        if not is_prime(v):
-            _fail(name, "[grid] primes", f"value {v} is not a prime")
+    for r in PARAMETERS.values():  # the measurement's parameters: the table's check
+        if r.grid is None:
+            continue
+        values = _alternatives(g, r.grid, name) if r.grid in LIST_KEYS else \
+            [g[r.grid]] if g.get(r.grid) is not None else []  # fmt: skip
+        for v in values:
+            try:
+                validate(r.name, v)
+            except SeprankError as exc:
+                _fail(name, f"[grid] {r.grid}:", str(exc))
     for v in _alternatives(g, "partitions", name):
         if v == "default":
             continue
@@ -169,12 +165,11 @@ def check_values(grid: dict, cls, expand, name: str) -> None:
 
 
 def check_combos(grid: dict, cls, combos: list, name: str) -> None:
-    """Build every combination's network and check its cost, primes and partitions."""
+    """Build every combination's network and check its cost and partitions."""
     if not combos:
         _fail(name, "[params]", "has no combination left (an empty head list, or every one "
               "excluded): nothing would run")
     g = grid["grid"]
-    primes = g.get("primes", [])
     parts = [p for p in g.get("partitions", []) if p != "default"]
     limit = _grid.available_memory() // 4
     for c in combos:
@@ -182,8 +177,6 @@ def check_combos(grid: dict, cls, combos: list, name: str) -> None:
         try:
             net = cls(**{k: _tuples(v) for k, v in c.items()})
             feasibility.check_feasible(net, 16, limit)
-            for p in primes:
-                feasibility.check_prime(net, p, arg="primes")
             for part in parts:
                 check_partition(part, net.seq_len)
         except SeprankError as exc:

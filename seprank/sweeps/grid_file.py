@@ -68,7 +68,7 @@ def shipped_grid(name: str) -> Path:
 
 
 #: [grid] keys whose value is a list of alternatives.
-LIST_KEYS = ("methods", "strategies", "seeds", "primes", "partitions")
+LIST_KEYS = grid_check.LIST_KEYS
 
 
 def read_grid(path: Path | str) -> dict:

@@ -25,7 +25,7 @@ from seprank.nets.base import config_of
 from seprank.nets.registry import name_of, resolve
 from seprank.sweeps.fingerprint import fingerprint
 from seprank.verdicts import verdict
-from seprank.verdicts.verdict import VERIFY_MAX_SAMPLES
+from seprank.verdicts.verdict import DEFAULT_BUDGET
 
 #: Task kinds: ``measure`` (one Measurement) and ``verify`` (a row of ``seprank verify``:
 #: the measurement, the proved bound and the other balanced partitions).
@@ -94,7 +94,7 @@ def options_of(spec: dict) -> MeasureOptions:
     would be given for it (verify: its seed and budget, the rest measure's defaults)."""
     if spec["task"] == "verify":
         return MeasureOptions(seed=spec["seed"],
-                              max_samples=spec["max_samples"] or VERIFY_MAX_SAMPLES)  # fmt: skip
+                              max_samples=spec["max_samples"] or DEFAULT_BUDGET)  # fmt: skip
     return MeasureOptions(method=spec["method"], strategy=spec["strategy"], seed=spec["seed"],
                           prime=spec["prime"], max_samples=spec["max_samples"])  # fmt: skip
 

@@ -6,7 +6,8 @@ in it is trusted or allocated.
 :func:`validate` checks it. :func:`validate` finds the certificate's kind by its
 ``strategy`` (:mod:`seprank.verdicts.kinds`; an unknown one is refused, naming the known
 ones), checks every common field's type and range (a bool is not an int, an int is not a
-float or a string; unknown keys are refused), then the kind's own schema (its blocks, its
+float or a string; unknown keys are refused; ``prime`` and ``seed`` by their rows of
+:mod:`seprank.engine.parameters`), then the kind's own schema (its blocks, its
 fields, its limits: e.g. the side of the graded Vandermonde matrix), and the work the
 check would do: the memory of the points the draws regenerate (count * positions * width
 * 8 bytes, summed, plus the ``choice`` draws' ``arange(1, prime)``) and of the grid of the
@@ -24,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from seprank.algebra.domains import is_prime
-from seprank.algebra.limits import MAX_MODULUS
+from seprank.engine import parameters
+from seprank.errors import SeprankError
 from seprank.verdicts import kinds
 from seprank.verdicts.certificate_fields import (
     MAX_INDEX,
@@ -49,7 +50,6 @@ MAX_FILE_BYTES = 64 * 2**20
 MAX_NESTING = 8
 #: Memory the check may allocate: regenerated points, the minors' grid, arange(1, p).
 MAX_BYTES = 2 * 2**30
-MAX_SEED = 2**128
 
 #: The fields of every kind (a kind adds its own, :attr:`CertificateKind.fields`).
 REQUIRED = ("format", "architecture", "config", "partition", "prime", "seed", "weights",
@@ -93,6 +93,15 @@ def check_nesting(raw: bytes) -> None:
         fail("file", f"nests {depth} levels deep, at most {MAX_NESTING}")
 
 
+def _param(name: str, v) -> None:
+    """A field that is the measurement's parameter ``name`` (:mod:`seprank.engine.parameters`),
+    refused with the message the API and the CLI give."""
+    try:
+        parameters.validate(name, v, required=True)
+    except SeprankError as exc:
+        raise CertificateSchemaError(f"certificate: {exc}") from None
+
+
 def validate(cert) -> None:
     """Raise CertificateSchemaError naming the first field that breaks the schema: the
     common fields here, then those of the certificate's kind (its ``strategy``:
@@ -120,10 +129,9 @@ def validate(cert) -> None:
     part = integers("partition", cert["partition"], 10**6, 10**6)
     if len(set(part)) != len(part):
         fail("partition", f"repeats a position: {part[:20]}")
-    integer("prime", cert["prime"], 2, MAX_MODULUS)
-    if not is_prime(cert["prime"]):
-        fail("prime", f"{cert['prime']} is not a prime")
-    integer("seed", cert["seed"], 0, MAX_SEED)
+    for r in parameters.PARAMETERS.values():  # the measurement's parameters: the table's
+        if r.certificate is not None:
+            _param(r.name, cert[r.certificate])
     integer("total_degree", cert["total_degree"], 0, 3**40, null=True)
     integer("rank", cert["rank"], 0)
     integer("upper_bound", cert["upper_bound"], 0, 10**4000, null=True)

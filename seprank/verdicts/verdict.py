@@ -8,10 +8,15 @@ import time
 
 from seprank import labels
 from seprank.engine.measure import measure
+from seprank.engine.parameters import default
 from seprank.nets.partitions import default_partition
 from seprank.theory.architecture_bounds import architecture_bound
 from seprank.theory.bounds import upper_bound
 from seprank.theory.regimes import paper_regime
+
+#: The verify row's budget: every grid (one per partition) gets the modular default of
+#: :mod:`seprank.engine.parameters`, graded blocks included.
+DEFAULT_BUDGET = default("max_samples", "modular")
 
 
 def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
@@ -29,12 +34,8 @@ def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
     return out[:k]
 
 
-#: verify's sample budget (``seprank verify``'s grids state it too).
-VERIFY_MAX_SAMPLES = 6000
-
-
 def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
-               max_samples: int = VERIFY_MAX_SAMPLES, with_measurement: bool = False):  # fmt: skip
+               max_samples: int = DEFAULT_BUDGET, with_measurement: bool = False):  # fmt: skip
     """The verify row of one network (and its Measurement, with ``with_measurement``)."""
     t0 = time.perf_counter()
     m = measure(net, seed=seed, max_samples=max_samples)
@@ -88,7 +89,8 @@ def bound_verdict(rank: int, saturated: bool, upper, status: str = labels.PROVED
     return "below bound" if saturated else "not saturated (lower bound only)"
 
 
-def verify_partitions(net, partitions, *, seed: int = 0, max_samples: int = 6000) -> list[dict]:
+def verify_partitions(net, partitions, *, seed: int = 0,
+                      max_samples: int = DEFAULT_BUDGET) -> list[dict]:
     """Any architecture: its rank measured on each partition (None: the default) beside
     its own upper bound (:func:`architecture_bound`: proved, recalled or stated by the
     architecture; ``status`` says which), where one exists. ``label`` is the

@@ -33,7 +33,7 @@ def test_measure_json_contract():
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--partition", "0,0"],
          "partition"),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--prime", "15"],
-         "--prime: 15 is not a prime"),
+         "--prime: prime=15 must be a prime in"),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--rank-engine", "gpu"],
          "rank_engine="),
         (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--rank-engine", "blas",
