@@ -10,7 +10,9 @@ prints comes from here, so each word means one thing everywhere:
 - ``exact, proved``: a certified lower bound equal to a bound with a proof in proofs/;
 - ``exact, given the ... bound (SOURCE)``: equal to a bound seprank did not prove (recalled
   from the literature, stated by the architecture, or stated by the user);
-- ``exact``: the symbolic method's rank over Q of the coefficient matrix;
+- ``exact``: the symbolic method's rank over Q of the coefficient matrix: the separation
+  rank of f for the weights drawn (or given), nothing sampled (:data:`EXACT_FOR_WEIGHTS`,
+  the words its ``certified`` begins with where the strategy states it: ``expand``);
 - ``float estimate, trusted`` / ``untrusted``: a float rank of a polynomial network, never
   saturated; of a non-polynomial network it is ``float rank of a non-polynomial`` (no
   finite separation rank is known to exist: the number estimates nothing finite).
@@ -32,6 +34,10 @@ BOUND_STATUSES = (PROVED, RECALLED, ARCHITECTURE, USER)
 #: docstring, "user" the architecture's own ``upper_bound`` (both stated by the architecture).
 TAG_STATUS = {"P": PROVED, "M": RECALLED, "V": RECALLED, "V2": RECALLED,
               "D": ARCHITECTURE, "user": ARCHITECTURE}  # fmt: skip
+
+#: What a rank over Q of f's coefficient matrix is: exact, for the weights of that network
+#: (another draw may give another rank; no sampling, no probability).
+EXACT_FOR_WEIGHTS = "exact for these weights"
 
 NOT_POLYNOMIAL = "float rank of a non-polynomial (estimates no finite separation rank)"
 
