@@ -86,7 +86,9 @@ def add_parser(sub) -> None:
                    help="graded ranks one matrix per "
                         "A-side degree of a homogeneous f; catalecticant ranks the "
                         "blocks from the structural polynomial's coefficients "
-                        "(attention, >= width positions a side); auto: catalecticant "
+                        "(attention, >= width positions a side); expand (only when "
+                        "asked) ranks f's coefficients, expanded from apply, exactly over "
+                        "Q (--method symbolic) or GF(p); auto: catalecticant "
                         "where it applies and fits, else graded when f is homogeneous, "
                         "else direct")  # fmt: skip
     m.add_argument("--saturation-threshold", type=real_arg(0.0, 1.0), default=1e-2,

@@ -43,7 +43,7 @@ from seprank.engine.result import Measurement
 from seprank.engine.saturation import traced_degree
 from seprank.engine.strategies.base import BASE_BYTES, params_for
 from seprank.engine.strategies.registry import Strategy, register
-from seprank.errors import DomainError, SeprankError
+from seprank.errors import DomainError, SeprankError, TooBigError
 from seprank.nets.base import config_of, input_dim, is_polynomial
 
 #: The most monomials f may have (from its degree and variable count) for ``expand``.
@@ -227,7 +227,7 @@ def expand(net, seed: int, weights, p: int | None, draw_prime: int):
     params = params_for(net, dom, seed, weights)
     try:
         out = evaluate(net, params, dom.inputs(N, d), dom)[0]
-    except SeprankError:
+    except (SeprankError, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - an operation polynomials do not have
         raise DomainError(f"{type(net).__name__}.apply does not run on polynomials "
@@ -320,13 +320,18 @@ def _hadamard_bits(dense: list, r: int, c: int, k: int) -> float:
     return min(sum(norms(rows)[:k]), sum(norms(cols)[:k]))
 
 
+def _check_block(r: int, c: int) -> None:
+    if r * c > EXPAND_MAX_BLOCK_ENTRIES:
+        raise TooBigError(f"strategy='expand': a block of f's coefficient matrix is {r}x{c}, "
+                          f"over the {EXPAND_MAX_BLOCK_ENTRIES} entries allowed; measure on a "
+                          "grid (strategy='auto', method='modular')")  # fmt: skip
+
+
 def rank_over_q(r: int, c: int, entries) -> tuple[int, int]:
     """(rank over Q of one component, primes used): exact (module docstring)."""
     if min(r, c) == 1:
         return 1, 0  # every row holds a nonzero coefficient
-    if r * c > EXPAND_MAX_BLOCK_ENTRIES:
-        raise DomainError(f"expand: a block of the coefficient matrix is {r}x{c}, over the "
-                          f"{EXPAND_MAX_BLOCK_ENTRIES} entries allowed; use strategy='auto'")
+    _check_block(r, c)
     dense = _integer_rows(r, c, entries)
     Z = flint.fmpz_mat(r, c, dense)
     short, rank, bits, need, used = min(r, c), -1, 0.0, 0.0, 0
@@ -346,6 +351,7 @@ def rank_mod_p(r: int, c: int, entries, p: int) -> int:
     """The rank over GF(p) of one component (entries are residues)."""
     if min(r, c) == 1:
         return 1
+    _check_block(r, c)
     M = flint.nmod_mat(r, c, p)
     for i, j, v in entries:
         M[i, j] = int(v)
