@@ -10,7 +10,10 @@ prints comes from here, so each word means one thing everywhere:
 - ``exact, proved``: a certified lower bound equal to a bound with a proof in proofs/;
 - ``exact, given the ... bound (SOURCE)``: equal to a bound seprank did not prove (recalled
   from the literature, stated by the architecture, or stated by the user);
-- ``exact``: the symbolic method's rank over Q of the coefficient matrix;
+- ``exact for these weights`` (:data:`EXACT_FOR_WEIGHTS`): the symbolic method's rank
+  over Q of the coefficient matrix (the ``coefficients`` and ``expand`` strategies): the
+  separation rank of f for the weights drawn (or given), nothing sampled, no probability;
+  another draw may give another rank;
 - ``float estimate, trusted`` / ``untrusted``: a float rank of a polynomial network, never
   saturated; of a non-polynomial network it is ``float rank of a non-polynomial`` (no
   finite separation rank is known to exist: the number estimates nothing finite).
@@ -32,6 +35,10 @@ BOUND_STATUSES = (PROVED, RECALLED, ARCHITECTURE, USER)
 #: docstring, "user" the architecture's own ``upper_bound`` (both stated by the architecture).
 TAG_STATUS = {"P": PROVED, "M": RECALLED, "V": RECALLED, "V2": RECALLED,
               "D": ARCHITECTURE, "user": ARCHITECTURE}  # fmt: skip
+
+#: What a rank over Q of f's coefficient matrix is: exact, for the weights of that network
+#: (another draw may give another rank; no sampling, no probability).
+EXACT_FOR_WEIGHTS = "exact for these weights"
 
 NOT_POLYNOMIAL = "float rank of a non-polynomial (estimates no finite separation rank)"
 
@@ -211,7 +218,7 @@ def label_of(m: dict) -> str:
         The words of :attr:`seprank.engine.result.Measurement.label`.
     """
     if m.get("method") == "symbolic":
-        return "exact"
+        return EXACT_FOR_WEIGHTS
     if m.get("method") == "float":
         return float_label(truthy(m.get("trusted")), m.get("polynomial", True) is not False)
     b = m.get("bound") or {}

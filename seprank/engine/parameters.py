@@ -187,8 +187,10 @@ _ROWS = (
          choices=lambda: _rank.RANK_ENGINES, flag="--rank-engine"),
     _row("strategy", "choice", "auto", "graded ranks one matrix per A-side degree of a "
          "homogeneous f; catalecticant ranks the blocks from the structural polynomial's "
-         "coefficients (attention, >= width positions a side); auto: catalecticant where it "
-         "applies and fits, else graded when f is homogeneous, else direct",
+         "coefficients (a declared structural form, >= width positions a side); expand (only "
+         "when asked) ranks f's coefficients, expanded from apply, exactly over Q (--method "
+         "symbolic) or GF(p); auto: the first registered strategy that applies (catalecticant "
+         "where it applies and fits, else graded when f is homogeneous, else direct)",
          choices=_strategies.names, flag="--strategy", grid="strategies"),
     _row("incremental", "flag", True, "extend one elimination as the sample grows"),
     _row("device", "choice", "cpu", "cuda ranks with torch on a GPU (opt-in; never required)",

@@ -34,7 +34,9 @@ Caveat: R is the rank over GF(p)-bar. It equals the rank over Q except for the f
 many primes dividing every coefficient of every R x R minor; ``confirm`` repeats with
 other primes (and seeds) for that reason too.
 
-Other grounds: ``method="symbolic"`` is exact (no sampling); ``method="float"`` is never
+Other grounds: ``method="symbolic"`` is exact (no sampling); f's whole coefficient matrix
+over GF(p) (sampler ``coefficients``, the ``expand`` strategy) is labelled by its random
+weights alone (short side x entry degree / p); ``method="float"`` is never
 saturated: it is *trusted* (``trusted``) when
 :func:`seprank.algebra.float_rank.float_trustworthy` accepts its spectrum (else "untrusted",
 with the spectral ratio), and for a network that is not a polynomial neither: its float
@@ -167,6 +169,28 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
     return m
 
 
+def _label_expanded(m, net, threshold: float, random_weights: bool):
+    """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below the
+    rank over Q only if p divides every maximal minor; with random weights, a nonzero R x R
+    minor of the generic matrix (R at most the short side s) has degree <= R e in them (e
+    the entry degree), so the probability is <= s e / p."""
+    if not random_weights:
+        m.saturated, m.saturation_bound = False, None
+        m.saturation_reason = ("coefficient matrix with given weights: nothing random, so no "
+                               "probability bound; the rank over GF(p) is a lower bound on "
+                               "the rank over Q of this integer network")  # fmt: skip
+        return m
+    e = entry_degree(net, random_weights)
+    b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
+    m.saturation_bound, m.saturated = b, b <= threshold
+    m.saturation_reason = (
+        f"coefficient matrix (nothing sampled; only the weights random): its GF(p) rank is "
+        f"below the rank over Q only if the weights hit a minor's zero set, probability <= "
+        f"short side x entry degree / p = {b:.1e}" + ("" if m.saturated else
+                                                      f" > threshold {threshold:g}"))  # fmt: skip
+    return m
+
+
 def _label_float(m, stopped: bool):
     """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
     # the trust criteria read the raw stop (m.saturated, still the engine's) first
@@ -204,8 +228,10 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
                                if m.budget_hit else "the rank reached the sample size")
         return m
-    if m.sampler == "coefficients":  # nothing sampled: only the weights are random
+    if m.catalecticant is not None:  # its blocks, nothing sampled: only the weights random
         return _label_coefficients(m, net, threshold, random_weights)
+    if m.sampler == "coefficients":  # f's whole coefficient matrix over GF(p): no sample
+        return _label_expanded(m, net, threshold, random_weights)
     if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
         m.saturated, m.saturation_bound = False, None
         m.saturation_reason = ("complete grid over the alphabet with given weights: nothing "

@@ -48,7 +48,7 @@ def test_measurement_repr_is_one_short_line_with_rank_label_config_and_time(grad
 
 def test_measurement_labels_say_only_what_was_established():
     net = LinearSelfAttention(depth=1, width=2, seq_len=4)
-    assert measure(net, method="symbolic").label == "exact"
+    assert measure(net, method="symbolic").label == "exact for these weights"
     assert measure(net, method="float").label.startswith("float estimate")
     m = measure(LinearSelfAttention(depth=3, width=2, seq_len=4), max_samples=20,
                 strategy="direct")  # fmt: skip

@@ -18,7 +18,7 @@ registers an instance (or an entry point in the group ``seprank.strategies``).
 
 from __future__ import annotations
 
-from seprank.engine.strategies import catalecticant, coefficients, direct, graded
+from seprank.engine.strategies import catalecticant, coefficients, direct, expand, graded
 from seprank.engine.strategies.base import Plan
 from seprank.engine.strategies.registry import Request, Strategy, get, names, ordered, register
 
@@ -26,4 +26,4 @@ from seprank.engine.strategies.registry import Request, Strategy, get, names, or
 STRATEGIES = names(plugins=False)
 
 __all__ = ["STRATEGIES", "Plan", "Request", "Strategy", "catalecticant", "coefficients",
-           "direct", "get", "graded", "names", "ordered", "register"]
+           "direct", "expand", "get", "graded", "names", "ordered", "register"]
