@@ -8,6 +8,7 @@ from seprank.cli._common import _add_net_args, _int_list, add_output_args
 from seprank.cli.archs import add_arch_args, arch_class, cmd_bounds, net_from_args
 from seprank.errors import TooBigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
 from seprank.theory.regimes import (
     doubled_transition_depth,
@@ -43,7 +44,7 @@ def _degree(depth: int, value: int):
 def cmd(args) -> int:
     import math
 
-    if getattr(args, "torch", None) or arch_class(args.arch) is not LinearSelfAttention:
+    if getattr(args, "torch", None) or theorem_of(arch_class(args.arch)) != LINEAR_ATTENTION:
         return cmd_bounds(args)
     if args.depth is not None and args.depth > MAX_DEPTH:
         raise TooBigError(f"depth={args.depth} is too deep for the exact bound: its bisection "

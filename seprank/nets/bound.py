@@ -244,7 +244,7 @@ def theorem_of(net) -> str | None:
     Parameters
     ----------
     net : object
-        The network.
+        The network, or its class.
 
     Returns
     -------
@@ -257,4 +257,4 @@ def theorem_of(net) -> str | None:
     >>> theorem_of(LinearSelfAttention(1, 2)), theorem_of(SoftmaxSelfAttention(1, 2))
     ('linear_attention', None)
     """
-    return vars(type(net)).get("bound_theorem")
+    return vars(net if isinstance(net, type) else type(net)).get("bound_theorem")
