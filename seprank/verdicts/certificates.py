@@ -140,8 +140,9 @@ class Certification:
         m = self.measurement
         if self.exact:
             return self.status
-        return m.label if m.label.startswith("lower bound") else \
-            labels.grid_label(m.saturated, m.budget_hit)  # fmt: skip
+        if m.label.startswith("lower bound"):
+            return m.label
+        return labels.grid_label(m.saturated, m.budget_hit)
 
     def __repr__(self) -> str:
         """One short line: the rank (= if exact, >= if a lower bound), the status, the
@@ -250,8 +251,8 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
     """The certificate of a modular Measurement, written by the kind of its strategy (None
     without minors, or where no kind certifies it)."""
     kind = kinds.for_strategy(m.strategy)
-    if kind is None or kind.write is None or m.minors is None or m.method != "modular" \
-            or not kind.certifies(m):  # fmt: skip
+    if (kind is None or kind.write is None or m.minors is None or m.method != "modular"
+            or not kind.certifies(m)):  # fmt: skip
         return None
     own = dict(kind.write(net, m))
     points, draws, degree, blocks = (own.pop(k) for k in ("points", "draws", "total_degree",
