@@ -68,18 +68,20 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
     return F
 
 
+def uses_kernel(net, domain, use_kernel: bool = True) -> bool:
+    """Whether the grid of ``net`` over ``domain`` is evaluated by the compiled GF(p)
+    kernel (only ``LinearSelfAttention`` has one), as :func:`make_evaluator` decides."""
+    return (use_kernel and isinstance(domain, ModP) and type(net) is LinearSelfAttention
+            and attention_kernel.available())  # fmt: skip
+
+
 def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK):
     """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
 
     Uses the compiled GF(p) kernel beside the architecture when one applies (only
     ``LinearSelfAttention`` has one), else :func:`evaluate_grid` (every domain).
     """
-    fast = (
-        use_kernel
-        and isinstance(domain, ModP)
-        and type(net) is LinearSelfAttention
-        and attention_kernel.available()
-    )
+    fast = uses_kernel(net, domain, use_kernel)
 
     def evaluate(A_pts, B_pts):
         if fast:
