@@ -1,7 +1,7 @@
 """Depth vs width at fixed non-embedding parameter budgets: sweep, CSV, plot, summary.
 
-Run as ``seprank experiment --preset smoke|cpu|gpu [--out DIR] [--device cpu|cuda]``
-or ``python -m experiments.depth_width.run --preset cpu``. Rows are appended to
+Run as ``python -m experiments.depth_width.run --preset smoke|cpu|gpu [--out DIR]
+[--device cpu|cuda] [--threads T]`` from the repository root. Rows are appended to
 ``results.csv`` as they finish; a rerun skips finished rows (resume); Ctrl-C keeps them.
 """
 
@@ -271,11 +271,11 @@ def report(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    """``python -m experiments.depth_width.run ...`` is ``seprank experiment --name
-    depth-width ...``: the same flags, checked the same way (one-line errors, exit 2)."""
-    from experiments.script_args import seprank_experiment
+    """``python -m experiments.depth_width.run [--preset P] [--out DIR] [--device D]
+    [--threads T]``: bad flags refused in one line, exit 2, before any training."""
+    from experiments.script_args import experiment_main
 
-    return seprank_experiment("depth-width", argv)
+    return experiment_main("depth_width", PRESETS, run_cli, argv)
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:

@@ -1,7 +1,7 @@
 """Teacher-student sweep: presets, plan, resume by CSV, progress lines, CLI glue.
 
-Run as ``seprank experiment --name teacher-student --preset smoke|cpu|gpu [--out DIR]``
-or ``python -m experiments.teacher_student.run --preset cpu``. A row is appended to
+Run as ``python -m experiments.teacher_student.run --preset smoke|cpu|gpu [--out DIR]``
+(also cpu-v1, cpu-v2) from the repository root. A row is appended to
 ``results.csv`` when its run finishes; a rerun skips finished rows; Ctrl-C keeps them.
 """
 
@@ -262,11 +262,11 @@ def run_cli(preset: str, out, device: str, threads=None) -> int:
 
 
 def main(argv=None) -> int:
-    """``python -m experiments.teacher_student.run ...`` is ``seprank experiment --name
-    teacher-student ...``: the same flags, checked the same way (one-line errors, exit 2)."""
-    from experiments.script_args import seprank_experiment
+    """``python -m experiments.teacher_student.run [--preset P] [--out DIR] [--device D]
+    [--threads T]``: bad flags refused in one line, exit 2, before any training."""
+    from experiments.script_args import experiment_main
 
-    return seprank_experiment("teacher-student", argv)
+    return experiment_main("teacher_student", PRESETS, run_cli, argv, threads_default="1")
 
 
 if __name__ == "__main__":

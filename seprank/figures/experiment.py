@@ -122,7 +122,8 @@ def fig_experiment(out: Path, quick: bool, measurer=None):
     src = experiment_source()
     if src is None:
         msg = ("figure 7 skipped: no experiment output; make it with "
-               "`seprank experiment --preset cpu --out experiments/depth_width/results`")
+               "`python -m experiments.depth_width.run --preset cpu --out "
+               "experiments/depth_width/results` (in a checkout)")
         print(msg, file=sys.stderr)
         (out / "fig7_experiment.MISSING.txt").write_text(msg + "\n")
         return None
