@@ -29,6 +29,7 @@ from seprank.cli.arg_types import (
     worker_count,
 )
 from seprank.errors import ConfigError, SeprankError
+from seprank.figures.csv_rows import read_table
 
 __all__ = ["Parser", "experiment_main", "guarded", "int_at_least", "int_list",
            "measure_keeping", "names", "nonneg_int", "out_file", "out_folder", "pos_int",
@@ -129,10 +130,7 @@ def read_rows(ap: Parser, path: Path, required, checks, known) -> list[dict]:
     if not path.exists():
         return []
     try:
-        with open(path, newline="") as fh:
-            reader = csv.DictReader(fh)
-            have = reader.fieldnames or []
-            rows = list(reader)
+        have, rows = read_table(path)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         ap.error(f"--out: cannot read {path} ({exc})")
     missing = [f for f in required if f not in have]

@@ -7,11 +7,12 @@ Run as ``python -m experiments.teacher_student.run --preset smoke|cpu|gpu [--out
 
 from __future__ import annotations
 
-import csv
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from seprank.figures import csv_rows
 
 FIELDS = [
     "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status", "label",
@@ -119,11 +120,9 @@ def read_rows(path: Path) -> list[dict]:
     from before the label column get it from their own fields (targets.row_label)."""
     from .targets import row_label, row_status
 
-    if not path.exists():
-        return []
-    with path.open() as f:
-        return [{**r, "protocol": r.get("protocol") or "v1", "rank_status": row_status(r),
-                 "label": r.get("label") or row_label(r)} for r in csv.DictReader(f)]  # fmt: skip
+    return [{**r, "protocol": r.get("protocol") or "v1", "rank_status": row_status(r),
+             "label": r.get("label") or row_label(r)}
+            for r in csv_rows.read_rows(path, missing_ok=True)]  # fmt: skip
 
 
 def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) -> dict:
@@ -173,7 +172,6 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     """Run every unfinished run of the preset, appending rows to out/results.csv."""
     import torch
 
-    from ..depth_width.run import append_row
     from .targets import make_target
     from .train import make_data
 
@@ -200,7 +198,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
                 cache = {tk: (target, info, data)}  # one target at a time in memory
             row = run_one(run, preset, *cache[tk], device)
             new_rows.append(row)
-            append_row(path, row, FIELDS)
+            csv_rows.append_row(path, row, FIELDS)
             if progress:
                 el = time.perf_counter() - t0
                 print(f"[{i}/{len(todo)} {el / 60:.1f} min] {run['target']} (rank "
@@ -221,14 +219,10 @@ def _add_protocol_column(path: Path) -> None:
     fields: targets.row_label) to the current columns."""
     if not path.exists():
         return
-    with path.open() as f:
-        lines = list(csv.reader(f))
-    if lines and (lines[0] != FIELDS or any(len(x) < len(lines[0]) for x in lines)):
-        rows = read_rows(path)
-        with path.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(rows)
+    fields, rows = csv_rows.read_table(path)
+    short = any(v is None for r in rows for v in r.values())  # a row with fewer cells
+    if fields and (fields != FIELDS or short):
+        csv_rows.write_rows(path, read_rows(path), FIELDS)
 
 
 def _write_machine(out: Path, preset: str, device: str) -> None:
