@@ -252,11 +252,11 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                                   start=opts.start, fast=fast_path, blocks=blocks)  # fmt: skip
         _estimate.check_cost(cost, _grid.available_memory() // 4,
                              say=lambda s: say(progress, s))  # fmt: skip
-    domain = ModP(modulus) if method == "modular" else Float64()
-    grid_kernel = strategy != "catalecticant" and _grid.uses_kernel(net, domain)
+    grid_kernel = strategy != "catalecticant" and _grid.uses_kernel(net, fast_path)
     if fast_path and (compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas",
                                                   grid=grid_kernel)):  # fmt: skip
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
+    domain = ModP(modulus) if method == "modular" else Float64()
     if line_check.needs_check(net):  # a class seprank does not ship
         row_check.check_rows(net, domain, int(opts.seed))  # one row per row
         if method == "modular":

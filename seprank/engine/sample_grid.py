@@ -68,10 +68,11 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
     return F
 
 
-def uses_kernel(net, domain, use_kernel: bool = True) -> bool:
-    """Whether the grid of ``net`` over ``domain`` is evaluated by the compiled GF(p)
-    kernel (only ``LinearSelfAttention`` has one), as :func:`make_evaluator` decides."""
-    return (use_kernel and isinstance(domain, ModP) and type(net) is LinearSelfAttention
+def uses_kernel(net, modular: bool, use_kernel: bool = True) -> bool:
+    """Whether the grid of ``net`` (over GF(p) when ``modular``) is evaluated by the
+    compiled kernel (only ``LinearSelfAttention`` has one), as :func:`make_evaluator`
+    decides (the compile notice and the time estimate ask it too)."""
+    return (use_kernel and modular and type(net) is LinearSelfAttention
             and attention_kernel.available())  # fmt: skip
 
 
@@ -81,7 +82,7 @@ def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_
     Uses the compiled GF(p) kernel beside the architecture when one applies (only
     ``LinearSelfAttention`` has one), else :func:`evaluate_grid` (every domain).
     """
-    fast = uses_kernel(net, domain, use_kernel)
+    fast = uses_kernel(net, isinstance(domain, ModP), use_kernel)
 
     def evaluate(A_pts, B_pts):
         if fast:

@@ -134,3 +134,18 @@ def test_the_notice_prints_on_a_first_run_and_not_on_the_second(tmp_path, extra)
     assert kernels.COMPILING in runs[0].stderr
     assert "compiling" not in runs[1].stderr
     assert '"rank": 232' in runs[1].stdout
+
+
+def test_warm_up_leaves_no_kernel_to_compile(tmp_path):
+    """From an empty numba cache, warm_up compiles every kernel, the attention kernel
+    included (a measurement through the catalecticant strategy never calls it)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from seprank.engine import kernels, warm_up; "
+            "print(warm_up.warm_up(), kernels.will_compile())")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba")),
+                       timeout=240)  # fmt: skip
+    assert r.returncode == 0 and r.stdout.split() == ["True", "False"], r.stderr[-500:]
