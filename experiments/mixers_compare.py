@@ -38,7 +38,6 @@ against depth, one line per mixer; one panel per partition and size) and
 
 from __future__ import annotations
 
-import csv
 import math
 import multiprocessing
 import re
@@ -57,6 +56,7 @@ from experiments.script_args import (
     seconds,
 )
 from seprank import labels, measure
+from seprank.figures import csv_rows
 from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
 from seprank.theory.architecture_bounds import architecture_bound
 
@@ -267,10 +267,8 @@ def _merged(rows, done) -> list[dict]:
 
 
 def write_csv(rows, path: Path, fields=FIELDS) -> None:
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
+    """Write the rows under this script's columns (:func:`seprank.figures.csv_rows.write_rows`)."""
+    csv_rows.write_rows(path, rows, fields)
 
 
 def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
@@ -402,9 +400,8 @@ def plot(rows, out: Path) -> None:
                              (plot_params, "mixers_params", 0.17)))  # fmt: skip
 
 
-def read_csv(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
+#: The rows of a CSV, every value a string.
+read_csv = csv_rows.read_rows
 
 
 def relabel(rows: list[dict]) -> list[dict]:

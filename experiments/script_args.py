@@ -17,8 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from seprank.cli._common import _bounded_int as int_at_least
-from seprank.cli._common import (
+from seprank.cli.arg_types import bounded_int as int_at_least
+from seprank.cli.arg_types import (
+    check_out_dir,
     nonneg_int,
     pos_int,
     prime_arg,
@@ -28,11 +29,11 @@ from seprank.cli._common import (
     worker_count,
 )
 from seprank.errors import ConfigError, SeprankError
-from seprank.paths import check_out_dir
+from seprank.figures.csv_rows import read_table
 
-__all__ = ["Parser", "guarded", "int_at_least", "int_list", "measure_keeping", "names",
-           "nonneg_int", "out_file", "out_folder", "pos_int", "prime_arg", "read_rows",
-           "sample_count", "seconds", "seprank_experiment", "thread_count",
+__all__ = ["Parser", "experiment_main", "guarded", "int_at_least", "int_list",
+           "measure_keeping", "names", "nonneg_int", "out_file", "out_folder", "pos_int",
+           "prime_arg", "read_rows", "sample_count", "seconds", "thread_count",
            "worker_count"]  # fmt: skip
 
 #: --timeout, --row-seconds: a positive number of seconds (at most a week).
@@ -129,10 +130,7 @@ def read_rows(ap: Parser, path: Path, required, checks, known) -> list[dict]:
     if not path.exists():
         return []
     try:
-        with open(path, newline="") as fh:
-            reader = csv.DictReader(fh)
-            have = reader.fieldnames or []
-            rows = list(reader)
+        have, rows = read_table(path)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         ap.error(f"--out: cannot read {path} ({exc})")
     missing = [f for f in required if f not in have]
@@ -160,18 +158,40 @@ def guarded(ap: Parser, work):
         ap.error("out of memory: lower the sizes")
 
 
-def seprank_experiment(name: str, argv=None) -> int:
-    """``seprank experiment --name NAME`` with ``argv`` (default: the command line): what
-    ``python -m experiments.<folder>.run`` does, so its flags are checked the same way;
-    a ``--name`` of its own is refused (this script runs NAME only)."""
-    from seprank.cli import main as seprank_main
+def experiment_main(folder: str, presets, run_cli, argv=None, threads_default="torch's choice"):
+    """``python -m experiments.<folder>.run``: a torch experiment's command line.
 
-    args = sys.argv[1:] if argv is None else list(argv)
-    if any(a == "--name" or a.startswith("--name=") for a in args):
-        print(f"seprank: error: --name: this script runs {name} only (seprank experiment "
-              "--name chooses)", file=sys.stderr)  # fmt: skip
-        raise SystemExit(2)
-    return seprank_main(["experiment", "--name", name, *args])
+    ``--preset`` (one of ``presets``), ``--out`` (default experiments/FOLDER/runs/PRESET),
+    ``--device`` (cpu or cuda), ``--threads``: a bad flag exits 2 (``ap.error``); torch
+    missing, a GPU asked for and absent, or an output folder that cannot be written is
+    refused in one line and returns 2, before any training. Then ``run_cli(preset, out,
+    device, threads)``, whose exit code it returns."""
+    ap = Parser(prog=f"python -m experiments.{folder}.run",
+                description=f"The {folder.replace('_', '-')} experiment (needs torch).")
+    ap.add_argument("--preset", default="cpu", choices=list(presets), help="the run's size")
+    ap.add_argument("--out", default=None,
+                    help=f"results folder (default: experiments/{folder}/runs/PRESET)")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="torch device")
+    ap.add_argument("--threads", type=thread_count, default=None,
+                    help=f"torch CPU threads (default: {threads_default})")
+    args = ap.parse_args(argv)
+
+    def refuse(msg: str) -> int:
+        print(f"{ap.prog}: error: {msg}", file=sys.stderr)
+        return 2
+
+    try:
+        import torch
+    except ImportError:
+        return refuse("torch is not installed (pip install torch==2.13.0)")
+    if args.device == "cuda" and not torch.cuda.is_available():  # before --out is made
+        return refuse("--device=cuda requested but no GPU is available")
+    try:
+        out = check_out_dir(args.out or Path("experiments") / folder / "runs" / args.preset,
+                            "--out")  # fmt: skip
+    except ConfigError as exc:
+        return refuse(str(exc))
+    return run_cli(args.preset, out, args.device, args.threads)
 
 
 def measure_keeping(path: Path, earlier, measure, merge, write, draw) -> int:

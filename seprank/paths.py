@@ -10,7 +10,25 @@ from seprank.errors import ConfigError
 
 
 def check_out_dir(path, arg: str = "out") -> Path:
-    """Create ``path`` if needed and make sure a file can be written there, before any work."""
+    """Create ``path`` if needed and make sure a file can be written there, before any work.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output folder.
+    arg : str, default "out"
+        The argument's name in the error message.
+
+    Returns
+    -------
+    Path
+        ``path``, now an existing, writable folder.
+
+    Raises
+    ------
+    ConfigError
+        If it cannot be made or written (``out='/proc/x' is not a writable folder``).
+    """
     p = Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)

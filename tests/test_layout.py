@@ -219,3 +219,48 @@ def test_theory_is_importable_after_import_seprank():
                         ".upper_bound(seprank.LinearSelfAttention(1, 2, 1, 2))['upper'])"],
                        capture_output=True, text=True, cwd=ROOT)  # fmt: skip
     assert r.returncode == 0 and r.stdout.strip() == "3", r.stderr
+
+
+def _loads(node) -> list[str]:
+    """The modules ``node`` loads: an import's, or the name handed to importlib (a string
+    or an f-string's text)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [node.module or ""] if not node.level else []
+    if isinstance(node, ast.Call) and node.args:
+        fn = node.func
+        name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+        if name in ("import_module", "__import__"):
+            arg = node.args[0]
+            parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+            return ["".join(str(p.value) for p in parts if isinstance(p, ast.Constant))]
+    return []
+
+
+def test_the_package_never_loads_the_repository_scripts():
+    """experiments/ are the repository's scripts (``python -m experiments.NAME``): they use
+    the package, and the package never loads them back (by an import or through
+    importlib), so there is no loop that the import graph cannot see."""
+    bad = [f"{f.relative_to(ROOT)}:{node.lineno} {m}" for _, f in _modules()
+           for node in ast.walk(ast.parse(f.read_text())) for m in _loads(node)
+           if m.split(".")[0] == "experiments"]  # fmt: skip
+    assert bad == []
+    assert _loads(ast.parse('importlib.import_module(f"experiments.{x}.run")').body[0].value) \
+        == ["experiments..run"]  # fmt: skip
+
+
+def test_the_scripts_use_no_private_name_of_the_package():
+    """experiments/ use the public API: no ``seprank.x._private`` module or name (the
+    argument types they share are :mod:`seprank.cli.arg_types`)."""
+    bad = []
+    for f in sorted((ROOT / "experiments").rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            mods = _loads(node)
+            names = [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            for m in mods:
+                if m.split(".")[0] == "seprank" and any(
+                        p.startswith("_") and not p.startswith("__")
+                        for p in m.split(".") + names):  # fmt: skip
+                    bad.append(f"{f.relative_to(ROOT)}:{node.lineno} {m} {names}")
+    assert bad == []

@@ -1,13 +1,12 @@
 """Depth vs width at fixed non-embedding parameter budgets: sweep, CSV, plot, summary.
 
-Run as ``seprank experiment --preset smoke|cpu|gpu [--out DIR] [--device cpu|cuda]``
-or ``python -m experiments.depth_width.run --preset cpu``. Rows are appended to
+Run as ``python -m experiments.depth_width.run --preset smoke|cpu|gpu [--out DIR]
+[--device cpu|cuda] [--threads T]`` from the repository root. Rows are appended to
 ``results.csv`` as they finish; a rerun skips finished rows (resume); Ctrl-C keeps them.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import platform
 import sys
@@ -16,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from seprank.figures import csv_rows
 
 FIELDS = [
     "budget", "depth", "width", "heads", "params", "params_12Ld2", "tokens", "seed",
@@ -71,10 +72,8 @@ def _key(row) -> tuple:
 
 
 def read_rows(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with path.open() as f:
-        return list(csv.DictReader(f))
+    """The rows of a results CSV ([] when there is none)."""
+    return csv_rows.read_rows(path, missing_ok=True)
 
 
 def train_one(run: dict, preset: Preset, data, device: str, bar=None) -> dict:
@@ -160,14 +159,8 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     return new_rows
 
 
-def append_row(path: Path, row: dict, fields: list[str]) -> None:
-    """Append one finished run to a results CSV (header first if the file is new)."""
-    fresh = not path.exists()
-    with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        if fresh:
-            w.writeheader()
-        w.writerow(row)
+#: Append one finished run to a results CSV (header first if the file is new).
+append_row = csv_rows.append_row
 
 
 def machine_line(preset: str, device: str) -> str:
@@ -271,11 +264,11 @@ def report(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    """``python -m experiments.depth_width.run ...`` is ``seprank experiment --name
-    depth-width ...``: the same flags, checked the same way (one-line errors, exit 2)."""
-    from experiments.script_args import seprank_experiment
+    """``python -m experiments.depth_width.run [--preset P] [--out DIR] [--device D]
+    [--threads T]``: bad flags refused in one line, exit 2, before any training."""
+    from experiments.script_args import experiment_main
 
-    return seprank_experiment("depth-width", argv)
+    return experiment_main("depth_width", PRESETS, run_cli, argv)
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:

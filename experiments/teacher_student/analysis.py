@@ -12,12 +12,13 @@ Like with like: the tables, verdicts and figure use the rows of one training pro
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from seprank.figures import csv_rows
 
 from .targets import row_label
 
@@ -410,8 +411,8 @@ def rank_floor(target: str, seed: int, k: int, grid: int = 256) -> float:
 
 
 def read(path) -> list[dict]:
-    with Path(path).open() as f:
-        return [{**r, "protocol": protocol(r)} for r in csv.DictReader(f)]
+    """The rows of a results.csv, each with its ``protocol``."""
+    return [{**r, "protocol": protocol(r)} for r in csv_rows.read_rows(path)]
 
 
 def write_summary(csv_path) -> Path:
@@ -570,12 +571,7 @@ FIGURE_KEYS = ["panel", "student", "budget", "depth", "target", "target_rank", "
 
 def write_figure_csv(data, path) -> Path:
     """Write fig10's CSV (:func:`figure_data`'s rows) to ``path``; returns ``path``."""
-    with Path(path).open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIGURE_KEYS, extrasaction="ignore")
-        w.writeheader()
-        for d in data:
-            w.writerow({k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()})
-    return Path(path)
+    return csv_rows.write_rows(path, data, FIGURE_KEYS, digits=6)
 
 
 def main(argv=None) -> int:

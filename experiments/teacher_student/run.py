@@ -1,17 +1,18 @@
 """Teacher-student sweep: presets, plan, resume by CSV, progress lines, CLI glue.
 
-Run as ``seprank experiment --name teacher-student --preset smoke|cpu|gpu [--out DIR]``
-or ``python -m experiments.teacher_student.run --preset cpu``. A row is appended to
+Run as ``python -m experiments.teacher_student.run --preset smoke|cpu|gpu [--out DIR]``
+(also cpu-v1, cpu-v2) from the repository root. A row is appended to
 ``results.csv`` when its run finishes; a rerun skips finished rows; Ctrl-C keeps them.
 """
 
 from __future__ import annotations
 
-import csv
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from seprank.figures import csv_rows
 
 FIELDS = [
     "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status", "label",
@@ -119,11 +120,9 @@ def read_rows(path: Path) -> list[dict]:
     from before the label column get it from their own fields (targets.row_label)."""
     from .targets import row_label, row_status
 
-    if not path.exists():
-        return []
-    with path.open() as f:
-        return [{**r, "protocol": r.get("protocol") or "v1", "rank_status": row_status(r),
-                 "label": r.get("label") or row_label(r)} for r in csv.DictReader(f)]  # fmt: skip
+    return [{**r, "protocol": r.get("protocol") or "v1", "rank_status": row_status(r),
+             "label": r.get("label") or row_label(r)}
+            for r in csv_rows.read_rows(path, missing_ok=True)]  # fmt: skip
 
 
 def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) -> dict:
@@ -173,7 +172,6 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
     """Run every unfinished run of the preset, appending rows to out/results.csv."""
     import torch
 
-    from ..depth_width.run import append_row
     from .targets import make_target
     from .train import make_data
 
@@ -200,7 +198,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
                 cache = {tk: (target, info, data)}  # one target at a time in memory
             row = run_one(run, preset, *cache[tk], device)
             new_rows.append(row)
-            append_row(path, row, FIELDS)
+            csv_rows.append_row(path, row, FIELDS)
             if progress:
                 el = time.perf_counter() - t0
                 print(f"[{i}/{len(todo)} {el / 60:.1f} min] {run['target']} (rank "
@@ -221,14 +219,10 @@ def _add_protocol_column(path: Path) -> None:
     fields: targets.row_label) to the current columns."""
     if not path.exists():
         return
-    with path.open() as f:
-        lines = list(csv.reader(f))
-    if lines and (lines[0] != FIELDS or any(len(x) < len(lines[0]) for x in lines)):
-        rows = read_rows(path)
-        with path.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(rows)
+    fields, rows = csv_rows.read_table(path)
+    short = any(v is None for r in rows for v in r.values())  # a row with fewer cells
+    if fields and (fields != FIELDS or short):
+        csv_rows.write_rows(path, read_rows(path), FIELDS)
 
 
 def _write_machine(out: Path, preset: str, device: str) -> None:
@@ -262,11 +256,11 @@ def run_cli(preset: str, out, device: str, threads=None) -> int:
 
 
 def main(argv=None) -> int:
-    """``python -m experiments.teacher_student.run ...`` is ``seprank experiment --name
-    teacher-student ...``: the same flags, checked the same way (one-line errors, exit 2)."""
-    from experiments.script_args import seprank_experiment
+    """``python -m experiments.teacher_student.run [--preset P] [--out DIR] [--device D]
+    [--threads T]``: bad flags refused in one line, exit 2, before any training."""
+    from experiments.script_args import experiment_main
 
-    return seprank_experiment("teacher-student", argv)
+    return experiment_main("teacher_student", PRESETS, run_cli, argv, threads_default="1")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from seprank.cli import (
     blocks,
     bounds,
     certify,
-    experiment,
     figures,
     guide,
     measure,
@@ -43,7 +42,6 @@ def _build_parser() -> argparse.ArgumentParser:
     guide.add_parser(sub)
     verify.add_parser(sub)
     figures.add_parser(sub)
-    experiment.add_parser(sub)
     transition.add_parser(sub)
     archs.add_parser(sub)
     certify.add_parsers(sub)
@@ -63,7 +61,6 @@ COMMANDS = {
     "guide": guide.cmd_guide,
     "verify": verify.cmd_verify,
     "figures": figures.cmd_figures,
-    "experiment": experiment.cmd_experiment,
     "sweep": sweep.cmd,
     "blocks": blocks.cmd,
     "results": results.cmd,

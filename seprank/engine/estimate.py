@@ -5,11 +5,14 @@
 where one exists), the memory of the weights and of the first grid, and a rough time
 for the worst case (the sample grown to ``max_samples``). :func:`check_cost` refuses, in
 one line, what cannot finish (memory over the limit, or far too long), and says the
-estimate when a run will be long.
+estimate when a run will be long and the estimate can be trusted: only when the expected
+rank is bounded (a proved or known upper bound); with no bound the "expected" time is the
+worst case, which a run that stops early misses by any factor, so nothing is said.
 
-The time model is calibrated on this repository's 2-core machine (compiled kernel about
-1.5e9 multiply-adds/s, rank engine about 1e10/s, the generic numpy path about 10x slower):
-an order of magnitude, not a promise.
+The time model is calibrated on this repository's 2-core machine (the compiled kernel
+about 5e-8 s per grid cell plus 1.1e10 multiply-adds/s, the generic numpy path 1.5e8/s,
+the rank engine about 2e10/s): measured against real runs by
+``experiments/benchmark_estimate.py`` (within 3x where it is printed), not a promise.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from seprank.engine.sample_grid import uses_kernel
 from seprank.errors import ConfigError, TooBigError
 from seprank.nets.base import input_dim
 from seprank.nets.capabilities import structural_form
@@ -26,11 +30,15 @@ from seprank.theory.architecture_bounds import architecture_bound
 
 #: Runs estimated to take longer than this (worst case) are refused.
 MAX_SECONDS = 12 * 3600
-#: Runs estimated to take longer than this are announced with the estimate.
+#: Runs estimated to take longer than this are announced with the estimate (only where
+#: the expected rank is bounded: :func:`check_cost`).
 SAY_SECONDS = 30
-KERNEL_OPS_PER_S = 1.5e9
+#: The compiled kernel: a fixed cost per grid cell (the call, the gather of the point,
+#: the reduction mod p) plus its multiply-adds at this rate.
+KERNEL_CELL_SECONDS = 5e-8
+KERNEL_OPS_PER_S = 1.1e10
 GENERIC_OPS_PER_S = 1.5e8
-RANK_OPS_PER_S = 1e10
+RANK_OPS_PER_S = 2e10
 
 
 def check_architecture(net) -> None:
@@ -51,6 +59,14 @@ def _cell_ops(net) -> float:
     """Multiply-adds per grid cell (one network evaluation)."""
     N, d, L = net.seq_len, max(net.width, _input_dim(net)), getattr(net, "depth", 1)
     return float(L) * (4 * N * d * d + 2 * N * N * d)
+
+
+def _cell_seconds(net, fast: bool) -> float:
+    """Seconds per grid cell: the compiled kernel where the grid uses it (``fast``: a
+    modular run with the kernel allowed), else the generic numpy path."""
+    if fast and uses_kernel(net, True):
+        return KERNEL_CELL_SECONDS + _cell_ops(net) / KERNEL_OPS_PER_S
+    return _cell_ops(net) / GENERIC_OPS_PER_S
 
 
 def _input_dim(net) -> int:
@@ -131,12 +147,11 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
     lg = _log10_expected_rank(net, A)
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
         min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
-    rate = KERNEL_OPS_PER_S if fast else GENERIC_OPS_PER_S
-    ops = _cell_ops(net)
+    cell = _cell_seconds(net, fast)
     n0 = min(max(2, start), max_samples)
 
     def seconds(n):
-        return n * n * ops / rate + 1.42 * n**3 / RANK_OPS_PER_S
+        return n * n * cell + 1.42 * n**3 / RANK_OPS_PER_S
 
     return {
         "degree": getattr(net, "degree", None),
@@ -155,8 +170,7 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
 def _graded_estimate(net, A, B, blocks, max_samples, start, fast) -> dict:
     item, m = 8, len(blocks)
     top = max(blocks)
-    rate = KERNEL_OPS_PER_S if fast else GENERIC_OPS_PER_S
-    ops = _cell_ops(net)
+    cell = _cell_seconds(net, fast)
     n0 = min(max(2, start), max_samples)
 
     def final(bound):  # growth x1.25 overshoots a block's rank by at most 25%
@@ -164,7 +178,7 @@ def _graded_estimate(net, A, B, blocks, max_samples, start, fast) -> dict:
 
     def seconds(n, every_block_grows=False):
         ranks = sum(1.42 * (n if every_block_grows else min(final(t), n)) ** 3 for t in blocks)
-        return m * n * n * ops / rate + ranks / RANK_OPS_PER_S
+        return m * n * n * cell + ranks / RANK_OPS_PER_S
 
     return {
         "degree": getattr(net, "degree", None),
@@ -173,7 +187,7 @@ def _graded_estimate(net, A, B, blocks, max_samples, start, fast) -> dict:
         "param_bytes": _param_count(net) * item,
         "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + m * n0 * n0 * item,
         "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
-        "first_grid_seconds": m * n0 * n0 * ops / rate,
+        "first_grid_seconds": m * n0 * n0 * cell,
         "expected_seconds": seconds(final(top)),
         "worst_seconds": seconds(max_samples, every_block_grows=True),
         "max_samples": max_samples,
@@ -231,5 +245,12 @@ def check_cost(est: dict, limit_bytes: int, say=None) -> None:
             f"{format_seconds(MAX_SECONDS)}); lower max_samples for a lower bound sooner, or "
             f"the sizes. {describe(est)}"
         )
-    if say is not None and est["expected_seconds"] > SAY_SECONDS:
+    if say is not None and est["expected_seconds"] > SAY_SECONDS and trusted(est):
         say(describe(est))
+
+
+def trusted(est: dict) -> bool:
+    """Whether the estimate's expected time is a model of the run, not its worst case:
+    the expected rank is bounded (with no bound the sample is modelled as growing to
+    max_samples, which a run that stops early misses by any factor)."""
+    return est.get("log10_expected_rank") is not None

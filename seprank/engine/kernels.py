@@ -16,12 +16,14 @@ COMPILING = "compiling kernels (first run only; cached for later runs)"
 COMPILING_UNCACHED = "compiling kernels (uncached: compiled again on every run)"
 
 
-def _dispatchers(blas: bool = True) -> list:
-    """The numba dispatchers: the attention kernel, and the BLAS engine's unless ``blas``
-    is False (a measurement ranking with another engine runs only the first)."""
+def _dispatchers(blas: bool = True, grid: bool = True) -> list:
+    """The numba dispatchers: the attention kernel unless ``grid`` is False (a run that
+    evaluates no attention grid: the catalecticant strategy, another network), and the
+    BLAS engine's unless ``blas`` is False (a run ranking with another engine)."""
     names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products", "_inv"]
     out = [getattr(blas_elimination, n, None) for n in names] if blas else []
-    out.append(getattr(attention_kernel, "_kernel", None))
+    if grid:
+        out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]
 
 
@@ -97,22 +99,28 @@ def compile_count(dispatchers=None) -> int:
     return sum(sum(getattr(d, "_cache_misses", {}).values()) for d in ds)
 
 
-def notice(blas: bool = True) -> str | None:
-    """The line to print before a measurement, or None when nothing will compile.
+def notice(blas: bool = True, grid: bool = True) -> str | None:
+    """The line to print before a measurement, or None when nothing it runs will compile.
+
+    Only the kernels the run uses are looked at: one it never calls is never compiled
+    (nor cached), so counting it would print the notice on every run.
 
     Parameters
     ----------
     blas : bool
-        Whether the run ranks with the BLAS engine (else only the attention kernel is
-        looked at: the other engines run no BLAS kernel).
+        Whether the run ranks with the BLAS engine (the other engines run no BLAS kernel).
+    grid : bool
+        Whether the run evaluates a grid with the compiled attention kernel
+        (:func:`seprank.engine.sample_grid.uses_kernel`; not the catalecticant strategy,
+        which builds no grid).
 
     Returns
     -------
     str or None
         :func:`compiling_message` when :func:`will_compile` says so, else None.
     """
-    used = _dispatchers(blas=blas)
-    return compiling_message(used) if will_compile(used) else None
+    used = _dispatchers(blas=blas, grid=grid)
+    return compiling_message(used) if used and will_compile(used) else None
 
 
 def kernels_cached() -> bool:

@@ -298,8 +298,10 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
 def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
     """The grid strategies' inputs: the domain, the weights in it, the evaluator, budgets."""
     opts, net, seed = mp.options, mp.net, int(mp.options.seed)
-    if req.method == "modular" and opts.use_kernel and (
-            compiling := kernels.notice(blas=getattr(engine, "name", "") == "blas")):  # fmt: skip
+    grid_kernel = strategy.grid and _grid.uses_kernel(net, req.method == "modular",
+                                                      opts.use_kernel)  # fmt: skip
+    if req.method == "modular" and opts.use_kernel and (compiling := kernels.notice(
+            blas=getattr(engine, "name", "") == "blas", grid=grid_kernel)):  # fmt: skip
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if req.method == "modular" else Float64()
     params = params_for(net, domain, seed, req.weights)

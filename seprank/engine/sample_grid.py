@@ -67,6 +67,14 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
     return F
 
 
+def uses_kernel(net, modular: bool, use_kernel: bool = True) -> bool:
+    """Whether the grid of ``net`` (over GF(p) when ``modular``) is evaluated by a compiled
+    kernel the network declares (the capability ``kernel``), as :func:`make_evaluator`
+    decides (the compile notice and the time estimate ask it too)."""
+    declared = capability(net, "kernel") if use_kernel and modular else None
+    return declared is not None and declared() is not None
+
+
 def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK):
     """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from seprank.figures.common import block_ranks, read_csv, transition_csv, write_csv
-from seprank.figures.style import DOUBLE, GREY, new_axes, save, width_color
+from seprank.figures.common import block_ranks
+from seprank.figures.style import DOUBLE, GREY, new_axes, width_color
 from seprank.nets import LinearSelfAttention
 from seprank.theory.bounds import (
     block_terms,
@@ -133,31 +131,3 @@ def plot_block_ranks(rows, ax=None):
                               label="measured < proved bound")],
               loc="center right")  # fmt: skip
     return fig
-
-
-def fig_block_ranks(out: Path, quick: bool, measurer=None):
-    """Write figure 11 (PNG, PDF, CSV) to ``out`` from the transition CSV.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows (None when its input is missing).
-    """
-    p = transition_csv(out)
-    if p is None:
-        return None
-    rows = block_rows(read_csv(p))
-    save(plot_block_ranks(rows), out, "fig11_block_ranks")
-    write_csv(out / "fig11_block_ranks.csv", rows, FIG11_FIELDS)
-    return rows
-
-

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
-from seprank.figures.common import seq_colors, write_csv
-from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save
+from seprank.figures.common import seq_colors
+from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes
 from seprank.theory.bounds import (
     generic_block_bound_log10,
 )
@@ -184,28 +183,3 @@ def plot_equal_params(rows, ax=None):
     a3.set_ylim(0.05, 400)
     a3.legend(loc="lower right", ncol=2)
     return fig
-
-
-def fig_equal_params(out: Path, quick: bool, measurer=None):
-    """Write figure 6 (PNG, PDF, CSV) to ``out``.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    rows = equal_params_rows()
-    save(plot_equal_params(rows), out, "fig6_equal_params")
-    write_csv(out / "fig6_equal_params.csv", rows, FIG6_FIELDS)
-    return rows
-
-

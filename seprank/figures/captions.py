@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from seprank.figures.csv_rows import read_rows
+
 CAPTIONS = {
     "fig1_rank_vs_depth": "log10 separation rank against depth L, one head, N = 2 d_x "
     "positions (d_x per side), balanced partition. Markers: measured ranks (GF(p), "
@@ -151,13 +153,9 @@ OTHER = {
 
 def _measured_count(out: Path) -> str:
     """How many measured transition points figure 3 has (read from its CSV)."""
-    import csv
-
-    path = out / "fig3_transition_depth.csv"
-    if not path.exists():
+    if not (out / "fig3_transition_depth.csv").exists():
         return ""
-    with path.open() as f:
-        rows = [r for r in csv.DictReader(f) if r["source"] == "measured"]
+    rows = [r for r in read_rows(out / "fig3_transition_depth.csv") if r["source"] == "measured"]
     got = [r for r in rows if r["transition_depth"]]
     widths = sorted({int(r["width"]) for r in got})
     return (f"{len(got)} of the {len(rows)} measured (width, heads) series cross 2 (widths "
@@ -167,13 +165,9 @@ def _measured_count(out: Path) -> str:
 
 def _fig6_excess(out: Path) -> str:
     """Where figure 6's curves exceed R(P) (read from its CSV)."""
-    import csv
-
-    path = out / "fig6_equal_params.csv"
-    if not path.exists():
+    if not (out / "fig6_equal_params.csv").exists():
         return ""
-    with path.open() as f:
-        rows = [r for r in csv.DictReader(f) if r["kind"] == "curve"]
+    rows = [r for r in read_rows(out / "fig6_equal_params.csv") if r["kind"] == "curve"]
     said = []
     for P in sorted({float(r["params"]) for r in rows}):
         over = [r for r in rows if float(r["params"]) == P and

@@ -1,17 +1,16 @@
-"""What the figure modules share: CSV input and output, the committed figures' folder,
-the transition CSV's block ranks, and :class:`Measurer` (exact measurements through the
-result store)."""
+"""What the figure modules share: CSV input and output (through :mod:`csv_rows`), the
+committed figures' folder, the transition CSV's block ranks, and :class:`Measurer` (exact
+measurements through the result store)."""
 
 from __future__ import annotations
 
-import csv
 import json
-import math
 from pathlib import Path
 
 from seprank.engine.measure import measure
 from seprank.engine.options import MeasureOptions
 from seprank.errors import SeprankError
+from seprank.figures import csv_rows
 from seprank.figures.row_labels import labelled
 from seprank.nets import LinearSelfAttention
 from seprank.studies.transition import block_ranks_cell, settled
@@ -23,24 +22,16 @@ TRANSITION_CSV = "fig8_measured_transition.csv"
 
 
 def write_csv(path: Path, rows: list[dict], fields: list[str]) -> None:
-    """Write ``rows`` (the ``fields`` columns); a CSV with a measured rank gets each row's
-    ``label`` by its rule (:mod:`seprank.figures.row_labels`), the rows left unchanged."""
+    """Write ``rows`` (the ``fields`` columns, a NaN empty: :func:`csv_rows.write_rows`); a
+    CSV with a measured rank gets each row's ``label`` by its rule
+    (:mod:`seprank.figures.row_labels`), the rows left unchanged."""
     rows = labelled(Path(path).name, rows) if "label" in fields else rows
-
-    def fmt(v):
-        if isinstance(v, float) and math.isnan(v):
-            return ""
-        return v
-
-    with Path(path).open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        w.writerows({k: fmt(r.get(k, "")) for k in fields} for r in rows)
+    csv_rows.write_rows(path, rows, fields, empty_nan=True)
 
 
 def read_csv(path: Path) -> list[dict]:
-    with Path(path).open(newline="") as f:
-        return list(csv.DictReader(f))
+    """The rows of a figure's CSV, every value a string (:func:`csv_rows.read_rows`)."""
+    return csv_rows.read_rows(path)
 
 
 def truthy(v) -> bool:

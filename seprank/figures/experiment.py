@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
-from seprank.figures.common import read_csv, seq_colors, write_csv
-from seprank.figures.style import SINGLE, new_axes, save
+from seprank.figures.common import seq_colors
+from seprank.figures.style import SINGLE, new_axes
 
 # --------------------------------------------------------------------------- figure 7
 FIG7_FIELDS = ["budget", "depth", "n_seeds", "val_loss_mean", "val_loss_std"]
@@ -98,37 +97,3 @@ def plot_experiment(rows, ax=None, title: str | None = None):
         ax.set_title(title)
     ax.legend(loc="best", title="non-embedding budget (bars: std, n >= 2)")
     return fig
-
-
-def fig_experiment(out: Path, quick: bool, measurer=None):
-    """Write figure 7 (PNG, PDF, CSV) to ``out`` from the experiment's results.csv.
-
-    Without one, a MISSING note is written instead.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows (None when its input is missing).
-    """
-    src = experiment_source()
-    if src is None:
-        msg = ("figure 7 skipped: no experiment output; make it with "
-               "`seprank experiment --preset cpu --out experiments/depth_width/results`")
-        print(msg, file=sys.stderr)
-        (out / "fig7_experiment.MISSING.txt").write_text(msg + "\n")
-        return None
-    rows = experiment_rows(read_csv(src))
-    save(plot_experiment(rows), out, "fig7_experiment")
-    write_csv(out / "fig7_experiment.csv", rows, FIG7_FIELDS)
-    return rows
-
-

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from seprank.figures.common import Measurer, seq_colors, write_csv
-from seprank.figures.style import DOUBLE, GREY, new_axes, save, width_color
+from seprank.figures.common import Measurer, seq_colors
+from seprank.figures.style import DOUBLE, GREY, new_axes, width_color
 
 # --------------------------------------------------------------------------- figure 5
 FIG5_FIELDS = ["depth", "degree", "exact_rank", "label", "float_rank", "float_label",
@@ -116,28 +115,3 @@ def plot_float_vs_exact(rows, ax=None):
     a2.set_title("float64 spectra")
     a2.legend(loc="lower left")
     return fig
-
-
-def fig_float_vs_exact(out: Path, quick: bool, measurer=None):
-    """Write figure 5 (PNG, PDF, CSV) to ``out``.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    rows = float_vs_exact_rows(quick, measurer)
-    save(plot_float_vs_exact(rows), out, "fig5_exact_vs_float")
-    write_csv(out / "fig5_exact_vs_float.csv", rows, FIG5_FIELDS)
-    return rows
-
-

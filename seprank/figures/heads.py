@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from seprank.figures.common import (
-    PAPER_FIGURES,
     TRANSITION_CSV,
     Measurer,
-    read_csv,
-    transition_csv,
-    transition_exact,
     truthy,
-    write_csv,
 )
-from seprank.figures.style import SINGLE, new_axes, save, width_color
+from seprank.figures.style import SINGLE, new_axes, width_color
 from seprank.nets import LinearSelfAttention, head_counts
 from seprank.theory.bounds import (
     upper_bound,
@@ -106,29 +99,6 @@ def plot_heads(rows, ax=None):
     return fig
 
 
-def fig_heads(out: Path, quick: bool, measurer=None):
-    """Write figure 4 (PNG, PDF, CSV) to ``out``.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    rows = heads_rows(quick, measurer)
-    save(plot_heads(rows), out, "fig4_heads")
-    write_csv(out / "fig4_heads.csv", rows, FIG4_FIELDS)
-    return rows
-
-
 # --------------------------------------------------------------------------- figure 13
 FIG13_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "label", "saturated",
                 "upper_proved", "source"]  # fmt: skip
@@ -218,35 +188,3 @@ def plot_heads_bound(rows, ax=None):
     ax.set_xlabel("head size d_x / H (H = 1 at the right end of a line)")
     ax.set_ylabel("measured / proved bound")
     return fig
-
-
-def fig_heads_bound(out: Path, quick: bool, measurer=None, fig4_rows=None):
-    """Write figure 13 (PNG, PDF, CSV) to ``out`` from figure 4's CSV and the transition CSV.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Unused (the figure reads CSVs).
-    fig4_rows : list of dict or None
-        Figure 4's rows (None: read ``out``/fig4_heads.csv, else the committed
-        paper_figures/fig4_heads.csv).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    if fig4_rows is None:  # this run's figure 4, else the committed one (figure 13 alone)
-        own = Path(out) / "fig4_heads.csv"
-        fig4_rows = read_csv(own if own.exists() else PAPER_FIGURES / "fig4_heads.csv")
-    trows = read_csv(p) if (p := transition_csv(out)) else []
-    rows = heads_bound_rows(fig4_rows, transition_exact(trows))
-    save(plot_heads_bound(rows), out, "fig13_heads_bound")
-    write_csv(out / "fig13_heads_bound.csv", rows, FIG13_FIELDS)
-    return rows
-
-

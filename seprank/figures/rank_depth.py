@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from seprank.figures.common import (
     TRANSITION_CSV,
     Measurer,
-    read_csv,
-    transition_csv,
     transition_exact,
     truthy,
-    write_csv,
 )
-from seprank.figures.style import GREY, SINGLE, new_axes, save, width_color
+from seprank.figures.style import GREY, SINGLE, new_axes, width_color
 from seprank.theory.bounds import (
     block_bound,
     generic_block_bound_log10,
@@ -131,32 +127,9 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
     return fig
 
 
-def fig_rank_vs_depth(out: Path, quick: bool, measurer=None):
-    """Write figure 1 (PNG, PDF, CSV) to ``out``.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    trows = read_csv(p) if (p := transition_csv(out)) else []
-    rows = rank_vs_depth_rows(quick, measurer, trows)
-    save(plot_rank_vs_depth(rows), out, "fig1_rank_vs_depth")
-    write_csv(out / "fig1_rank_vs_depth.csv", rows, FIG1_FIELDS)
-    return rows
-
-
 # --------------------------------------------------------------------------- figure 2
 REGIME_WIDTHS = (2, 3, 4, 6, 10, 100)
+FIG2_FIELDS = ["width", "depth", "growth_ratio_formula", "depth_over_log3_width"]
 
 
 def regimes_rows(widths=REGIME_WIDTHS, x_max: float = 5.0) -> list[dict]:
@@ -222,31 +195,10 @@ def plot_regimes(rows, ax=None):
     return fig
 
 
-def fig_regimes(out: Path, quick: bool, measurer=None):
-    """Write figure 2 (PNG, PDF, CSV) to ``out``.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    rows = regimes_rows()
-    save(plot_regimes(rows), out, "fig2_regimes")
-    write_csv(out / "fig2_regimes.csv", rows, ["width", "depth", "growth_ratio_formula",
-                                                 "depth_over_log3_width"])  # fmt: skip
-    return rows
-
-
 # --------------------------------------------------------------------------- figure 3
+FIG3_FIELDS = ["source", "width", "heads", "transition_depth", "depths_measured"]
+
+
 def transition_rows(quick: bool = False, measurer=None, transition_rows=None) -> list[dict]:
     """Figure 3's data: the transition depth against the width, by rule and measured.
 
@@ -335,30 +287,3 @@ def plot_transition(rows, ax=None):
     ax.set_ylabel("transition depth L")
     ax.legend(loc="upper left")
     return fig
-
-
-def fig_transition(out: Path, quick: bool, measurer=None):
-    """Write figure 3 (PNG, PDF, CSV) to ``out``.
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows.
-    """
-    trows = read_csv(p) if (p := transition_csv(out)) else []
-    rows = transition_rows(quick, measurer, trows)
-    save(plot_transition(rows), out, "fig3_transition_depth")
-    write_csv(out / "fig3_transition_depth.csv", rows,
-               ["source", "width", "heads", "transition_depth", "depths_measured"])
-    return rows
-
-

@@ -12,12 +12,12 @@ figure writes and the one :func:`relabel_csv` gives a committed CSV are the same
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from seprank import labels
+from seprank.figures.csv_rows import read_table, write_rows
 from seprank.nets import LinearSelfAttention
 from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.theory.architecture_bounds import architecture_bound
@@ -138,12 +138,6 @@ def relabel_csv(path: Path | str) -> Path:
     """
     path = Path(path)
     rule = RULES[path.name]
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
-        fields, rows = list(reader.fieldnames or []), list(reader)
-    fields = fields_with_label(fields, rule.rank)
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows({**r, "label": rule(r)} for r in rows)
-    return path
+    fields, rows = read_table(path)
+    return write_rows(path, [{**r, "label": rule(r)} for r in rows],
+                      fields_with_label(fields, rule.rank))  # fmt: skip

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from seprank.figures.common import PAPER_FIGURES, read_csv, truthy, write_csv
-from seprank.figures.style import DOUBLE, new_axes, save
+from seprank.figures.style import DOUBLE, new_axes
 from seprank.studies.verify import upgrade_row
 
 # --------------------------------------------------------------------------- figure 12
@@ -122,32 +122,3 @@ def plot_verify_grid(rows, ax=None):
         a.set_title(f"{name}: measured / proved bound")
     fig.colorbar(im, ax=axes[-1], label="min measured / proved")
     return fig
-
-
-def fig_verify_grid(out: Path, quick: bool, measurer=None):
-    """Write figure 12 (PNG, PDF) to ``out`` from the verify results (its CSV).
-
-    Parameters
-    ----------
-    out : Path
-        The folder the files are written to.
-    quick : bool
-        Fewer measured points (figures without measurements ignore it).
-    measurer : Measurer or None
-        Where exact measurements come from (None: measure inline).
-
-    Returns
-    -------
-    list of dict or None
-        The figure's rows (None when its input is missing).
-    """
-    p = verify_source(out)
-    if p is None:
-        return None
-    rows = verify_rows(read_csv(p))
-    save(plot_verify_grid(rows), out, "fig12_verify_grid")
-    if p != Path(out) / VERIFY_CSV:
-        write_csv(Path(out) / VERIFY_CSV, rows, FIG12_FIELDS)
-    return rows
-
-

@@ -15,11 +15,10 @@ Command (20 s on the shared 2-core machine, 1 Dec 2026)::
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
 
 from seprank.engine.measure import measure
-from seprank.figures.common import write_csv
+from seprank.figures.common import read_csv, write_csv
 from seprank.figures.style import DOUBLE, apply_style, new_axes, save
 from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.paths import check_out_dir
@@ -127,8 +126,7 @@ def main(argv=None) -> int:
     if args.plot_only:
         if not (out / f"{NAME}.csv").exists():
             ap.error(f"--out {out}: no {NAME}.csv to redraw (run without --plot-only first)")
-        with open(out / f"{NAME}.csv", newline="") as fh:
-            rows = list(csv.DictReader(fh))
+        rows = read_csv(out / f"{NAME}.csv")
     else:
         rows = run(out, quick=args.quick, seed=args.seed)
     png = draw(out, rows)

@@ -85,8 +85,6 @@ CASES = [
     (["transition", "--plot-only", "--out", "t", "--csv", "missing.csv"], "does not exist"),
     (["transition", "--csv", "x.csv", "--out", "t"], "only with --plot-only"),
     (["transition", "--max-bound", "-1"], "--max-bound"),
-    (["experiment", "--name", "nope"], "name='nope'"),
-    (["experiment", "--threads", "0"], "--threads"),
     (["results", "--db", "missing.sqlite"], "does not exist"),
     (["results", "--format", "xml"], "--format"),
     (["archs", "--bogus"], "unrecognized"),

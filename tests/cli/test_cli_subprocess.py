@@ -1,4 +1,3 @@
-import importlib.util
 import json
 import subprocess
 import sys
@@ -44,9 +43,6 @@ def test_measure_json_contract():
         (["guide", "--params", "-5"], "params"),
         (["bounds", "--depth", "1", "--width", "2", "--seq-len", "4", "--partition", "9"],
          "partition"),
-        pytest.param(["experiment", "--preset", "huge"], "preset", marks=pytest.mark.skipif(
-            importlib.util.find_spec("torch") is None,
-            reason="without torch the experiment refuses first, naming torch")),
     ],
 )
 def test_bad_input_one_line_exit_2(args, text):

@@ -37,7 +37,6 @@ M = ["measure", "--depth"]
         (["verify", "--quick", "--seed", "-1"], "--seed"),
         (["verify", "--quick", "--out", "/proc/x"], "out='/proc/x' is not a writable folder"),
         (["figures", "--quick", "--out", "/proc/x"], "out='/proc/x' is not a writable folder"),
-        (["experiment", "--preset", "smoke", "--threads", "0"], "--threads"),
     ],
 )
 def test_edge_inputs_one_line_exit_2_fast(args, text, tmp_path):
@@ -58,7 +57,9 @@ def test_edge_inputs_one_line_exit_2_fast(args, text, tmp_path):
 
 def test_experiment_out_checked_before_work(tmp_path):
     pytest.importorskip("torch")
-    r = run("experiment", "--preset", "smoke", "--out", "/proc/x", cwd=ROOT)
+    r = subprocess.run([sys.executable, "-m", "experiments.depth_width.run", "--preset", "smoke",
+                        "--out", "/proc/x"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)  # fmt: skip
     assert r.returncode == 2 and "out='/proc/x'" in r.stderr and "Traceback" not in r.stderr
 
 

@@ -17,7 +17,7 @@ from seprank.engine.strategies import STRATEGIES
 
 #: Sub-commands that print no results of their own, with the reason (a new sub-command
 #: is held to --json and --quiet unless it is added here).
-NO_RESULTS = {"experiment": "runs a torch experiment script, which writes its own files"}
+NO_RESULTS: dict[str, str] = {}
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

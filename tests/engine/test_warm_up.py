@@ -98,3 +98,54 @@ def test_a_measurement_asks_only_about_the_kernels_it_runs(monkeypatch):
         lines = []
         measure(net, rank_engine=engine, progress=lines.append)
         assert any(x.startswith("compiling") for x in lines) is said, engine
+
+
+def test_a_run_that_evaluates_no_grid_does_not_ask_about_the_attention_kernel(monkeypatch):
+    """The catalecticant strategy builds no grid: the attention kernel is never called
+    there (so never compiled, nor cached), and must not make it say "compiling"; a grid
+    strategy does call it."""
+    grid = set(map(id, kernels._dispatchers())) - set(map(id, kernels._dispatchers(grid=False)))
+    assert len(grid) == 1  # the attention kernel, left out with grid=False
+    monkeypatch.setattr(kernels, "will_compile",
+                        lambda ds=None: any(id(d) in grid for d in ds or ()))  # fmt: skip
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    for strategy, said in (("catalecticant", False), ("direct", True), ("graded", True)):
+        lines = []
+        m = measure(net, strategy=strategy, progress=lines.append)
+        assert m.strategy == strategy
+        assert any(x.startswith("compiling") for x in lines) is said, strategy
+
+
+@pytest.mark.parametrize("extra", [[], ["--strategy", "direct"]])
+def test_the_notice_prints_on_a_first_run_and_not_on_the_second(tmp_path, extra):
+    """With an empty numba cache the README's command compiles and says so; run again,
+    it loads the cached kernels and says nothing (it said so on every run when it asked
+    about a kernel the run never calls)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    argv = [sys.executable, "-m", "seprank", "measure", "--depth", "3", "--width", "2",
+            "--seq-len", "4", "--json", *extra]  # fmt: skip
+    runs = [subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+            for _ in range(2)]  # fmt: skip
+    assert [r.returncode for r in runs] == [0, 0]
+    assert kernels.COMPILING in runs[0].stderr
+    assert "compiling" not in runs[1].stderr
+    assert '"rank": 232' in runs[1].stdout
+
+
+def test_warm_up_leaves_no_kernel_to_compile(tmp_path):
+    """From an empty numba cache, warm_up compiles every kernel, the attention kernel
+    included (a measurement through the catalecticant strategy never calls it)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from seprank.engine import kernels, warm_up; "
+            "print(warm_up.warm_up(), kernels.will_compile())")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba")),
+                       timeout=240)  # fmt: skip
+    assert r.returncode == 0 and r.stdout.split() == ["True", "False"], r.stderr[-500:]

@@ -134,12 +134,12 @@ def test_committed_labels_are_derived_from_the_rows_own_fields(tmp_path, capsys)
 
 
 def test_figure_data_is_deterministic(tmp_path):
-    from seprank.figures.paper import fig_heads
+    from seprank.figures.paper import write_figure
 
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
-    fig_heads(a, True)
-    fig_heads(b, True)
+    write_figure("fig4_heads", a, True)
+    write_figure("fig4_heads", b, True)
     assert (a / "fig4_heads.csv").read_text() == (b / "fig4_heads.csv").read_text()
 
 

@@ -98,11 +98,10 @@ HEAVY = {"verify": ["--seed", "--workers", "--retries", "--worker-memory"],
          "transition": ["--seed", "--max-bound", "--workers", "--retries"],
          "figures": ["--out"],
          "sweep": ["--workers", "--retries", "--worker-memory", "--max-tasks", "--seeds",
-                   "--worker-timeout"],
-         "experiment": ["--threads", "--name", "--preset"]}  # fmt: skip
+                   "--worker-timeout"]}  # fmt: skip
 BAD = {"--seed": "-1", "--workers": "0", "--retries": "-1", "--worker-memory": "nan",
        "--max-bound": "x", "--out": "/dev/null/x", "--max-tasks": "-1", "--seeds": "x",
-       "--worker-timeout": "0", "--threads": "0", "--name": "nope", "--preset": "nope"}
+       "--worker-timeout": "0"}
 
 
 @st.composite

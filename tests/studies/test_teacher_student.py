@@ -1,5 +1,5 @@
 """experiments/teacher_student: torch forward vs seprank's numpy network, parameter counts,
-targets of known rank, the depth-1 capacity bound, the smoke preset through the CLI, and
+targets of known rank, the depth-1 capacity bound, the smoke preset through its command line, and
 the analysis's rank-1 control check."""
 
 import csv
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from seprank.cli import main
+from experiments.teacher_student.run import main as run_main
 
 torch = pytest.importorskip("torch")
 
@@ -105,9 +105,8 @@ def test_depth1_linear_student_rank_is_p_plus_2_measured():
     assert ranks[2] > 4  # depth 2 escapes it (so the measurement can exceed 4)
 
 
-def test_smoke_through_cli_finite_and_resumes(tmp_path, capsys):
-    assert main(["experiment", "--name", "teacher-student", "--preset", "smoke",
-                 "--out", str(tmp_path)]) == 0  # fmt: skip
+def test_smoke_through_its_command_line_finite_and_resumes(tmp_path, capsys):
+    assert run_main(["--preset", "smoke", "--out", str(tmp_path)]) == 0
     with (tmp_path / "results.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 12 and {r["seed"] for r in rows} == {"0"}
@@ -118,17 +117,17 @@ def test_smoke_through_cli_finite_and_resumes(tmp_path, capsys):
     assert "Rank-1 control" in summary
     assert "] sop-R1" in capsys.readouterr().err  # progress lines
     # resume: a rerun trains nothing and keeps the rows
-    assert main(["experiment", "--name", "teacher-student", "--preset", "smoke",
-                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert run_main(["--preset", "smoke", "--out", str(tmp_path)]) == 0
     with (tmp_path / "results.csv").open() as f:
         assert len(list(csv.DictReader(f))) == 12
     assert "] sop-R1" not in capsys.readouterr().err
 
 
-def test_unknown_experiment_name_exits_2(tmp_path, capsys):
-    assert main(["experiment", "--name", "nope", "--preset", "smoke",
-                 "--out", str(tmp_path)]) == 2  # fmt: skip
-    assert "name='nope'" in capsys.readouterr().err
+def test_unknown_preset_exits_2_naming_it(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        run_main(["--preset", "nope", "--out", str(tmp_path)])
+    assert e.value.code == 2 and "--preset: invalid choice: 'nope'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def _row(student, depth, target, seed, fvu, rank=1, cap=0.6):
