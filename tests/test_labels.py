@@ -47,7 +47,8 @@ def test_recorded_label_is_the_printed_one_and_derivable(kw):
     assert d["label"] == m.label == labels.label_of(d)
     del d["label"]  # an older record: the same label from its fields
     assert labels.label_of(d) == m.label
-    words = {labels.EXACT_FOR_WEIGHTS, "exact, proved", "lower bound, saturated", "lower bound, not saturated",
+    words = {labels.EXACT_FOR_WEIGHTS, "exact, proved", "lower bound, saturated",
+             "lower bound, not saturated",
              "lower bound, not saturated, budget hit", "float estimate, trusted",
              "float estimate, untrusted"}  # fmt: skip
     assert m.label in words

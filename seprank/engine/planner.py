@@ -27,7 +27,7 @@ import numpy as np
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import estimate as _estimate
-from seprank.engine import feasibility, kernels, line_check, row_check
+from seprank.engine import feasibility, kernels
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
 from seprank.engine.options import MeasureOptions
@@ -163,6 +163,7 @@ def _request(net, partition, opts, weights) -> Request:
     if weights is not None:  # exact numbers, keys and shapes as init's (before any compile)
         weights = _weights.check_weights(net, weights, int(opts.seed))
     blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # for the fast prime
+    check_rank_engine(opts.rank_engine, modulus, name="rank_engine", device=opts.device)
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     return Request(net=net, A=A, B=B, options=opts, method=method, sampler=sampler,
@@ -270,13 +271,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
     req = _request(net, partition, opts, weights)
-    seed = int(opts.seed)
-    if req.method in ("modular", "float") and line_check.needs_check(net):  # not shipped
-        domain = ModP(req.modulus) if req.method == "modular" else Float64()
-        row_check.check_rows(net, domain, seed)  # one row per row
-        if req.method == "modular":
-            line_check.check_arithmetic(net, domain, seed)
     strategy, cost, considered = _choose(req, progress, purpose)
+    req.check_code()  # a class seprank does not ship: after the cost check, once
     modulus, prime_note = strategy.prime(req)
     if modulus is None:  # no GF(p) rank: the engine and device names are still checked
         check_rank_engine(opts.rank_engine, None, name="rank_engine", device=opts.device)

@@ -123,6 +123,10 @@ class Measurement:
     considered : list, default []
         [name, why not] for every registered strategy, in the planner's order (why not is
         None for the one taken).
+    expand : dict or None, default None
+        The expand strategy's coefficient matrix: ``side_bound`` (the most monomials its
+        short side may have, from the degree: what its saturation bound reads) and
+        ``components``.
     """
 
     rank: int
@@ -158,6 +162,7 @@ class Measurement:
     polynomial: bool = True
     bound: dict | None = None
     considered: list = field(default_factory=list)
+    expand: dict | None = None
 
     @property
     def kind(self) -> str:

@@ -172,22 +172,23 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
 def _label_expanded(m, net, threshold: float, random_weights: bool):
     """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below the
     rank over Q only if p divides every maximal minor; with random weights, a nonzero R x R
-    minor of the generic matrix (R at most the short side s) has degree <= R e in them (e
-    the entry degree), so the probability is <= s e / p."""
+    minor of the generic matrix (R at most s, the most monomials on the short side, from
+    the degree: ``m.expand["side_bound"]``, which no draw can shrink, unlike the reduced
+    matrix's shape) has degree <= R e in them (e the entry degree): probability <= s e / p."""
     if not random_weights:
         m.saturated, m.saturation_bound = False, None
         m.saturation_reason = ("coefficient matrix with given weights: nothing random, so no "
                                "probability bound; the rank over GF(p) is a lower bound on "
                                "the rank over Q of this integer network")  # fmt: skip
         return m
-    e = entry_degree(net, random_weights)
-    b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
+    e, side = entry_degree(net, random_weights), (m.expand or {}).get("side_bound")
+    b = 1.0 if e is None or side is None else min(1.0, side * e / m.prime)
     m.saturation_bound, m.saturated = b, b <= threshold
     m.saturation_reason = (
         f"coefficient matrix (nothing sampled; only the weights random): its GF(p) rank is "
         f"below the rank over Q only if the weights hit a minor's zero set, probability <= "
-        f"short side x entry degree / p = {b:.1e}" + ("" if m.saturated else
-                                                      f" > threshold {threshold:g}"))  # fmt: skip
+        f"short side's monomials x entry degree / p = {b:.1e}" + ("" if m.saturated else
+                                                   f" > threshold {threshold:g}"))  # fmt: skip
     return m
 
 
@@ -240,13 +241,15 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         return m
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
         e = entry_degree(net, random_weights)
-        b = 1.0 if e is None else min(1.0, m.rank * e / m.prime)
+        # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
+        # rank, which may have fallen below R): the bound must not depend on the draw
+        b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
         m.saturation_bound = b
         m.saturated = b <= threshold
         m.saturation_reason = (
             f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
             f"rank over Q only if the random weights hit a minor's zero set, probability <= "
-            f"rank x entry degree / p = {b:.1e}" + ("" if m.saturated else
+            f"short side x entry degree / p = {b:.1e}" + ("" if m.saturated else
                                                     f" > threshold {threshold}"))  # fmt: skip
         return m
     if m.sampler != "random":

@@ -97,12 +97,16 @@ def inherited_past(klass: type, name: str) -> str | None:
     for owner in klass.__mro__:
         if name in vars(owner):
             return None
-        own = [k for k, v in vars(owner).items()
-               if not (k.startswith("__") and k.endswith("__")) and
-               (callable(v) or isinstance(v, (property, staticmethod, classmethod)))]
-        if own:
+        if own_methods(owner):
             return owner.__name__
     return None
+
+
+def own_methods(klass: type) -> list[str]:
+    """The methods (functions, properties, static and class methods) a class defines in
+    its own body, but the dunders (a dataclass generates those)."""
+    return [k for k, v in vars(klass).items() if not (k.startswith("__") and k.endswith("__"))
+            and (callable(v) or isinstance(v, (property, staticmethod, classmethod)))]
 
 
 def declared(net, name: str):

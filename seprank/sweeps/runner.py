@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from seprank.engine import bars
 from seprank.engine.warm_up import warm_up
-from seprank.errors import SeprankError
+from seprank.errors import SeprankError, TooBigError
 from seprank.sweeps import executors
 from seprank.sweeps.progress import Progress
 from seprank.sweeps.tasks import memory_refusal, plan, run_task
@@ -107,20 +107,27 @@ class Outcome:
 
 
 def _plan_all(todo: list, store, bar, out, plan_fn=plan) -> list:
-    """Plan each task (estimates); an invalid configuration (a SeprankError) is stored as
-    failed, not run. Any other error while planning (a bug in a user's network, which the
-    planner evaluates at a few points) leaves the task to run without estimates: it fails
-    there, and is retried as any task is. Largest first, so that the long ones do not end
-    last."""
+    """Plan each task (estimates); a task the planner refuses as too big (TooBigError) is
+    stored as refused, an invalid configuration (another SeprankError) as failed, neither
+    run (as a worker would store them). Any other error while planning (a bug in a user's
+    network, which the planner evaluates at a few points) is said in one line and leaves
+    the task to run without estimates: it fails there, and is retried as any task is.
+    Largest first, so that the long ones do not end last."""
     ready = []
     for s in todo:
         try:
             ready.append(plan_fn(s))
+        except TooBigError as exc:
+            store.put(s, {"status": "refused", "error": f"refused: {exc}", "retry": False})
+            bar.refused += 1
+            out.refused += 1
         except SeprankError as exc:
             store.put(s, {"status": "failed", "error": f"{type(exc).__name__}: {exc}"})
             bar.failed += 1
             out.failed += 1
-        except Exception:
+        except Exception as exc:
+            bars.write(f"task {s.get('key', '?')[:12]} ({s.get('arch')}): planning raised "
+                       f"{type(exc).__name__}: {exc}; it runs without estimates")  # fmt: skip
             ready.append(dict(s, est_seconds=0.0, est_bytes=None))
     return sorted(ready, key=lambda s: -s["est_seconds"])
 

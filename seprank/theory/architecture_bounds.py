@@ -24,6 +24,7 @@ for every architecture, in this order:
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 from seprank import labels
 from seprank.errors import ConfigError
@@ -37,7 +38,9 @@ from seprank.nets.bound import (
     tagged,
     theorem_of,
 )
+from seprank.nets.capabilities import inherited_past, own_methods
 from seprank.nets.partitions import check_partition, default_partition
+from seprank.nets.registry import ARCHITECTURES
 from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
 
 
@@ -173,6 +176,18 @@ def has_architecture_bound(net) -> bool:
     return theorem_of(net) in THEOREMS or _method(net)[1] is not None
 
 
+def _shipped_function(cls) -> bool:
+    """Whether ``cls`` computes the function of a class seprank ships: it is one, or it
+    reaches one in its MRO without defining a method of its own on the way."""
+    shipped = set(ARCHITECTURES.values())
+    for owner in cls.__mro__:
+        if owner in shipped:
+            return True
+        if own_methods(owner):  # it may compute another function
+            return False
+    return False
+
+
 def _method(net) -> tuple:
     """(name, method): the class's own bound method, ``upper_bound`` (or the 0.2
     ``known_bound`` dict method of a class outside seprank, deprecated), for the class
@@ -181,7 +196,8 @@ def _method(net) -> tuple:
     for attr in ("upper_bound", "known_bound"):
         own = getattr(net, attr, None)
         if callable(own):
-            return (attr, own) if _same_function(net, _owner(type(net), attr)) else (None, None)
+            honoured = inherited_past(type(net), attr) is None  # not past a subclass's methods
+            return (attr, own) if honoured else (None, None)
     return None, None
 
 
@@ -213,7 +229,16 @@ def bound_of(net, partition=None) -> Bound | None:
                            net.seq_len)  # fmt: skip
     theorem = THEOREMS.get(theorem_of(net))
     if theorem is not None:
-        return theorem(net, A)
+        proved = theorem(net, A)
+        if proved is None or _shipped_function(type(net)):
+            return proved
+        # a class with methods of its own claims the theorem: its function may not be the
+        # one the proof is about, so the bound is its own statement
+        return replace(proved, status=labels.ARCHITECTURE, tag="user",
+                       source=f"{proved.source}; claimed by {type(net).__name__} "
+                              f"(bound_theorem={theorem_of(net)!r}), a class seprank does "
+                              "not ship, with methods of its own: not proved for its "
+                              "function")  # fmt: skip
     attr, own = _method(net)
     if own is None:
         return None
@@ -258,17 +283,6 @@ def architecture_bound(net, partition=None) -> dict | None:
     """
     b = bound_of(net, partition)
     return None if b is None else b.as_dict()
-
-
-def _owner(cls, attr: str):
-    """The class in ``cls``'s MRO that defines ``attr``."""
-    return next((c for c in cls.__mro__ if attr in vars(c)), None)
-
-
-def _same_function(net, cls) -> bool:
-    """Whether ``net`` computes what ``cls`` does: a subclass that replaces ``apply`` or
-    ``init`` does not inherit ``cls``'s bound (it bounds another function)."""
-    return all(_owner(type(net), a) is _owner(cls, a) for a in ("apply", "init"))
 
 
 def proved_upper_bound(net, partition=None) -> dict:

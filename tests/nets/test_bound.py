@@ -229,8 +229,19 @@ def test_a_declaration_of_a_theorem_is_not_inherited():
     class Declared(LinearSelfAttention):
         bound_theorem = "linear_attention"
 
+    @dataclass(frozen=True)
+    class Other(LinearSelfAttention):  # another function claiming the paper's theorem
+        bound_theorem = "linear_attention"
+
+        def _scores(self, q, k, domain):
+            s = super()._scores(q, k, domain)
+            return domain.add(s, s)
+
     assert bound_of(Sub(1, 2, seq_len=4)) is None
     assert bound_of(Declared(1, 2, seq_len=4)) == bound_of(LinearSelfAttention(1, 2, seq_len=4))
+    claimed = bound_of(Other(1, 2, seq_len=4))  # the value, but never "proved"
+    assert claimed.value == bound_of(LinearSelfAttention(1, 2, seq_len=4)).value
+    assert claimed.status == "architecture" and "not proved for its function" in claimed.source
 
 
 @dataclass(frozen=True)

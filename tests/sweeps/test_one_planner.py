@@ -53,3 +53,18 @@ def test_a_measure_task_gets_the_prime_seprank_measure_picks(monkeypatch):
     spec = plan_task(spec_for_net("measure", net))
     assert spec["plan"]["prime"] == catalecticant_sizes.FAST_PRIME
     assert spec["plan"] == _cli_plan(net)
+
+
+def test_a_task_the_planner_refuses_as_too_big_is_stored_refused(tmp_path):
+    """Planning now runs the planner, whose cost check refuses what cannot finish: the task
+    is stored "refused" (as a worker stores it), not "failed", and never run."""
+    from seprank.sweeps.runner import run
+    from seprank.sweeps.store import Store
+    from seprank.sweeps.tasks import make_spec
+
+    big = make_spec("measure", "attention", {"depth": 9, "width": 4, "seq_len": 6})
+    with Store(tmp_path / "r.sqlite") as store:
+        o = run([big], store, executor="serial", progress=False, say=lambda m: None)
+        row = store.get(big["key"])
+    assert (o.refused, o.failed, o.done) == (1, 0, 0)
+    assert row["status"] == "refused" and row["error"].startswith("refused: ")

@@ -29,10 +29,7 @@ import numbers
 import time
 from fractions import Fraction
 
-import flint
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from seprank import labels
 from seprank.algebra.domains import DEFAULT_PRIME, Domain, Float64, ModP
@@ -45,6 +42,13 @@ from seprank.engine.strategies.base import BASE_BYTES, params_for
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import DomainError, SeprankError, TooBigError
 from seprank.nets.base import config_of, input_dim, is_polynomial
+
+
+def _flint():
+    """python-flint, imported on first use (a heavy import ``seprank`` does not pay)."""
+    import flint
+
+    return flint
 
 #: The most monomials f may have (from its degree and variable count) for ``expand``.
 EXPAND_MAX_MONOMIALS = 5_000_000
@@ -131,8 +135,8 @@ class PolyField:
 
     def __init__(self, names, p: int | None):
         self.p = p
-        self.ctx = flint.fmpq_mpoly_ctx.get(names) if p is None else \
-            flint.nmod_mpoly_ctx.get(names, modulus=p)  # fmt: skip
+        self.ctx = _flint().fmpq_mpoly_ctx.get(names) if p is None else \
+            _flint().nmod_mpoly_ctx.get(names, modulus=p)  # fmt: skip
         self.one = self.ctx.constant(1)
 
     def refuse(self, what: str) -> DomainError:
@@ -150,10 +154,10 @@ class PolyField:
                 raise multiple_of_p(v, self.p)
             return v % self.p
         if self.p is not None:
-            if isinstance(v, (flint.fmpq, flint.fmpz)):
-                v = Fraction(int(v.p), int(v.q)) if isinstance(v, flint.fmpq) else int(v)
+            if isinstance(v, (_flint().fmpq, _flint().fmpz)):
+                v = Fraction(int(v.p), int(v.q)) if isinstance(v, _flint().fmpq) else int(v)
             return int(GF(self.p).constant(np.array([v], dtype=object))[0])
-        if isinstance(v, (flint.fmpq, flint.fmpz)):
+        if isinstance(v, (_flint().fmpq, _flint().fmpz)):
             return v
         if isinstance(v, (float, np.floating)):
             q = exact_float(v)
@@ -162,7 +166,7 @@ class PolyField:
                                   "with a small denominator: write fractions.Fraction")  # fmt: skip
             v = q
         if isinstance(v, Fraction):
-            return flint.fmpq(v.numerator, v.denominator)
+            return _flint().fmpq(v.numerator, v.denominator)
         raise DomainError(f"a {type(v).__name__} constant ({v!r}) is not a rational number")
 
     def inverse(self, v):
@@ -170,7 +174,7 @@ class PolyField:
         if c == 0:
             raise DomainError("division by a constant that is 0" +
                               ("" if self.p is None else f" mod p={self.p}"))  # fmt: skip
-        return pow(int(c), -1, self.p) if self.p is not None else 1 / flint.fmpq(c)
+        return pow(int(c), -1, self.p) if self.p is not None else 1 / _flint().fmpq(c)
 
     def const(self, v) -> Poly:
         return Poly(self.one * self.scalar(v), self)
@@ -263,6 +267,9 @@ def coefficient_blocks(poly, A, seq_len: int, d: int):
     rdeg, ri = _monomial_index(mons[:, a_vars])
     _, ci = _monomial_index(mons[:, b_vars])
     R, C = len(rdeg), int(ci.max()) + 1
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     graph = coo_matrix((np.ones(terms), (ri, ci + R)), shape=(R + C, R + C))
     count, comp = connected_components(graph, directed=False)
     term_comp = comp[ri]
@@ -289,7 +296,7 @@ def _prime(i: int) -> int:
     """The i-th largest prime below 2**PRIME_BITS (flint's proved primality test), kept."""
     n = _PRIMES[-1] - 2 if _PRIMES else (1 << PRIME_BITS) - 1
     while len(_PRIMES) <= i:
-        if flint.fmpz(n).is_prime():
+        if _flint().fmpz(n).is_prime():
             _PRIMES.append(n)
         n -= 2
     return _PRIMES[i]
@@ -301,10 +308,10 @@ def _integer_rows(r: int, c: int, entries) -> list:
     dense = [0] * (r * c)
     lcm = [1] * r
     for i, _, v in entries:
-        q = int(v.q) if isinstance(v, flint.fmpq) else 1
+        q = int(v.q) if isinstance(v, _flint().fmpq) else 1
         lcm[i] = lcm[i] * q // math.gcd(lcm[i], q)
     for i, j, v in entries:
-        dense[i * c + j] = int(v.p) * (lcm[i] // int(v.q)) if isinstance(v, flint.fmpq) \
+        dense[i * c + j] = int(v.p) * (lcm[i] // int(v.q)) if isinstance(v, _flint().fmpq) \
             else int(v) * lcm[i]  # fmt: skip
     return dense
 
@@ -333,12 +340,12 @@ def rank_over_q(r: int, c: int, entries) -> tuple[int, int]:
         return 1, 0  # every row holds a nonzero coefficient
     _check_block(r, c)
     dense = _integer_rows(r, c, entries)
-    Z = flint.fmpz_mat(r, c, dense)
+    Z = _flint().fmpz_mat(r, c, dense)
     short, rank, bits, need, used = min(r, c), -1, 0.0, 0.0, 0
     while True:
         q = _prime(used)
         used += 1
-        got = flint.nmod_mat(Z, q).rank()  # a lower bound over Q
+        got = _flint().nmod_mat(Z, q).rank()  # a lower bound over Q
         if got > rank:  # every prime so far has rank <= got: they all still count
             rank = got
             need = 0.0 if rank == short else _hadamard_bits(dense, r, c, rank + 1)
@@ -352,7 +359,7 @@ def rank_mod_p(r: int, c: int, entries, p: int) -> int:
     if min(r, c) == 1:
         return 1
     _check_block(r, c)
-    M = flint.nmod_mat(r, c, p)
+    M = _flint().nmod_mat(r, c, p)
     for i, j, v in entries:
         M[i, j] = int(v)
     return M.rank()
@@ -472,7 +479,16 @@ def run(mp) -> Measurement:
         eval_seconds=t_eval, rank_seconds=time.perf_counter() - t0,
         history=[(int(shape[0]), int(shape[1]), int(rank))], strategy="expand",
         strategy_reason=mp.reason, blocks=blocks,
+        expand={"side_bound": _side_bound(mp), "components": len(comps)},
     )  # fmt: skip
+
+
+def _side_bound(mp) -> int | None:
+    """The most monomials the coefficient matrix's short side may have (from the degree,
+    whatever the weights): the rank over Q is at most this."""
+    cost = mp.estimate or expand_cost(mp.net, mp.A)
+    rows, cols = cost.get("rows"), cost.get("cols")
+    return None if rows is None or cols is None else int(min(rows, cols))
 
 
 STRATEGY = register(Expand())

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from seprank.algebra.domains import ModP
+from seprank.algebra.domains import Float64, ModP
+from seprank.engine import line_check, row_check
 from seprank.engine.homogeneity import homogeneity
 from seprank.engine.strategies.base import grid_cost, params_for
 from seprank.errors import ConfigError
@@ -87,6 +88,7 @@ class Request:
     note: str = ""
     notes: str = ""
     _homogeneity: Any = field(default=None, init=False, repr=False)
+    _checked: bool = field(default=False, init=False, repr=False)
 
     @property
     def requested(self) -> str:
@@ -97,11 +99,27 @@ class Request:
     def random_weights(self) -> bool:
         return self.weights is None
 
+    def check_code(self) -> None:
+        """The checks of a class seprank does not ship, once, before its ``apply`` is first
+        evaluated for this request (after the cost check): one row per row
+        (:mod:`seprank.engine.row_check`) and, over GF(p), exact arithmetic
+        (:func:`seprank.engine.line_check.check_arithmetic`)."""
+        if self._checked or self.method not in ("modular", "float"):
+            return
+        self._checked = True
+        if line_check.needs_check(self.net):
+            seed = int(self.options.seed)
+            domain = ModP(self.modulus) if self.method == "modular" else Float64()
+            row_check.check_rows(self.net, domain, seed)
+            if self.method == "modular":
+                line_check.check_arithmetic(self.net, domain, seed)
+
     def homogeneity(self):
         """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once
         in GF(modulus) with the run's weights and the probes' own stream
         ``default_rng([seed, 2])`` (probing never moves the sample points)."""
         if self._homogeneity is None:
+            self.check_code()
             seed, domain = int(self.options.seed), ModP(self.modulus)
             params = params_for(self.net, domain, seed, self.weights)
             self._homogeneity = homogeneity(self.net, params, domain,
