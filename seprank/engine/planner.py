@@ -26,8 +26,8 @@ import numpy as np
 
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP
 from seprank.algebra.rank import RankEngine, check_rank_engine
+from seprank.engine import capability_check, feasibility, kernels
 from seprank.engine import estimate as _estimate
-from seprank.engine import feasibility, kernels
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
 from seprank.engine.options import MeasureOptions
@@ -35,7 +35,7 @@ from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, params_for, say
 from seprank.errors import ConfigError
 from seprank.nets.base import config_of, is_polynomial
-from seprank.nets.capabilities import structural_form
+from seprank.nets.capabilities import capability, structural_form
 from seprank.nets.partitions import check_partition, default_partition
 
 
@@ -200,8 +200,7 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None
         if why is None:
             cost = s.cost(req, _budget(s, req))
             if s.grid and cost is not None:  # refuse what cannot finish, before any probe
-                _estimate.check_cost(cost, _grid.available_memory() // 4,
-                                     say=lambda line: say(progress, line))  # fmt: skip
+                _estimate.check_cost(cost, _grid.available_memory() // 4)
             why = s.confirm(req)
         if why is not None:
             if wanted != "auto":
@@ -211,6 +210,9 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None
             notes += s.not_taken(req, why)
             continue
         considered.append((s.name, None))
+        if s.grid and cost is not None:  # the taken one's estimate, said once (a long run)
+            _estimate.check_cost(cost, _grid.available_memory() // 4,
+                                 say=lambda line: say(progress, line))  # fmt: skip
         considered += [(o.name, f"not asked: {s.name} was taken first" if wanted == "auto"
                         else f"not requested (strategy={wanted!r})")
                        for o in strategies[i + 1:]]  # fmt: skip
@@ -310,6 +312,9 @@ def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),
         incremental=opts.incremental, device=opts.device, engine=engine, t_start=mp.t_start,
     )  # fmt: skip
+    if grid_kernel and capability_check.needed(net):  # a user's kernel: checked first
+        capability_check.check_kernel(net, capability(net, "kernel")(), params, domain,
+                                      mp.A, mp.B, seed)  # fmt: skip
     run.max_samples = _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
     run.growth = strategy.growth if opts.growth is None else float(opts.growth)
     if strategy.fine_after is not None and opts.growth is None and run.incremental:

@@ -16,7 +16,8 @@ CERTIFIED = {
     "catalecticant": "lower bound (sum over the blocks of exact ranks over GF(p) of the "
     "catalecticant matrices of an integer-weight network's structural polynomial F; each is "
     "at most that block's rank over Q, which is its separation rank)",
-    "symbolic": "exact (rank over Q of the coefficient matrix of an integer-weight network)",
+    "symbolic": "exact for these weights (rank over Q of the coefficient matrix of this "
+                "integer-weight network)",
     "float": "none (floating-point estimate)",
 }
 
@@ -56,7 +57,7 @@ class Measurement:
         Whether the rank is labelled the separation rank (see above).
     certified : str
         What the number certifies: a lower bound (modular: the direct, graded and
-        catalecticant strategies), exact (symbolic) or nothing (float).
+        catalecticant strategies), exact for these weights (symbolic) or nothing (float).
     method : str
         ``"modular"``, ``"float"`` or ``"symbolic"``.
     prime : int or None
@@ -176,8 +177,9 @@ class Measurement:
         Returns
         -------
         str
-            ``exact`` (symbolic); ``float estimate, trusted`` / ``untrusted`` (float, of a
-            polynomial; of a non-polynomial ``float rank of a non-polynomial``); for a
+            ``exact for these weights`` (symbolic); ``float estimate, trusted`` /
+            ``untrusted`` (float, of a polynomial; of a non-polynomial ``float rank of a
+            non-polynomial``); for a
             GF(p) rank ``exact, proved`` (or ``exact, given ...``) when it meets the
             architecture's upper bound (``bound``), else ``lower bound`` with
             ``saturated`` / ``not saturated`` (and ``budget hit``). The words are those of

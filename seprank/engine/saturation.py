@@ -55,6 +55,7 @@ from seprank.engine.evaluate import evaluate
 from seprank.errors import DomainError
 from seprank.nets.base import input_dim
 from seprank.nets.capabilities import capability
+from seprank.nets.registry import shipped_function
 
 #: Largest Schwartz-Zippel bound under which a sample-saturated rank is called saturated
 #: (checked as the parameter ``saturation_threshold``, :mod:`seprank.engine.parameters`).
@@ -65,13 +66,14 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
     """Total degree of one grid entry in the random quantities (module docstring), or None
     when it cannot be bounded (an architecture that is not a polynomial).
 
-    An architecture that declares the capability ``entry_degree`` (the paper's network:
-    the formula above): its value. Others: ``degree`` (inputs) plus a declared
+    An architecture seprank ships that declares the capability ``entry_degree`` (the
+    paper's network: the formula above): its value (a user's class's declaration cannot be
+    checked, so its degree is traced instead). Others: ``degree`` (inputs) plus a declared
     ``weight_degree``, or else a proved upper bound computed by running their own
     ``apply`` in :func:`traced_degree` (a larger e only makes the bound more
     conservative)."""
-    closed_form = capability(net, "entry_degree")
-    if closed_form is not None:
+    closed_form = capability(net, "entry_degree") if shipped_function(type(net)) else None
+    if closed_form is not None:  # a user's declaration is not checkable: traced instead
         return int(closed_form(random_weights))
     if getattr(net, "polynomial", True) is False:
         return None

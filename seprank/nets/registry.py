@@ -25,6 +25,7 @@ import sys
 
 from seprank.errors import ConfigError
 from seprank.nets.attention import LinearSelfAttention, SoftmaxSelfAttention
+from seprank.nets.capabilities import own_methods
 from seprank.nets.convac import ConvACDeep, ConvACShallow
 from seprank.nets.embedded_attention import EmbeddedAttention
 from seprank.nets.gnn import GNN
@@ -324,3 +325,28 @@ def import_fields(cls, config: dict | None, allow_import=False, source: str = "t
             raise ConfigError(f"{what}={path!r} must be module:function")
         if not callable(import_object(path, what)):
             raise ConfigError(f"{what}={path!r} is not a function")
+
+
+def shipped_function(cls) -> bool:
+    """Whether ``cls`` computes the function of a class seprank ships (whose code and
+    declarations are tested): it is one, or it reaches one in its MRO without defining a
+    method of its own on the way.
+
+    Parameters
+    ----------
+    cls : type
+        The network's class.
+
+    Returns
+    -------
+    bool
+        False for a class outside seprank, or a subclass that defines a method.
+    """
+    shipped = set(ARCHITECTURES.values())
+    for owner in cls.__mro__:
+        if owner in shipped:
+            return True
+        if own_methods(owner):  # it may compute another function
+            return False
+    return False
+

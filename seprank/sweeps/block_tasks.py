@@ -36,7 +36,8 @@ from seprank.sweeps.tasks import build_net, run_guarded, spec_for_net
 
 #: The task kind of one block.
 TASK = "block"
-#: The keys of a block dict, in the order :func:`catalecticant.measure_block` writes them.
+#: The keys of a block dict in their order: :func:`catalecticant.measure_block` writes them
+#: but ``bound``, which the label step inserts before ``seconds``.
 BLOCK_KEYS = ("degree", "other_s_degree", "rank", "shape", "ranked_shape", "bound", "seconds")
 
 _CACHE: dict = {}

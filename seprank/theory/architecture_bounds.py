@@ -38,9 +38,9 @@ from seprank.nets.bound import (
     tagged,
     theorem_of,
 )
-from seprank.nets.capabilities import inherited_past, own_methods
+from seprank.nets.capabilities import inherited_past
 from seprank.nets.partitions import check_partition, default_partition
-from seprank.nets.registry import ARCHITECTURES
+from seprank.nets.registry import shipped_function
 from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
 
 
@@ -176,18 +176,6 @@ def has_architecture_bound(net) -> bool:
     return theorem_of(net) in THEOREMS or _method(net)[1] is not None
 
 
-def _shipped_function(cls) -> bool:
-    """Whether ``cls`` computes the function of a class seprank ships: it is one, or it
-    reaches one in its MRO without defining a method of its own on the way."""
-    shipped = set(ARCHITECTURES.values())
-    for owner in cls.__mro__:
-        if owner in shipped:
-            return True
-        if own_methods(owner):  # it may compute another function
-            return False
-    return False
-
-
 def _method(net) -> tuple:
     """(name, method): the class's own bound method, ``upper_bound`` (or the 0.2
     ``known_bound`` dict method of a class outside seprank, deprecated), for the class
@@ -230,7 +218,7 @@ def bound_of(net, partition=None) -> Bound | None:
     theorem = THEOREMS.get(theorem_of(net))
     if theorem is not None:
         proved = theorem(net, A)
-        if proved is None or _shipped_function(type(net)):
+        if proved is None or shipped_function(type(net)):
             return proved
         # a class with methods of its own claims the theorem: its function may not be the
         # one the proof is about, so the bound is its own statement

@@ -81,3 +81,59 @@ def test_the_subclass_is_measured_by_the_generic_path():
     m = measure(net)
     assert m.strategy != "catalecticant"
     assert m.rank == measure(net, strategy="direct").rank
+
+
+@dataclass(frozen=True)
+class Redeclared(LinearSelfAttention):
+    """A user's subclass, the same function, re-declaring the paper network's capabilities."""
+
+    def _scores(self, q, k, domain):
+        return super()._scores(q, k, domain)
+
+    def kernel(self):
+        return super().kernel()
+
+    def structural_polynomial(self):
+        return super().structural_polynomial()
+
+    def entry_degree(self, random_weights=True):
+        return 1  # far too small: a false saturation bound, were it trusted
+
+
+@dataclass(frozen=True)
+class WronglyDeclared(Doubled):
+    """Another function (doubled scores) claiming the paper network's kernel and form."""
+
+    def kernel(self):
+        return LinearSelfAttention.kernel(self)
+
+    def structural_polynomial(self):
+        return LinearSelfAttention.structural_polynomial(self)
+
+
+def test_a_users_true_declarations_are_checked_and_earn_the_fast_paths():
+    net, ref = Redeclared(depth=2, width=2, seq_len=4), LinearSelfAttention(depth=2, width=2,
+                                                                         seq_len=4)
+    m = measure(net)
+    assert m.strategy == "catalecticant" and m.rank == measure(ref).rank
+    grid = measure(Redeclared(depth=2, width=3, seq_len=4), strategy="direct")
+    assert grid.rank == measure(LinearSelfAttention(depth=2, width=3, seq_len=4),
+                                strategy="direct").rank  # fmt: skip
+
+
+def test_a_users_entry_degree_is_not_trusted():
+    """A declaration seprank cannot check is not read: the degree is traced."""
+    from seprank.engine.saturation import entry_degree, traced_degree
+
+    net = Redeclared(depth=1, width=2, seq_len=4)
+    assert entry_degree(net) == traced_degree(net) > 1
+
+
+def test_a_users_wrong_kernel_or_form_is_refused_naming_it():
+    from seprank.errors import ConfigError
+
+    if attention_kernel.available():
+        with pytest.raises(ConfigError, match=r"declares kernel\(\), but its grid differs"):
+            measure(WronglyDeclared(depth=2, width=3, seq_len=4), strategy="direct")
+    with pytest.raises(ConfigError, match=r"declares structural_polynomial\(\), but F\(S\)"):
+        measure(WronglyDeclared(depth=2, width=2, seq_len=4))  # auto takes catalecticant

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
@@ -161,6 +162,8 @@ def prepare(plan: Plan) -> Prepared:
     m = d * (d + 1) // 2
     t0 = time.perf_counter()
     _, F = sp.build_F(net, plan.params, p)
+    if capability_check.needed(plan.net):  # a user's declared form: against its apply
+        capability_check.check_form(plan.net, net, plan.params, plan.domain, F, plan.seed)
     radix = 2 * D + 1 if net.residual else D + 1
     keys, values = sp.coefficient_table(F, m, D, p, radix)
     t_build = time.perf_counter() - t0

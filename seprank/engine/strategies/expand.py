@@ -37,6 +37,7 @@ from seprank.algebra.field_array import GF, exact_float, multiple_of_p
 from seprank.engine import line_check, row_check
 from seprank.engine.evaluate import evaluate
 from seprank.engine.result import Measurement
+from seprank.engine.sample_grid import available_memory
 from seprank.engine.saturation import traced_degree
 from seprank.engine.strategies.base import BASE_BYTES, params_for
 from seprank.engine.strategies.registry import Strategy, register
@@ -417,10 +418,22 @@ class Expand(Strategy):
         if cost["monomials"] is None:
             return (f"needs f's degree: {type(net).__name__} declares no degree and its apply "
                     "does not run on degree arrays")  # fmt: skip
+        return None
+
+    def confirm(self, req) -> str | None:
+        """TooBigError (one line) for what will not fit: too many monomials, or more memory
+        than a quarter of what is available."""
+        cost = expand_cost(req.net, req.A)
         if cost["monomials"] > EXPAND_MAX_MONOMIALS:
-            return (f"would expand up to {cost['monomials']} monomials of f (limit "
-                    f"{EXPAND_MAX_MONOMIALS}): lower seq_len, width or depth, or measure on a "
-                    "grid (strategy='auto', method='modular')")  # fmt: skip
+            raise TooBigError(f"strategy='expand' would expand up to {cost['monomials']} "
+                              f"monomials of f (limit {EXPAND_MAX_MONOMIALS}): lower seq_len, "
+                              "width or depth, or measure on a grid (strategy='auto', "
+                              "method='modular')")  # fmt: skip
+        limit = available_memory() // 4
+        if cost["peak_bytes"] > limit:
+            raise TooBigError(f"strategy='expand' needs about {cost['peak_bytes'] / 2**30:.1f} "
+                              f"GiB for f's monomials, over the {limit / 2**30:.1f} GiB "
+                              "allowed: lower seq_len, width or depth")  # fmt: skip
         return None
 
     def prime(self, req) -> tuple[int | None, str]:

@@ -246,7 +246,11 @@ def _load_entry_points() -> None:
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
-            if getattr(obj, "name", None) not in _REGISTRY:
+            if getattr(obj, "name", None) in _REGISTRY:
+                warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) "
+                              f"skipped: a strategy named {obj.name!r} is registered "
+                              "already", stacklevel=2)  # fmt: skip
+            else:
                 register(obj)
         except Exception as exc:  # a broken plugin must not break seprank: it is skipped
             warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) skipped: "
