@@ -14,7 +14,8 @@ engine, the weights and the grid evaluator are fixed once.
 Random streams, each its own generator (same seed, same answer): the weights
 ``default_rng(seed)``, the sample points ``default_rng([seed, 1])`` (the rule a
 certificate states), the homogeneity probes ``default_rng([seed, 2])`` (so probing never
-moves the sample points).
+moves the sample points), the check of a capability a user's class declares
+``default_rng([seed, 3])`` (:mod:`seprank.engine.capability_check`).
 """
 
 from __future__ import annotations
@@ -237,8 +238,9 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     a few random points). The options were validated when built (each field on its own);
     what depends on the network follows, in this order: the architecture, the method (a
     non-polynomial refuses exact methods), the prime, the sampler, the given weights, the
-    partition, the checks of a class seprank does not ship, the strategy, then (the
-    strategy's prime may differ) the rank engine and device.
+    rank engine's name and device, the partition, the strategy (each one's cost checked
+    before any probe), the checks of a class seprank does not ship, then (the strategy's
+    prime may differ) the rank engine itself.
 
     Parameters
     ----------
