@@ -12,6 +12,7 @@ architecture should compute and compares seprank's number with this one.
 from __future__ import annotations
 
 import flint
+import numpy as np
 
 
 def inputs(seq_len: int, width: int):
@@ -45,3 +46,23 @@ def rank_over_q(poly, A) -> int:
     for (r, c), v in entries.items():
         m[r, c] = v
     return m.rank()
+
+
+def rank_mod_p(M, p: int) -> int:
+    """Gaussian elimination over GF(p) in Python integers (independent of every engine)."""
+    A = [[int(v) % p for v in row] for row in np.asarray(M).tolist()]
+    r = 0
+    for c in range(len(A[0]) if A else 0):
+        piv = next((i for i in range(r, len(A)) if A[i][c]), None)
+        if piv is None:
+            continue
+        A[r], A[piv] = A[piv], A[r]
+        inv = pow(A[r][c], -1, p)
+        A[r] = [v * inv % p for v in A[r]]
+        for i in range(len(A)):
+            if i != r and A[i][c]:
+                f = A[i][c]
+                A[i] = [(a - f * b) % p for a, b in zip(A[i], A[r])]
+        r += 1
+    return r
+

@@ -13,29 +13,11 @@ from seprank.algebra.rank import RANK_ENGINES, RankEngine, check_rank_engine, re
 from seprank.algebra.rank_engines import BUILT_IN, engine_class, engine_names
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
+from tests._truth import rank_mod_p
 
 #: Primes from the smallest to the largest modulus ModP accepts (2**26 - 5: the largest
 #: the float64 engines take; 2**31 - 1: flint's only).
 PRIMES = [2, 7, 65521, (1 << 26) - 5, 2**31 - 1]
-
-
-def _ref_rank(M, p: int) -> int:
-    """Gaussian elimination over GF(p) in Python integers (independent of every engine)."""
-    A = [[int(v) % p for v in row] for row in np.asarray(M).tolist()]
-    r = 0
-    for c in range(len(A[0]) if A else 0):
-        piv = next((i for i in range(r, len(A)) if A[i][c]), None)
-        if piv is None:
-            continue
-        A[r], A[piv] = A[piv], A[r]
-        inv = pow(A[r][c], -1, p)
-        A[r] = [v * inv % p for v in A[r]]
-        for i in range(len(A)):
-            if i != r and A[i][c]:
-                f = A[i][c]
-                A[i] = [(a - f * b) % p for a, b in zip(A[i], A[r])]
-        r += 1
-    return r
 
 
 def _matrices(p: int, seed: int = 0):
@@ -58,13 +40,13 @@ def test_every_registered_engine_agrees_on_rank_and_pivots(p):
     names = _running(p)
     assert "flint" in names and ("blas" in names) == (p < 1 << 26)
     for M in _matrices(p):
-        want = _ref_rank(M, p)
+        want = rank_mod_p(M, p)
         pivots = {n: RankEngine.choose(n, p).pivots(M) for n in names}
         for n in names:
             eng = RankEngine.choose(n, p)
             assert eng.name == n and eng.rank(M) == want, n
             rows, cols = pivots[n]
-            assert len(rows) == len(cols) == want and _ref_rank(M[np.ix_(rows, cols)], p) == want
+            assert len(rows) == len(cols) == want and rank_mod_p(M[np.ix_(rows, cols)], p) == want
         assert len({str(v) for v in pivots.values()}) == 1  # the same minor from every engine
 
 
@@ -81,9 +63,9 @@ def test_left_kernel_and_matmul_through_the_interface(p):
                 eng.left_kernel(M)
             continue
         K = eng.left_kernel(M).astype(np.int64)
-        assert K.shape == (M.shape[0] - _ref_rank(M, p), M.shape[0])
+        assert K.shape == (M.shape[0] - rank_mod_p(M, p), M.shape[0])
         assert not ((K.astype(object) @ M.astype(object)) % p).any()  # every row kills M
-        assert _ref_rank(K, p) == K.shape[0]  # a basis
+        assert rank_mod_p(K, p) == K.shape[0]  # a basis
 
 
 @pytest.mark.parametrize("cls", [c for c in BUILT_IN if c.prime_limit is not None])
@@ -204,7 +186,7 @@ def test_an_engine_on_another_array_library_is_one_class():
     try:
         M = _matrices(65521)[0]
         eng = RankEngine.choose("array-again", 65521, arg="rank_engine")
-        assert eng.rank(M) == _ref_rank(M, 65521) == 4 and products
+        assert eng.rank(M) == rank_mod_p(M, 65521) == 4 and products
         with pytest.raises(ConfigError, match=r"^rank_engine='array-again' needs prime < 2\*\*26"):
             RankEngine.choose("array-again", 2**31 - 1, arg="rank_engine")  # inherited limit
     finally:
