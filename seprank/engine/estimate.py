@@ -23,7 +23,7 @@ import numbers
 from seprank.engine.sample_grid import uses_kernel
 from seprank.errors import ConfigError, TooBigError
 from seprank.nets.base import input_dim
-from seprank.nets.capabilities import structural_form
+from seprank.nets.capabilities import homogeneous_by_theorem, structural_form
 from seprank.theory import bounds
 from seprank.theory import sequences as seq
 from seprank.theory.architecture_bounds import architecture_bound
@@ -127,9 +127,9 @@ def graded_blocks(net, A) -> list[int] | None:
     """Proved bounds of the A-degree blocks the graded strategy will measure, for the
     networks whose homogeneity is a theorem (those that declare the structural form, without
     residual); None for any other network (or too many blocks to list)."""
-    net = structural_form(net)
-    if net is None or net.residual:
+    if not homogeneous_by_theorem(net):
         return None
+    net = structural_form(net)
     nq, no = bounds.sides(net.seq_len, A, net.query_position)
     if not _sides_cheap(net.width, nq, no):
         return None

@@ -33,7 +33,7 @@ from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
 from seprank.engine.options import MeasureOptions
 from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
-from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, params_for, say
+from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, say
 from seprank.errors import ConfigError
 from seprank.nets.base import config_of, is_polynomial
 from seprank.nets.capabilities import capability, structural_form
@@ -197,11 +197,11 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None
             considered.append((s.name, skip))
             continue
         why = s.applies(req)
-        cost = None
+        cost, lines = None, []
         if why is None:
             cost = s.cost(req, _budget(s, req))
             if s.grid and cost is not None:  # refuse what cannot finish, before any probe
-                _estimate.check_cost(cost, _grid.available_memory() // 4)
+                _estimate.check_cost(cost, _grid.available_memory() // 4, say=lines.append)
             why = s.confirm(req)
         if why is not None:
             if wanted != "auto":
@@ -211,9 +211,8 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None
             notes += s.not_taken(req, why)
             continue
         considered.append((s.name, None))
-        if s.grid and cost is not None:  # the taken one's estimate, said once (a long run)
-            _estimate.check_cost(cost, _grid.available_memory() // 4,
-                                 say=lambda line: say(progress, line))  # fmt: skip
+        for line in lines:  # the taken one's estimate of a long run, said once
+            say(progress, line)
         considered += [(o.name, f"not asked: {s.name} was taken first" if wanted == "auto"
                         else f"not requested (strategy={wanted!r})")
                        for o in strategies[i + 1:]]  # fmt: skip
@@ -231,7 +230,8 @@ def _budget(s: Strategy, req: Request) -> int | None:
 
 
 def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
-         progress=None, purpose: str = "measure") -> MeasurementPlan:  # fmt: skip
+         progress=None, purpose: str = "measure",
+         inputs: bool = True) -> MeasurementPlan:  # fmt: skip
     """Validate everything and decide how ``net`` will be measured.
 
     No grid is evaluated (the graded strategy's homogeneity test evaluates the network at
@@ -257,6 +257,9 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     purpose : {"measure", "certify", "certify-grid"}, default "measure"
         ``"certify"``: auto asks only the strategies that can write a certificate for this
         network; ``"certify-grid"``: and only grid ones.
+    inputs : bool, default True
+        Build the run's inputs (``run``: the weights, the grid evaluator); False for a plan
+        that is only read (a sweep's task estimates), never executed.
 
     Returns
     -------
@@ -290,9 +293,15 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                          considered=considered, prime=modulus,
                          homogeneity=req._homogeneity)  # fmt: skip
     if strategy.needs_run:
-        mp.run = _run_plan(mp, req, strategy, modulus, engine, progress)
-        mp.max_samples = mp.run.max_samples
+        mp.max_samples = _max_samples(strategy, req)
+        if inputs:
+            mp.run = _run_plan(mp, req, strategy, modulus, engine, progress)
     return mp
+
+
+def _max_samples(strategy: Strategy, req: Request) -> int:
+    """The run's sample budget: the option, else the strategy's default (else the method's)."""
+    return _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
 
 
 def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
@@ -304,7 +313,7 @@ def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
             blas=getattr(engine, "name", "") == "blas", grid=grid_kernel)):  # fmt: skip
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if req.method == "modular" else Float64()
-    params = params_for(net, domain, seed, req.weights)
+    params = req.params_in(domain)
     run = Plan(
         net=net, params=params, domain=domain, A=mp.A, B=mp.B,
         evaluate=_grid.make_evaluator(net, params, domain, mp.A, mp.B,
@@ -317,7 +326,7 @@ def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
     if grid_kernel and capability_check.needed(net):  # a user's kernel: checked first
         capability_check.check_kernel(net, capability(net, "kernel")(), params, domain,
                                       mp.A, mp.B, seed)  # fmt: skip
-    run.max_samples = _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
+    run.max_samples = mp.max_samples
     run.growth = strategy.growth if opts.growth is None else float(opts.growth)
     if strategy.fine_after is not None and opts.growth is None and run.incremental:
         run.fine_after = strategy.fine_after

@@ -132,6 +132,24 @@ def structural_form(net):
     return net if isinstance(net, StructuralForm) else declared(net, "structural_polynomial")
 
 
+def homogeneous_by_theorem(net) -> bool:
+    """Whether f's homogeneity (degree 3^L) is a theorem, not a measurement: ``net``
+    declares the structural form (proofs/structural_lemma.md) without the residual.
+
+    Parameters
+    ----------
+    net : Architecture or StructuralForm
+        The network (or its form).
+
+    Returns
+    -------
+    bool
+        True for the paper's network without residual and what declares its form.
+    """
+    form = structural_form(net)
+    return form is not None and not form.residual
+
+
 @dataclass(frozen=True)
 class StructuralForm:
     """The structural lemma's form of f, declared through ``structural_polynomial()``.

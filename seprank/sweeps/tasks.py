@@ -110,7 +110,7 @@ def plan(spec: dict) -> dict:
         raise
     except Exception as exc:  # e.g. a parameter the class does not take: the config's fault
         raise ConfigError(f"{type(exc).__name__}: {exc}") from None
-    mp = plan_measurement(net, spec["partition"], options_of(spec))
+    mp = plan_measurement(net, spec["partition"], options_of(spec), inputs=False)
     runs = 3 if spec["task"] == "verify" else 1  # verify also measures two other partitions
     est = mp.estimate or {}
     spec["plan"] = mp.summary()

@@ -340,7 +340,7 @@ class Catalecticant(Strategy):
 
     def parts(self, net) -> list[tuple[int, int]]:
         """(rows, columns) of each part's matrix, k = 0..count - 1."""
-        return block_shapes(net)[:block_count(net)]
+        return block_shapes(net)  # one per block: D + 1, or the residual's one
 
     def part_cost(self, rows: int, cols: int, net) -> tuple[float, int]:
         """(seconds, peak bytes) of one part: its first attempt is the short side against

@@ -15,7 +15,7 @@ import numpy as np
 from seprank.algebra.float_rank import rank_float
 from seprank.engine import sample_grid as _grid
 from seprank.engine.result import CERTIFIED, Measurement
-from seprank.engine.strategies.base import Plan, grid_cost
+from seprank.engine.strategies.base import Plan
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import MeasurementInterrupted, SamplingError
 
@@ -203,9 +203,6 @@ class Direct(Strategy):
             return "requested"
         why = req.refusals.get("graded")
         return f"auto: {why}" if why else "auto: direct"
-
-    def cost(self, req, budget: int) -> dict:
-        return grid_cost(req, budget)
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.reason)

@@ -30,6 +30,7 @@ from seprank.engine.sample_grid import check_matrix_fits
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
+from seprank.nets.capabilities import homogeneous_by_theorem
 
 #: Probes (random points) used to find which A-degrees occur.
 SUPPORT_PROBES = 3
@@ -227,7 +228,7 @@ class Graded(Strategy):
     def certifiable(self, req) -> str | None:
         """A graded certificate's checker needs f homogeneous by theorem (a declared
         structural form without residual), not by a probe."""
-        if req.form is None or req.form.residual:
+        if not homogeneous_by_theorem(req.form):
             return "its certificate needs f homogeneous by theorem (a structural form)"
         return None
 

@@ -89,6 +89,7 @@ class Request:
     notes: str = ""
     _homogeneity: Any = field(default=None, init=False, repr=False)
     _checked: bool = field(default=False, init=False, repr=False)
+    _params: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
     def requested(self) -> str:
@@ -98,6 +99,15 @@ class Request:
     @property
     def random_weights(self) -> bool:
         return self.weights is None
+
+    def params_in(self, domain):
+        """The weights in ``domain`` (drawn from the seed, or the given ones), made once per
+        field: the homogeneity probe and the run share them."""
+        key = (domain.name, getattr(domain, "p", None))
+        if key not in self._params:
+            self._params[key] = params_for(self.net, domain, int(self.options.seed),
+                                           self.weights)  # fmt: skip
+        return self._params[key]
 
     def check_code(self) -> None:
         """The checks of a class seprank does not ship, once, before its ``apply`` is first
@@ -121,8 +131,7 @@ class Request:
         if self._homogeneity is None:
             self.check_code()
             seed, domain = int(self.options.seed), ModP(self.modulus)
-            params = params_for(self.net, domain, seed, self.weights)
-            self._homogeneity = homogeneity(self.net, params, domain,
+            self._homogeneity = homogeneity(self.net, self.params_in(domain), domain,
                                             np.random.default_rng([seed, 2]))  # fmt: skip
         return self._homogeneity
 

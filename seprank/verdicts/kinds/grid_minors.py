@@ -24,7 +24,7 @@ import numpy as np
 from seprank.algebra.domains import ModP
 from seprank.engine.sample_grid import evaluate_grid, make_evaluator
 from seprank.nets.base import input_dim
-from seprank.nets.capabilities import structural_form
+from seprank.nets.capabilities import homogeneous_by_theorem
 from seprank.verdicts import certificate_fields as cf
 from seprank.verdicts.check_result import CheckResult
 from seprank.verdicts.kinds.base import CertificateKind
@@ -35,13 +35,6 @@ POINTS_RULE = (
     "the 'A' draws concatenated, columns the 'B' draws, 'probe' draws are discarded; a "
     "draw ['choice', m] is rng.choice(numpy.arange(1, prime), size=m, replace=False)")
 BLOCK_FIELDS = ("degree", "rank", "rows", "cols")
-
-
-def homogeneous_by_theorem(net) -> bool:
-    """Architectures whose homogeneity (degree 3^L) is a theorem, not a measurement: those
-    that declare the structural form (proofs/structural_lemma.md) without the residual."""
-    form = structural_form(net)
-    return form is not None and not form.residual
 
 
 def certifies(m) -> bool:
