@@ -141,6 +141,15 @@ def weight_degree(net) -> int:
     return 2 * (3**net.depth - 1)
 
 
+def _given_weights(m, what: str, of: str = "the separation rank"):
+    """Nothing sampled and nothing random (the weights given): not saturated, no bound."""
+    m.saturated, m.saturation_bound = False, None
+    m.saturation_reason = (f"{what} with given weights: nothing random, so no probability "
+                           f"bound; the rank over GF(p) is a lower bound on {of} of this "
+                           "integer network")  # fmt: skip
+    return m
+
+
 def _label_coefficients(m, net, threshold: float, random_weights: bool):
     """The catalecticant strategy samples nothing: a block's GF(p) rank is below its
     generic rank R only if the random weights hit the zero set of a nonsingular R x R
@@ -148,11 +157,7 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
     R is unknown, so the block's upper bound stands for it (the proved bound where there
     is one, else its short side); the blocks are summed (a union bound)."""
     if not random_weights:
-        m.saturated, m.saturation_bound = False, None
-        m.saturation_reason = ("catalecticant with given weights: nothing random, so no "
-                               "probability bound; the rank over GF(p) is a lower bound on "
-                               "the separation rank of this integer network")  # fmt: skip
-        return m
+        return _given_weights(m, "catalecticant")
     w = weight_degree(net)
     total = 0.0
     for b in m.blocks:
@@ -178,11 +183,7 @@ def _label_expanded(m, net, threshold: float, random_weights: bool):
     the degree: ``m.expand["side_bound"]``, which no draw can shrink, unlike the reduced
     matrix's shape) has degree <= R e in them (e the entry degree): probability <= s e / p."""
     if not random_weights:
-        m.saturated, m.saturation_bound = False, None
-        m.saturation_reason = ("coefficient matrix with given weights: nothing random, so no "
-                               "probability bound; the rank over GF(p) is a lower bound on "
-                               "the rank over Q of this integer network")  # fmt: skip
-        return m
+        return _given_weights(m, "coefficient matrix", "the rank over Q")
     e, side = entry_degree(net, random_weights), (m.expand or {}).get("side_bound")
     b = 1.0 if e is None or side is None else min(1.0, side * e / m.prime)
     m.saturation_bound, m.saturated = b, b <= threshold
@@ -236,11 +237,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     if m.sampler == "coefficients":  # f's whole coefficient matrix over GF(p): no sample
         return _label_expanded(m, net, threshold, random_weights)
     if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
-        m.saturated, m.saturation_bound = False, None
-        m.saturation_reason = ("complete grid over the alphabet with given weights: nothing "
-                               "random, so no probability bound; the rank over GF(p) is a "
-                               "lower bound on the separation rank of this integer network")
-        return m
+        return _given_weights(m, "complete grid over the alphabet")
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
         e = entry_degree(net, random_weights)
         # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
