@@ -19,6 +19,7 @@ from seprank.cli import (
     guide,
     measure,
     results,
+    study,
     sweep,
     transition,
     verify,
@@ -43,6 +44,7 @@ def _build_parser() -> argparse.ArgumentParser:
     verify.add_parser(sub)
     figures.add_parser(sub)
     transition.add_parser(sub)
+    study.add_parser(sub)
     archs.add_parser(sub)
     certify.add_parsers(sub)
     sweep.add_parser(sub)
@@ -57,6 +59,7 @@ COMMANDS = {
     "certify": certify.cmd_certify,
     "check-certificate": certify.cmd_check,
     "transition": transition.cmd,
+    "study": study.cmd,
     "bounds": bounds.cmd,
     "guide": guide.cmd_guide,
     "verify": verify.cmd_verify,

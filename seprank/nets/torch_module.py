@@ -117,6 +117,8 @@ class TorchModule:
         Which tensors ``init`` draws at random: the trainable parameters (frozen ones and
         buffers are kept as the module's constants), or every floating-point parameter
         and buffer.
+    kwargs : tuple of (str, object), default ()
+        Keyword arguments the factory is called with (a study's varied keys).
 
     Raises
     ------
@@ -132,6 +134,8 @@ class TorchModule:
     draw: str = field(default="trainable", metadata={
         "help": "trainable: draw requires_grad parameters, keep frozen ones and buffers; "
                 "all: draw every floating-point tensor"})  # fmt: skip
+    kwargs: tuple = field(default=(), metadata={
+        "help": "(name, value) pairs the factory is called with (seprank study)"})  # fmt: skip
     module: object = field(default=None, init=False, compare=False, repr=False)
     traced: Traced = field(default=None, init=False, compare=False, repr=False)
 
@@ -139,12 +143,12 @@ class TorchModule:
         if self.factory is None:
             raise ConfigError("factory=None: build it from a module object with "
                               "seprank.from_torch(module, seq_len=N, width=d)")  # fmt: skip
-        self._setup(load_factory(self.factory), None)
+        self._setup(load_factory(self.factory, self.kwargs), None)
 
     def _key(self):
         own = id(self.module) if self.factory is None else None
         return (self.factory, self.seq_len, self.width, self.position, self.coordinate,
-                self.draw, own)
+                self.draw, tuple(map(tuple, self.kwargs)), own)
 
     def __eq__(self, other):
         return type(other) is type(self) and self._key() == other._key()
@@ -274,8 +278,8 @@ def to_numpy(out):
     return out
 
 
-def load_factory(path: str):
-    """The module ``module:function`` returns (the function is called with no argument)."""
+def load_callable(path: str):
+    """The function ``module:function`` names (imported, not called)."""
     if not isinstance(path, str) or path.count(":") != 1 or not all(path.split(":")):
         raise ConfigError(f"factory={path!r} must be module:function, e.g. mymod:make_net")
     mod_name, fn_name = path.split(":")
@@ -289,7 +293,23 @@ def load_factory(path: str):
         fn = getattr(fn, part, None)
     if not callable(fn):
         raise ConfigError(f"factory={path!r}: {mod_name} has no function {fn_name!r}")
-    return fn()
+    return fn
+
+
+def load_factory(path: str, kwargs=()):
+    """The module ``module:function`` returns, called with ``kwargs`` ((name, value) pairs;
+    none by default)."""
+    if not isinstance(kwargs, (tuple, list)) or not all(
+            isinstance(kv, (tuple, list)) and len(kv) == 2 and isinstance(kv[0], str)
+            for kv in kwargs):  # fmt: skip
+        raise ConfigError(f"kwargs={kwargs!r} must be (name, value) pairs")
+    fn = load_callable(path)
+    try:
+        return fn(**dict(kwargs))
+    except TypeError as exc:
+        if not kwargs:
+            raise
+        raise ConfigError(f"factory={path!r} called with {dict(kwargs)}: {exc}") from None
 
 
 def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
@@ -413,4 +433,4 @@ def from_torch(module, *, seq_len: int, width: int, output=(0, 0),
     return net
 
 
-__all__ = ["TorchModule", "Traced", "float64", "from_torch", "load_factory", "to_numpy", "trace"]
+__all__ = ["TorchModule", "Traced", "float64", "from_torch", "load_callable", "load_factory", "to_numpy", "trace"]

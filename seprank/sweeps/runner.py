@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from seprank.engine import bars
 from seprank.engine.warm_up import warm_up
-from seprank.errors import SeprankError, TooBigError
+from seprank.errors import ConfigError, SeprankError, TooBigError
 from seprank.sweeps import executors
 from seprank.sweeps.progress import Progress
 from seprank.sweeps.tasks import memory_refusal, plan, run_task
@@ -61,6 +61,8 @@ class Outcome:
         The store's path.
     keys : list, default []
         The keys of the tasks given.
+    unrun : int, default 0
+        Left unrun by ``max_seconds`` (not started: not stored).
     """
 
     planned: int
@@ -77,6 +79,7 @@ class Outcome:
     workers: int = 0
     db: str = ""
     keys: list = field(default_factory=list)
+    unrun: int = 0
 
     def to_dict(self) -> dict:
         """The counts as a dict (the keys left out).
@@ -101,6 +104,7 @@ class Outcome:
         s = (f"{self.planned} tasks: {self.done} measured now, {self.skipped} already in the "
              f"store, {self.failed} failed, {self.refused} refused"
              + (f", {self.elsewhere} run by another sweep" if self.elsewhere else "")
+            + (f", {self.unrun} left unrun (time limit)" if self.unrun else "")
              + f" ({self.executor}, "
              f"{_workers(self.workers)}, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
         return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
@@ -153,13 +157,22 @@ def _workers(n: int) -> str:
     return f"{n} worker" + ("" if n == 1 else "s")
 
 
-def _drain(ex, queue: list, store, bar, out, retries: int, task_fn, on_result=None) -> None:
+def _drain(ex, queue: list, store, bar, out, retries: int, task_fn, on_result=None,
+           deadline: float | None = None) -> None:
     """Submit and collect until every task has a stored result. A task lost in another
     task's crash (a broken pool fails all its tasks) is rerun alone and not charged an
-    attempt; a failure marked ``retry`` is requeued until ``retries`` is used up."""
+    attempt; a failure marked ``retry`` is requeued until ``retries`` is used up. With a
+    ``deadline`` (a ``time.perf_counter()`` value), no task starts after it, nor one whose
+    estimate would end past it; tasks already running finish, the rest are counted in
+    ``out.unrun``."""
     tries: dict[str, int] = {}
-    queue.reverse()  # pop() from the end takes the largest first
+    queue.reverse()  # pop() from the end takes the first in the given order
     suspects: list = []
+
+    def fits(s) -> bool:
+        if deadline is None:
+            return True
+        return time.perf_counter() + float(s.get("est_seconds") or 0.0) <= deadline
 
     def start(s):  # every submission is an attempt, of a task this sweep has claimed
         if tries.get(s["key"]) is None and store.claim(s["key"]) is not None:
@@ -174,6 +187,10 @@ def _drain(ex, queue: list, store, bar, out, retries: int, task_fn, on_result=No
                 start(suspects.pop())
         else:
             while queue and ex.in_flight() < IN_FLIGHT_PER_WORKER * ex.workers:
+                if not fits(queue[-1]):
+                    out.unrun = len(queue)
+                    queue.clear()
+                    break
                 start(queue.pop())
         bar.running = ex.running()
         bar.update()
@@ -201,7 +218,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         workers: int | None = None, worker_memory: int | None = None, retries: int = 2,
         progress: bool = True, dask_processes: bool = True, label: str = "sweep",
         say=None, task_fn=run_task, worker_timeout: float | None = None, plan_fn=plan,
-        on_result=None) -> Outcome:  # fmt: skip
+        on_result=None, order: str = "largest", max_seconds: float | None = None
+        ) -> Outcome:  # fmt: skip
     """Run every task not yet ``done`` in ``store``; see the module docstring.
 
     Parameters
@@ -243,6 +261,11 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     on_result : callable, optional
         ``on_result(spec, outcome)``, called in this process after each outcome is stored
         (e.g. a line per finished task).
+    order : {"largest", "cheapest"}, default "largest"
+        Which tasks start first, by estimated seconds.
+    max_seconds : float, optional
+        Start no task after this many seconds from the call, nor one whose estimate would
+        end past them; running tasks finish, the others stay unrun (``Outcome.unrun``).
 
     Returns
     -------
@@ -258,6 +281,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     NoWorkerError
         If a Dask cluster has no live worker for longer than ``worker_timeout``.
     """
+    if order not in ("largest", "cheapest"):
+        raise ConfigError(f"order={order!r} must be largest or cheapest")
     if say is None:  # above the bar (tqdm.write); nothing at all without progress (--quiet)
         say = bars.write if progress else (lambda msg: None)
     unique = list({s["key"]: s for s in task_specs}.values())
@@ -272,6 +297,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         return out
     bar = Progress(len(unique), out.skipped, enabled=progress, label=label)
     ready = _plan_all(todo, store, bar, out, plan_fn)
+    if order == "cheapest":
+        ready.reverse()
     t_start = time.perf_counter()
     try:
         ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
@@ -295,7 +322,8 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     try:
         if queue and (executor != "dask" or scheduler is None):
             warm_up(say if progress else None)
-        _drain(ex, queue, store, bar, out, retries, task_fn, on_result)
+        deadline = None if max_seconds is None else t0 + max_seconds
+        _drain(ex, queue, store, bar, out, retries, task_fn, on_result, deadline)
         failed_hard = False
     except KeyboardInterrupt:
         interrupted = out.interrupted = True

@@ -99,6 +99,63 @@ def growth_regime(ratio: float | None) -> str:
     return "depth-efficient" if ratio >= GROWTH_THRESHOLD else "depth-inefficient"
 
 
+#: The regimes a step of depth can show (the study's and ``seprank bounds``' vocabulary).
+EFFICIENT, INEFFICIENT, NO_GAIN, UNDETERMINED = (
+    "depth-efficient", "depth-inefficient", "no gain", "undetermined")
+
+
+def step_regime(ratio: float | None, degree_law: float | None, linear_law: float | None, *,
+                lower_bound: bool = False) -> tuple[str, str]:
+    """The regime of one step of depth L -> L' from its growth ratio log r(L') / log r(L).
+
+    Two laws bracket the ratio: the degree law (log r grows like f's degree: ratio
+    deg f(L') / deg f(L), 3 a layer for attention) and the linear law (log r grows like
+    the depth: ratio L'/L). The step is depth-efficient when its ratio is nearer the
+    degree law on a log scale (at least their geometric mean), depth-inefficient when
+    nearer the linear law, and "no gain" when the rank did not grow (ratio <= 1). A
+    ratio that is only a lower bound can show depth-efficiency, never the opposite.
+
+    Parameters
+    ----------
+    ratio : float or None
+        The growth ratio (None: undetermined).
+    degree_law, linear_law : float or None
+        The two laws' ratios (the degree law None where f's degree is unknown).
+    lower_bound : bool, default False
+        Whether ``ratio`` is only a lower bound on the true ratio.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The regime (``EFFICIENT``, ``INEFFICIENT``, ``NO_GAIN`` or ``UNDETERMINED``) and
+        why, in words.
+
+    Examples
+    --------
+    >>> step_regime(2.8, 3.0, 2.0)[0]
+    'depth-efficient'
+    >>> step_regime(1.6, 3.0, 1.5)[0]
+    'depth-inefficient'
+    """
+    if ratio is None or not math.isfinite(ratio):
+        return UNDETERMINED, "no ratio"
+    if ratio <= 1 and not lower_bound:
+        return NO_GAIN, f"ratio {ratio:.3f} <= 1: the rank did not grow"
+    if degree_law is None or linear_law is None or degree_law <= linear_law:
+        why = ("f's degree unknown" if degree_law is None else
+               f"the degree law {degree_law:.3g} does not exceed the linear law")
+        return UNDETERMINED, f"{why}: no two laws to tell apart"
+    mid = math.sqrt(degree_law * linear_law)
+    laws = f"degree law {degree_law:.3g}, linear law {linear_law:.3g}, midpoint {mid:.3f}"
+    if ratio >= mid:
+        return EFFICIENT, f"ratio {ratio:.3f} nearer the degree law ({laws})" + (
+            " although only a lower bound" if lower_bound else "")
+    if lower_bound:
+        return UNDETERMINED, (f"lower bound {ratio:.3f} below the midpoint ({laws}): the true "
+                              "ratio may be larger")  # fmt: skip
+    return INEFFICIENT, f"ratio {ratio:.3f} nearer the linear law ({laws})"
+
+
 def growth_ratios(log_seps: dict[int, float]) -> dict[int, float]:
     """Growth ratios log sep(L+1) / log sep(L) for consecutive depths.
 

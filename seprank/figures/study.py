@@ -1,0 +1,151 @@
+"""The depth-width study's figure, drawn from a :class:`~seprank.studies.study.Study`.
+
+Left: $\\log_{10}$ of the measured rank against depth, one line per series (colour: the
+width, :func:`~seprank.figures.style.width_color`; marker: the head count or the other
+keys), filled markers where the rank is exact or saturated, hollow where it is a certified
+lower bound only; the proved bound dashed where the architecture has one. Middle: each
+step's growth ratio $\\log r(L') / \\log r(L)$ at L', with the two laws it sits between
+(the degree law, grey solid; the linear law $L'/L$, grey dotted); hollow where the ratio
+is only a lower bound. Right: the depth-width map, one marker per step and series, green
+where the step is depth-efficient, red where it is not, grey where undetermined.
+"""
+
+from __future__ import annotations
+
+import math
+
+from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, width_color
+
+NAME = "study"
+#: Markers per series (the series' index among those of one width).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+#: The map's colour per regime.
+REGIME_COLORS = {"depth-efficient": "#009E73", "depth-inefficient": "#D55E00",
+                 "no gain": "#D55E00", "undetermined": GREY}  # fmt: skip
+
+
+def _settled(r: dict) -> bool:
+    return r.get("kind") in ("exact", "saturated")
+
+
+def _series_label(key: dict, width_key: str) -> str:
+    parts = []
+    for k, v in key.items():
+        if k == width_key:
+            parts.append(f"$d_x={v}$" if k == "width" else f"{k}={v}")
+        elif k == "heads":
+            parts.append(f"$H={v}$")
+        else:
+            parts.append(f"{k}={v}")
+    return ", ".join(parts) or "measured"
+
+
+def plot(study, ax=None):
+    """Draw the study's figure (three panels).
+
+    Parameters
+    ----------
+    study : Study
+        A study (:func:`seprank.study`, or :func:`seprank.studies.study.from_csv`).
+    ax : sequence of three matplotlib Axes or None
+        The panels; None makes a double-column figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+    """
+    from seprank.studies.study_analysis import series_of
+
+    apply_style()
+    fig, (ax, bx, cx) = new_axes(ax, ncols=3, size=(DOUBLE, 2.9))
+    dk, wk = study.depth_key, study.width_key
+    groups = series_of(study.rows, dk)
+    marker_of, seen = {}, {}
+    for key in groups:
+        d = dict(key).get(wk)
+        seen[d] = seen.get(d, 0)
+        marker_of[key] = MARKERS[seen[d] % len(MARKERS)]
+        seen[d] += 1
+    for key, rows in groups.items():
+        d = dict(key).get(wk)
+        c = width_color(d) if isinstance(d, int) else "black"
+        mk = marker_of[key]
+        pts = [r for r in rows if r.get("rank")]
+        if not pts:
+            continue
+        xs = [r["values"][dk] for r in pts]
+        ys = [math.log10(r["rank"]) for r in pts]
+        ax.plot(xs, ys, "-", color=c, lw=0.8, alpha=0.6)
+        for x, y, r in zip(xs, ys, pts):
+            ax.plot(x, y, mk, color=c, mfc=c if _settled(r) else "white", mew=1, ms=4,
+                    zorder=3)  # fmt: skip
+        ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows if r.get("upper")]
+        if ub and marker_of[key] == MARKERS[0]:
+            ax.plot(*zip(*ub), "--", color=c, lw=0.7)
+    ax.set_xlabel("depth $L$")
+    ax.set_ylabel(r"$\log_{10}$ measured rank")
+    handles = [ax.plot([], [], marker_of[k], color=width_color(dict(k).get(wk))
+                       if isinstance(dict(k).get(wk), int) else "black",
+                       label=_series_label(dict(k), wk))[0] for k in groups]  # fmt: skip
+    if any(r.get("upper") for r in study.rows):
+        handles.append(ax.plot([], [], "--", color=GREY, lw=0.7, label="proved bound")[0])
+    ax.legend(handles=handles, fontsize=6, loc="upper left", frameon=False)
+    ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5)
+    _ratios(bx, study, groups, marker_of)
+    _map(cx, study, groups, marker_of)
+    return fig
+
+
+def _ratios(bx, study, groups, marker_of) -> None:
+    wk = study.width_key
+    laws = {}
+    for s in study.steps:
+        key = tuple(s["series"].items())
+        d = s["series"].get(wk)
+        c = width_color(d) if isinstance(d, int) else "black"
+        if s["linear_law"]:
+            laws.setdefault(s["to"], (s["degree_law"], s["linear_law"]))
+        if s["ratio"] is None:
+            continue
+        measured = s["ratio_label"] == "measured"
+        bx.plot(s["to"], s["ratio"], marker_of.get(key, "o"), color=c,
+                mfc=c if measured else "white", mew=1, ms=4, zorder=3)  # fmt: skip
+    if laws:
+        xs = sorted(laws)
+        deg = [laws[x][0] for x in xs]
+        if all(v is not None for v in deg):
+            bx.plot(xs, deg, "-", color=GREY, lw=0.8, label="degree law")
+        bx.plot(xs, [laws[x][1] for x in xs], ":", color=GREY, lw=1.0, label="linear law $L'/L$")
+        bx.legend(fontsize=6, frameon=False)
+    bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
+    bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
+    bx.set_ylim(bottom=1.0)
+
+
+def _map(cx, study, groups, marker_of) -> None:
+    wk = study.width_key
+    n = max(1, len({tuple((k, v) for k, v in s["series"].items() if k != wk)
+                    for s in study.steps}))  # fmt: skip
+    others = sorted({tuple((k, v) for k, v in s["series"].items() if k != wk)
+                     for s in study.steps}, key=str)  # fmt: skip
+    for s in study.steps:
+        d = s["series"].get(wk)
+        if not isinstance(d, int):
+            continue
+        o = tuple((k, v) for k, v in s["series"].items() if k != wk)
+        dx = (others.index(o) - (n - 1) / 2) * 0.18 if n > 1 else 0.0
+        col = REGIME_COLORS.get(s["regime"], GREY)
+        cx.plot(s["from"] + 0.5 + dx, d, marker_of.get(tuple(s["series"].items()), "o"),
+                color=col, mfc=col if s["ratio_label"] == "measured" else "white", mew=1,
+                ms=5)  # fmt: skip
+    for reg in ("depth-efficient", "depth-inefficient", "undetermined"):
+        cx.plot([], [], "s", color=REGIME_COLORS[reg], label=reg)
+    cx.legend(fontsize=6, frameon=False, loc="upper left")
+    cx.set_xlabel("step $L \\to L+1$ (at $L + 1/2$)")
+    cx.set_ylabel("width $d_x$" if wk == "width" else wk)
+    ws = sorted({s["series"].get(wk) for s in study.steps
+                 if isinstance(s["series"].get(wk), int)})  # fmt: skip
+    if ws:
+        cx.set_yticks(ws)
+        cx.set_ylim(min(ws) - 0.7, max(ws) + 1.5)
