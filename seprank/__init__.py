@@ -18,6 +18,7 @@ from seprank.engine.measure import Measurement, measure
 from seprank.errors import ConfigError, DomainError, SamplingError, SeprankError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.torch_module import from_torch  # torch itself is imported when used
+from seprank.studies.study import Study, study
 from seprank.theory.architecture_bounds import proved_upper_bound as upper_bound
 from seprank.verdicts.certificates import Certification, certify, check_certificate
 
@@ -33,6 +34,7 @@ __all__ = [
     "SamplingError",
     "SeprankError",
     "SoftmaxSelfAttention",
+    "Study",
     "__version__",
     "Symbolic",
     "certify",
@@ -42,6 +44,7 @@ __all__ = [
     "from_torch",
     "measure",
     "nets",
+    "study",
     "theory",
     "upper_bound",
 ]

@@ -10,6 +10,7 @@ from seprank.cli._common import _int_list, add_output_args, add_param, add_sweep
 from seprank.errors import ConfigError
 from seprank.figures import study as plot_study
 from seprank.figures.style import save
+from seprank.nets.base import parse_value
 from seprank.paths import check_out_dir
 from seprank.studies import study as st
 from seprank.studies import study_cells as sc
@@ -50,10 +51,10 @@ def add_parser(sub) -> None:
     for name in ("method", "seed", "strategy", "prime", "max_samples"):
         add_param(s, name)
     s.add_argument("--max-seconds", type=real_arg(0, 1e9, lo_open=True), default=None,
-                   help="start no cell after this many seconds (cheapest first); a rerun "
-                        "measures the rest")  # fmt: skip
+                   metavar="LIMIT", help="a time budget: start no cell past it (cheapest "
+                   "first); a rerun measures the rest")  # fmt: skip
     s.add_argument("--cell-limit", type=real_arg(0, 1e9, lo_open=True), default=None,
-                   metavar="SECONDS", help="refuse up front every cell whose estimated time "
+                   metavar="LIMIT", help="refuse up front every cell whose estimated time "
                    "exceeds this (listed with its estimate)")  # fmt: skip
     s.add_argument("--depth-key", default="depth", help="the key that is the depth")
     s.add_argument("--width-key", default="width", help="the key that is the width")
@@ -92,8 +93,6 @@ def _arch_and_keys(args):
         if key in vary:
             raise ConfigError(f"--vary {key}: given twice")
         vary[key] = sc.parse_values(key, text, a.kinds.get(key, "int"))
-    from seprank.nets.base import parse_value
-
     for key, text in _pairs(args.param, "--param"):
         if key in fixed:
             raise ConfigError(f"--param {key}: given twice")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, width_color
+from seprank.studies.study_analysis import series_of
 
 NAME = "study"
 #: Markers per series (the series' index among those of one width).
@@ -55,7 +56,7 @@ def plot(study, ax=None):
     matplotlib.figure.Figure
         The figure drawn into.
     """
-    from seprank.studies.study_analysis import series_of
+    from matplotlib.ticker import MaxNLocator
 
     apply_style()
     fig, (ax, bx, cx) = new_axes(ax, ncols=3, size=(DOUBLE, 2.9))
@@ -85,6 +86,7 @@ def plot(study, ax=None):
             ax.plot(*zip(*ub), "--", color=c, lw=0.7)
     ax.set_xlabel("depth $L$")
     ax.set_ylabel(r"$\log_{10}$ measured rank")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     handles = [ax.plot([], [], marker_of[k], color=width_color(dict(k).get(wk))
                        if isinstance(dict(k).get(wk), int) else "black",
                        label=_series_label(dict(k), wk))[0] for k in groups]  # fmt: skip
@@ -97,9 +99,19 @@ def plot(study, ax=None):
     return fig
 
 
+def _offsets(study) -> dict:
+    """A small horizontal offset per series, so that markers at one depth do not hide."""
+    keys = sorted({tuple(s["series"].items()) for s in study.steps}, key=str)
+    n = len(keys)
+    return {k: (i - (n - 1) / 2) * min(0.06, 0.5 / max(n, 1)) for i, k in enumerate(keys)}
+
+
 def _ratios(bx, study, groups, marker_of) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     wk = study.width_key
     laws = {}
+    off = _offsets(study)
     for s in study.steps:
         key = tuple(s["series"].items())
         d = s["series"].get(wk)
@@ -109,15 +121,19 @@ def _ratios(bx, study, groups, marker_of) -> None:
         if s["ratio"] is None:
             continue
         measured = s["ratio_label"] == "measured"
-        bx.plot(s["to"], s["ratio"], marker_of.get(key, "o"), color=c,
+        bx.plot(s["to"] + off[key], s["ratio"], marker_of.get(key, "o"), color=c,
                 mfc=c if measured else "white", mew=1, ms=4, zorder=3)  # fmt: skip
     if laws:
         xs = sorted(laws)
         deg = [laws[x][0] for x in xs]
+        lin = [laws[x][1] for x in xs]
         if all(v is not None for v in deg):
-            bx.plot(xs, deg, "-", color=GREY, lw=0.8, label="degree law")
-        bx.plot(xs, [laws[x][1] for x in xs], ":", color=GREY, lw=1.0, label="linear law $L'/L$")
-        bx.legend(fontsize=6, frameon=False)
+            bx.plot(xs, deg, "_-", color=GREY, lw=0.8, ms=10, label="degree law")
+            bx.plot(xs, [math.sqrt(g * q) for g, q in zip(deg, lin)], "_--", color=GREY,
+                    lw=0.6, ms=10, label="midpoint: the regimes' border")  # fmt: skip
+        bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law $L'/L$")
+        bx.legend(fontsize=6, frameon=False, loc="lower left")
+    bx.xaxis.set_major_locator(MaxNLocator(integer=True))
     bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
     bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
     bx.set_ylim(bottom=1.0)
@@ -125,27 +141,31 @@ def _ratios(bx, study, groups, marker_of) -> None:
 
 def _map(cx, study, groups, marker_of) -> None:
     wk = study.width_key
-    n = max(1, len({tuple((k, v) for k, v in s["series"].items() if k != wk)
-                    for s in study.steps}))  # fmt: skip
     others = sorted({tuple((k, v) for k, v in s["series"].items() if k != wk)
                      for s in study.steps}, key=str)  # fmt: skip
+    n = max(1, len(others))
     for s in study.steps:
         d = s["series"].get(wk)
         if not isinstance(d, int):
             continue
         o = tuple((k, v) for k, v in s["series"].items() if k != wk)
-        dx = (others.index(o) - (n - 1) / 2) * 0.18 if n > 1 else 0.0
+        dx = (others.index(o) - (n - 1) / 2) * 0.6 / n if n > 1 else 0.0
         col = REGIME_COLORS.get(s["regime"], GREY)
         cx.plot(s["from"] + 0.5 + dx, d, marker_of.get(tuple(s["series"].items()), "o"),
                 color=col, mfc=col if s["ratio_label"] == "measured" else "white", mew=1,
                 ms=5)  # fmt: skip
     for reg in ("depth-efficient", "depth-inefficient", "undetermined"):
         cx.plot([], [], "s", color=REGIME_COLORS[reg], label=reg)
-    cx.legend(fontsize=6, frameon=False, loc="upper left")
-    cx.set_xlabel("step $L \\to L+1$ (at $L + 1/2$)")
+    cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1)
+    cx.set_xlabel("step $L \\to L+1$")
     cx.set_ylabel("width $d_x$" if wk == "width" else wk)
+    froms = sorted({s["from"] for s in study.steps})
+    cx.set_xticks([L + 0.5 for L in froms], [f"{L}$\\to${L + 1}" for L in froms])
+    if froms:
+        cx.set_xlim(froms[0] - 0.1, froms[-1] + 1.1)
     ws = sorted({s["series"].get(wk) for s in study.steps
                  if isinstance(s["series"].get(wk), int)})  # fmt: skip
     if ws:
         cx.set_yticks(ws)
         cx.set_ylim(min(ws) - 0.7, max(ws) + 1.5)
+    cx.set_title("hollow: the ratio is a lower bound", fontsize=6.5)

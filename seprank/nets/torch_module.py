@@ -433,4 +433,5 @@ def from_torch(module, *, seq_len: int, width: int, output=(0, 0),
     return net
 
 
-__all__ = ["TorchModule", "Traced", "float64", "from_torch", "load_callable", "load_factory", "to_numpy", "trace"]
+__all__ = ["TorchModule", "Traced", "float64", "from_torch", "load_callable", "load_factory",
+           "to_numpy", "trace"]

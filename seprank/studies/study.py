@@ -24,7 +24,6 @@ import io
 import json
 import math
 import tempfile
-
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +49,8 @@ CSV_NAME = "study.csv"
 #: The CSV's columns after the cell's keys.
 RESULT_COLUMNS = ["rank", "label", "kind", "status", "saturated", "saturation_bound",
                   "upper", "upper_status", "params", "degree", "strategy", "method", "seconds",
-                  "est_seconds", "seed", "prime", "error", "cell"]  # fmt: skip
+                  "est_seconds", "seed", "prime", "error", "cell", "block_ranks",
+                  "varied"]  # fmt: skip
 #: Degrees searched by interpolation (f's degree, for the degree law).
 MAX_DEGREE = 4096
 
@@ -74,7 +74,8 @@ class Study:
     steps : list of dict
         Growth ratios and regimes (:func:`seprank.studies.study_analysis.step`).
     transitions : list of dict
-        Per series: ``series`` and the transition (:func:`~seprank.studies.study_analysis.transition`).
+        Per series: ``series`` and the transition
+        (:func:`~seprank.studies.study_analysis.transition`).
     depth_width : list of dict
         The depth-width map (:func:`~seprank.studies.study_analysis.depth_width_map`).
     budgets : list of dict
@@ -122,7 +123,8 @@ class Study:
             ``rows`` (each: the cell's keys, ``rank``, ``label`` and the rest), ``steps``
             (``from``, ``to``, ``ratio``, ``regime``...), ``verdict`` and the other answers.
         """
-        rows = [{**r["values"], **{c: r.get(c) for c in RESULT_COLUMNS}} for r in self.rows]
+        rows = [{**r["values"], **{c: r.get(c) for c in RESULT_COLUMNS if c != "varied"}}
+                for r in self.rows]  # fmt: skip
         return {"arch": self.arch, "varied": self.varied, "fixed": self.fixed,
                 "rules": self.rules, "rows": rows, "steps": self.steps,
                 "transitions": self.transitions, "depth_width": self.depth_width,
@@ -148,6 +150,7 @@ class Study:
         Returns
         -------
         list of str
+            The keys.
         """
         out = list(self.varied)
         for r in self.rows:
@@ -165,6 +168,7 @@ class Study:
         Returns
         -------
         pathlib.Path
+            The file written.
         """
         path = Path(path)
         cols = self.keys() + RESULT_COLUMNS
@@ -173,7 +177,8 @@ class Study:
         w.writeheader()
         for r in self.rows:
             w.writerow({**{k: _text(v) for k, v in r["values"].items()},
-                        **{c: _text(r.get(c)) for c in RESULT_COLUMNS}})  # fmt: skip
+                        **{c: _text(r.get(c)) for c in RESULT_COLUMNS},
+                        "varied": ",".join(self.varied)})  # fmt: skip
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(buf.getvalue())
         tmp.replace(path)
@@ -185,6 +190,7 @@ class Study:
         Returns
         -------
         list of str
+            The lines.
         """
         out = [f"study of {self.arch}: varying {', '.join(self.varied)}"
                + (f"; fixed {_kv(self.fixed)}" if self.fixed else "")
@@ -300,6 +306,7 @@ def _bound_of(net, partition) -> tuple[int | None, str]:
 
 
 def _row_from_measurement(row: dict, m: dict) -> None:
+    row["measurement"] = m
     row["rank"] = int(m["rank"])
     row["label"] = m.get("label") or labels.label_of(m)
     row["kind"] = sa.rank_kind(m)
@@ -308,6 +315,7 @@ def _row_from_measurement(row: dict, m: dict) -> None:
     row["strategy"], row["method"] = m.get("strategy"), m.get("method")
     row["seconds"] = round(float(m.get("seconds") or 0.0), 3)
     row["prime"] = m.get("prime")
+    row["block_ranks"] = [[b.get("degree"), b.get("rank")] for b in m.get("blocks") or []]
 
 
 def _from_csv_row(row: dict, old: dict) -> bool:
@@ -328,11 +336,20 @@ def _from_csv_row(row: dict, old: dict) -> bool:
         except ValueError:
             row[k] = None
     row["prime"] = int(old["prime"]) if str(old.get("prime", "")).isdigit() else None
+    row["block_ranks"] = _json_list(old.get("block_ranks"))
     up, status = row.get("upper"), row.get("upper_status")
     row["label"] = labels.rank_label(rank, saturated, False, up, status or labels.ARCHITECTURE)
     row["kind"] = (sa.EXACT if row["label"].startswith("exact") else
                    sa.SATURATED if saturated else sa.LOWER)  # fmt: skip
     return True
+
+
+def _json_list(text) -> list:
+    try:
+        v = json.loads(text or "[]")
+    except (TypeError, ValueError):
+        return []
+    return v if isinstance(v, list) else []
 
 
 def read_csv(path) -> list[dict]:
@@ -382,14 +399,28 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
         network's default).
     partition : iterable of int, optional
         Side A of every cell (default: each network's balanced default).
-    method, strategy, seed, prime, max_samples
+    method : str, default "auto"
+        As :func:`seprank.measure`.
+    strategy : str, default "auto"
+        As :func:`seprank.measure`.
+    seed : int, default 0
+        As :func:`seprank.measure` (every cell the same seed).
+    prime : int, optional
+        As :func:`seprank.measure`.
+    max_samples : int, optional
         As :func:`seprank.measure`.
     db : str or pathlib.Path or None, default DEFAULT_DB
         The result store (None: a temporary one, not kept); stored cells are not measured
         again.
     executor : {"serial", "processes", "dask"}, default "serial"
         Where the cells run (:func:`seprank.sweeps.runner.run`).
-    scheduler, workers, worker_memory, retries
+    scheduler : str, optional
+        As :func:`seprank.sweeps.runner.run`.
+    workers : int, optional
+        As :func:`seprank.sweeps.runner.run`.
+    worker_memory : int, optional
+        As :func:`seprank.sweeps.runner.run`.
+    retries : int, default 2
         As :func:`seprank.sweeps.runner.run`.
     max_seconds : float, optional
         Stop starting cells after this many seconds (cheapest first); the rest are listed
@@ -409,6 +440,7 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
     Returns
     -------
     Study
+        The rows (one per cell, each with its label) and the answers.
 
     Raises
     ------
@@ -425,75 +457,17 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
         raise ConfigError(f"vary: a study varies the depth ({depth_key!r}); got "
                           f"{', '.join(vary) or 'nothing'}")  # fmt: skip
     a = sc.resolve_arch(arch)
-    given = dict(sc.parse_rule(r) for r in (rules or []))
-    rules_in = sc.default_rules(a, given, vary, fixed)
-    cells = sc.expand(a, vary, fixed, rules_in)
+    rules_in = sc.default_rules(a, dict(sc.parse_rule(r) for r in (rules or [])), vary, fixed)
     out_dir = None if out is None else Path(out)
     old = {r.get("cell"): r for r in read_csv(out_dir / CSV_NAME)} if out_dir else {}
-    rows, specs, todo = [], {}, []
-    for c in cells:
-        row = {"values": c.values, "varied": list(vary), "status": "invalid", "error": c.invalid,
-               "seed": seed}  # fmt: skip
-        rows.append(row)
-        if c.net is None:
-            continue
-        spec = sweep_tasks.spec_for_net("measure", c.net, partition=partition, method=method,
-                                        strategy=strategy, seed=seed, prime=prime,
-                                        max_samples=max_samples, grid="study")  # fmt: skip
-        row.update(net=c.net, key=spec["key"], cell=_cell_id(spec), status="not run",
-                   error=None)  # fmt: skip
-        row["upper"], row["upper_status"] = _bound_of(c.net, partition)
-        try:
-            row["params"] = sc.count_parameters(c.net)
-        except Exception as exc:  # a user's init that cannot run in Float64: no count
-            row["params"], row["params_error"] = None, f"{type(exc).__name__}: {exc}"
-        if row["cell"] in old and _from_csv_row(row, old[row["cell"]]):
-            continue
-        specs[row["key"]] = spec
-        todo.append(row)
-    with contextlib.ExitStack() as stack:
-        if db is None:  # no store kept: a temporary one
-            db = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "study.sqlite"
-        store = stack.enter_context(Store(db))
-        status = store.status_of(list(specs))
-        ready = []
-        for row in todo:
-            spec = specs[row["key"]]
-            if status.get(row["key"]) == "done":
-                ready.append(spec)
-                continue
-            try:
-                sweep_tasks.plan(spec)
-            except TooBigError as exc:
-                row.update(status="refused", error=f"refused: {exc}")
-                continue
-            except SeprankError as exc:
-                row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
-                continue
-            row["est_seconds"] = round(spec["est_seconds"], 3)
-            if cell_limit is not None and spec["est_seconds"] > cell_limit:
-                row.update(status="refused", error=f"refused: estimated {spec['est_seconds']:,.0f} "
-                           f"s exceeds the cell limit {cell_limit:,.0f} s")  # fmt: skip
-                continue
-            ready.append(spec)
-        outcome = sweep_run(ready, store, executor=executor, scheduler=scheduler,
-                            workers=workers, worker_memory=worker_memory, retries=retries,
-                            progress=progress, label=f"study {a.name}", say=say,
-                            plan_fn=lambda s: dict(s, est_seconds=s.get("est_seconds", 0.0),
-                                                   est_bytes=s.get("est_bytes")),
-                            order="cheapest", max_seconds=max_seconds)  # fmt: skip
-        measure_seconds, before = 0.0, {k for k, v in status.items() if v == "done"}
-        for row in todo:
-            r = store.get(row["key"]) if row["status"] == "not run" else None
-            if r is None:
-                continue
-            if r["status"] == "done":
-                _row_from_measurement(row, r["measurement"])
-                row["status"] = "done" if row["key"] not in before else "done (from the store)"
-                if row["key"] not in before:
-                    measure_seconds += float(r.get("seconds") or 0.0)
-            else:
-                row.update(status=r["status"], error=r.get("error"))
+    measure_kw = dict(partition=partition, method=method, strategy=strategy, seed=seed,
+                      prime=prime, max_samples=max_samples)  # fmt: skip
+    run_kw = dict(executor=executor, scheduler=scheduler, workers=workers,
+                  worker_memory=worker_memory, retries=retries, progress=progress,
+                  label=f"study {a.name}", say=say, max_seconds=max_seconds)  # fmt: skip
+    rows, measure_seconds, outcome = measure_cells(
+        sc.expand(a, vary, fixed, rules_in), list(vary), measure_kw, run_kw, db=db,
+        cell_limit=cell_limit, previous=old)  # fmt: skip
     degrees: dict = {}
     for row in rows:
         if row.get("rank") is not None and row.get("kind") != sa.ESTIMATE:
@@ -501,7 +475,7 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
             if k not in degrees:
                 degrees[k] = f_degree(row["net"], seed)
             row["degree"] = degrees[k]
-        row.pop("net", None)
+        row.pop("net", None), row.pop("spec", None), row.pop("measurement", None)
     result = analyse(a.name, list(vary), fixed, sc.rule_text(rules_in), rows, depth_key,
                      width_key)  # fmt: skip
     result.measure_seconds = measure_seconds
@@ -512,13 +486,133 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         result.to_csv(out_dir / CSV_NAME)
+    if outcome.interrupted:  # the finished cells are in the store and the CSV
+        raise KeyboardInterrupt
     return result
+
+
+def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
+                  db=DEFAULT_DB, cell_limit: float | None = None,
+                  previous: dict | None = None) -> tuple[list, float, object]:  # fmt: skip
+    """Measure cells through the planner and the result store: the one path of
+    :func:`study` and of ``seprank transition``'s preset.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        The cells (:func:`seprank.studies.study_cells.expand`, or built one by one with
+        :func:`~seprank.studies.study_cells.build_cell`).
+    varied : list of str
+        The varied keys (recorded in each row).
+    measure_kw : dict
+        ``partition``, ``method``, ``strategy``, ``seed``, ``prime``, ``max_samples``.
+    run_kw : dict
+        Passed to :func:`seprank.sweeps.runner.run` (executor, progress, ``max_seconds``...).
+    db : str or pathlib.Path or None, default DEFAULT_DB
+        The result store (None: a temporary one).
+    cell_limit : float, optional
+        Refuse the cells estimated to take longer (seconds).
+    previous : dict, optional
+        Rows of an earlier CSV by their ``cell`` identity: reused, labels derived again.
+
+    Returns
+    -------
+    rows : list of dict
+        One per cell (``values``, ``rank``, ``label``, ``kind``, ``status``, ``measurement``
+        for those measured now or read from the store, ...); ``net`` holds the network.
+    seconds : float
+        The measuring time of this run (the cells' own wall times).
+    outcome : Outcome
+        The sweep's counts (``unrun``, ``interrupted``).
+    """
+    rows, todo = _rows(cells, varied, measure_kw, previous or {})
+    seconds, outcome = _measure(todo, db, cell_limit, run_kw)
+    return rows, seconds, outcome
+
+
+def _rows(cells, varied: list, measure_kw: dict, old: dict) -> tuple[list, list]:
+    """One row per cell (its spec, bound and parameter count), and those left to measure
+    (neither invalid nor found in the previous CSV ``old``)."""
+    rows, todo = [], []
+    for c in cells:
+        row = {"values": c.values, "varied": varied, "status": "invalid", "error": c.invalid,
+               "seed": measure_kw["seed"]}  # fmt: skip
+        rows.append(row)
+        if c.net is None:
+            continue
+        spec = sweep_tasks.spec_for_net("measure", c.net, grid="study", **measure_kw)
+        row.update(net=c.net, key=spec["key"], cell=_cell_id(spec), status="not run",
+                   error=None, spec=spec)  # fmt: skip
+        row["upper"], row["upper_status"] = _bound_of(c.net, measure_kw["partition"])
+        try:
+            row["params"] = sc.count_parameters(c.net)
+        except Exception as exc:  # a user's init that cannot run in Float64: no count
+            row["params"], row["params_error"] = None, f"{type(exc).__name__}: {exc}"
+        if row["cell"] in old and _from_csv_row(row, old[row["cell"]]):
+            continue
+        todo.append(row)
+    return rows, todo
+
+
+def _plan(row: dict, cell_limit) -> dict | None:
+    """The row's spec with its estimates, or None (the row then says why it is refused)."""
+    spec = row["spec"]
+    try:
+        sweep_tasks.plan(spec)
+    except TooBigError as exc:
+        row.update(status="refused", error=f"refused: {exc}")
+        return None
+    except SeprankError as exc:
+        row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+        return None
+    row["est_seconds"] = round(spec["est_seconds"], 3)
+    if cell_limit is not None and spec["est_seconds"] > cell_limit:
+        row.update(status="refused", error=f"refused: estimated {spec['est_seconds']:,.1f} s "
+                   f"exceeds the cell limit {cell_limit:,.1f} s")  # fmt: skip
+        return None
+    return spec
+
+
+def _measure(todo: list, db, cell_limit, run_kw: dict) -> tuple[float, object]:
+    """Plan and run the rows to measure through the store; fill each row from it.
+    Returns the measuring seconds of this run and the sweep's outcome."""
+    with contextlib.ExitStack() as stack:
+        if db is None:  # no store kept: a temporary one
+            db = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "study.sqlite"
+        store = stack.enter_context(Store(db))
+        status = store.status_of([r["key"] for r in todo])
+        before = {k for k, v in status.items() if v == "done"}
+        ready = [r["spec"] if r["key"] in before else _plan(r, cell_limit) for r in todo]
+        outcome = sweep_run([s for s in ready if s is not None], store, order="cheapest",
+                            plan_fn=_planned, **run_kw)  # fmt: skip
+        seconds = 0.0
+        for row in todo:
+            r = store.get(row["key"]) if row["status"] == "not run" else None
+            if r is None:
+                continue
+            if r["status"] == "done":
+                _row_from_measurement(row, r["measurement"])
+                row["status"] = "done" if row["key"] not in before else "done (from the store)"
+                if row["key"] not in before:
+                    seconds += float(r.get("seconds") or 0.0)
+            else:
+                row.update(status=r["status"], error=r.get("error"))
+    for row in todo:
+        row.pop("spec", None)
+    return seconds, outcome
+
+
+def _planned(spec: dict) -> dict:
+    """The runner's plan step for specs planned already (their estimates kept)."""
+    return dict(spec, est_seconds=spec.get("est_seconds", 0.0), est_bytes=spec.get("est_bytes"))
 
 
 def analyse(arch: str, varied: list, fixed: dict, rules: list, rows: list,
             depth_key: str = "depth", width_key: str = "width") -> Study:  # fmt: skip
-    """A :class:`Study` from its rows (measured now, or read from a CSV): the steps,
-    transitions, map, budgets and verdict (:mod:`seprank.studies.study_analysis`).
+    """A :class:`Study` from its rows, measured now or read from a CSV.
+
+    The steps, transitions, map, budgets and verdict come from
+    :mod:`seprank.studies.study_analysis`.
 
     Parameters
     ----------
@@ -538,6 +632,7 @@ def analyse(arch: str, varied: list, fixed: dict, rules: list, rows: list,
     Returns
     -------
     Study
+        The rows with their answers.
     """
     for r in rows:
         r["varied"] = list(varied)
@@ -560,8 +655,9 @@ def _number(text):
 
 def from_csv(path, depth_key: str = "depth", width_key: str = "width",
              arch: str = "") -> Study:  # fmt: skip
-    """A :class:`Study` drawn from a study CSV (``--plot-only``): the CSV is data, read as
-    it is (nothing it names is imported or measured).
+    """A :class:`Study` drawn from a study CSV (``--plot-only``).
+
+    The CSV is data, read as it is: nothing it names is imported or measured.
 
     Parameters
     ----------
@@ -575,6 +671,7 @@ def from_csv(path, depth_key: str = "depth", width_key: str = "width",
     Returns
     -------
     Study
+        Its rows and the answers computed from them.
 
     Raises
     ------
@@ -600,10 +697,13 @@ def from_csv(path, depth_key: str = "depth", width_key: str = "width",
                 raise ConfigError(f"csv={str(path)!r} line {i}: {c}={v[:20]!r} must be a "
                                   "non-negative integer or empty")  # fmt: skip
             row[c] = int(v) if v else None
+        row["block_ranks"] = _json_list(r.get("block_ranks"))
         if not isinstance(row["values"].get(depth_key), int):
             raise ConfigError(f"csv={str(path)!r} line {i}: {depth_key} must be an integer")
         rows.append(row)
-    varied = [k for k in keys if len({str(r["values"][k]) for r in rows}) > 1] or [depth_key]
+    named = [k for k in (raw[0].get("varied") or "").split(",") if k in keys]
+    varied = named or [k for k in keys if len({str(r["values"][k]) for r in rows}) > 1]
+    varied = varied or [depth_key]
     fixed = {k: rows[0]["values"][k] for k in keys if k not in varied}
     return analyse(arch or "(from the CSV)", varied, fixed, [], rows, depth_key, width_key)
 
@@ -662,5 +762,6 @@ def _notes(s: Study, unrun: int) -> list[str]:
     return notes
 
 
-__all__ = ["CSV_NAME", "Study", "analyse", "f_degree", "from_csv", "read_csv", "study"]
+__all__ = ["CSV_NAME", "Study", "analyse", "f_degree", "from_csv", "measure_cells", "read_csv",
+           "study"]
 

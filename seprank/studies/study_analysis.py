@@ -167,8 +167,10 @@ def transition(steps: list[dict]) -> dict:
 
 
 def depth_width_map(steps: list[dict], width_key: str) -> list[dict]:
-    """For each step L -> L' (and each setting of the other keys): the widths at which it is
-    depth-efficient and those at which it is not, and the widest at which it stops paying.
+    """The depth-width map: per step L -> L', the widths where it pays and where it stops.
+
+    For each step (and each setting of the other keys): the widths at which it is
+    depth-efficient, those at which it is not, and the widest at which it stops paying.
 
     Parameters
     ----------
@@ -202,8 +204,10 @@ def depth_width_map(steps: list[dict], width_key: str) -> list[dict]:
 
 
 def budgets(rows: list[dict]) -> list[dict]:
-    """At each parameter budget (each measured cell's count), the cell of largest measured
-    rank among those within it; a new line only where the winner or its certainty changes.
+    """The winner at each parameter budget: the cell of largest measured rank within it.
+
+    The budgets are the measured cells' counts; a new line only where the winner or its
+    certainty changes.
 
     The winner is ``certain`` when every other cell within the budget has a settled rank
     (exact or saturated): the winner's rank, a lower bound at worst, then beats their true
@@ -240,8 +244,9 @@ def _cell(r: dict, depth_key: str) -> str:
 
 
 def verdict(rows: list[dict], steps: list[dict], depth_key: str, width_key: str) -> list[str]:
-    """The study's conclusion in words, one line per series and a summary, each saying
-    which cells and labels it rests on.
+    """The study's conclusion in words.
+
+    One line per series and a summary, each saying which cells and labels it rests on.
 
     Parameters
     ----------
@@ -253,6 +258,7 @@ def verdict(rows: list[dict], steps: list[dict], depth_key: str, width_key: str)
     Returns
     -------
     list of str
+        The lines of the verdict.
     """
     lines = []
     by_series = defaultdict(list)

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from seprank.algebra.domains import Float64
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets.base import param_specs, parse_value
 from seprank.nets.registry import name_of, resolve
-from seprank.nets.torch_module import TorchModule
+from seprank.nets.torch_module import TorchModule, load_callable
 
 #: Prefix of an ``arch`` that names a torch factory (``torch:module:function``).
 TORCH_PREFIX = "torch:"
@@ -59,6 +60,7 @@ def parse_rule(text: str) -> tuple[str, ast.Expression]:
     Returns
     -------
     tuple of (str, ast.Expression)
+        The key and the expression.
 
     Examples
     --------
@@ -115,8 +117,9 @@ def evaluate_rule(tree: ast.Expression, values: dict, key: str) -> int:
 
 
 def parse_values(key: str, text: str, kind: str = "int") -> list:
-    """``--vary KEY=VALUES``'s values: an inclusive range ``a:b``, a comma list, or
-    ``divisors`` (for ``heads``: every divisor of the width).
+    """The values of ``--vary KEY=VALUES``: a range ``a:b``, a comma list or ``divisors``.
+
+    A range is inclusive; ``divisors`` (for ``heads`` only) means every divisor of the width.
 
     Parameters
     ----------
@@ -180,8 +183,6 @@ def resolve_arch(arch) -> Arch:
     ``torch:module:function`` (a torch factory; ``--torch`` on the command line)."""
     if isinstance(arch, str) and arch.startswith(TORCH_PREFIX):
         path = arch[len(TORCH_PREFIX):]
-        from seprank.nets.torch_module import load_callable
-
         fn = load_callable(path)
         try:
             sig = inspect.signature(fn)
@@ -334,8 +335,6 @@ def count_parameters(net) -> int:
     >>> count_parameters(LinearSelfAttention(depth=2, width=3, heads=1, seq_len=6))
     72
     """
-    from seprank.algebra.domains import Float64
-
     params = net.init(np.random.default_rng(0), Float64())
 
     def size(x) -> int:

@@ -32,11 +32,11 @@ from pathlib import Path
 
 from seprank import labels
 from seprank.engine import bars
-from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
-from seprank.sweeps.runner import run as sweep_run
-from seprank.sweeps.store import DEFAULT_DB, Store
-from seprank.sweeps.tasks import spec_for_net
+from seprank.nets.base import config_of
+from seprank.studies.study import measure_cells
+from seprank.studies.study_cells import Cell
+from seprank.sweeps.store import DEFAULT_DB
 from seprank.theory.bounds import upper_bound
 from seprank.theory.regimes import growth_ratios
 
@@ -146,11 +146,6 @@ def read(path: Path) -> list[dict]:
     return rows
 
 
-def measure_one(net, seed: int = 0, progress=None) -> dict:
-    m = measure(net, seed=seed, progress=progress)
-    return row_from(net, m.to_dict(), seed)
-
-
 def row_from(net, m: dict, seed: int) -> dict:
     """The CSV row of one configuration from its Measurement (as ``to_dict()``, or as the
     result store holds it)."""
@@ -167,11 +162,6 @@ def row_from(net, m: dict, seed: int) -> dict:
     }  # fmt: skip
     row["label"] = row_label(row)  # from the columns the CSV keeps: a relabel gives the same
     return row
-
-
-def spec_for(net, seed: int, grid: str) -> dict:
-    """The sweep task of one configuration (what ``measure_one`` measures)."""
-    return spec_for_net("measure", net, method="modular", seed=seed, grid=f"transition-{grid}")
 
 
 def settled(row) -> bool:
@@ -277,19 +267,25 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     say = bars.write if progress else (lambda s: None)  # above the sweep's bar
     say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure "
         f"(or read from the store {db})")  # fmt: skip
-    specs = [spec_for(n, seed, grid) for n in todo]
-    with Store(db) as store:
-        o = sweep_run(specs, store, executor=executor, scheduler=scheduler, workers=workers,
-                      worker_memory=worker_memory, retries=retries, progress=progress,
-                      label=f"transition {grid}", say=say)  # fmt: skip
-        for net, spec in zip(todo, specs):
-            r = store.get(spec["key"])
-            if r is not None and r["status"] == "done":
-                rows.append(row_from(net, r["measurement"], seed))
-            elif r is not None:
-                say(f"  depth {net.depth} width {net.width} heads {net.heads}: {r['status']}: "
-                    f"{r['error']}")  # fmt: skip
+    # the study's one path (a preset): these cells, measured through the planner and store
+    cells = [Cell(dict(config_of(n), architecture=None), net=n) for n in todo]
+    for c in cells:
+        c.values.pop("architecture")
+    run_kw = dict(executor=executor, scheduler=scheduler, workers=workers,
+                  worker_memory=worker_memory, retries=retries, progress=progress,
+                  label=f"transition {grid}", say=say)  # fmt: skip
+    measure_kw = dict(partition=None, method="modular", strategy="auto", seed=seed, prime=None,
+                      max_samples=None)  # fmt: skip
+    found, _, o = measure_cells(cells, ["depth"], measure_kw, run_kw, db=db)
+    failed = 0
+    for net, r in zip(todo, found):
+        if r.get("measurement") is not None:
+            rows.append(row_from(net, r["measurement"], seed))
+        elif r["status"] != "not run":
+            failed += 1
+            say(f"  depth {net.depth} width {net.width} heads {net.heads}: {r['status']}: "
+                f"{r['error']}")  # fmt: skip
     write(rows, path)
     if o.interrupted:
         raise KeyboardInterrupt
-    return rows, o.failed + o.refused
+    return rows, failed

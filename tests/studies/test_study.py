@@ -59,7 +59,8 @@ def test_parameters_counted_from_init(heads_study):
 def test_csv_round_trip_gives_the_same_answers(heads_study, tmp_path):
     heads_study.to_csv(tmp_path / CSV_NAME)
     back = from_csv(tmp_path / CSV_NAME)
-    assert [s["ratio"] for s in back.steps] == pytest.approx([s["ratio"] for s in heads_study.steps])
+    want = [s["ratio"] for s in heads_study.steps]
+    assert [s["ratio"] for s in back.steps] == pytest.approx(want)
     assert [s["regime"] for s in back.steps] == [s["regime"] for s in heads_study.steps]
     assert set(back.varied) == {"depth", "heads"}
 
