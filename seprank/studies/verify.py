@@ -26,7 +26,7 @@ from seprank.sweeps import grid_file, runner
 from seprank.sweeps import tasks as sweep_tasks
 from seprank.sweeps.store import Store
 from seprank.theory.bounds import upper_bound
-from seprank.theory.regimes import growth_ratios, growth_regime
+from seprank.theory.regimes import growth_ratios, step_regime
 
 COLUMNS = [
     "depth", "width", "heads", "seq_len", "residual", "measured", "label", "saturated",
@@ -73,9 +73,8 @@ def _fill_growth(rows: list[dict]) -> None:
         key = (r["width"], r["heads"], r["seq_len"], r["residual"])
         ratios = growth_ratios(groups.get(key, {}))
         ratio = ratios.get(r["depth"])
-        r["regime_growth"] = (
-            f"{growth_regime(ratio)} ({ratio:.2f})" if ratio is not None else "- (no L+1 row)"
-        )
+        regime = step_regime(ratio, 3.0, (r["depth"] + 1) / r["depth"])[0]  # the study's words
+        r["regime_growth"] = f"{regime} ({ratio:.2f})" if ratio is not None else "- (no L+1 row)"
 
 
 #: Columns of :meth:`VerifyReport.to_frame` that are bool.

@@ -111,4 +111,7 @@ def test_bounds_states_the_threshold_free_crossover(capsys):
     assert main(["bounds", "--depth", "2", "--width", "3", "--seq-len", "6", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["crossover_depth"] == pytest.approx(math.log(13, 3))
-    assert "threshold" in d["regime_bound_growth_basis"]
+    # the study's vocabulary: read against the degree and linear laws, no arbitrary threshold
+    assert "two laws" in d["regime_bound_growth_basis"]
+    assert "midpoint" in d["regime_bound_growth_basis"]
+    assert d["regime_bound_growth"] == "depth-inefficient"  # 2 -> 3 at d = 3: past L = 2.33

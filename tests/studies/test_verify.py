@@ -233,7 +233,7 @@ def _row(L=2, d=2, H=1, N=4, res=False, measured=18, upper=18, sat=True, **kw):
 
 def test_fill_growth():
     rows = [
-        _row(L=1, measured=4), _row(L=2, measured=16), _row(L=3, measured=32),  # 2.00, 1.25
+        _row(L=1, measured=4), _row(L=2, measured=48), _row(L=3, measured=96),  # 2.79, 1.18
         _row(L=1, d=3, measured=2), _row(L=2, d=3, measured=4),   # ratio 2.00 (rank 2 counts)
         _row(L=1, N=6, measured=5), _row(L=2, N=6, measured=1),   # rank 1: no log
         _row(L=1, H=2, measured=3), _row(L=2, H=2, measured=9, sat=False),  # unsaturated...
@@ -243,8 +243,10 @@ def test_fill_growth():
     ]
     verify._fill_growth(rows)
     assert [r["regime_growth"] for r in rows] == [
-        "depth-efficient (2.00)", "depth-inefficient (1.25)", "- (no L+1 row)",
-        "depth-efficient (2.00)", "- (no L+1 row)",
+        # against the degree law 3 and the linear law (L+1)/L (the study's words): 2.79 is
+        # above sqrt(3 * 2), 1.18 below sqrt(3 * 1.5), and 2.00 below sqrt(3 * 2)
+        "depth-efficient (2.79)", "depth-inefficient (1.18)", "- (no L+1 row)",
+        "depth-inefficient (2.00)", "- (no L+1 row)",
         "- (no L+1 row)", "- (no L+1 row)",
         "- (no L+1 row)", "- (no L+1 row)",
         "- (no L+1 row)", "- (no L+1 row)",
