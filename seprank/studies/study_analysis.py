@@ -157,8 +157,8 @@ def transition(steps: list[dict]) -> dict:
     good = [s for s in known if s["regime"] == EFFICIENT and s["to"] <= first_bad["from"]]
     if not good:
         return {"status": "before", "at_or_before": first_bad["from"],
-                "text": f"at or before depth {first_bad['from']} (the first measured step, "
-                        f"{first_bad['from']}->{first_bad['to']}, is already "
+                "text": f"at or before depth {first_bad['from']} (the first step with a "
+                        f"regime, {first_bad['from']}->{first_bad['to']}, is already "
                         f"{first_bad['regime']})"}  # fmt: skip
     lo, hi = good[-1]["to"], first_bad["to"]
     return {"status": "bracketed", "between": [lo, hi],
