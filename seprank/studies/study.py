@@ -217,10 +217,17 @@ class Study:
                        f"{self.width_key} {m['efficient'] or '-'}, not at "
                        f"{m['inefficient'] or '-'}")  # fmt: skip
         for b in self.budgets:
+            fit = b.get("paper_fit")
+            beside = "" if not fit else (
+                f"; the paper's fit at 12 L d^2 = {fit['params_paper_count']}: depth "
+                f"{fit['depth']:.2f}, width {fit['width']:.0f}"
+                + (f" ({fit['note']})" if fit["note"] else
+                   " (under one layer: the fit says no depth at this size)"
+                   if fit["depth"] < 1 else ""))  # fmt: skip
             out.append(f"budget <= {b['budget']} parameters: {_kv(b['winner'])} with rank "
                        f"{b['rank']} [{b['kind']}]"
                        + ("" if b["certain"] else " (another cell within the budget has a "
-                          "lower bound only: it might be larger)"))  # fmt: skip
+                          "lower bound only: it might be larger)") + beside)  # fmt: skip
         out += [f"note: {n}" for n in self.notes]
         out += [f"verdict: {v}" for v in self.verdict]
         return out
@@ -637,10 +644,17 @@ def analyse(arch: str, varied: list, fixed: dict, rules: list, rows: list,
     for r in rows:
         r["varied"] = list(varied)
     steps = sa.steps_of(rows, depth_key)
+    budgets = sa.budgets(rows)
+    if arch == "attention":  # the paper's fit beside each winner, at the paper's count
+        for b in budgets:
+            paper = 3 * b["budget"]  # 12 L d^2 (with the feed-forward layers) = 3 x 4 L d^2
+            fit = fit_optimal_shape(paper)
+            b["paper_fit"] = {"params_paper_count": paper, "depth": fit["depth"],
+                              "width": fit["width"], "note": fit.get("note", "")}  # fmt: skip
     return Study(
         arch=arch, varied=list(varied), fixed=fixed, rules=list(rules), rows=rows,
         steps=steps, transitions=_transitions(steps),
-        depth_width=sa.depth_width_map(steps, width_key), budgets=sa.budgets(rows),
+        depth_width=sa.depth_width_map(steps, width_key), budgets=budgets,
         verdict=sa.verdict(rows, steps, depth_key, width_key) + _paper_lines(
             arch, rows, depth_key, width_key),
         depth_key=depth_key, width_key=width_key)  # fmt: skip
@@ -748,17 +762,10 @@ def _notes(s: Study, unrun: int) -> list[str]:
         notes.append("parameters counted from the architecture's own init (every scalar "
                       "weight it draws)")  # fmt: skip
     if s.arch == "attention" and s.budgets:
-        b = s.budgets[-1]
-        L, d = b["winner"].get(s.depth_key), b["winner"].get(s.width_key)
-        if isinstance(L, int) and isinstance(d, int):
-            paper = 12 * L * d * d
-            fit = fit_optimal_shape(paper)
-            where = fit.get("note") or (f"optimal depth {fit['depth']:.2f}, width "
-                                        f"{fit['width']:.1f}")  # fmt: skip
-            notes.append(f"the paper's fit at the largest budget's winner (L={L}, d={d}: "
-                         f"{b['budget']} attention weights here; 12 L d^2 = {paper} in the "
-                         f"paper's count, which adds the feed-forward layers): {where} (an "
-                         "empirical fit on language modelling, not a measurement)")
+        notes.append("parameters here count the attention weights, 4 L d^2; the paper counts "
+                     "12 L d^2 (with the feed-forward layers), so its fit is read at three "
+                     "times the budget (an empirical fit on language modelling, not a "
+                     "measurement)")  # fmt: skip
     return notes
 
 
