@@ -1,0 +1,255 @@
+"""Measuring a study's cells: each through the planner and the result store, with its
+label, bound, parameter count and f's degree (:func:`measure_cells`, the one path of
+``seprank study`` and ``seprank transition``)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from seprank import labels
+from seprank.algebra.domains import ModP
+from seprank.algebra.vandermonde import interpolate
+from seprank.engine.evaluate import evaluate
+from seprank.errors import SeprankError, TooBigError
+from seprank.nets.base import input_dim
+from seprank.studies import study_analysis as sa
+from seprank.studies import study_cells as sc
+from seprank.studies.study_result import json_list
+from seprank.sweeps import tasks as sweep_tasks
+from seprank.sweeps.runner import run as sweep_run
+from seprank.sweeps.store import DEFAULT_DB, Store
+from seprank.theory.architecture_bounds import architecture_bound
+
+#: Degrees searched by interpolation (f's degree, for the degree law).
+MAX_DEGREE = 4096
+
+
+def f_degree(net, seed: int = 0, prime: int | None = None) -> int | None:
+    """The total degree of f, measured over GF(p) by interpolation along random lines.
+
+    g(t) = f(tX) is interpolated at n + 1 points for n = 4, 8, ... until two further points
+    agree with the interpolant, at three random X. The degree found is a lower bound on
+    f's that equals it except with probability at most 3 T / p (Schwartz-Zippel).
+
+    Parameters
+    ----------
+    net : Architecture
+        A polynomial network (the modular engine evaluates it).
+    seed : int, default 0
+        Seeds the weights and the points.
+    prime : int, optional
+        The modulus (default: the default prime).
+
+    Returns
+    -------
+    int or None
+        The degree, or None when the network is not evaluated over GF(p) or the degree
+        exceeds ``MAX_DEGREE``.
+    """
+    dom = ModP() if prime is None else ModP(prime)
+    p, rng = dom.p, np.random.default_rng([seed, 7])
+    try:
+        params = net.init(rng, dom)
+        probes = [dom.random(rng, (1, net.seq_len, input_dim(net))) for _ in range(3)]
+        n = 4
+        while n <= min(MAX_DEGREE, p - 4):
+            ts = list(range(n + 3))
+            found, ok = 0, True
+            for X in probes:
+                batch = np.concatenate([(t * np.asarray(X, dtype=np.int64)) % p for t in ts])
+                v = np.asarray(evaluate(net, params, batch, dom), dtype=np.int64) % p
+                c = interpolate(ts[: n + 1], v[: n + 1], p)
+                pred = [sum(int(ci) * pow(t, k, p) for k, ci in enumerate(c)) % p
+                        for t in ts[n + 1:]]  # fmt: skip
+                if pred != [int(x) for x in v[n + 1:]]:
+                    ok = False
+                    break
+                nz = np.nonzero(c)[0]
+                found = max(found, int(nz[-1]) if nz.size else 0)
+            if ok:
+                return found
+            n *= 2
+    except SeprankError:
+        return None
+    return None
+
+
+def _cell_id(spec: dict) -> str:
+    """What decides a cell's result, without the code version (a CSV row's identity)."""
+    keep = {k: spec[k] for k in ("arch", "params", "partition", "method", "strategy", "seed",
+                                 "prime", "max_samples")}  # fmt: skip
+    return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _bound_of(net, partition) -> tuple[int | None, str]:
+    try:
+        b = architecture_bound(net, partition)
+    except SeprankError:
+        return None, ""
+    if not b or b.get("upper") is None:
+        return None, ""
+    return int(b["upper"]), labels.bound_status(b.get("tag", "")) or b.get("kind", "")
+
+
+def _row_from_measurement(row: dict, m: dict) -> None:
+    row["measurement"] = m
+    row["rank"] = int(m["rank"])
+    row["label"] = m.get("label") or labels.label_of(m)
+    row["kind"] = sa.rank_kind(m)
+    row["saturated"] = bool(m.get("saturated"))
+    row["saturation_bound"] = m.get("saturation_bound")
+    row["strategy"], row["method"] = m.get("strategy"), m.get("method")
+    row["seconds"] = round(float(m.get("seconds") or 0.0), 3)
+    row["prime"] = m.get("prime")
+    row["block_ranks"] = [[b.get("degree"), b.get("rank")] for b in m.get("blocks") or []]
+
+
+def _from_csv_row(row: dict, old: dict) -> bool:
+    """Take a previous run's CSV row as this cell's result; its label is derived again from
+    its own fields and this cell's bound (a CSV is data, its label text is not trusted)."""
+    try:
+        rank = int(old["rank"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    if old.get("kind") == sa.ESTIMATE or old.get("method") == "float":
+        return False
+    saturated = labels.truthy(old.get("saturated", ""))
+    row.update(rank=rank, saturated=saturated, strategy=old.get("strategy"),
+               method=old.get("method"), status="done (from the CSV)")  # fmt: skip
+    for k in ("seconds", "saturation_bound"):
+        try:
+            row[k] = float(old[k]) if old.get(k) not in (None, "") else None
+        except ValueError:
+            row[k] = None
+    row["prime"] = int(old["prime"]) if str(old.get("prime", "")).isdigit() else None
+    row["block_ranks"] = json_list(old.get("block_ranks"))
+    up, status = row.get("upper"), row.get("upper_status")
+    row["label"] = labels.rank_label(rank, saturated, False, up, status or labels.ARCHITECTURE)
+    row["kind"] = (sa.EXACT if row["label"].startswith("exact") else
+                   sa.SATURATED if saturated else sa.LOWER)  # fmt: skip
+    return True
+
+
+def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
+                  db=DEFAULT_DB, cell_limit: float | None = None,
+                  previous: dict | None = None) -> tuple[list, float, object]:  # fmt: skip
+    """Measure cells through the planner and the result store: the one path of
+    :func:`study` and of ``seprank transition``'s preset.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        The cells (:func:`seprank.studies.study_cells.expand`, or built one by one with
+        :func:`~seprank.studies.study_cells.build_cell`).
+    varied : list of str
+        The varied keys (recorded in each row).
+    measure_kw : dict
+        ``partition``, ``method``, ``strategy``, ``seed``, ``prime``, ``max_samples``.
+    run_kw : dict
+        Passed to :func:`seprank.sweeps.runner.run` (executor, progress, ``max_seconds``...).
+    db : str or pathlib.Path or None, default DEFAULT_DB
+        The result store (None: a temporary one).
+    cell_limit : float, optional
+        Refuse the cells estimated to take longer (seconds).
+    previous : dict, optional
+        Rows of an earlier CSV by their ``cell`` identity: reused, labels derived again.
+
+    Returns
+    -------
+    rows : list of dict
+        One per cell (``values``, ``rank``, ``label``, ``kind``, ``status``, ``measurement``
+        for those measured now or read from the store, ...); ``net`` holds the network.
+    seconds : float
+        The measuring time of this run (the cells' own wall times).
+    outcome : Outcome
+        The sweep's counts (``unrun``, ``interrupted``).
+    """
+    rows, todo = _rows(cells, varied, measure_kw, previous or {})
+    seconds, outcome = _measure(todo, db, cell_limit, run_kw)
+    return rows, seconds, outcome
+
+
+def _rows(cells, varied: list, measure_kw: dict, old: dict) -> tuple[list, list]:
+    """One row per cell (its spec, bound and parameter count), and those left to measure
+    (neither invalid nor found in the previous CSV ``old``)."""
+    rows, todo = [], []
+    for c in cells:
+        row = {"values": c.values, "varied": varied, "status": "invalid", "error": c.invalid,
+               "seed": measure_kw["seed"]}  # fmt: skip
+        rows.append(row)
+        if c.net is None:
+            continue
+        spec = sweep_tasks.spec_for_net("measure", c.net, grid="study", **measure_kw)
+        row.update(net=c.net, key=spec["key"], cell=_cell_id(spec), status="not run",
+                   error=None, spec=spec)  # fmt: skip
+        row["upper"], row["upper_status"] = _bound_of(c.net, measure_kw["partition"])
+        try:
+            row["params"] = sc.count_parameters(c.net)
+        except Exception as exc:  # a user's init that cannot run in Float64: no count
+            row["params"], row["params_error"] = None, f"{type(exc).__name__}: {exc}"
+        if row["cell"] in old and _from_csv_row(row, old[row["cell"]]):
+            continue
+        todo.append(row)
+    return rows, todo
+
+
+def _plan(row: dict, cell_limit) -> dict | None:
+    """The row's spec with its estimates, or None (the row then says why it is refused)."""
+    spec = row["spec"]
+    try:
+        sweep_tasks.plan(spec)
+    except TooBigError as exc:
+        row.update(status="refused", error=f"refused: {exc}")
+        return None
+    except SeprankError as exc:
+        row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+        return None
+    row["est_seconds"] = round(spec["est_seconds"], 3)
+    if cell_limit is not None and spec["est_seconds"] > cell_limit:
+        row.update(status="refused", error=f"refused: estimated {spec['est_seconds']:,.1f} s "
+                   f"exceeds the cell limit {cell_limit:,.1f} s")  # fmt: skip
+        return None
+    return spec
+
+
+def _measure(todo: list, db, cell_limit, run_kw: dict) -> tuple[float, object]:
+    """Plan and run the rows to measure through the store; fill each row from it.
+    Returns the measuring seconds of this run and the sweep's outcome."""
+    with contextlib.ExitStack() as stack:
+        if db is None:  # no store kept: a temporary one
+            db = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "study.sqlite"
+        store = stack.enter_context(Store(db))
+        status = store.status_of([r["key"] for r in todo])
+        before = {k for k, v in status.items() if v == "done"}
+        ready = [r["spec"] if r["key"] in before else _plan(r, cell_limit) for r in todo]
+        outcome = sweep_run([s for s in ready if s is not None], store, order="cheapest",
+                            plan_fn=_planned, **run_kw)  # fmt: skip
+        seconds = 0.0
+        for row in todo:
+            r = store.get(row["key"]) if row["status"] == "not run" else None
+            if r is None:
+                continue
+            if r["status"] == "done":
+                _row_from_measurement(row, r["measurement"])
+                row["status"] = "done" if row["key"] not in before else "done (from the store)"
+                if row["key"] not in before:
+                    seconds += float(r.get("seconds") or 0.0)
+            else:
+                row.update(status=r["status"], error=r.get("error"))
+    for row in todo:
+        row.pop("spec", None)
+    return seconds, outcome
+
+
+def _planned(spec: dict) -> dict:
+    """The runner's plan step for specs planned already (their estimates kept)."""
+    return dict(spec, est_seconds=spec.get("est_seconds", 0.0), est_bytes=spec.get("est_bytes"))
+
+
+__all__ = ["f_degree", "measure_cells"]
