@@ -180,9 +180,13 @@ def test_time_limit_and_cell_limit_leave_cells_listed(tmp_path):
               cell_limit=1e-6)  # both estimates exceed it
     assert {r["status"] for r in s.rows} == {"refused"}
     assert all("cell limit" in r["error"] and "estimated" in r["error"] for r in s.rows)
-    s = study("attention", vary={"depth": [1, 2]}, fixed={"width": 2}, db=None,
-              max_seconds=1e-9)
-    assert any(r["status"] == "not run" for r in s.rows)
+    db = tmp_path / "r.sqlite"
+    s = study("attention", vary={"depth": [1, 2, 3]}, fixed={"width": 2}, db=db,
+              max_seconds=1e-9)  # stopped before the first cell with a nonzero estimate
+    unrun = [r for r in s.rows if r["status"] == "not run"]
+    assert unrun and any("left unrun" in n for n in s.notes)
+    again = study("attention", vary={"depth": [1, 2, 3]}, fixed={"width": 2}, db=db)
+    assert again.measured_now == len(unrun) and again.from_store == 3 - len(unrun)
 
 
 def test_dask_runs_a_study(tmp_path):
