@@ -104,7 +104,7 @@ class Outcome:
         s = (f"{self.planned} tasks: {self.done} measured now, {self.skipped} already in the "
              f"store, {self.failed} failed, {self.refused} refused"
              + (f", {self.elsewhere} run by another sweep" if self.elsewhere else "")
-            + (f", {self.unrun} left unrun (time limit)" if self.unrun else "")
+             + (f", {self.unrun} left unrun (time limit)" if self.unrun else "")
              + f" ({self.executor}, "
              f"{_workers(self.workers)}, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
         return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
