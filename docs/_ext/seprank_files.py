@@ -14,6 +14,8 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parents[2]
 SUFFIXES = {".py", ".md", ".csv", ".toml", ".json", ".cff", ".txt"}
@@ -72,6 +74,32 @@ def link_files(app, doctree, docname) -> None:
         ref += node
 
 
+class LinkRepoFiles(SphinxPostTransform):
+    """A Markdown link to a repository file that is no page (``[L1_d2](certificates/X.json)``
+    in a proof's table) links to its plain-text copy, as a file named in code does. Runs
+    before MyST's resolver (priority 9), which would warn that no page has that name."""
+
+    default_priority = 8
+
+    def run(self, **kwargs) -> None:
+        if self.app.builder.format != "html":
+            return
+        for node in list(self.document.findall(addnodes.pending_xref)):
+            target = node.get("reftarget", "")
+            if node.get("reftype") != "myst" or Path(target).suffix not in SUFFIXES:
+                continue
+            path = (Path(node.source or ROOT).parent / target).resolve()
+            if not (path.is_file() and ROOT in path.parents and "_build" not in path.parts):
+                continue
+            rel = path.relative_to(ROOT).as_posix()
+            _COPIES.setdefault(id(self.app), set()).add(rel)
+            up = "../" * self.app.builder.get_target_uri(self.env.docname).count("/")
+            ref = nodes.reference("", "", internal=True, refuri=f"{up}{REPO_DIR}/{rel}.txt",
+                                  classes=["seprank-file"])
+            ref += node[0].deepcopy()
+            node.replace_self(ref)
+
+
 def copy_files(app, exc) -> None:
     if exc is not None or app.builder.format != "html":
         return
@@ -83,5 +111,6 @@ def copy_files(app, exc) -> None:
 
 def setup(app):
     app.connect("doctree-resolved", link_files)
+    app.add_post_transform(LinkRepoFiles)
     app.connect("build-finished", copy_files)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": False}
