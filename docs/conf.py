@@ -59,6 +59,7 @@ html_theme = "furo"
 html_title = f"seprank {release}"
 html_static_path = ["_static"]
 html_css_files = ["seprank.css"]  # output blocks wrap, wide tables scroll (nothing clipped)
+html_js_files = ["seprank-search.js"]  # search snippets in plain text, not TeX source
 
 # copy buttons: the shell prompt and Python's >>> are not copied
 copybutton_prompt_text = r"\$ |>>> |\.\.\. "
