@@ -11,6 +11,7 @@ that match nothing there (``measure.py`` in a table of one folder) stay as they 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 from docutils import nodes
@@ -27,13 +28,34 @@ REPO_DIR = "_repo"
 _COPIES: dict[int, set[str]] = {}  # the files each build links to (copied when it ends)
 
 
+def _tracked() -> set[str] | None:
+    """The repository's tracked files (``git ls-files``), or None outside a git checkout
+    (an unpacked release: every file there is the release's). A file a run wrote into the
+    checkout (``seprank-results/results.md``) is not tracked, so no page links to it."""
+    try:
+        r = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return set(r.stdout.decode().split("\0")) - {""} if r.returncode == 0 else None
+
+
+TRACKED = _tracked()
+
+
+def _linkable(p: Path) -> bool:
+    """A repository file (tracked, where git says) outside the build folder."""
+    if not (p.is_file() and ROOT in p.parents and "_build" not in p.parts):
+        return False
+    return TRACKED is None or p.relative_to(ROOT).as_posix() in TRACKED
+
+
 def _resolve(text: str) -> Path | None:
     text = text.strip().removeprefix("./")
     if not text or " " in text or Path(text).suffix not in SUFFIXES or ".." in text:
         return None
     for base in LOOKUP:
         p = (base / text).resolve()
-        if p.is_file() and ROOT in p.parents and "_build" not in p.parts:
+        if _linkable(p):
             return p
     return None
 
@@ -89,7 +111,7 @@ class LinkRepoFiles(SphinxPostTransform):
             if node.get("reftype") != "myst" or Path(target).suffix not in SUFFIXES:
                 continue
             path = (Path(node.source or ROOT).parent / target).resolve()
-            if not (path.is_file() and ROOT in path.parents and "_build" not in path.parts):
+            if not _linkable(path):
                 continue
             rel = path.relative_to(ROOT).as_posix()
             _COPIES.setdefault(id(self.app), set()).add(rel)
