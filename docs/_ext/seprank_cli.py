@@ -105,8 +105,10 @@ def _option_item(action: argparse.Action, parser: argparse.ArgumentParser, comma
     definition = nodes.definition()
     text = _help_text(action, parser)
     para = _paragraph(text)
+    stop = "" if not text or text.rstrip().endswith((".", ";", ":")) else "."
     if _many_choices(action) and not isinstance(action, argparse._SubParsersAction):
-        para += nodes.Text(" Choices: ")  # once here: the term shows NAME, not the list
+        para += nodes.Text(f"{stop} Choices: ")  # once here: the term shows NAME, not a list
+        stop = ""
         for i, c in enumerate(action.choices):
             para += nodes.Text(", " if i else "")
             para += nodes.literal(str(c), str(c))
@@ -114,7 +116,7 @@ def _option_item(action: argparse.Action, parser: argparse.ArgumentParser, comma
     default = action.default
     if (action.option_strings and action.nargs != 0 and default not in (None, argparse.SUPPRESS)
             and "default" not in text):
-        para += nodes.Text(" Default: ")
+        para += nodes.Text(f"{stop} Default: ")
         para += nodes.literal(str(default), str(default))
         para += nodes.Text(".")
     definition += para
