@@ -107,3 +107,15 @@ def test_mathjax_renders_without_error(measured):
     assert any(r["mathjax"] for r in measured)
     errors = {r["url"]: r["errors"] for r in measured if r["errors"]}
     assert not errors, errors
+
+
+def test_search_snippets_are_plain_text():
+    """The search page's snippets show no TeX source (docs/_static/seprank-search.js)."""
+    page = (Path(SITE) / "search.html").resolve().as_uri() + "?q=hockey"
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--allow-file-access-from-files", "--virtual-time-budget=20000",
+                        "--dump-dom", page], capture_output=True, text=True, timeout=120)  # fmt: skip
+    snippets = re.findall(r'<p class="context">(.*?)</p>', r.stdout, flags=re.S)
+    assert snippets, "no search result for 'hockey' (the transition proof has the word)"
+    tex = [s for s in snippets if re.search(r"\\[(\[]|\\[a-z]+\{|\$\$", s)]
+    assert not tex, tex
