@@ -10,7 +10,7 @@ import pytest
 
 import seprank
 from seprank.cli import main
-from seprank.cli.results import PAPER, TABLE, paper_table
+from seprank.cli.results import PAPER, TABLE, TITLES, paper_table
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +36,26 @@ def test_paper_columns_are_the_table_less_bookkeeping():
     assert not {"key", "seconds", "error"} & set(PAPER)
 
 
+def _cells(line: str, sep: str) -> dict:
+    """A table row as {column: cell}, the columns those of PAPER (whatever they are)."""
+    cells = [c.strip() for c in line.strip().strip("|").removesuffix(r"\\").split(sep)]
+    return dict(zip(PAPER, (c.strip() for c in cells)))
+
+
 def test_latex_is_a_booktabs_tabular_with_the_label_column(store, capsys):
     code, out, err = _run(capsys, "--db", store, "--format", "latex")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("% seprank results --db") and lines[1].startswith(r"\begin{tabular}")
-    assert lines[2:4] == [r"\toprule", r"network & configuration & partition $A$ & method & "
-                          r"seed & rank & label \\"]  # fmt: skip
+    assert lines[2:4] == [r"\toprule", " & ".join(TITLES.get(c, c) for c in PAPER) + r" \\"]
     body = lines[lines.index(r"\midrule") + 1: lines.index(r"\bottomrule")]
     assert len(body) == 2 and lines[-1] == r"\end{tabular}"  # the 2 done tasks
-    assert r"$L=1,\ d_x=3,\ H=1,\ N=4$ & $\{0,1\}$ & modular & 0 & 4 & exact, proved \\" in out
+    row = next(_cells(b, " & ") for b in body if r"$L=1," in b)
+    assert row["config"] == r"$L=1,\ d_x=3,\ H=1,\ N=4$" and row["partition"] == r"$\{0,1\}$"
+    assert (row["method"], row["rank"], row["label"]) == ("modular", "4", "exact, proved")
     assert err == ""
+    assert lines[1] == r"\begin{tabular}{" + "".join(
+        "r" if c in ("seed", "rank") else "l" for c in PAPER) + "}"
 
 
 def test_failed_tasks_are_left_out_and_counted(capsys):
@@ -54,7 +63,9 @@ def test_failed_tasks_are_left_out_and_counted(capsys):
              "partition": [0], "method": "modular", "seed": 0, "rank": 4, "label": "x_y"},
             {"status": "failed", "stale": False, "error": "boom"}]  # fmt: skip
     text = paper_table(rows, "latex", "r.sqlite")
-    assert r"attention & $L=1$ & $\{0\}$ & modular & 0 & 4 & x\_y \\" in text
+    row = next(_cells(x, " & ") for x in text.splitlines() if x.startswith("attention"))
+    assert (row["config"], row["partition"], row["rank"], row["label"]) == (
+        "$L=1$", r"$\{0\}$", "4", r"x\_y")
     assert "boom" not in text and text.count(r"\\") == 2  # the header and the one done row
     assert capsys.readouterr().err == ("seprank: note: 1 failed or refused tasks left out "
                                        "(seprank results lists them); 1 rows stale (measured by "
@@ -66,10 +77,14 @@ def test_failed_tasks_are_left_out_and_counted(capsys):
 def test_markdown_has_the_same_rows(store, capsys):
     code, out, _ = _run(capsys, "--db", store, "--format", "markdown", "--quiet")
     lines = out.splitlines()
-    assert code == 0 and lines[0] == ("| network | configuration | partition A | method | seed | "
-                                      "rank | label |")  # fmt: skip
-    assert lines[1] == "| :--- | :--- | :--- | :--- | ---: | ---: | :--- |" and len(lines) == 4
-    assert "| attention | L=1, d_x=3, H=1, N=4 | 0,1 | modular | 0 | 4 | exact, proved |" in lines
+    titles = [TITLES.get(c, c).replace("$A$", "A") for c in PAPER]
+    assert code == 0 and lines[0] == "| " + " | ".join(titles) + " |" and len(lines) == 4
+    assert lines[1] == "| " + " | ".join("---:" if c in ("seed", "rank") else ":---"
+                                         for c in PAPER) + " |"  # fmt: skip
+    row = next(_cells(x, " | ") for x in lines[2:] if "L=1," in x)
+    assert (row["arch"], row["config"], row["partition"]) == ("attention",
+                                                              "L=1, d_x=3, H=1, N=4", "0,1")
+    assert (row["rank"], row["label"]) == ("4", "exact, proved")
 
 
 def test_paper_formats_are_not_deprecated_and_conflict_with_json(store, capsys):
