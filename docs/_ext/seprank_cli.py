@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from docutils import nodes
@@ -186,7 +187,7 @@ class SeprankCli(SphinxDirective):
 
         parser = _build_parser()
         summaries = _summaries(parser)
-        ran = run_examples()
+        ran = _EXAMPLES.result() if _EXAMPLES is not None else run_examples()
         for name in set(_subcommands(parser)) - set(EXAMPLES):
             LOGGER.warning(f"seprank {name} has no example in docs/_ext/seprank_cli.py")
         for name, (_, code) in ran.items():
@@ -228,6 +229,18 @@ class SeprankCli(SphinxDirective):
         return out
 
 
+_EXAMPLES = None  # the examples' run, started when the build starts (a Future)
+
+
+def start_examples(app) -> None:
+    """builder-inited: run the examples in a thread while Sphinx reads the other pages (the
+    build itself uses one core; the examples' subprocesses use the other)."""
+    global _EXAMPLES
+    if _EXAMPLES is None:
+        _EXAMPLES = ThreadPoolExecutor(max_workers=1).submit(run_examples)
+
+
 def setup(app):
     app.add_directive("seprank-cli", SeprankCli)
+    app.connect("builder-inited", start_examples)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
