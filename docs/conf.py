@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import tempfile
@@ -22,6 +23,7 @@ version = release
 extensions = [
     "myst_nb",  # Markdown pages and executed Markdown notebooks (myst-parser included)
     "sphinx.ext.autodoc",
+    "sphinx.ext.viewcode",  # a [source] link on every object's page (offline: pages of the site)
     "numpydoc",  # the docstring format of the API reference (validated by the tests)
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",  # MathJax 3 bundled into _static: math renders offline, no CDN
@@ -29,6 +31,7 @@ extensions = [
     "sphinx_design",  # the front page's cards (the four kinds of page)
     "seprank_cli",  # docs/_ext: the CLI reference, one section per sub-command, from argparse
     "seprank_files",  # docs/_ext: every repository file a page names is a link (page or text)
+    "seprank_api",  # docs/_ext: the API reference, a summary page per part, a page per object
 ]
 
 source_suffix = {".md": "myst-nb", ".rst": "restructuredtext"}
@@ -56,6 +59,7 @@ html_theme = "furo"
 html_title = f"seprank {release}"
 html_static_path = ["_static"]
 html_css_files = ["seprank.css"]  # output blocks wrap, wide tables scroll (nothing clipped)
+html_js_files = ["seprank-search.js"]  # search snippets in plain text, not TeX source
 
 # copy buttons: the shell prompt and Python's >>> are not copied
 copybutton_prompt_text = r"\$ |>>> |\.\.\. "
@@ -79,6 +83,20 @@ _ipython_dir = Path(tempfile.mkdtemp(prefix="seprank-docs-ipython-"))
 os.environ["IPYTHONDIR"] = str(_ipython_dir)
 
 suppress_warnings = ["myst.header"]  # proofs keep their own heading levels
+autosummary_generate = False  # docs/_ext/seprank_api.py writes the object pages itself
+
+# A quiet build log: myst and myst-nb print their whole configuration (two lines of about
+# 850 characters) and autosummary the list of every page it looked at; the rest is kept.
+_NOISE = ("myst v", "myst-nb v", "[autosummary] generating autosummary for")
+
+
+class _Quiet(logging.Filter):
+    def filter(self, record):
+        return not str(record.msg).startswith(_NOISE)
+
+
+for _handler in logging.getLogger("sphinx").handlers:
+    _handler.addFilter(_Quiet())
 
 
 

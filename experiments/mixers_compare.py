@@ -322,13 +322,13 @@ def plot_compare(rows, ax=None):
             _series(a, sel, "depth", colour, marker)
             a.set_xticks(depths)
             a.set(title=f"{size} (~{16 if size == 'small' else 36} parameters/layer), {part} "
-                  f"A = {{{', '.join(map(str, PARTITIONS[part]))}}}", xlabel="depth L",
-                  ylabel="log10 separation rank")  # fmt: skip
+                  f"$A = \\{{{', '.join(map(str, PARTITIONS[part]))}\\}}$", xlabel="depth $L$",
+                  ylabel=r"$\log_{10}$ separation rank")  # fmt: skip
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4,
                title="hollow: lower bound only (not saturated)")  # fmt: skip
-    fig.suptitle(f"Sequence mixers, N = {N}: measured separation rank (GF(p)) vs depth, "
-                 "matched parameters per layer", fontsize=8)  # fmt: skip
+    fig.suptitle(f"Sequence mixers, $N = {N}$: measured separation rank (over "
+                 r"$\mathrm{GF}(p)$) vs depth, matched parameters per layer", fontsize=8)  # fmt: skip
     return fig
 
 
@@ -357,7 +357,7 @@ def plot_params(rows, ax=None):
             sel = [r for r in rows if r["partition"] == part and r["size"] == size]
             _series(a, sel, "params", colour, marker, line, label=size == "small")
         a.set(xscale="log", xlabel="non-embedding parameters (a point per depth)",
-              ylabel="log10 separation rank", title=f"{part} partition")  # fmt: skip
+              ylabel=r"$\log_{10}$ separation rank", title=f"{part} partition")  # fmt: skip
         a.set_xticks([10, 20, 50, 100, 200])
         a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

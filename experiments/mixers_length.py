@@ -173,14 +173,14 @@ def plot_length(rows, ax=None):
                              and r["partition"] == kind)  # fmt: skip
                 if pts:
                     a.plot(*zip(*pts), line, marker="os^"[i], color=colour[mixer],
-                           label=f"{mixer}, L = {L}")  # fmt: skip
-        what = "first floor(N/2)" if kind == "prefix" else "even"
-        a.set(xlabel="sequence length N", ylabel="log10 separation rank",
-              title=f"{kind} partition (A = the {what} positions)")  # fmt: skip
+                           label=f"{mixer}, $L = {L}$")  # fmt: skip
+        what = r"first $\lfloor N/2 \rfloor$" if kind == "prefix" else "even"
+        a.set(xlabel="sequence length $N$", ylabel=r"$\log_{10}$ separation rank",
+              title=f"{kind} partition ($A$ = the {what} positions)")  # fmt: skip
         a.set_xticks(sorted({int(r["N"]) for r in rows}))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3,
-               title="width 2; dashed: depth 1, solid: 2, dotted: 3; mixers drawn shifted in N")
+               title="width 2; dashed: depth 1, solid: 2, dotted: 3; mixers drawn shifted in $N$")
     return fig
 
 

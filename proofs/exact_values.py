@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 CERTS = HERE / "certificates"
 TABLE = HERE / "exact_values.md"
 GAPS = CERTS / "not_exact.json"
-KERNEL_DEPTH = 5  # the table's re-check command adds --kernel from this depth on
+KERNEL_DEPTH = 5  # the re-check command needs --kernel from this depth on (the page says so)
 
 HEAD = r"""# Separation ranks proved exact
 
@@ -52,24 +52,59 @@ shown.
 - Upper bound (proved): the block bound $\sum_k \min(b_k, a_{D-k})$
   (`proofs/block_bound.py`, `proofs/structural_lemma.py`), or the monomial count where
   smaller.
-- Re-check a row without trusting the measurement: `seprank check-certificate FILE`
-  regenerates the weights and points from the seed, rebuilds each minor with the
-  network's reference code (graded blocks by exact interpolation of $f(ta, b)$ at
-  $t = 0, \dots, 3^L$) and computes its determinant with python-flint; exit 0 means valid.
-  Rows of depth 5 show `--kernel`: the network is then evaluated by the compiled kernel
-  the measurement uses (the reference numpy code would take hours there); the
+- Re-check a row without trusting the measurement: `seprank check-certificate FILE`, FILE
+  the row's certificate (its link in the last column; the files are in
+  `proofs/certificates/`), regenerates the weights and points from the seed, rebuilds each
+  minor with the network's reference code (graded blocks by exact interpolation of
+  $f(ta, b)$ at $t = 0, \dots, 3^L$) and computes its determinant with python-flint; exit
+  0 means valid. At depth 5 add `--kernel`: the network is then evaluated by the compiled
+  kernel the measurement uses (the reference numpy code would take hours there); the
   determinants are python-flint's either way.
-- Re-derive a row from scratch: the `seprank certify` command shown.
+- Re-derive a row from scratch: `seprank certify` with the row's columns.
+
+For the first row:
+
+```bash
+seprank check-certificate \
+    proofs/certificates/LinearSelfAttention_L1_d2_H1_N2_A0_seed0_p67108859.json
+seprank certify --depth 1 --width 2 --heads 1 --seq-len 2 --partition 0
+```
 
 """
 
 
-def _cmd(c: dict, A) -> str:
-    s = f"seprank certify --depth {c['depth']} --width {c['width']} --heads {c['heads']} " \
-        f"--seq-len {c['seq_len']}"  # fmt: skip
-    if c.get("residual"):
-        s += " --residual"
-    return s + f" --partition {','.join(map(str, A))}"
+def _certificate_link(path: str) -> str:
+    """The table's certificate cell: a short name (the configuration) linking to the file."""
+    name = Path(path).stem.removeprefix("LinearSelfAttention_").rsplit("_seed", 1)[0]
+    return f"[{name}]({Path(path).relative_to('proofs').as_posix()})"
+
+
+def render(rows: list[tuple], gaps: list[dict]) -> str:
+    """The page from its rows (depth, width, heads, seq_len, residual, A, rank, strategy,
+    prime, certificate path) and the gaps; every row already re-checked by the caller."""
+    out = [HEAD, f"{len(rows)} configurations proved exact.\n",
+           "| $L$ | $d_x$ | $H$ | $N$ | residual | $A$ | separation rank | strategy | prime | "
+           "certificate |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for L, d, H, N, res, A, rank, strat, p, path in sorted(rows):
+        out.append(f"| {L} | {d} | {H} | {N} | {'yes' if res else 'no'} | "
+                   f"{{{', '.join(map(str, A))}}} | {rank} | {strat} | {p} | "
+                   f"{_certificate_link(path)} |")  # fmt: skip
+    if gaps:
+        out += ["", "## Not proved exact (certified lower bound below the proved upper bound)",
+                "", "The lower bound is certified; the separation rank lies between the two "
+                "numbers. Whether a gap is in the bound or in the sample is open for these.", "",
+                "| $L$ | $d_x$ | $H$ | $N$ | residual | $A$ | certified lower | proved upper "
+                "| gap |",
+                "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for g in sorted(gaps, key=lambda g: (g["config"]["depth"], g["config"]["width"],
+                                             g["config"]["heads"], g["config"]["seq_len"],
+                                             g["config"]["residual"])):  # fmt: skip
+            c = g["config"]
+            out.append(f"| {c['depth']} | {c['width']} | {c['heads']} | {c['seq_len']} | "
+                       f"{'yes' if c['residual'] else 'no'} | "
+                       f"{{{', '.join(map(str, g['partition']))}}} | {g['lower']} | "
+                       f"{g['upper']} | {g['upper'] - g['lower']} |")  # fmt: skip
+    return "\n".join(out) + "\n"
 
 
 def certify_grid(grid: str, seed: int = 0, skip_existing: bool = False) -> list[dict]:
@@ -128,33 +163,9 @@ def write_table(reference: bool = False) -> int:
         c = cert["config"]
         rows.append((c["depth"], c["width"], c["heads"], c["seq_len"], bool(c.get("residual")),
                      tuple(cert["partition"]), cert["rank"], cert["strategy"], cert["prime"],
-                     path.relative_to(HERE.parent).as_posix(), _cmd(c, cert["partition"])))
-    rows.sort()
-    out = [HEAD, f"{len(rows)} configurations proved exact.\n",
-           "| $L$ | $d_x$ | $H$ | $N$ | residual | $A$ | separation rank | strategy | prime | "
-           "re-check | re-derive |", "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for L, d, H, N, res, A, rank, strat, p, path, cmd in rows:
-        out.append(f"| {L} | {d} | {H} | {N} | {'yes' if res else 'no'} | "
-                   f"{{{', '.join(map(str, A))}}} | {rank} | {strat} | {p} | "
-                   f"`seprank check-certificate {'--kernel ' if L >= KERNEL_DEPTH else ''}"
-                   f"{path}` | `{cmd}` |")  # fmt: skip
+                     path.relative_to(HERE.parent).as_posix()))
     gaps = json.loads(GAPS.read_text()) if GAPS.exists() else []
-    if gaps:
-        out += ["", "## Not proved exact (certified lower bound below the proved upper bound)",
-                "", "The lower bound is certified; the separation rank lies between the two "
-                "numbers. Whether a gap is in the bound or in the sample is open for these.", "",
-                "| $L$ | $d_x$ | $H$ | $N$ | residual | $A$ | certified lower | proved upper "
-                "| gap |",
-                "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-        for g in sorted(gaps, key=lambda g: (g["config"]["depth"], g["config"]["width"],
-                                             g["config"]["heads"], g["config"]["seq_len"],
-                                             g["config"]["residual"])):  # fmt: skip
-            c = g["config"]
-            out.append(f"| {c['depth']} | {c['width']} | {c['heads']} | {c['seq_len']} | "
-                       f"{'yes' if c['residual'] else 'no'} | "
-                       f"{{{', '.join(map(str, g['partition']))}}} | {g['lower']} | "
-                       f"{g['upper']} | {g['upper'] - g['lower']} |")  # fmt: skip
-    TABLE.write_text("\n".join(out) + "\n")
+    TABLE.write_text(render(rows, gaps))
     for b in bad:
         print(f"NOT in the table: {b}", file=sys.stderr)
     print(f"wrote {TABLE} ({len(rows)} exact)", file=sys.stderr)

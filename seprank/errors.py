@@ -65,3 +65,22 @@ class MeasurementInterrupted(SeprankError):
     def __init__(self, message: str, partial=None):
         super().__init__(message)
         self.partial = partial
+
+
+def heads_error(heads: int, width: int) -> ConfigError:
+    """The refusal of a head count that does not divide the width, listing the ones that do.
+
+    Parameters
+    ----------
+    heads : int
+        The head count asked for.
+    width : int
+        The width it must divide.
+
+    Returns
+    -------
+    ConfigError
+        ``heads=2 must divide width=3 (the heads that do: 1, 3)``, to raise.
+    """
+    ok = ", ".join(str(h) for h in range(1, width + 1) if width % h == 0)
+    return ConfigError(f"heads={heads} must divide width={width} (the heads that do: {ok})")

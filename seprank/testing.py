@@ -334,6 +334,7 @@ def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
     ConfigError
         If the partition is invalid.
     """
+    __tracebackhide__ = True  # pytest: the failure shows the assertion, not this code
     if partition is not None:
         check_partition(partition, net.seq_len)
     m = measure(net, partition, method=method, seed=seed, **kw)
@@ -374,6 +375,7 @@ def assert_partition_invariant(net, partitions_, *, method: str = "modular", see
     AssertionError
         If a measurement is not sample-saturated or the ranks differ.
     """
+    __tracebackhide__ = True  # pytest: the failure shows the assertion, not this code
     ranks = {}
     for p in partitions_:
         m = measure(net, p, method=method, seed=seed)
@@ -418,6 +420,7 @@ def assert_engines_agree(net, partition=None, *, seed: int = 0, float_check: str
     AssertionError
         If the modular measurement is not sample-saturated, or two ranks compared differ.
     """
+    __tracebackhide__ = True  # pytest: the failure shows the assertion, not this code
     weights = net.init(np.random.default_rng(seed), Symbolic())
     sym = measure(net, partition, method="symbolic", weights=weights)
     mod = measure(net, partition, method="modular", weights=weights, seed=seed)

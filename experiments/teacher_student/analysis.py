@@ -510,13 +510,13 @@ def plot_figure(data, ax=None):
                 hi = [min(d["max"], 10) - d["median"] for d in pts]
                 a.errorbar(x, y, yerr=[lo, hi], marker=mk, ls=ls, color=cols[L], capsize=1.5,
                            ms=3.5, lw=1, elinewidth=0.6, mfc=cols[L] if fam == "sop" else
-                           "white", label=f"L = {L}" if fam == "sop" else None)  # fmt: skip
+                           "white", label=f"$L = {L}$" if fam == "sop" else None)  # fmt: skip
         a.axhline(FIT, color=GREY, lw=0.8, ls=":")
         a.set_xscale("log", base=2)
         a.set_yscale("log")
         if a.get_ylim()[1] > 10:
             a.set_ylim(top=10)
-        a.set_xlabel("target separation rank R")
+        a.set_xlabel("target separation rank $R$")
         a.set_ylabel("test FVU (median; bars min..max)")
         a.text(0.03, 0.97, f"{st} student, budget {data[0]['budget']:,}",
                transform=a.transAxes, va="top", fontsize=8)  # fmt: skip

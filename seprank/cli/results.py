@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from seprank.cli._common import add_output_args
+from seprank.engine import tables
 from seprank.errors import ConfigError
 from seprank.sweeps.fingerprint import fingerprint
 from seprank.sweeps.store import DEFAULT_DB, Store
@@ -24,6 +25,9 @@ A row measured by other code (its code fingerprint differs from this seprank's) 
 marked stale (status "done, stale"; --json and --csv: stale = true): a sweep does not reuse
 it (its key differs) and measures the task again. The store is opened read-only, and read
 as data: an arch module:Class in it is listed, never imported (its code does not run).
+--format latex prints a booktabs tabular (\\usepackage{booktabs}) and --format markdown a pipe
+table, of the done tasks (the others are counted on stderr), the PAPER columns: a table of
+labelled ranks a paper can take as it is.
 --format table|csv|json is deprecated: the table is the default, --csv or --json the others.
 exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 
@@ -33,6 +37,14 @@ CSV = ("key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_
        "residual", "partition", "method", "strategy", "seed", "prime", "max_samples",
        "version", "rank", "label", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",
        "host", "finished", "config", "error", "code", "stale")  # fmt: skip
+#: --format latex | markdown: the table's columns less the bookkeeping ones (one list:
+#: a column added to TABLE shows there too).
+PAPER = tuple(c for c in TABLE if c not in ("key", "status", "task", "seconds", "attempts",
+                                            "error"))  # fmt: skip
+#: The titles of the PAPER columns (a column not named here is titled by its name).
+TITLES = {"arch": "network", "config": "configuration", "partition": "partition $A$"}
+#: --format values that are not deprecated (the paper tables).
+PAPER_FORMATS = ("latex", "markdown")
 
 
 def add_parser(sub) -> None:
@@ -46,8 +58,9 @@ def add_parser(sub) -> None:
     add_output_args(r, json_help="print one JSON array, every stored field of each task",
                     quiet_help="no notes on stderr")  # fmt: skip
     r.add_argument("--csv", action="store_true", help="print CSV (the indexed columns)")
-    r.add_argument("--format", default=None, choices=("table", "csv", "json"),
-                   help="deprecated: --json or --csv (default: a table, one line a task)")
+    r.add_argument("--format", default=None, choices=("table", "csv", "json") + PAPER_FORMATS,
+                   help="latex (booktabs) or markdown: a table a paper can take; table, csv, "
+                   "json: deprecated, use --json or --csv (default: a table, one line a task)")
     r.add_argument(
         "--where",
         action="append",
@@ -85,7 +98,8 @@ def _cell(row: dict, col: str) -> str:
 
 
 def output_format(args) -> str:
-    """table, csv or json from --json / --csv (or the deprecated --format, with a note).
+    """table, csv or json from --json / --csv (or the deprecated --format, with a note);
+    latex or markdown from --format.
 
     Parameters
     ----------
@@ -95,7 +109,7 @@ def output_format(args) -> str:
     Returns
     -------
     str
-        ``"table"``, ``"csv"`` or ``"json"``.
+        ``"table"``, ``"csv"``, ``"json"``, ``"latex"`` or ``"markdown"``.
 
     Raises
     ------
@@ -103,6 +117,10 @@ def output_format(args) -> str:
         When the flags ask for two formats.
     """
     asked = [f for f, on in (("json", args.json), ("csv", args.csv)) if on]
+    if args.format in PAPER_FORMATS:
+        if asked:
+            raise ConfigError(f"format={args.format!r}: conflicts with --{asked[0]}")
+        return args.format
     if args.format is not None:
         if not args.quiet:
             print("seprank: note: --format is deprecated: use --json or --csv (default: "
@@ -116,7 +134,7 @@ def output_format(args) -> str:
 
 
 def cmd(args) -> int:
-    """List the store's tasks as a table, CSV (--csv) or JSON (--json).
+    """List the store's tasks as a table, CSV (--csv), JSON (--json), LaTeX or Markdown.
 
     Parameters
     ----------
@@ -142,7 +160,9 @@ def cmd(args) -> int:
     current = fingerprint()
     for r in rows:
         r["stale"] = r.get("code") != current
-    if fmt == "json":
+    if fmt in PAPER_FORMATS:
+        print(paper_table(rows, fmt, args.db, quiet=args.quiet))
+    elif fmt == "json":
         print(json.dumps(rows))
     elif fmt == "csv":
         w = csv.writer(sys.stdout)
@@ -162,3 +182,49 @@ def cmd(args) -> int:
               + (f"; {stale} stale (other code than {current}: not reused)" if stale else "")
               + " (rank: measured)")  # fmt: skip
     return 0
+
+
+def _paper_cell(row: dict, col: str, fmt: str):
+    v = row.get(col)
+    if col == "config":
+        return tables.config_math(v) if fmt == "latex" else tables.config_text(v)
+    if col == "partition":
+        return tables.partition_math(v) if fmt == "latex" else _cell(row, col)
+    if col in ("rank", "seed") and v is not None:
+        return int(v)
+    return _cell(row, col)
+
+
+def paper_table(rows: list[dict], fmt: str, db: str, quiet: bool = False) -> str:
+    """The done tasks as a LaTeX (booktabs) or Markdown table of the :data:`PAPER` columns.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The store's rows (:meth:`seprank.sweeps.store.Store.query`), ``stale`` set.
+    fmt : {"latex", "markdown"}
+        The format.
+    db : str
+        The store's path (named in the LaTeX table's comment line).
+    quiet : bool, default False
+        No note on stderr (the tasks left out: failed, refused; the stale ones kept).
+
+    Returns
+    -------
+    str
+        The table.
+    """
+    done = [r for r in rows if r["status"] == "done"]
+    stale = sum(r["stale"] for r in done)
+    notes = [f"{len(rows) - len(done)} failed or refused tasks left out (seprank results "
+             "lists them)"] * (len(done) < len(rows))
+    notes += [f"{stale} rows stale (measured by other code than this seprank's)"] * bool(stale)
+    if notes and not quiet:
+        print("seprank: note: " + "; ".join(notes), file=sys.stderr)
+    header = [TITLES.get(c, c) for c in PAPER]
+    body = [[_paper_cell(r, c, fmt) for c in PAPER] for r in done]
+    if fmt == "markdown":
+        return tables.markdown_table([h.replace("$A$", "A") for h in header], body)
+    return tables.latex_table([tables.math_cell(h) if "$" in h else h for h in header], body,
+                              comment=f"seprank results --db {db} (rank: measured; label: "
+                              "the words of docs/explanation/labels.md)")  # fmt: skip

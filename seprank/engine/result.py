@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from seprank import labels
-from seprank.engine import display
+from seprank.engine import display, tables
 
 CERTIFIED = {
     "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
@@ -245,6 +245,42 @@ class Measurement:
                "block_ranks": display.block_ranks(self.blocks)}  # fmt: skip
         rec.update({k: v for k, v in self.config.items() if k not in rec})
         return rec
+
+    def _paper(self, fmt: str) -> tuple[list, list]:
+        header = ["network", "configuration", "partition A", "method", "strategy", "seed",
+                  "rank", "label"]  # fmt: skip
+        latex = fmt == "latex"
+        row = [self.config.get("architecture") or "-",
+               (tables.config_math if latex else tables.config_text)(self.config),
+               tables.partition_math(self.partition) if latex else
+               ",".join(str(int(a)) for a in self.partition),
+               self.method, self.strategy, self.seed, int(self.rank), self.label]  # fmt: skip
+        if latex:
+            header[2] = tables.math_cell("partition $A$")
+        return header, [row]
+
+    def to_latex(self) -> str:
+        """Return this measurement as a one-row booktabs LaTeX table (rank and its label).
+
+        The columns of ``seprank results --format latex`` (:mod:`seprank.engine.tables`),
+        with the strategy; pandas is not needed.
+
+        Returns
+        -------
+        str
+            A ``tabular`` (``\\usepackage{booktabs}`` in the document).
+        """
+        return tables.latex_table(*self._paper("latex"), comment="rank: measured (seprank)")
+
+    def to_markdown(self) -> str:
+        """Return this measurement as a one-row Markdown pipe table (rank and its label).
+
+        Returns
+        -------
+        str
+            The table, the columns of :meth:`to_latex`.
+        """
+        return tables.markdown_table(*self._paper("markdown"))
 
     def to_dict(self, spectrum: bool = False, minors: bool = False) -> dict:
         """The measurement as a JSON-friendly dict (what the CLI and the result store write).

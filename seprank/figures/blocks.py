@@ -105,26 +105,26 @@ def plot_block_ranks(rows, ax=None):
             if int(r["block_bound"]) > int(r["measured_block_rank"]):
                 g = int(r["a_degree"])
                 a2.plot(g, row, "x", color="black", ms=7, mew=1.5, zorder=4)
-                a2.annotate(f"A-degree {g}: measured {r['measured_block_rank']},\n"
+                a2.annotate(f"$A$-degree {g}: measured {r['measured_block_rank']},\n"
                             f"proved bound {r['block_bound']}", (g, row), xytext=(6, 5),
                             textcoords="offset points", fontsize=7, va="bottom")  # fmt: skip
     a1.plot([1, hi * 1.5], [1, hi * 1.5], "-", color=GREY, lw=0.8, zorder=0)
     a1.set_xscale("log")
     a1.set_yscale("log")
-    a1.set_xlabel("proved block bound min(b_k, a_{D-k})")
-    a1.set_ylabel("measured block rank (GF(p))")
+    a1.set_xlabel(r"proved block bound $\min(b_k,\, a_{D-k})$")
+    a1.set_ylabel(r"measured block rank (over $\mathrm{GF}(p)$)")
     depths = sorted({c[3] for c in configs})
     h = [Line2D([], [], marker=marks.get(L, "o"), color="black", ls="none", mfc="black",
-                label=f"L = {L}") for L in depths]  # fmt: skip
-    h += [Line2D([], [], marker="o", color="black", mfc="white", ls="none", label="H > 1"),
+                label=f"$L = {L}$") for L in depths]  # fmt: skip
+    h += [Line2D([], [], marker="o", color="black", mfc="white", ls="none", label="$H > 1$"),
           Line2D([], [], color=GREY, lw=0.8, label="measured = bound")]
     lo, hi = a1.get_ylim()
     a1.set_ylim(lo, hi * 300)  # two decades above the points: the legend covers none
     a1.legend(handles=h, loc="upper left", ncol=2)
-    a2.set_yticks(range(len(ones)), [f"L = {L}, d_x = {d}, N = {N}" for d, _, N, L in ones])
+    a2.set_yticks(range(len(ones)), [f"$L = {L},\\ d_x = {d},\\ N = {N}$" for d, _, N, L in ones])
     a2.set_ylim(len(ones) - 0.5, -0.5)
     a2.set_xscale("log")
-    a2.set_xlabel("A-degree of the block (H = 1)")
+    a2.set_xlabel("$A$-degree of the block ($H = 1$)")
     a2.legend(handles=[Line2D([], [], marker="o", color="black", ms=2.5, ls="none",
                               label="measured = proved bound"),
                        Line2D([], [], marker="x", color="black", ms=6, mew=1.5, ls="none",

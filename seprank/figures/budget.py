@@ -114,6 +114,12 @@ def equal_params_rows(budgets=FIG6_BUDGETS) -> list[dict]:
     return rows
 
 
+def _budget(P: float) -> str:
+    """A budget as mathtext: ``$P = 10^{9}$`` (``$P = 3 \\times 10^{9}$``)."""
+    m, e = f"{P:.0e}".split("e")
+    return f"$P = 10^{{{int(e)}}}$" if m == "1" else f"$P = {m} \\times 10^{{{int(e)}}}$"
+
+
 def plot_equal_params(rows, ax=None):
     """Draw figure 6: the H = 1 formula at fixed parameter budgets (three panels).
 
@@ -144,42 +150,42 @@ def plot_equal_params(rows, ax=None):
         cur = [r for r in rows if r["kind"] == "curve" and float(r["params"]) == P]
         Ls = [int(r["depth_or_fit"]) for r in cur]
         a1.plot(Ls, [float(r["fraction_or_paper_rule"]) for r in cur], color=col,
-                label=f"P = {P:.0e}")  # fmt: skip
+                label=_budget(P))  # fmt: skip
         q = next(r for r in rows if r["kind"] == "depth_90_99" and float(r["params"]) == P)
         a1.plot([int(q["depth_or_fit"]), int(q["value_or_ours"])], [0.9, 0.99], "o",
                 color=col, mec="black", mew=0.5, ls="none")  # fmt: skip
         pos = [(math.sqrt(a * b), 100 * float(r["gain_or_depth90"])) for a, b, r in
                zip(Ls, Ls[1:], cur) if r["gain_or_depth90"] != "" and
                float(r["gain_or_depth90"]) > 0]  # fmt: skip
-        a2.plot(*zip(*pos), color=col, label=f"P = {P:.0e}")
+        a2.plot(*zip(*pos), color=col, label=_budget(P))
     a1.axhline(1, color=GREY, lw=0.8, ls="--")
     a1.plot([], [], "o", color=GREY, mec="black", mew=0.5, label="depths reaching 0.9, 0.99")
     a1.set_xscale("log")
-    a1.set_xlabel("depth L (d_x = sqrt(P / 12 L) rounded; R(P) = P log10(3) / 24)")
-    a1.set_ylabel("log10 sep / R(P)")
+    a1.set_xlabel(r"depth $L$ ($d_x = \sqrt{P / 12L}$ rounded; $R(P) = P\,\log_{10} 3\,/\,24$)")
+    a1.set_ylabel(r"$\log_{10} \mathrm{sep} \,/\, R(P)$")
     a1.legend(loc="upper left")
     a2.set_xscale("log")
     a2.set_yscale("log")
-    a2.set_xlabel("depth L (geometric mid of the step)")
-    a2.set_ylabel("gain per added layer (% of R(P))")
+    a2.set_xlabel("depth $L$ (geometric mid of the step)")
+    a2.set_ylabel(r"gain per added layer (% of $R(P)$)")
     a2.legend(loc="lower left")
     opt = [r for r in rows if r["kind"] == "optimum"]
     Ps = [float(r["params"]) for r in opt]
     a3.plot(Ps, [float(r["depth_or_fit"]) for r in opt], "-", color="black",
-            label="paper's empirical fit (its depth for P)")  # fmt: skip
+            label="paper's empirical fit (its depth for $P$)")  # fmt: skip
     a3.plot(Ps, [float(r["value_or_ours"]) for r in opt], "-o", ms=2.5, color=GREY,
-            label="last depth-efficient L (H = 1 formula, proved)")  # fmt: skip
+            label="last depth-efficient $L$ ($H = 1$ formula, proved)")  # fmt: skip
     a3.plot(Ps, [float(r["fraction_or_paper_rule"]) for r in opt], "--", color=GREY,
-            label="paper's rule L = log3 d_x")  # fmt: skip
+            label=r"paper's rule $L = \log_3 d_x$")  # fmt: skip
     a3.plot(Ps, [float(r["gain_or_depth90"]) for r in opt], ":", color="black", lw=1.5,
-            label="depth reaching 0.9 R(P) (formula)")  # fmt: skip
+            label="depth reaching $0.9\\,R(P)$ (formula)")  # fmt: skip
     for (name, P, L), mk in zip((("GPT-3 175B: 96 layers", 175e9, 96),
                                  ("1T model (its authors): 92 layers", 1e12, 92)), "*P"):
         a3.plot(P, L, mk, ms=8, color="white", mec="black", ls="none", label=name)
     a3.set_xscale("log")
     a3.set_yscale("log")
-    a3.set_xlabel("non-embedding parameters P = 12 L d_x^2")
-    a3.set_ylabel("depth L (layers)")
+    a3.set_xlabel("non-embedding parameters $P = 12 L d_x^2$")
+    a3.set_ylabel("depth $L$ (layers)")
     a3.set_ylim(0.05, 400)
     a3.legend(loc="lower right", ncol=2)
     return fig

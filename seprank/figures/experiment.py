@@ -91,9 +91,9 @@ def plot_experiment(rows, ax=None, title: str | None = None):
     Ls = sorted({int(r["depth"]) for r in rows})
     ax.set_xticks(Ls, [str(x) for x in Ls])
     ax.minorticks_off()
-    ax.set_xlabel("depth L (width spends the budget)")
+    ax.set_xlabel("depth $L$ (width spends the budget)")
     ax.set_ylabel("validation loss (nats/byte)")
     if title:
         ax.set_title(title)
-    ax.legend(loc="best", title="non-embedding budget (bars: std, n >= 2)")
+    ax.legend(loc="best", title=r"non-embedding budget (bars: std, $n \geq 2$)")
     return fig

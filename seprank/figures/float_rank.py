@@ -87,18 +87,18 @@ def plot_float_vs_exact(rows, ax=None):
     degs = [int(r["degree"]) for r in rows]
     c = width_color(2)
     a1.plot(degs, [int(r["exact_rank"]) for r in rows], "-o", color=c, gid="d_x=2",
-            label="exact (GF(p), measured)")  # fmt: skip
+            label=r"exact (over $\mathrm{GF}(p)$, measured)")  # fmt: skip
     a1.plot(degs, [int(r["float_rank"]) for r in rows], "--s", color="black", mfc="white",
             label="float64 SVD rank")  # fmt: skip
     a1.plot(degs, [int(r["float_grid_rows"]) for r in rows], ":", color=GREY,
-            label="float grid side n (n x n)")  # fmt: skip
+            label=r"float grid side $n$ ($n \times n$)")  # fmt: skip
     a1.set_xscale("log", base=3)
     a1.set_yscale("log")
     a1.set_xticks(degs, [str(x) for x in degs])
     a1.minorticks_off()
-    a1.set_xlabel(f"polynomial degree 3^L (L = 1 .. {int(rows[-1]['depth'])})")
+    a1.set_xlabel(f"polynomial degree $3^L$ ($L = 1, \\ldots, {int(rows[-1]['depth'])}$)")
     a1.set_ylabel("rank")
-    a1.set_title("d_x = 2, N = 2, H = 1")
+    a1.set_title("$d_x = 2,\\ N = 2,\\ H = 1$")
     a1.legend(loc="upper left")
     cols = seq_colors(len(rows))
     for col, r in zip(cols, rows):
@@ -106,12 +106,12 @@ def plot_float_vs_exact(rows, ax=None):
             else r["spectrum_s_over_s1"]  # fmt: skip
         s = [max(x, 1e-300) for x in s]
         a2.semilogy(range(1, len(s) + 1), s, color=col, lw=1,
-                    label=f"L = {r['depth']}: exact rank {r['exact_rank']}, "
+                    label=f"$L = {r['depth']}$: exact rank {r['exact_rank']}, "
                     f"float {r['float_rank']}")  # fmt: skip
         a2.axvline(int(r["exact_rank"]), color=col, ls=":", lw=1)
     a2.set_xscale("log")
-    a2.set_xlabel("singular value index i (dotted: exact rank)")
-    a2.set_ylabel("s_i / s_1 (float64, n x n grid)")
+    a2.set_xlabel("singular value index $i$ (dotted: exact rank)")
+    a2.set_ylabel(r"$s_i / s_1$ (float64, $n \times n$ grid)")
     a2.set_title("float64 spectra")
     a2.legend(loc="lower left")
     return fig

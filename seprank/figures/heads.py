@@ -47,6 +47,32 @@ def heads_rows(quick: bool = False, measurer=None) -> list[dict]:
     return rows
 
 
+#: Labelled ticks per decade tried in turn on a narrow log axis, until three are in view.
+LOG_SUBS = ((1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 5.0, 7.0),
+            (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0))  # fmt: skip
+
+
+def _label_narrow_log_axis(ax) -> None:
+    """A log y axis spanning under two decades (the quick grid) gets 3 or more labelled
+    ticks (matplotlib labels only the powers of ten: one label, or none)."""
+    import math
+
+    from matplotlib.ticker import LogLocator, MaxNLocator, ScalarFormatter
+
+    lo, hi = ax.get_ylim()
+    if hi / lo >= 100:
+        return
+    locator = MaxNLocator(5)  # under a factor of about 1.5: evenly spaced values
+    for subs in LOG_SUBS:
+        ticks = [m * 10**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)))
+                 for m in subs if lo <= m * 10**e <= hi]  # fmt: skip
+        if len(ticks) >= 3:
+            locator = LogLocator(subs=subs)
+            break
+    ax.yaxis.set_major_locator(locator)
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+
+
 def plot_heads(rows, ax=None):
     """Draw figure 4: measured rank against H, with each curve's proved bound.
 
@@ -79,23 +105,24 @@ def plot_heads(rows, ax=None):
         xs = [h * shift for h, _, _ in pts]
         ax.plot(xs, [m for _, m, _ in pts], ["-o", "--s"][k % 2], color=c, mfc=c if k == 0
                 else "white", mew=1, gid=f"d_x={d}",
-                label=f"L = {L}, d_x = {d}, N = {N}")  # fmt: skip
+                label=f"$L = {L},\\ d_x = {d},\\ N = {N}$")  # fmt: skip
         ax.plot([xs[0] / 1.1, xs[-1] * 1.1], [pts[0][2]] * 2, ":", color=c, lw=1,
                 gid=f"d_x={d}")  # fmt: skip
     from matplotlib.lines import Line2D
 
     handles, _ = ax.get_legend_handles_labels()
-    handles.append(Line2D([], [], color="black", ls=":", lw=1, label="proved bound (any H)"))
+    handles.append(Line2D([], [], color="black", ls=":", lw=1, label="proved bound (any $H$)"))
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
               columnspacing=0.8, handlelength=2.2)  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     hs = sorted({int(r["heads"]) for r in rows})
     ax.set_xticks(hs, [str(h) for h in hs])
+    _label_narrow_log_axis(ax)
     ax.minorticks_off()
-    ax.set_xlabel("number of heads H (head size d_x / H)")
-    ax.set_ylabel("measured separation rank (GF(p))")
-    ax.set_title("Fixed width: the measured rank falls as H grows")
+    ax.set_xlabel("number of heads $H$ (head size $d_x / H$)")
+    ax.set_ylabel(r"measured separation rank (over $\mathrm{GF}(p)$)")
+    ax.set_title("Fixed width: the measured rank falls as $H$ grows")
     return fig
 
 
@@ -175,16 +202,16 @@ def plot_heads_bound(rows, ax=None):
 
     ws = sorted({c[1] for c in cases})
     ls = sorted({c[0] for c in cases})
-    h = [Line2D([], [], color=width_color(d), lw=2, label=f"d_x = {d}") for d in ws]
+    h = [Line2D([], [], color=width_color(d), lw=2, label=f"$d_x = {d}$") for d in ws]
     h += [Line2D([], [], marker=marks.get(L, "o"), color="black", ls="none",
-                 label=f"L = {L}") for L in ls]  # fmt: skip
+                 label=f"$L = {L}$") for L in ls]  # fmt: skip
     h.append(Line2D([], [], marker="o", mfc="white", color="black", ls="none",
-                    label="hollow: N < 2 d_x"))  # fmt: skip
+                    label="hollow: $N < 2 d_x$"))  # fmt: skip
     ax.legend(handles=h, loc="lower right", ncol=2)
     ax.set_xscale("log", base=2)
     hs = sorted({int(r["width"]) // int(r["heads"]) for r in rows})
     ax.set_xticks(hs, [str(x) for x in hs])
     ax.minorticks_off()
-    ax.set_xlabel("head size d_x / H (H = 1 at the right end of a line)")
+    ax.set_xlabel("head size $d_x / H$ ($H = 1$ at the right end of a line)")
     ax.set_ylabel("measured / proved bound")
     return fig

@@ -99,7 +99,7 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
         c = width_color(d)
         form = [generic_block_bound_log10(L, d) for L in depths]
         top = max(top, max(form))
-        ax.plot(depths, form, "-", color=c, lw=1, gid=f"d_x={d}", label=f"d_x = {d}")
+        ax.plot(depths, form, "-", color=c, lw=1, gid=f"d_x={d}", label=f"$d_x = {d}$")
         ax.plot(depths, [form[0] * 3 ** (L - depths[0]) for L in depths], ":", color=c,
                 lw=0.9, gid=f"d_x={d}")  # fmt: skip
         pts = [r for r in rows if int(r["width"]) == d]
@@ -110,20 +110,20 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
                 gid=f"d_x={d}")  # fmt: skip
     from matplotlib.lines import Line2D
 
-    leg1 = ax.legend(loc="upper left", title="H = 1, N = 2 d_x", ncol=1)
+    leg1 = ax.legend(loc="upper left", title="$H = 1,\\ N = 2 d_x$", ncol=1)
     ax.add_artist(leg1)
     exact = all(str(r.get("exact_proved")) == "True" for r in rows)
+    gfp = r"measured (over $\mathrm{GF}(p)$)"
     ax.legend(handles=[Line2D([], [], color="k", marker="o", mec="black", ls="none",
-                              label="measured (GF(p)) = proved bound: exact" if exact
-                              else "measured (GF(p))"),
+                              label=gfp + " = proved bound: exact" if exact else gfp),
                        Line2D([], [], color="k", ls="-", lw=1, label="proved block formula"),
                        Line2D([], [], color="k", ls=":", lw=0.9,
-                              label="3^L shape from L = 1")],
+                              label="$3^L$ shape from $L = 1$")],
               loc="upper left", bbox_to_anchor=(0.0, 0.6))  # fmt: skip
     ax.set_ylim(0, 1.05 * top)
     ax.set_xticks(depths)
-    ax.set_xlabel("depth L (layers)")
-    ax.set_ylabel("log10 separation rank")
+    ax.set_xlabel("depth $L$ (layers)")
+    ax.set_ylabel(r"$\log_{10}$ separation rank")
     return fig
 
 
@@ -176,21 +176,21 @@ def plot_regimes(rows, ax=None):
         pts = sorted((float(r["depth_over_log3_width"]), float(r["growth_ratio_formula"]))
                      for r in rows if int(r["width"]) == d)  # fmt: skip
         ax.plot(*zip(*pts), "-o", ms=2.5, color=width_color(d), gid=f"d_x={d}",
-                label=f"d_x = {d}", mec="black" if d == 100 else None, mew=0.3)
+                label=f"$d_x = {d}$", mec="black" if d == 100 else None, mew=0.3)
     ax.axhline(3, color=GREY, lw=0.8)
     ax.axhline(GROWTH_THRESHOLD, color=GREY, lw=0.8, ls="-.")
     ax.axvline(1, color="black", lw=0.8, ls="--")
     ax.axvline(2, color="black", lw=0.8, ls=":")
-    ax.text(1.03, 3.25, "L = log3 d_x (paper)", fontsize=7, va="top")
-    ax.text(2.03, 2.95, "L = 2 log3 d_x", fontsize=7, va="top")
+    ax.text(1.03, 3.25, r"$L = \log_3 d_x$ (paper)", fontsize=7, va="top")
+    ax.text(2.03, 2.95, r"$L = 2 \log_3 d_x$", fontsize=7, va="top")
     ax.text(4.95, 2.98, "ratio 3", fontsize=7, ha="right", va="top", color=GREY)
     ax.text(4.95, 2.02, "ratio 2", fontsize=7, ha="right", va="bottom", color=GREY)
     ax.set_xlim(0, 5)
     ax.set_ylim(1, 3.3)
-    ax.set_xlabel("L / log3 d_x")
-    ax.set_ylabel("log sep(L+1) / log sep(L)")
+    ax.set_xlabel(r"$L \,/\, \log_3 d_x$")
+    ax.set_ylabel(r"$\log \mathrm{sep}(L{+}1) \,/\, \log \mathrm{sep}(L)$")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
-              title="H = 1 block formula (proved)", columnspacing=0.8,
+              title="$H = 1$ block formula (proved)", columnspacing=0.8,
               handlelength=1.5)  # fmt: skip
     return fig
 
@@ -266,8 +266,8 @@ def plot_transition(rows, ax=None):
         The figure drawn into (new, or the one holding ``ax``).
     """
     fig, ax = new_axes(ax, size=(SINGLE, 2.7))
-    styles = {"paper": ("--", "paper: L = log3 d_x"), "doubled": (":", "L = 2 log3 d_x"),
-              "formula": ("-", "H = 1 block formula (proved)")}  # fmt: skip
+    styles = {"paper": ("--", r"paper: $L = \log_3 d_x$"), "doubled": (":", r"$L = 2 \log_3 d_x$"),
+              "formula": ("-", "$H = 1$ block formula (proved)")}  # fmt: skip
     for src, (ls, label) in styles.items():
         pts = [(int(r["width"]), float(r["transition_depth"])) for r in rows
                if r["source"] == src and r["transition_depth"] not in ("", None)]  # fmt: skip
@@ -281,9 +281,9 @@ def plot_transition(rows, ax=None):
         ax.plot(w, float(r["transition_depth"]), "o" if one else "s", ms=8 if one else 3.5,
                 color=width_color(w), mfc="none" if one else width_color(w), mew=1.3,
                 ls="none", gid=f"d_x={w}", zorder=3,
-                label=f"measured, d_x = {w}, H = {H}")  # fmt: skip
+                label=f"measured, $d_x = {w},\\ H = {H}$")  # fmt: skip
     ax.set_xscale("log")
-    ax.set_xlabel("width d_x")
-    ax.set_ylabel("transition depth L")
+    ax.set_xlabel("width $d_x$")
+    ax.set_ylabel("transition depth $L$")
     ax.legend(loc="upper left")
     return fig

@@ -70,13 +70,13 @@ def plot(rows, ax=None):
         if rf and H == 1:
             bx.plot(*zip(*rf), ls, color=c, lw=0.9, gid=f"d_x={d}")
         handles.append(Line2D([], [], color=c, marker=mk, ls=ls, lw=0.9,
-                              label=f"d_x = {d}, H = {H}, N = {rs[0]['seq_len']}"))
+                              label=f"$d_x = {d},\\ H = {H},\\ N = {rs[0]['seq_len']}$"))
     bx.axhline(3, color=GREY, lw=0.6)
     bx.axhline(2, color=GREY, lw=0.6, ls=":")
-    ax.set_xlabel("depth L (layers)")
-    ax.set_ylabel("log10 separation rank")
-    bx.set_xlabel("depth L (ratio from L to L + 1)")
-    bx.set_ylabel("log sep(L+1) / log sep(L)")
+    ax.set_xlabel("depth $L$ (layers)")
+    ax.set_ylabel(r"$\log_{10}$ separation rank")
+    bx.set_xlabel("depth $L$ (ratio from $L$ to $L + 1$)")
+    bx.set_ylabel(r"$\log \mathrm{sep}(L{+}1) \,/\, \log \mathrm{sep}(L)$")
     bx.set_ylim(1, 4.0)  # room above 3 for the legend, clear of every point
     for a in (ax, bx):
         a.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
@@ -89,9 +89,9 @@ def plot(rows, ax=None):
                label="measured: exact, proved or saturated"),
         Line2D([], [], color="black", marker="o", mfc="white", ls="",
                label="measured, a lower bound"),
-        Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any H)"),
+        Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any $H$)"),
         Line2D([], [], color="black", marker="s", ls="none",
-               label="H = 2 (H = 3, 4: 0.3) drawn 0.15 to the right")],
+               label="$H = 2$ ($H = 3, 4$: 0.3) drawn 0.15 to the right")],
         loc="upper right")  # fmt: skip
     return fig
 

@@ -99,7 +99,7 @@ def plot_verify_grid(rows, ax=None):
     Ls = sorted({int(r["depth"]) for r in rows})
     ds = sorted({int(r["width"]) for r in rows})
     im = None
-    for a, (name, sel) in zip(axes, (("H = 1", lambda h: h == 1), ("H > 1", lambda h: h > 1))):
+    for a, (name, sel) in zip(axes, (("$H = 1$", lambda h: h == 1), ("$H > 1$", lambda h: h > 1))):
         z = np.full((len(Ls), len(ds)), np.nan)
         for i, L in enumerate(Ls):
             for j, d in enumerate(ds):
@@ -117,8 +117,8 @@ def plot_verify_grid(rows, ax=None):
         a.set_xticks(range(len(ds)), [str(d) for d in ds])
         a.set_yticks(range(len(Ls)), [str(L) for L in Ls])
         a.grid(False)
-        a.set_xlabel("width d_x")
-        a.set_ylabel("depth L")
+        a.set_xlabel("width $d_x$")
+        a.set_ylabel("depth $L$")
         a.set_title(f"{name}: measured / proved bound")
     fig.colorbar(im, ax=axes[-1], label="min measured / proved")
     return fig

@@ -81,11 +81,11 @@ def plot(rows: list[dict], ax=None):
             pts = sorted((int(r["width"]), int(r["measured"])) for r in rows
                          if int(r["depth"]) == L and int(r["embed_rank"]) == er)  # fmt: skip
             a.plot([p[0] for p in pts], [p[1] for p in pts], "-" + marks[i % len(marks)],
-                   color=cols[i], label=f"r = {er}")  # fmt: skip
+                   color=cols[i], label=f"$r = {er}$")  # fmt: skip
             a.axvline(er, color=cols[i], ls=":", lw=1)
-        a.set_xlabel("model width d_x")
-        a.set_ylabel("measured separation rank (GF(p))")
-        a.set_title(f"L = {L}, V = {V}, N = {N}, H = 1")
+        a.set_xlabel("model width $d_x$")
+        a.set_ylabel(r"measured separation rank (over $\mathrm{GF}(p)$)")
+        a.set_title(f"$L = {L},\\ V = {V},\\ N = {N},\\ H = 1$")
         a.set_ylim(0, None)
         a.legend(loc="upper left", title="embedding rank")
     return fig

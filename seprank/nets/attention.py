@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from seprank.errors import ConfigError, DomainError
+from seprank.errors import ConfigError, DomainError, heads_error
 from seprank.nets import attention_kernel
 from seprank.nets.bound import LINEAR_ATTENTION
 from seprank.nets.capabilities import StructuralForm
@@ -58,7 +58,7 @@ def head_counts(width: int) -> list[int]:
 
 @dataclass(frozen=True)
 class LinearSelfAttention:
-    """Depth-L, width-d_x, H-head linearised self-attention on N positions.
+    """The paper's network: depth-L, width-d_x, H-head linearised self-attention on N positions.
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ class LinearSelfAttention:
         _check_int("heads", self.heads, 1)
         _check_int("seq_len", self.seq_len, 2)
         if self.width % self.heads:
-            raise ConfigError(f"heads={self.heads} must divide width={self.width}")
+            raise heads_error(self.heads, self.width)
         _check_int("query_position", self.query_position, 0)
         if self.query_position >= self.seq_len:
             raise ConfigError(

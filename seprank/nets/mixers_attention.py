@@ -41,7 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, heads_error
 from seprank.nets import attention_kernel
 from seprank.nets.base import check_flag, check_int
 from seprank.nets.bound import Bound, derived
@@ -66,7 +66,7 @@ def _check_heads(net) -> None:
     check_int("heads", net.heads, 1)
     check_int("seq_len", net.seq_len, 2)
     if net.width % net.heads:
-        raise ConfigError(f"heads={net.heads} must divide width={net.width}")
+        raise heads_error(net.heads, net.width)
 
 
 def _qkv_weights(net, rng, domain) -> dict:
@@ -98,7 +98,9 @@ def _recurrent_head(q, k, v, gate):
 
 @dataclass(frozen=True)
 class LinearAttention(Readout):
-    """Linear attention (causal or not; feature map identity or elementwise square), no residual.
+    """A sequence mixer, not the paper's network: linear attention, causal or not (no residual).
+
+    Its feature map is the identity or the elementwise square.
 
     Parameters
     ----------

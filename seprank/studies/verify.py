@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from seprank import labels
-from seprank.engine import display, parameters
+from seprank.engine import display, parameters, tables
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
 from seprank.sweeps import grid_file, runner
@@ -154,6 +154,37 @@ class VerifyReport(NamedTuple):
                 ("not measured", len(s.get("not_measured") or [])),
                 ("interrupted", bool(s.get("interrupted")))]
         return display.html_table(f"seprank verify ({s['grid']})", rows)
+
+    def to_latex(self) -> str:
+        """The rows as a booktabs LaTeX table: configuration, measured rank, label, bound.
+
+        Returns
+        -------
+        str
+            A ``tabular`` (``\\usepackage{booktabs}``): one row per configuration, the
+            measured rank with its label (:mod:`seprank.labels`) beside the proved bound.
+        """
+        return tables.latex_table(*self._paper("latex"),
+                                  comment=f"seprank verify ({self.summary.get('grid')}): "
+                                  "measured ranks, proved upper bounds")  # fmt: skip
+
+    def to_markdown(self) -> str:
+        """The rows as a Markdown pipe table (the columns of :meth:`to_latex`).
+
+        Returns
+        -------
+        str
+            The table.
+        """
+        return tables.markdown_table(*self._paper("markdown"))
+
+    def _paper(self, fmt: str) -> tuple[list, list]:
+        sym = [("depth", "L"), ("width", "d_x"), ("heads", "H"), ("seq_len", "N")]
+        header = [tables.math_cell(f"${s}$") if fmt == "latex" else s for _, s in sym]
+        header += ["residual", "measured", "label", "proved bound"]
+        body = [[r.get(k) for k, _ in sym] + ["yes" if r.get("residual") else "no",
+                 r.get("measured"), r.get("label"), r.get("upper")] for r in self.rows]
+        return header, body
 
     def to_frame(self):
         """The rows as a pandas DataFrame, one configuration a row, with tidy types.

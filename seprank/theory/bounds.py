@@ -55,7 +55,7 @@ def output_degree(depth: int) -> int:
 
 
 def matrix_degree(depth: int) -> int:
-    """Degree D = (3**L - 1) / 2 of P_L(S) in the entries of S (structural lemma).
+    r"""Degree :math:`D = (3^L - 1)/2` of :math:`P_L(S)` in the entries of S (structural lemma).
 
     Parameters
     ----------
@@ -221,7 +221,7 @@ def _side(kind: str, width: int, n: int):
 
 
 def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bool = False) -> int:
-    """Block bound sum_k min(b_k, a_{D-k}) (or its residual form), exact.
+    r"""Block bound :math:`\sum_k \min(b_k, a_{D-k})` (or its residual form), exact.
 
     Computed in O(log D) exact evaluations (crossover by bisection, cumulative sums in
     closed form; :mod:`seprank.theory.sequences`).
@@ -270,7 +270,7 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
 
 def block_terms(depth: int, width: int, n_query: int, n_other: int,
                 limit: int = 100_000) -> list[int] | None:
-    """Return the terms min(b_k, a_{D-k}), k = 0..D, of the (non-residual) block bound.
+    r"""Return the terms :math:`\min(b_k, a_{D-k})`, :math:`k = 0, \dots, D`, of the block bound.
 
     Each term is the proved bound of one A-degree block that the graded strategy measures.
 
@@ -385,10 +385,11 @@ def _crossover(D: int, d: int) -> int:
 
 
 def generic_block_bound(depth: int, width: int) -> int:
-    """Closed form of the block bound for generic sides (both sides >= width positions).
+    r"""Closed form of the block bound for generic sides (both sides >= width positions).
 
-    The bound is C(m+K, K) + d C(m+D-K-1, D-K-1), K the crossover (found by exact
-    bisection); the hockey stick gives sum_{k<=K} C(m-1+k, k) = C(m+K, K).
+    The bound is :math:`\binom{m+K}{K} + d \binom{m+D-K-1}{D-K-1}`, K the crossover (found
+    by exact bisection); the hockey stick gives
+    :math:`\sum_{k \le K} \binom{m-1+k}{k} = \binom{m+K}{K}`.
 
     Parameters
     ----------

@@ -24,7 +24,7 @@ GROWTH_THRESHOLD = 2.0
 
 
 def paper_transition_depth(width: float) -> float:
-    """The paper's transition depth log_3(d_x).
+    r"""The paper's transition depth :math:`\log_3 d_x`.
 
     Parameters
     ----------
@@ -40,9 +40,9 @@ def paper_transition_depth(width: float) -> float:
 
 
 def doubled_transition_depth(width: float) -> float:
-    """Twice the paper's transition depth, 2 log_3(d_x).
+    r"""Twice the paper's transition depth, :math:`2 \log_3 d_x`.
 
-    This is where 3**L ~ d_x**2 (our analysis of the single-head formula).
+    This is where :math:`3^L \approx d_x^2` (our analysis of the single-head formula).
 
     Parameters
     ----------
@@ -81,7 +81,7 @@ def paper_regime(depth: int, width: int) -> str:
 
 
 def growth_regime(ratio: float | None) -> str:
-    """The regime a growth ratio log sep(L+1) / log sep(L) indicates.
+    r"""The regime a growth ratio :math:`\log \mathrm{sep}(L+1) / \log \mathrm{sep}(L)` indicates.
 
     Parameters
     ----------
@@ -157,7 +157,7 @@ def step_regime(ratio: float | None, degree_law: float | None, linear_law: float
 
 
 def growth_ratios(log_seps: dict[int, float]) -> dict[int, float]:
-    """Growth ratios log sep(L+1) / log sep(L) for consecutive depths.
+    r"""Growth ratios :math:`\log \mathrm{sep}(L+1) / \log \mathrm{sep}(L)` for consecutive depths.
 
     Parameters
     ----------
@@ -250,7 +250,7 @@ def formula_transition_depth(width: int, max_depth: int = 40) -> float | None:
 
 
 def width_at_budget(budget: float, depth: int) -> int:
-    """Integer width spending a parameter budget 12 L d**2 at a depth.
+    r"""Integer width spending a parameter budget :math:`12 L d^2` at a depth.
 
     Parameters
     ----------
@@ -268,7 +268,7 @@ def width_at_budget(budget: float, depth: int) -> int:
 
 
 def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
-    """Deepest L still depth-efficient at its own width d = sqrt(budget / 12 L).
+    r"""Deepest L still depth-efficient at its own width :math:`d = \sqrt{\mathrm{budget} / 12 L}`.
 
     At a fixed budget the H = 1 formula's log sep keeps rising with depth but only
     marginally once L passes the width's transition (it tends to budget * ln 3 / 24), so

@@ -5,6 +5,7 @@ width has one colour in every figure. Fast: small hand-made rows, or the committ
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -212,3 +213,31 @@ def test_figures_are_column_sized_with_fonts_of_at_least_7pt(cases):
                  if t.get_visible() and t.get_text().strip() and t.get_fontsize() < MIN_FONT]
         assert not small, (fn.__name__, small[:3])
         plt.close(fig)
+
+
+#: ASCII mathematics in a figure's text outside ``$...$`` (what mathtext writes instead).
+ASCII_MATH = re.compile(r"d_x|log3|log10|\bGF\(p\)|\b[LHNPr] = \d|\^|<=|>=|sqrt|\bmin\(")
+
+
+def test_figure_text_writes_its_mathematics_in_mathtext(cases):
+    from matplotlib.text import Text
+
+    for fn, rows, _ in cases:
+        fig = fn(rows)
+        fig.canvas.draw()
+        texts = [t.get_text() for t in fig.findobj(Text) if t.get_visible()]
+        bad = [t for t in texts if ASCII_MATH.search(re.sub(r"\$[^$]*\$", "", t))]
+        assert not bad, (fn.__name__, bad[:3])
+        plt.close(fig)
+
+
+def test_fig4_of_a_narrow_range_has_several_labelled_y_ticks():
+    rows = [{"depth": 2, "width": 4, "seq_len": 4, "heads": h, "measured_rank": m,
+             "upper_proved": 110} for h, m in ((1, 110), (2, 107), (4, 85))]  # fmt: skip
+    fig = paper.plot_heads(rows)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    lo, hi = ax.get_ylim()
+    shown = [t for t in ax.get_yticklabels() if t.get_text() and lo <= t.get_position()[1] <= hi]
+    assert len(shown) >= 3, [t.get_text() for t in shown]
+    plt.close(fig)
