@@ -28,6 +28,7 @@ import numpy as np
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import capability_check, feasibility, kernels
+from seprank.engine.line_check import needs_check
 from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
@@ -317,7 +318,8 @@ def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
     run = Plan(
         net=net, params=params, domain=domain, A=mp.A, B=mp.B,
         evaluate=_grid.make_evaluator(net, params, domain, mp.A, mp.B,
-                                      use_kernel=opts.use_kernel, chunk=opts.chunk),
+                                      use_kernel=opts.use_kernel, chunk=opts.chunk,
+                                      spot_seed=seed if needs_check(net) else None),
         method=req.method, sampler=req.sampler, seed=seed, config=config_of(net),
         max_samples=0, start=opts.start, growth=0.0, rank_engine=opts.rank_engine,
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),

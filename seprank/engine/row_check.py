@@ -8,7 +8,18 @@ on a batch of random inputs, on a permuted copy of it (rows permuted the same wa
 its two halves; the outputs must agree row by row (exactly in GF(p); to a relative 1e-9
 in float64), or the measurement is refused.
 
-The property belongs to the code, not to a partition: one network object passes once per
+That probe looks at 4 rows; a measurement evaluates batches of other sizes (up to
+``chunk`` rows), and code may behave differently there (a branch on ``len(X)``, a buffer
+sized once). So every batch a measurement of such a class evaluates is checked too
+(:func:`spot_check`, called by :func:`seprank.engine.sample_grid.evaluate_grid`):
+``SPOT_ROWS`` random rows of it are recomputed alone (a batch of one row) and together in
+another order with a fresh row (a batch of another size and composition), and any
+mismatch refuses the measurement. Code whose batch behaviour changes a fraction q of a
+batch's rows passes one batch's check with probability at most (1 - q)^SPOT_ROWS, and
+every batch is checked; code that changes one row position of one batch size only can
+pass (no check short of recomputing every entry excludes that).
+
+The 4-row probe belongs to the code, not to a partition: one network object passes once per
 process for a domain and seed (:func:`check_rows` remembers the last 32 objects that
 passed, by identity, and holds them so that an identity is never reused; a failure is never
 remembered), so measuring it on many partitions checks it once. An equal configuration in
@@ -28,6 +39,8 @@ from seprank.nets.base import input_dim
 ROWS = 4
 #: Relative tolerance of the float64 comparison.
 FLOAT_RTOL = 1e-9
+#: Rows of each evaluated batch that :func:`spot_check` recomputes in other batches.
+SPOT_ROWS = 2
 
 
 def _inputs(net, domain, rng) -> np.ndarray:
@@ -103,3 +116,47 @@ def _check(net, domain, seed: int) -> None:
                               f"the output changed when other rows changed ({how}); row i "
                               "of the output must depend on row i of the input only (an "
                               "axis=0 reduction, e.g. X.mean(axis=0) for axis=1?)")  # fmt: skip
+
+
+def spot_check(net, params, domain, X, out, rng: np.random.Generator) -> None:
+    """ConfigError unless ``SPOT_ROWS`` random rows of a batch the measurement evaluated
+    come out the same in batches of other sizes and compositions (module docstring).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    params : object
+        The weights the batch was evaluated with.
+    domain : Domain
+        The number system (ModP or Float64).
+    X : numpy.ndarray
+        The batch, shape (n, seq_len, width).
+    out : numpy.ndarray
+        Its outputs, shape (n,).
+    rng : numpy.random.Generator
+        The check's own stream (the sample points never move).
+
+    Raises
+    ------
+    ConfigError
+        If a recomputed row differs from the batch's.
+    """
+    n = len(X)
+    k = min(SPOT_ROWS, n)
+    rows = rng.choice(n, size=k, replace=False)
+    fresh = X[rng.integers(0, n, size=1 + (n == k + 1))]  # another row (or two): size != n
+    alone = X[rows[:1]] if n > 1 else np.concatenate([X[rows[:1]], fresh[:1]])
+    mixed = np.concatenate([X[rows[::-1]], fresh])
+    exact = getattr(domain, "p", None) is not None
+    got_alone = evaluate(net, params, alone, domain)[:1]
+    got_mixed = evaluate(net, params, mixed, domain)[:k][::-1]
+    for size, want, got in ((len(alone), out[rows[:1]], got_alone),
+                            (len(mixed), out[rows], got_mixed)):  # fmt: skip
+        bad = ~_same(np.asarray(want), np.asarray(got), exact)
+        if bad.any():
+            raise ConfigError(f"{type(net).__name__}.apply gives another value for the same "
+                              f"input row in a batch of {n} rows than in a batch of {size}: "
+                              "row i of the output must depend on row i of the input only, "
+                              "whatever the batch's size and other rows (a branch on "
+                              "len(X), a buffer of fixed size?)")  # fmt: skip

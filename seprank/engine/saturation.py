@@ -68,10 +68,10 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
 
     An architecture seprank ships that declares the capability ``entry_degree`` (the
     paper's network: the formula above): its value (a user's class's declaration cannot be
-    checked, so its degree is traced instead). Others: ``degree`` (inputs) plus a declared
-    ``weight_degree``, or else a proved upper bound computed by running their own
-    ``apply`` in :func:`traced_degree` (a larger e only makes the bound more
-    conservative)."""
+    checked, so its degree is traced instead). Other shipped classes: ``degree`` (inputs)
+    plus a declared ``weight_degree``; every other class (a user's declared degree is a
+    claim, not a bound): a proved upper bound computed by running its own ``apply`` in
+    :func:`traced_degree` (a larger e only makes the bound more conservative)."""
     closed_form = capability(net, "entry_degree") if shipped_function(type(net)) else None
     if closed_form is not None:  # a user's declaration is not checkable: traced instead
         return int(closed_form(random_weights))
@@ -79,9 +79,9 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
         return None
     T = getattr(net, "degree", None)
     wd = getattr(net, "weight_degree", None)
-    if T is not None and (wd is not None or not random_weights):
+    if shipped_function(type(net)) and T is not None and (wd is not None or not random_weights):
         return int(T) + (int(wd) if random_weights else 0)
-    return traced_degree(net, random_weights)
+    return traced_degree(net, random_weights)  # a user's degree declarations: not trusted
 
 
 def trace_degree(net, random_weights: bool = True) -> int:
