@@ -20,7 +20,7 @@ every batch is checked; code that changes one row position of one batch size onl
 pass (no check short of recomputing every entry excludes that).
 
 The 4-row probe belongs to the code, not to a partition: one network object passes once per
-process for a domain and seed (:func:`check_rows` remembers the last 32 objects that
+process for a kind of domain and seed (:func:`check_rows` remembers the last 32 objects that
 passed, by identity, and holds them so that an identity is never reused; a failure is never
 remembered), so measuring it on many partitions checks it once. An equal configuration in
 another object (a module edited and reloaded, a class redefined) is checked again.
@@ -80,7 +80,7 @@ def check_rows(net, domain, seed: int) -> None:
     ConfigError
         If a row of the output changed when only other rows of the input changed.
     """
-    key = (id(net), domain, int(seed))
+    key = (id(net), domain.name, int(seed))  # the code's property, whatever the prime
     if _PASSED.get(key, (None,))[0] is not net:
         _check(net, domain, seed)
         _PASSED[key] = (net,)  # held: its id cannot be reused while it is remembered

@@ -94,8 +94,8 @@ def test_expand_over_q_equals_the_saturated_default_and_gf_p_the_grid(name, make
     assert q.certified.startswith(labels.EXACT_FOR_WEIGHTS) and q.label == labels.EXACT_FOR_WEIGHTS
     assert q.saturated and q.saturation_bound == 0.0 and q.prime is None
     assert sum(b["rank"] for b in q.blocks) == q.rank
-    p = seprank.measure(net, A, strategy="expand", method="modular")
-    grid = seprank.measure(net, A, strategy="direct")
+    p = seprank.measure(net, A, strategy="expand", method="modular", prime=default.prime)
+    grid = seprank.measure(net, A, strategy="direct", prime=default.prime)
     assert p.rank == grid.rank == q.rank and p.prime == grid.prime
     assert p.certified.startswith("lower bound") and p.sampler == "coefficients"
 

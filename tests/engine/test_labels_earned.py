@@ -85,8 +85,9 @@ def test_a_constant_that_is_a_multiple_of_the_prime_is_refused():
     assert rank_over_q(67108859 * X[0][0] * X[1][0] + X[0][1] * X[1][1], [0]) == 2
     with pytest.raises(DomainError, match="the constant 67108859 is a nonzero multiple of the "
                                           r"prime p=67108859.*another prime"):
-        seprank.measure(TimesC(), [0])
+        seprank.measure(TimesC(), [0], prime=67108859)
     assert seprank.measure(TimesC(), [0], prime=2147483647).rank == 2
+    assert seprank.measure(TimesC(), [0]).rank == 2  # the prime drawn at random
     with pytest.raises(ConfigError, match=r"weights\['a'\]: the constant 101 is a nonzero "
                                           "multiple of the prime p=101"):
         seprank.measure(Two(), [0], prime=101, weights={"a": [101, 1]})
