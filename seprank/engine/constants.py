@@ -32,7 +32,6 @@ import math
 
 import numpy as np
 
-from seprank.algebra.domains import is_prime
 from seprank.algebra.height import ZERO, DenominatorDomain, HeightDomain
 from seprank.nets.base import input_dim
 
@@ -62,17 +61,72 @@ def draw_prime(rng: np.random.Generator | None = None) -> int:
     Examples
     --------
     >>> p = draw_prime(np.random.default_rng(0))
+    >>> from seprank.algebra.domains import is_prime
     >>> PRIME_RANGE[0] <= p < PRIME_RANGE[1] and is_prime(p)
     True
     """
     rng = np.random.default_rng() if rng is None else rng
     while True:  # rejection: uniform over the primes of the range
         n = int(rng.integers(*PRIME_RANGE))
-        if is_prime(n):
+        if _probable_prime(n):
             return n
 
 
+def _probable_prime(n: int) -> bool:
+    """Miller-Rabin with the bases 2, 3, 5, 7: exact below 3215031751 (> 2^26)."""
+    if n < 2 or n % 2 == 0:
+        return n == 2
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in (2, 3, 5, 7):
+        if a % n == 0:
+            continue
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
 def size_bits(net, weights=None) -> tuple[float, int, float] | None:
+    """:func:`trace_sizes`, remembered for the last 32 network objects (drawn weights:
+    the same network measured on many partitions is traced once).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    weights : dict, optional
+        The given weights (then traced every time).
+
+    Returns
+    -------
+    tuple or None
+        As :func:`trace_sizes`.
+    """
+    if weights is not None:
+        return trace_sizes(net, weights)
+    hit = _SIZES.get(id(net))
+    if hit is not None and hit[0] is net:
+        return hit[1]
+    value = trace_sizes(net)
+    _SIZES[id(net)] = (net, value)  # held: its id cannot be reused while remembered
+    while len(_SIZES) > 32:
+        _SIZES.pop(next(iter(_SIZES)))
+    return value
+
+
+#: id of a network -> (the network, its traced sizes), oldest first.
+_SIZES: dict = {}
+
+
+def trace_sizes(net, weights=None) -> tuple[float, int, float] | None:
     """(log2 H, e, log2 L) of the module docstring, by tracing ``apply``; None where it
     does not run on the tracing arrays (then no bound covers the constants).
 

@@ -12,11 +12,11 @@ That probe looks at 4 rows; a measurement evaluates batches of other sizes (up t
 ``chunk`` rows), and code may behave differently there (a branch on ``len(X)``, a buffer
 sized once). So every batch a measurement of such a class evaluates is checked too
 (:func:`spot_check`, called by :func:`seprank.engine.sample_grid.evaluate_grid`):
-``SPOT_ROWS`` random rows of it are recomputed alone (a batch of one row) and together in
-another order with a fresh row (a batch of another size and composition), and any
-mismatch refuses the measurement. Code whose batch behaviour changes a fraction q of a
-batch's rows passes one batch's check with probability at most (1 - q)^SPOT_ROWS, and
-every batch is checked; code that changes one row position of one batch size only can
+one random row of it is recomputed alone (a batch of one row), or (a fair coin decides)
+``SPOT_ROWS`` random rows together in another order with a fresh row (a batch of another
+size and composition), and any mismatch refuses the measurement. Code whose batch
+behaviour changes a fraction q of a batch's rows passes one batch's check with
+probability at most 1 - q, and every batch is checked; code that changes one row position of one batch size only can
 pass (no check short of recomputing every entry excludes that).
 
 The 4-row probe belongs to the code, not to a partition: one network object passes once per
@@ -119,8 +119,8 @@ def _check(net, domain, seed: int) -> None:
 
 
 def spot_check(net, params, domain, X, out, rng: np.random.Generator) -> None:
-    """ConfigError unless ``SPOT_ROWS`` random rows of a batch the measurement evaluated
-    come out the same in batches of other sizes and compositions (module docstring).
+    """ConfigError unless random rows of a batch the measurement evaluated come out the
+    same in a batch of another size and composition (module docstring).
 
     Parameters
     ----------
@@ -149,14 +149,14 @@ def spot_check(net, params, domain, X, out, rng: np.random.Generator) -> None:
     alone = X[rows[:1]] if n > 1 else np.concatenate([X[rows[:1]], fresh[:1]])
     mixed = np.concatenate([X[rows[::-1]], fresh])
     exact = getattr(domain, "p", None) is not None
-    got_alone = evaluate(net, params, alone, domain)[:1]
-    got_mixed = evaluate(net, params, mixed, domain)[:k][::-1]
-    for size, want, got in ((len(alone), out[rows[:1]], got_alone),
-                            (len(mixed), out[rows], got_mixed)):  # fmt: skip
-        bad = ~_same(np.asarray(want), np.asarray(got), exact)
-        if bad.any():
-            raise ConfigError(f"{type(net).__name__}.apply gives another value for the same "
-                              f"input row in a batch of {n} rows than in a batch of {size}: "
-                              "row i of the output must depend on row i of the input only, "
-                              "whatever the batch's size and other rows (a branch on "
-                              "len(X), a buffer of fixed size?)")  # fmt: skip
+    if rng.integers(2):  # one more evaluation per batch: alone or mixed, at random
+        size, want, got = len(alone), out[rows[:1]], evaluate(net, params, alone, domain)[:1]
+    else:
+        size, want, got = len(mixed), out[rows], evaluate(net, params, mixed, domain)[:k][::-1]
+    bad = ~_same(np.asarray(want), np.asarray(got), exact)
+    if bad.any():
+        raise ConfigError(f"{type(net).__name__}.apply gives another value for the same "
+                          f"input row in a batch of {n} rows than in a batch of {size}: "
+                          "row i of the output must depend on row i of the input only, "
+                          "whatever the batch's size and other rows (a branch on "
+                          "len(X), a buffer of fixed size?)")  # fmt: skip
