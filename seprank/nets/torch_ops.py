@@ -130,11 +130,18 @@ def _einsum(ar, eq, *ops):
 
 
 def _truediv(ar, a, b, rounding_mode=None):
-    q = Fraction(b)
-    if isinstance(b, float) and q.denominator > 2**20:  # the field arrays' rule for floats
-        raise DomainError(f"division by the float {b!r}: not an exact rational with a small "
-                          "denominator (write an integer or a Fraction)")  # fmt: skip
-    return ar.mul(a, 1 / q)
+    """``a / b`` for a constant b: a number, or a constant tensor (each entry read as the
+    exact binary fraction it holds, its reciprocal taken exactly)."""
+    if hasattr(b, "detach"):  # a constant tensor: exact reciprocals
+        arr = b.detach().cpu().double().numpy()
+        if not np.all(np.isfinite(arr)) or np.any(arr == 0):
+            raise DomainError("division by a constant tensor with a zero or non-finite entry")
+        recip = np.empty(arr.shape, dtype=object)
+        recip.ravel()[:] = [1 / Fraction(float(v)) for v in arr.ravel()]
+        return ar.mul(a, ar.const(recip))
+    if isinstance(b, float) and not math.isfinite(b) or b == 0:
+        raise DomainError(f"division by {b!r}: not a nonzero finite number")
+    return ar.mul(a, 1 / Fraction(b))
 
 
 def _not_float(v) -> bool:

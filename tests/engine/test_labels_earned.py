@@ -53,7 +53,7 @@ def test_given_weights_are_read_exactly_by_every_engine(method, a):
 
 
 @pytest.mark.parametrize("weights, match", [
-    ({"a": [0.1, 1]}, r"weights\['a'\] holds 0.1, not an exact rational .*Fraction\(1, 10\)"),
+    ({"a": [float("nan"), 1]}, r"weights\['a'\] holds nan, not a finite float64"),
     ({"a": [1, "x"]}, r"weights\['a'\] holds a str"),
     ({}, r"weights: key 'a' is missing \(expected keys: a\)"),
     ({"a": [1, 2], "b": [1]}, r"weights: key 'b' is not a weight of Two"),
