@@ -215,14 +215,19 @@ def _uncovered(m, prime_drawn: bool):
     return m
 
 
-def _label_float(m, stopped: bool):
+def _label_float(m, stopped: bool, net=None):
     """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
     # the trust criteria read the raw stop (m.saturated, still the engine's) first
     why = float_distrust(m) if stopped else ("the rank reached the sample size" + (
         " (budget hit)" if m.budget_hit else ""))  # fmt: skip
     m.saturated, m.saturation_bound = False, None
-    m.trusted = why is None and m.polynomial
-    if not m.polynomial:
+    m.trusted = why is None and m.polynomial is True
+    if m.polynomial is None:  # not known to be a polynomial, nor known not to be
+        m.saturation_reason = (
+            f"untrusted: {getattr(net, 'polynomial_reason', None) or 'an unsupported operation'}"
+            "; seprank cannot tell whether the module is a polynomial, so a float rank on one "
+            "grid is an estimate only, never trusted" + (f"; also {why}" if why else ""))
+    elif not m.polynomial:
         m.saturation_reason = (
             f"{labels.NOT_POLYNOMIAL}: the network is not a polynomial, so its separation "
             "rank need not be finite and a float rank on one grid (which grows with the "
@@ -249,8 +254,10 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         m.saturation_reason = "exact: rank of the coefficient matrix (no sampling)"
         return m
     m.polynomial = bool(getattr(net, "polynomial", True))
+    if not m.polynomial and getattr(net, "polynomial_unknown", False):
+        m.polynomial = None  # an operation seprank's interpreter does not know: unknown
     if m.method == "float":
-        return _label_float(m, raw)
+        return _label_float(m, raw, net)
     if not raw:
         m.saturated = False
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"

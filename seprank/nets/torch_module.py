@@ -91,6 +91,10 @@ class Traced:
     kept: tuple = ()
     unknown: bool = False
     inexact: str | None = None
+    #: forward's optional arguments (name, default), at their defaults in every call.
+    defaults: tuple = ()
+    #: Whether the module was in train mode (it is traced and measured in eval mode).
+    was_training: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,10 +194,15 @@ class TorchModule:
         """Which tensors a measurement draws at random and which it keeps as constants."""
         t = self.traced
         drawn = ", ".join(n for n, _ in t.shapes) or "none"
-        note = f"from_torch drew at random (draw={self.draw!r}): {drawn}"
+        note = ("the module was in train mode: measured in eval mode (module.eval(): dropout "
+                "off, BatchNorm's running statistics); " if t.was_training else "")
+        note += f"from_torch drew at random (draw={self.draw!r}): {drawn}"
         if t.kept:
             kept = ", ".join(f"{n} ({k})" for n, k in t.kept)
             note += f"; kept as the module's constants: {kept}"
+        if t.defaults:
+            note += "; forward's optional arguments at their defaults: " + ", ".join(
+                f"{k}={v!r}" for k, v in t.defaults)  # fmt: skip
         return note
 
     # ------------------------------------------------------------------ protocol
@@ -310,8 +319,9 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
         alias, drawn, kept = _tensors(work, draw)
         names = {a for a, c in alias.items() if c in dict(drawn)}
         tracer = make_tracer(work, seq_len, width, names)
+        defaults = _optional_arguments(work)
         with float64():
-            graph = tracer.trace(work)
+            graph = tracer.trace(work, concrete_args=defaults or None)
             gm = fx.GraphModule(tracer.root, graph, name)
         functionalise(gm)
     except ConfigError as exc:
@@ -331,7 +341,27 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
     return Traced(work=work, gm=gm, live=frozenset(live), alias=alias, shapes=shapes,
                   reason=reason, output_fn=output_fn, kept=tuple(kept),
                   unknown=reason is not None and "not supported" in reason,
-                  inexact=inexact)  # fmt: skip
+                  inexact=inexact, defaults=tuple(defaults.items()),
+                  was_training=bool(module.training))  # fmt: skip
+
+
+def _optional_arguments(work) -> dict:
+    """forward's arguments after the input, each at its default (seprank calls forward
+    with the input alone); ConfigError naming one that has no default."""
+    import inspect
+
+    try:
+        sig = inspect.signature(work.forward)
+    except (TypeError, ValueError):  # pragma: no cover - a builtin forward
+        return {}
+    rest = [p for p in sig.parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)][1:]  # fmt: skip
+    missing = [p.name for p in rest if p.default is inspect.Parameter.empty]
+    if missing:
+        raise ConfigError(f"forward's argument {missing[0]!r} has no default: seprank calls "
+                          "forward with the input tensor alone (give it a default, or wrap "
+                          "the module)")  # fmt: skip
+    return {p.name: p.default for p in rest}
 
 
 def _tensor(work, name: str):
