@@ -28,11 +28,11 @@ import numpy as np
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import capability_check, feasibility, kernels
-from seprank.engine.line_check import needs_check
 from seprank.engine import constants as _constants
 from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
+from seprank.engine.line_check import needs_check
 from seprank.engine.options import MeasureOptions
 from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, say

@@ -16,8 +16,9 @@ one random row of it is recomputed alone (a batch of one row), or (a fair coin d
 ``SPOT_ROWS`` random rows together in another order with a fresh row (a batch of another
 size and composition), and any mismatch refuses the measurement. Code whose batch
 behaviour changes a fraction q of a batch's rows passes one batch's check with
-probability at most 1 - q, and every batch is checked; code that changes one row position of one batch size only can
-pass (no check short of recomputing every entry excludes that).
+probability at most 1 - q, and every batch is checked; code that changes one row
+position of one batch size only can pass (no check short of recomputing every entry
+excludes that).
 
 The 4-row probe belongs to the code, not to a partition: one network object passes once per
 process for a kind of domain and seed (:func:`check_rows` remembers the last 32 objects that

@@ -358,7 +358,8 @@ def _constants_cover(m, net, weights, prime_drawn: bool, sizes,
     if not prime_drawn and (weights is not None or not shipped_function(type(net))):
         return None  # constants seprank did not write, at a prime fixed before them
     if not prime_drawn:
-        return 0.0, (f"not the constants of the code{' and the given weights' if weights is not None else ''}"
+        given = " and the given weights" if weights is not None else ""
+        return 0.0, (f"not the constants of the code{given}"
                      f" nor the finitely many primes where the ranks over GF(p) and Q "
                      f"differ: prime {m.prime} was fixed (leave prime unset to have it drawn "
                      "at random, which covers them; or confirm with other primes: "

@@ -229,7 +229,8 @@ class _Act(nn.Module):
 
 
 @pytest.mark.parametrize("kind,op", [("relu", "relu"), ("gelu", "gelu"), ("exp", "exp"),
-                                     ("norm", "LayerNorm"), ("div", "division by a computed tensor"),
+                                     ("norm", "LayerNorm"),
+                                     ("div", "division by a computed tensor"),
                                      ("pow", "pow by a non-integer")])  # fmt: skip
 def test_non_polynomial_operations_name_the_operation_and_node(kind, op):
     net = from_torch(_Act(kind), seq_len=2, width=2)
