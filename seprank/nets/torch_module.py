@@ -15,8 +15,8 @@ buffers are the module's **constants**: kept as they are, converted exactly to t
 domain (each float32 or float64 entry is the exact binary fraction it holds, read as it
 is; a non-finite entry is refused by the exact engines, naming the tensor);
 ``draw="all"`` draws every floating-point parameter and buffer instead. ``measure_note``
-lists what was drawn and what was kept, and the measurement's ``strategy_reason`` carries it. ``apply`` interprets the graph with
-numpy operations on the arrays the domain hands it (:mod:`seprank.nets.torch_graph`), so
+lists what was drawn and what was kept, and the measurement's ``strategy_reason``
+carries it. ``apply`` interprets the graph with numpy operations on the arrays the domain hands it (:mod:`seprank.nets.torch_graph`), so
 the exact engines (GF(p), symbolic) measure the module itself, not a float approximation
 of it. At trace time, always, the eager module, the traced graph (run by torch) and
 seprank's Float64 interpretation are run at two random inputs with drawn weights and must
