@@ -5,10 +5,10 @@ Every value is read by the rule the domains apply to constants: integers and boo
 are, ``fractions.Fraction`` as it is, and a finite float as the exact binary fraction it
 holds (0.5 is 1/2; 0.1 is 3602879701896397/36028797018963968, the number a float
 computation uses: give Fraction(1, 10) for a tenth). A value with no exact reading is
-refused in one line naming the key, the value and the fix; so are a missing key, an
-extra key and a wrong shape. Nothing is truncated: the modular and symbolic engines
-compute with these exact values; the float engine reads each as the nearest float64 (1/3, or an integer above 2^53, is rounded there: a float rank is an
-estimate anyway, and its label says so).
+refused in one line naming the key, the value and the fix; so are a missing key, an extra
+key and a wrong shape. Nothing is truncated: the modular and symbolic engines compute with
+these exact values; the float engine reads each as the nearest float64 (1/3, or an integer
+above 2^53, is rounded there: a float rank is an estimate anyway, and its label says so).
 """
 
 from __future__ import annotations

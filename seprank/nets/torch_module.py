@@ -9,18 +9,19 @@ The module's ``forward`` takes one tensor of shape ``(batch, seq_len, width)``. 
 traced once with torch.fx, with concrete shapes and its in-place operations rewritten out
 of place (:mod:`seprank.nets.torch_trace`); ``init`` draws fresh weights for every
 *trainable* parameter (``requires_grad=True``) with ``domain.random`` (a dict keyed by the
-parameter's qualified name, e.g. ``layers.0.q.weight``, so ``measure(weights=...)`` and
-the certificates' weight digests work). Frozen parameters (``requires_grad=False``) and
-buffers are the module's **constants**: kept as they are, converted exactly to the
-domain (each float32 or float64 entry is the exact binary fraction it holds, read as it
-is; a non-finite entry is refused by the exact engines, naming the tensor);
-``draw="all"`` draws every floating-point parameter and buffer instead. ``measure_note``
-lists what was drawn and what was kept, and the measurement's ``strategy_reason``
-carries it. ``apply`` interprets the graph with numpy operations on the arrays the domain hands it (:mod:`seprank.nets.torch_graph`), so
-the exact engines (GF(p), symbolic) measure the module itself, not a float approximation
-of it. At trace time, always, the eager module, the traced graph (run by torch) and
-seprank's Float64 interpretation are run at two random inputs with drawn weights and must
-agree (:mod:`seprank.nets.torch_check`), or the module is refused.
+parameter's qualified name, e.g. ``layers.0.q.weight``, so ``measure(weights=...)`` and the
+certificates' weight digests work). Frozen parameters (``requires_grad=False``) and buffers
+are the module's **constants**: kept as they are, converted exactly to the domain (each
+float32 or float64 entry is the exact binary fraction it holds, read as it is; a non-finite
+entry is refused by the exact engines, naming the tensor); ``draw="all"`` draws every
+floating-point parameter and buffer instead. ``measure_note`` lists what was drawn and what
+was kept, and the measurement's ``strategy_reason`` carries it. ``apply`` interprets the
+graph with numpy operations on the arrays the domain hands it
+(:mod:`seprank.nets.torch_graph`), so the exact engines (GF(p), symbolic) measure the
+module itself, not a float approximation of it. At trace time, always, the eager module,
+the traced graph (run by torch) and seprank's Float64 interpretation are run at two random
+inputs with drawn weights and must agree (:mod:`seprank.nets.torch_check`), or the module
+is refused.
 
 **Why torch.fx and not torch.export.** fx gives a Python-level graph whose nodes are the
 module's own submodules (``nn.Linear``, ``nn.Conv1d``), torch functions and tensor
