@@ -39,14 +39,25 @@ on Python values (depth, head counts, ``self.training``, ``range(x.size(1))``) a
 they are unrolled at trace time (in evaluation mode).
 
 **Non-polynomial graphs.** A graph with an operation that is not a polynomial (softmax,
-relu, gelu, tanh, sigmoid, exp, layer_norm, division by a tensor, ...) makes a
+relu, gelu, tanh, sigmoid, exp, layer_norm, a comparison, division by a computed tensor,
+``where`` with a computed condition, ...) makes a
 non-polynomial architecture (``polynomial = False``, ``polynomial_reason`` names the
 operation and the node): in ``Float64``, ``apply`` runs the module's own forward in
 float64 torch with the drawn weights loaded; in an exact domain it raises DomainError with
 that reason, so only the float engine measures it. An operation the interpreter does not
 know is worded apart (``polynomial_unknown = True``: "not supported by seprank's torch
 interpreter", the module may well be a polynomial): ``method="auto"`` then refuses
-rather than hand it to the float engine unannounced; ``method="float"`` measures it.
+rather than hand it to the float engine unannounced; ``method="float"`` measures it, and
+its float rank is "float estimate, untrusted" (``polynomial`` None in the result: unknown),
+never the non-polynomial's label. ``where`` with a constant condition, division by a
+constant, BatchNorm in evaluation mode (an affine map: its scale 1/sqrt(var + eps) computed
+in float64 as torch computes it, read exactly) and grouped convolutions are computed
+exactly.
+
+**Modes and arguments.** The module is traced and measured in evaluation mode (a module
+left in train mode is said so in ``measure_note``); ``forward``'s arguments after the
+input are used at their defaults (said in ``measure_note``; one without a default is
+refused in one line).
 
 **Config.** Built from a factory path (``"mymod:make"``, a function returning the module,
 importable from PYTHONPATH), the config ``(factory, seq_len, width, position,
