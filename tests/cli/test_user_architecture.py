@@ -66,7 +66,7 @@ def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
                       "rank R: a sum of R products)]") and out[-1] == "  check: valid"
     assert main(base + ["--arch", "mymod:MyPlain"]) == 0  # no bound of its own
     assert capsys.readouterr().out.splitlines()[0] == (
-        "separation rank >= 3  [lower bound; proved upper bound none proved]")
+        "separation rank >= 3  [lower bound; no upper bound known]")
     assert main(base + ["--arch", "mymod:MyPlain", "--upper", "3", "--upper-source", "CP"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
         "separation rank: 3  [exact, given the stated bound (CP)]")
@@ -99,3 +99,28 @@ def test_verify_a_users_class_on_its_partitions(tmp_path, monkeypatch, capsys):
     assert "tight" not in out and "proven" not in out
     assert main(["verify", "--param", "seq_len=4"]) == 2
     assert "--param and --partition need --arch" in capsys.readouterr().err
+
+
+ZERO = '''from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Zero:
+    seq_len: int = 2
+    width: int = 2
+
+    def init(self, rng, domain):
+        return {"w": domain.random(rng, (1,))}
+
+    def apply(self, params, X, domain):
+        return 0 * X[:, 0, 0] * X[:, 1, 0]
+'''
+
+
+def test_an_identically_zero_f_prints_its_rank_and_exits_0(tmp_path, monkeypatch, capsys):
+    (tmp_path / "zmod.py").write_text(ZERO)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["measure", "--arch", "zmod:Zero"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("separation rank (measured, modular): 0  [")
+    assert "no blocks: f is identically zero" in out
