@@ -47,6 +47,9 @@ def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, 
     assert main(["results", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.count("mymod:MyNet") == 2 and "2 tasks: 2 done" in out
+    header = out.splitlines()[0].split()
+    assert header[header.index("method") + 1] == "strategy"  # which strategy measured it
+    assert all(r["strategy"] in out.splitlines()[i + 1] for i, r in enumerate(rows))
 
 
 def test_store_keys_of_registry_names_are_unchanged():
