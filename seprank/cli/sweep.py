@@ -20,8 +20,8 @@ Its keys: [grid] name, task, arch (or torch), methods, strategies, seeds, primes
 max_samples, max_bound, partitions; [params] (each a list of values); [[exclude]]
 (combinations left out); the module seprank.sweeps.grid_file documents each, and
 seprank/sweeps/grids/example.toml is a small grid using some of them.
-Each task (one configuration, partition, method, strategy, seed, prime) is keyed by a hash that includes the seprank
-version and a fingerprint of the measuring code; tasks already done in the store are
+Each task (one configuration, partition, method, strategy, seed, prime) is keyed by a
+hash that includes the seprank version and a fingerprint of the measuring code; tasks already done in the store are
 skipped, so a stopped sweep resumes where it stopped. Each finished task is written in
 its own transaction. Tasks run large-first (estimated cost from the proved bound); a
 task whose estimated memory exceeds a worker's is refused and stored as such; one that
