@@ -155,7 +155,9 @@ class Claims(Two):
     claim: int = 2
 
     def upper_bound(self, partition):
-        return self.claim, "my back-of-envelope claim"
+        from seprank.nets.bound import Bound
+
+        return Bound(self.claim, "my back-of-envelope claim", "architecture")
 
 
 def test_an_architectures_own_bound_is_never_called_proved():
