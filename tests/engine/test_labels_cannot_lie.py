@@ -226,3 +226,12 @@ def test_constants_bound_grows_with_the_grid_and_the_constants():
     big = constants.bound([4, 6, 9], (200.0, 2, 10.0))
     assert 0 < small < big < 1
     assert constants.bound([10**7], (200.0, 2, 10.0)) == 1.0
+
+
+def test_confirm_draws_a_prime_per_run_for_code_seprank_does_not_ship():
+    from seprank.engine.confirm import confirm
+
+    best, summary = confirm(Cancels(), [0], k=2)
+    primes = [r["prime"] for r in summary["runs"]]
+    assert P not in primes and len(set(primes)) == 2
+    assert best.rank == 2 and summary["saturated"], summary["reason"]
