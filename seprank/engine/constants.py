@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from seprank.algebra.height import ZERO, DenominatorDomain, HeightDomain
+from seprank.engine.evaluate import evaluate
 from seprank.nets.base import input_dim
 
 #: The range the prime is drawn from: [2^25, 2^26) (the float64 rank engines' primes).
@@ -143,8 +144,6 @@ def trace_sizes(net, weights=None) -> tuple[float, int, float] | None:
         log2 of the l1-norm bound, the denominator degree, log2 of the lcm of the
         denominators.
     """
-    from seprank.engine.evaluate import evaluate  # noqa: PLC0415 - evaluate imports little
-
     out = []
     dens: set[int] = set()
     for dom in (HeightDomain(), DenominatorDomain()):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from seprank.algebra.vandermonde import interpolate
+from seprank.engine import line_check, saturation
 from seprank.engine.evaluate import evaluate
 from seprank.errors import ConfigError
 from seprank.nets.base import input_dim
@@ -160,8 +161,6 @@ def _per_probe(chance: float, p: float) -> float:
 def _true_degree_bound(net, T) -> int:
     """D: an upper bound on f's degree in its inputs that does not trust a declaration
     (module docstring); the declared T where nothing else is known."""
-    from seprank.engine import line_check, saturation
-
     if line_check.needs_check(net):
         traced = saturation.traced_degree(net, random_weights=False)
         if traced is not None:

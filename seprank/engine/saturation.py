@@ -46,10 +46,13 @@ saturated (its grid is not a generic sample; a rank plateau is evidence, not a b
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from seprank import labels
 from seprank.algebra.degree import DegreeDomain
+from seprank.algebra.domains import Symbolic, raw
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine import constants as _constants
 from seprank.engine.evaluate import evaluate
@@ -336,10 +339,6 @@ def _step_sizes(m) -> list[int]:
 
 def _alphabet_bits(net) -> int | None:
     """Bits of the largest letter's entry (integer alphabets), None for another alphabet."""
-    from fractions import Fraction
-
-    from seprank.algebra.domains import Symbolic, raw
-
     try:
         letters = np.asarray(raw(net.alphabet(Symbolic())), dtype=object).ravel()
         vals = [Fraction(v) for v in letters]

@@ -25,7 +25,8 @@ from fractions import Fraction
 import numpy as np
 
 from seprank.errors import DomainError
-from seprank.nets.torch_ops import BATCH_NORMS, HANDLERS, call_module
+from seprank.nets.torch_ops import HANDLERS, call_module
+from seprank.nets.torch_ops_more import BATCH_NORMS, MORE_HANDLERS, MORE_MODULES, call_module_more
 from seprank.nets.torch_trace import node_line, owns_weight
 
 #: Operations known not to be polynomials: the net is then measured by the float engine.
@@ -61,6 +62,9 @@ SELECTORS = {"getitem": 1, "masked_fill": 1, "index_select": 2, "setitem": 1}
 RAW = {"where": 0, "truediv": 1}
 POLY_MODULES = frozenset({"Linear", "Conv1d", "Identity", "Dropout", "Dropout1d", "AlphaDropout",
                           "Flatten", "Bilinear"}) | BATCH_NORMS  # fmt: skip
+
+
+HANDLERS.update(MORE_HANDLERS)  # one table (tests patch torch_ops.HANDLERS, this object)
 
 
 def op_name(node) -> str:
@@ -231,7 +235,9 @@ def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
             args, kwargs = _lifted(node, args, kwargs, lift)
             try:
                 if node.op == "call_module":
-                    env[node] = call_module(ar, gm, node, args, kwargs, weight)
+                    more = type(gm.get_submodule(node.target)).__name__ in MORE_MODULES
+                    env[node] = (call_module_more if more else call_module)(
+                        ar, gm, node, args, kwargs, weight)  # fmt: skip
                 else:
                     env[node] = HANDLERS[op_name(node)](ar, *args, **kwargs)
             except DomainError as exc:

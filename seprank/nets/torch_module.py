@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -360,8 +361,6 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
 def _optional_arguments(work) -> dict:
     """forward's arguments after the input, each at its default (seprank calls forward
     with the input alone); ConfigError naming one that has no default."""
-    import inspect
-
     try:
         sig = inspect.signature(work.forward)
     except (TypeError, ValueError):  # pragma: no cover - a builtin forward

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from seprank.errors import DomainError
-from seprank.nets.torch_ops import _at, _axis, _dims, _index, _mean
+from seprank.nets.torch_ops import at_axis, axis_arg, dims_arg, index_arg, mean
 
 #: BatchNorm modules (evaluation mode: an affine map per channel).
 BATCH_NORMS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
@@ -23,7 +23,7 @@ BATCH_NORMS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d"})
 def _where(ar, cond, a, b):
     """``torch.where`` with a constant condition: a where it holds, b elsewhere (a * m +
     b * (1 - m): exact in every domain)."""
-    m = _index(cond) if hasattr(cond, "detach") else np.asarray(cond)
+    m = index_arg(cond) if hasattr(cond, "detach") else np.asarray(cond)
     m = (m != 0).astype(np.int64)
     return ar.add(ar.mul(a, ar.const(m)), ar.mul(b, ar.const(1 - m)))
 
@@ -41,13 +41,13 @@ def _filled(ar, shape, value):
 def _new(value):
     """``x.new_zeros(size)`` / ``new_ones``: a constant of that size."""
     def make(ar, x, *size, **kw):
-        return _filled(ar, _dims(size, {k: v for k, v in kw.items() if k == "size"}, "size"),
+        return _filled(ar, dims_arg(size, {k: v for k, v in kw.items() if k == "size"}, "size"),
                        value)  # fmt: skip
     return make
 
 
 def _new_full(ar, x, size, fill_value, **kw):
-    return _filled(ar, _dims((size,), {}, "size") if not isinstance(size, (tuple, list))
+    return _filled(ar, dims_arg((size,), {}, "size") if not isinstance(size, (tuple, list))
                    else tuple(size), fill_value)  # fmt: skip
 
 
@@ -61,14 +61,14 @@ def _prod(ar, x, dim=None, keepdim=False, dtype=None):
 
 def _var(ar, x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
     """The variance: sum((x - mean)^2) / (n - correction), correction 1 unless said."""
-    axis = _axis(dim if axis is None else axis)
+    axis = axis_arg(dim if axis is None else axis)
     axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     n = math.prod(x.shape[a] for a in axes)
     c = 1 if correction is None and unbiased is None else \
         (int(correction) if correction is not None else int(bool(unbiased)))  # fmt: skip
     if n - c <= 0:
         raise DomainError(f"var over {n} entries with correction {c}: division by zero")
-    d = ar.sub(x, _mean(ar, x, axis, True))
+    d = ar.sub(x, mean(ar, x, axis, True))
     return ar.mul(ar.sum(ar.mul(d, d), axis, bool(keepdim)), Fraction(1, n - c))
 
 
@@ -79,7 +79,7 @@ def _diff(ar, x, n=1, dim=-1, prepend=None, append=None):
             int(dim) % x.ndim],) + x.shape[int(dim) % x.ndim + 1:], subok=True)
             if v is not x else v for v in parts], axis=int(dim))  # fmt: skip
     for _ in range(int(n)):
-        x = ar.sub(_at(x, dim, slice(1, None)), _at(x, dim, slice(None, -1)))
+        x = ar.sub(at_axis(x, dim, slice(1, None)), at_axis(x, dim, slice(None, -1)))
     return x
 
 
@@ -144,4 +144,24 @@ MORE_HANDLERS = {
     "new_zeros": _new(0), "new_ones": _new(1), "new_full": _new_full, "full": _full,
 }  # fmt: skip
 
-__all__ = ["BATCH_NORMS", "MORE_HANDLERS"]
+#: The modules :func:`call_module_more` computes.
+MORE_MODULES = BATCH_NORMS | {"Bilinear"}
+
+
+def call_module_more(ar, gm, node, args, kwargs, weight):
+    """A live ``call_module`` node of :data:`MORE_MODULES`: Bilinear, or BatchNorm in
+    evaluation mode."""
+    mod = gm.get_submodule(node.target)
+    x = args[0]
+    if type(mod).__name__ == "Bilinear":
+        return _bilinear(ar, x, args[1], weight(f"{node.target}.weight"),
+                         None if mod.bias is None else weight(f"{node.target}.bias"))
+
+    def opt(name):
+        return None if getattr(mod, name, None) is None else weight(f"{node.target}.{name}")
+
+    return _batch_norm_eval(ar, x, opt("running_mean"), mod.running_var, opt("weight"),
+                            opt("bias"), mod.eps)  # fmt: skip
+
+
+__all__ = ["BATCH_NORMS", "MORE_HANDLERS", "MORE_MODULES", "call_module_more"]
