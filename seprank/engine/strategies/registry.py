@@ -65,6 +65,8 @@ class Request:
         Why each strategy asked so far was not taken.
     note, notes : str
         The method's note for the reason, and what refused strategies add to it.
+    prime_drawn : bool
+        Whether ``modulus`` was drawn at random (:mod:`seprank.engine.constants`).
     """
 
     net: Any
