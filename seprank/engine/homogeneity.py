@@ -136,8 +136,9 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
     # a false pass: per probe, X kills a top component (<= D/p) or the two extra t are
     # roots of g minus the interpolant (<= (D/(p - T - 1))^2); then the single-power test
     # (a component missed at X: (T + 1) T / p over the probes)
-    miss = 0.0 if source != "declared degree" else \
-        _per_probe(D / p + (D / max(1, p - T - 1)) ** 2, 1.0)  # fmt: skip
+    # (the detected degree passed the same kind of test: interpolation, then 2 more points)
+    Dm = max(D, T)
+    miss = _per_probe(Dm / p + (Dm / max(1, p - T - 1)) ** 2, 1.0)
     return Homogeneity(
         True, T, f"{source}, {how}homogeneity checked by interpolation at {PROBES} random "
         "points", min(1.0, miss + (T + 1) * (max(T, D) / p) ** PROBES),
