@@ -5,7 +5,7 @@ Run: ``python -m experiments.benchmark_checks [--repeats K]``. The two examples 
 example from the module to its four ranks), each timed with every check on (as seprank
 runs them) and with issue 40's additions replaced (the baseline), best of K, in one run:
 
-- the spot check of every evaluated batch (:func:`seprank.engine.row_check.spot_check`);
+- the spot checks of the evaluated batches (:class:`seprank.engine.row_check.SpotChecker`);
 - the constants' cover: the prime drawn at random (the baseline uses the default prime)
   and the coefficient-size traces of ``apply`` that bound the constants' term
   (:mod:`seprank.engine.constants`);
@@ -28,7 +28,7 @@ from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine import constants, row_check
 
 PATCHES = {
-    "seprank.engine.row_check.spot_check": lambda *a, **k: None,
+    "seprank.engine.row_check.SpotChecker.__call__": lambda *a, **k: None,
     "seprank.engine.constants.draw_prime": lambda *a, **k: DEFAULT_PRIME,
     "seprank.engine.constants.trace_sizes": lambda *a, **k: (0.0, 0, 0.0),
 }

@@ -10,15 +10,16 @@ in float64), or the measurement is refused.
 
 That probe looks at 4 rows; a measurement evaluates batches of other sizes (up to
 ``chunk`` rows), and code may behave differently there (a branch on ``len(X)``, a buffer
-sized once). So every batch a measurement of such a class evaluates is checked too
-(:func:`spot_check`, called by :func:`seprank.engine.sample_grid.evaluate_grid`):
-one random row of it is recomputed alone (a batch of one row), or (a fair coin decides)
-``SPOT_ROWS`` random rows together in another order with a fresh row (a batch of another
-size and composition), and any mismatch refuses the measurement. Code whose batch
-behaviour changes a fraction q of a batch's rows passes one batch's check with
-probability at most 1 - q, and every batch is checked; code that changes one row
-position of one batch size only can pass (no check short of recomputing every entry
-excludes that).
+sized once). So the batches a measurement of such a class evaluates are checked too
+(:class:`SpotChecker`, called by :func:`seprank.engine.sample_grid.evaluate_grid`): the
+first batch of every size the measurement evaluates has one random row recomputed alone
+(a batch of one row), or (a fair coin decides) ``SPOT_ROWS`` random rows together in
+another order with a fresh row (a batch of another size and composition), and any
+mismatch refuses the measurement. Code whose output changes with the batch size on a
+fraction q of the rows passes the check of that size with probability at most 1 - q;
+code that changes one row position of one batch size only, or only some batches of a
+size already checked, can pass (no check short of recomputing every entry excludes
+that).
 
 The 4-row probe belongs to the code, not to a partition: one network object passes once per
 process for a kind of domain and seed (:func:`check_rows` remembers the last 32 objects that
@@ -117,6 +118,40 @@ def _check(net, domain, seed: int) -> None:
                               f"the output changed when other rows changed ({how}); row i "
                               "of the output must depend on row i of the input only (an "
                               "axis=0 reduction, e.g. X.mean(axis=0) for axis=1?)")  # fmt: skip
+
+
+class SpotChecker:
+    """:func:`spot_check` on the first batch of every size one evaluator sees.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The checks' own stream (the sample points never move).
+    """
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.sizes: set[int] = set()
+
+    def __call__(self, net, params, domain, X, out) -> None:
+        """Check this batch if it is the first of its size (:func:`spot_check`).
+
+        Parameters
+        ----------
+        net : Architecture
+            The network.
+        params : object
+            The weights the batch was evaluated with.
+        domain : Domain
+            The number system.
+        X : numpy.ndarray
+            The batch.
+        out : numpy.ndarray
+            Its outputs.
+        """
+        if len(X) not in self.sizes:
+            self.sizes.add(len(X))
+            spot_check(net, params, domain, X, out, self.rng)
 
 
 def spot_check(net, params, domain, X, out, rng: np.random.Generator) -> None:

@@ -47,12 +47,13 @@ def template_points(templates: np.ndarray, positions: int) -> np.ndarray:
 
 
 def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_CHUNK,
-                  spot: np.random.Generator | None = None):
+                  spot=None):
     """F[r, c] = f(A_pts[r] at positions A, B_pts[c] at positions B), generic path.
 
     Rows are processed in blocks so that at most about ``chunk`` network inputs exist
-    at once. Works in every domain. With ``spot`` (a random stream), every batch is
-    checked by :func:`seprank.engine.row_check.spot_check` (a class seprank does not ship).
+    at once. Works in every domain. With ``spot`` (a
+    :class:`~seprank.engine.row_check.SpotChecker`), the batches are spot-checked for the
+    one-row property (a class seprank does not ship).
     """
     P, Q = A_pts.shape[0], B_pts.shape[0]
 
@@ -68,7 +69,7 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
         X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
         out = evaluate(net, params, X, domain)
         if spot is not None:
-            row_check.spot_check(net, params, domain, X, out, spot)
+            spot(net, params, domain, X, out)
         F[r0:r1] = out.reshape(nr, Q)
     return F
 
@@ -87,11 +88,12 @@ def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_
 
     Uses the compiled GF(p) evaluator the architecture declares (the capability
     ``kernel``, :mod:`seprank.nets.capabilities`) where there is one, else
-    :func:`evaluate_grid` (every domain). With ``spot_seed``, every batch the generic path
-    evaluates is spot-checked for the one-row property
-    (:func:`seprank.engine.row_check.spot_check`, stream ``default_rng([spot_seed, 8])``).
+    :func:`evaluate_grid` (every domain). With ``spot_seed``, the batches the generic path
+    evaluates are spot-checked for the one-row property
+    (:class:`seprank.engine.row_check.SpotChecker`, stream ``default_rng([spot_seed, 8])``).
     """
-    spot = None if spot_seed is None else np.random.default_rng([int(spot_seed), 8])
+    spot = None if spot_seed is None else \
+        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]))  # fmt: skip
     declared = capability(net, "kernel") if use_kernel and isinstance(domain, ModP) else None
     kernel = None if declared is None else declared()
 
