@@ -162,8 +162,8 @@ def _per_probe(chance: float, p: float) -> float:
 def _true_degree_bound(net, T) -> int:
     """D: an upper bound on f's degree in its inputs that does not trust a declaration
     (module docstring); the declared T where nothing else is known."""
-    if line_check.needs_check(net):
-        traced = saturation.traced_degree(net, random_weights=False)
+    if line_check.needs_check(net):  # the total degree (weights too) bounds the inputs' one
+        traced = saturation.traced_degree(net)
         if traced is not None:
             return max(int(traced), int(T or 0))
     return int(T or 0)

@@ -101,7 +101,7 @@ def trace_degree(net, random_weights: bool = True) -> int:
     dom = DegreeDomain()
     params = net.init(np.random.default_rng(0), dom)
     if not random_weights:
-        params = {k: np.zeros(np.shape(v), dtype=np.int64) for k, v in params.items()}
+        params = _constants_of_degree_zero(params)
     X = dom.random(None, (1, net.seq_len, input_dim(net)))  # inputs: degree 1
     try:
         out = evaluate(net, params, X, dom)
@@ -111,6 +111,15 @@ def trace_degree(net, random_weights: bool = True) -> int:
                           "or check its arithmetic, so it does not measure it exactly "
                           "(method=float still does)") from None  # fmt: skip
     return int(np.max(out))
+
+
+def _constants_of_degree_zero(params):
+    """Every array of ``params`` (dicts, lists, tuples of them) as int64 zeros: constants."""
+    if isinstance(params, dict):
+        return {k: _constants_of_degree_zero(v) for k, v in params.items()}
+    if isinstance(params, (list, tuple)):
+        return type(params)(_constants_of_degree_zero(v) for v in params)
+    return np.zeros(np.shape(params), dtype=np.int64)
 
 
 def traced_degree(net, random_weights: bool = True) -> int | None:
