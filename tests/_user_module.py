@@ -37,8 +37,11 @@ SOURCE = textwrap.dedent('''
             return domain.einsum("br,r->b", P, ones)
 
         def upper_bound(self, partition):
+            from seprank.nets.bound import Bound
+
             k = min(len(partition), self.seq_len - len(partition))
-            return min(self.terms, self.width**k), "CP rank R: a sum of R products"
+            return Bound(min(self.terms, self.width**k), "CP rank R: a sum of R products",
+                         "architecture")
 
 
     @dataclass(frozen=True)

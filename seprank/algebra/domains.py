@@ -231,7 +231,7 @@ class Domain:
         ------
         DomainError
             If a number has no exact value in an exact domain (e.g. a float that is not a
-            rational with a small denominator).
+            rational: a float wider than float64, or not finite).
         """
         ops = self.exact_array
         return self.from_ints(x) if ops is None else ops.wrap(ops.constant(x))
@@ -418,13 +418,12 @@ class Symbolic(Domain):
 
 
 def _ratio(v) -> tuple[int, int]:
+    if isinstance(v, (float, np.floating)) and (np.dtype(type(v)).itemsize > 8
+                                                 or not math.isfinite(float(v))):  # fmt: skip
+        raise DomainError(f"the float constant {v!r} is not read exactly: use a "
+                          "fractions.Fraction")  # fmt: skip
     q = Fraction(v) if not isinstance(v, (float, np.floating)) else Fraction(float(v))
-    if isinstance(v, (float, np.floating)) and q.denominator > 2**20:
-        raise DomainError(
-            f"the float constant {float(v)!r} is not an exact rational with a "
-            "small denominator: write fractions.Fraction"
-        )
-    return q.numerator, q.denominator
+    return q.numerator, q.denominator  # a float: the exact binary fraction it holds
 
 
 def symbolic_inputs(seq_len: int, width: int):

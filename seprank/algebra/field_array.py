@@ -35,9 +35,11 @@ from seprank.algebra.exact_array import Arithmetic, ExactArray
 from seprank.errors import DomainError
 
 _INT64_MAX = 2**63 - 1
-#: Largest denominator a float constant may have (it must be k / 2**j exactly, j <= 20):
-#: 0.5 and 0.375 are exact rationals; 0.1 is not 1/10 (write Fraction(1, 10)).
-MAX_FLOAT_DENOMINATOR = 2**20
+#: Formerly the largest denominator a float constant could have; no longer a limit: every
+#: finite float16/32/64 is the exact binary fraction k / 2**j it holds, read as it is (0.1
+#: is 3602879701896397 / 2**55, the number the code computes with; write Fraction(1, 10)
+#: for a tenth). Kept for code that imports it.
+MAX_FLOAT_DENOMINATOR = None
 
 
 class FieldArray(ExactArray):
@@ -160,18 +162,16 @@ def check_no_multiples(a: np.ndarray, p: int) -> None:
 
 
 def exact_float(v) -> Fraction | None:
-    """A float as the exact rational it is, when that is a small-denominator one (0.5,
-    0.375; not 0.1): the one rule by which seprank reads a float constant or weight; None
-    for a float wider than float64, not finite, or with a denominator above
-    ``MAX_FLOAT_DENOMINATOR``."""
+    """A float as the exact binary fraction it is (0.5 is 1/2, 0.1 is 3602879701896397 /
+    2**55: the value the code computes with): the one rule by which seprank reads a float
+    constant or weight; None for a float wider than float64 or not finite."""
     if np.dtype(type(v)).itemsize > 8 or not math.isfinite(v):
         return None
-    q = Fraction(float(v))
-    return q if q.denominator <= MAX_FLOAT_DENOMINATOR else None
+    return Fraction(float(v))
 
 
 def _residue(v, p: int) -> int:
-    """One constant as a residue: ints, bools, Fractions, exact small-denominator floats.
+    """One constant as a residue: ints, bools, Fractions, finite floats (exactly).
     A nonzero multiple of ``p`` (or a numerator divisible by it) is refused."""
     if isinstance(v, (bool, np.bool_, int, np.integer)):
         if int(v) % p == 0 and int(v) != 0:
@@ -184,9 +184,8 @@ def _residue(v, p: int) -> int:
             raise DomainError(f"the constant {v!r} is not a number of GF({p})")
         q = exact_float(v)
         if q is None:
-            raise DomainError(f"the float constant {float(v)!r} is not an exact rational with a "
-                              f"small denominator: write an integer or fractions.Fraction "
-                              f"(e.g. Fraction(1, 10) for 0.1)")  # fmt: skip
+            raise DomainError(f"the float constant {float(v)!r} is not read exactly: use a "
+                              "fractions.Fraction")  # fmt: skip
         v = q
     if isinstance(v, Fraction):
         if v.denominator % p == 0:

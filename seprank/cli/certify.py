@@ -122,10 +122,12 @@ def cmd_certify(args) -> int:
             d["check"] = {"ok": checked.ok, "reasons": checked.reasons}
         print(json.dumps(d))
     else:
-        up = "none proved" if c.upper is None else str(c.upper)
-        which = "stated" if c.upper_given else "proved"
+        which = {"user": "stated", "recalled": "recalled", "architecture":
+                 "the architecture's stated"}.get(getattr(c, "upper_status", None) or "",
+                                                  "stated" if c.upper_given else "proved")
+        up = "no upper bound known" if c.upper is None else f"{which} upper bound {c.upper}"
         print(f"separation rank: {c.lower}  [{c.status}]" if c.exact else
-              f"separation rank >= {c.lower}  [{c.status}; {which} upper bound {up}"
+              f"separation rank >= {c.lower}  [{c.status}; {up}"
               + (f", gap {c.gap}]" if c.gap is not None and c.gap >= 0 else
                  "]: the certified rank EXCEEDS it, so that bound is false" if c.gap is not None
                  else "]"))

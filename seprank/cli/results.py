@@ -31,8 +31,8 @@ labelled ranks a paper can take as it is.
 --format table|csv|json is deprecated: the table is the default, --csv or --json the others.
 exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 
-TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "seed", "rank",
-         "label", "seconds", "attempts", "error")  # fmt: skip
+TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "strategy", "seed",
+         "rank", "label", "seconds", "attempts", "error")  # fmt: skip
 CSV = ("key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_len",
        "residual", "partition", "method", "strategy", "seed", "prime", "max_samples",
        "version", "rank", "label", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",

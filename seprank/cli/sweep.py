@@ -15,16 +15,20 @@ from seprank.sweeps.runner import run
 from seprank.sweeps.store import Store, check_file
 
 SWEEP_EPILOG = """\
-GRID is a TOML file (seprank/sweeps/grids/example.toml shows every key) or the name of a
-shipped grid (example, verify-quick, verify-default). Each task (one configuration,
-partition, method, strategy, seed, prime) is keyed by a hash that includes the seprank
-version and a fingerprint of the measuring code; tasks already done in the store are
-skipped, so a stopped sweep resumes where it stopped. Each finished task is written in
-its own transaction. Tasks run large-first (estimated cost from the proved bound); a
-task whose estimated memory exceeds a worker's is refused and stored as such; one that
-raises is stored with its error and retried (--retries). seprank results lists what is stored.
-Two sweeps on one store share it: each task is claimed by one of them (a claim row with
-its owner and a heartbeat; a dead sweep's claims are taken over) and measured once.
+GRID is a TOML file or the name of a shipped grid (example, verify-quick, verify-default).
+Its keys: [grid] name, task, arch (or torch), methods, strategies, seeds, primes,
+max_samples, max_bound, partitions; [params] (each a list of values); [[exclude]]
+(combinations left out); the module seprank.sweeps.grid_file documents each, and
+seprank/sweeps/grids/example.toml is a small grid using some of them.
+Each task (one configuration, partition, method, strategy, seed, prime) is keyed by a hash
+that includes the seprank version and a fingerprint of the measuring code; tasks already
+done in the store are skipped, so a stopped sweep resumes where it stopped. Each finished
+task is written in its own transaction. Tasks run large-first (estimated cost from the
+proved bound); a task whose estimated memory exceeds a worker's is refused and stored as
+such; one that raises is stored with its error and retried (--retries). seprank results
+lists what is stored. Two sweeps on one store share it: each task is claimed by one of
+them (a claim row with its owner and a heartbeat; a dead sweep's claims are taken over)
+and measured once.
 The grid file you name is your word: an arch module:Class in it is imported (its code
 runs: read a grid you were sent before you sweep it). The store (--db) is data, even one
 someone sent: its rows are matched by key and read; no architecture it records is imported.

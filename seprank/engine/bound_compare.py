@@ -20,12 +20,14 @@ from seprank.errors import SeprankError
 from seprank.theory.architecture_bounds import block_bounds, bound_of
 
 
-def label(m, net, threshold: float, random_weights: bool):
+def label(m, net, threshold: float, random_weights: bool, prime_drawn: bool = False,
+          weights: dict | None = None):
     """The whole label step of a finished measurement: the blocks' proved bounds
     (:func:`attach_blocks`), saturation (:func:`seprank.engine.saturation.label`), then
     the bound (:func:`attach`). Returns m."""
     attach_blocks(m, net)
-    saturation.label(m, net, threshold, random_weights=random_weights)
+    saturation.label(m, net, threshold, random_weights=random_weights,
+                     prime_drawn=prime_drawn, weights=weights)
     attach(m, net)
     return m
 

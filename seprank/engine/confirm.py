@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from seprank.algebra.domains import DEFAULT_PRIME, is_prime
+from seprank.engine.line_check import needs_check
 from seprank.engine.measure import measure
 from seprank.errors import ConfigError
 
@@ -22,7 +23,9 @@ def next_primes_below(p: int, k: int) -> list[int]:
 def confirm(net, partition=None, k: int = 3, *, seed: int = 0, prime: int | None = None,
             **kw) -> tuple[object, dict]:  # fmt: skip
     """Measure k times with independent seeds (seed, seed+1, ...) and primes (prime and
-    the next primes below it); return (the run with the largest rank, summary).
+    the next primes below it; for a class seprank does not ship, or given weights, and no
+    ``prime``: a prime drawn at random per run, :mod:`seprank.engine.constants`); return
+    (the run with the largest rank, summary).
 
     The true rank exceeds the largest measured one only if every run stopped below it;
     the runs are independent, so that has probability at most the product of the bounds
@@ -31,7 +34,10 @@ def confirm(net, partition=None, k: int = 3, *, seed: int = 0, prime: int | None
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"confirm={k!r} must be an integer >= 1")
-    primes = next_primes_below(DEFAULT_PRIME if prime is None else prime, k)
+    if prime is None and (needs_check(net) or kw.get("weights") is not None):
+        primes = [None] * k  # constants not seprank's: each run draws its own prime
+    else:
+        primes = next_primes_below(DEFAULT_PRIME if prime is None else prime, k)
     runs = [measure(net, partition, seed=seed + i, prime=q, **kw) for i, q in enumerate(primes)]
     best = max(runs, key=lambda m: m.rank)
     top = [m for m in runs if m.rank == best.rank]

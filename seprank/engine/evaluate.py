@@ -75,5 +75,15 @@ def evaluate(net, params, X, domain) -> np.ndarray:
     """``net.apply`` on the domain's arrays, its output checked (:func:`check_output`).
     ``X`` holds seprank's own sample points (residues mod p under ModP); ``params`` may
     hold anything ``init`` returned (constants are converted exactly, or refused)."""
-    out = net.apply(domain.wrap(params), domain.wrap(X, residues=True), domain)
+    try:
+        out = net.apply(domain.wrap(params), domain.wrap(X, residues=True), domain)
+    except (NotImplementedError, TypeError, np.linalg.LinAlgError) as exc:
+        if domain.name != "symbolic":
+            raise
+        # numpy on object arrays of polynomials: an operation with no exact meaning there
+        # (np.linalg on polynomials, a ufunc they lack) surfaces as numpy's own error
+        raise DomainError(f"{type(net).__name__}.apply does not run on polynomials (the "
+                          f"symbolic domain): {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}; method='modular' "
+                          "measures it if it is exact there") from None  # fmt: skip
     return check_output(net, out, domain, len(X))

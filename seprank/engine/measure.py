@@ -67,7 +67,8 @@ def execute(mp: MeasurementPlan) -> Measurement:
 
     def label(m):  # the bound is compared after measuring: for the label only
         return bound_compare.label(m, mp.net, opts.saturation_threshold,
-                                   random_weights=mp.weights is None)  # fmt: skip
+                                   random_weights=mp.weights is None,
+                                   prime_drawn=mp.prime_drawn, weights=mp.weights)  # fmt: skip
 
     try:
         m = mp.chosen.run(mp)

@@ -177,8 +177,10 @@ _ROWS = (
     _row("sampler", "choice", "auto", "auto: alphabet for a network on tokens, i.e. the "
          "complete grid over its vocabulary; else random", choices=SAMPLERS, flag="--sampler"),
     _row("prime", "prime", None, f"modulus for --method modular (default: {DEFAULT_PRIME}, "
-         "below 2**26)", lo=2, hi=MAX_MODULUS, optional=True,
-         by={"modular": DEFAULT_PRIME}, flag="--prime", grid="primes", certificate="prime"),
+         "below 2**26; for a class seprank does not ship or given weights, drawn at random "
+         "in [2**25, 2**26) so that the saturation bound covers their constants)", lo=2,
+         hi=MAX_MODULUS, optional=True, by={"modular": DEFAULT_PRIME},
+         flag="--prime", grid="primes", certificate="prime"),
     _row("tol", "real", None, "SVD tolerance for float (default: numpy's rule, reported)",
          lo=0.0, optional=True),
     _row("growth", "real", None, "sample growth factor per adaptive step", lo=1.0,

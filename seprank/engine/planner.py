@@ -28,9 +28,11 @@ import numpy as np
 from seprank.algebra.domains import DEFAULT_PRIME, Float64, ModP
 from seprank.algebra.rank import RankEngine, check_rank_engine
 from seprank.engine import capability_check, feasibility, kernels
+from seprank.engine import constants as _constants
 from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
+from seprank.engine.line_check import needs_check
 from seprank.engine.options import MeasureOptions
 from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, say
@@ -76,6 +78,9 @@ class MeasurementPlan:
         The modulus the run uses (None: not modular).
     max_samples : int or None
         The sample budget the run uses (None: no grid).
+    prime_drawn : bool
+        Whether ``prime`` was drawn at random (a class seprank does not ship, or given
+        weights, and no ``prime`` asked for: :func:`seprank.engine.constants.draw_prime`).
     """
 
     net: object
@@ -94,6 +99,9 @@ class MeasurementPlan:
     considered: list = field(default_factory=list)
     prime: int | None = None
     max_samples: int | None = None
+    #: Whether ``prime`` was drawn at random (:mod:`seprank.engine.constants`): the
+    #: saturation bound then covers the constants of the code and the given weights.
+    prime_drawn: bool = False
 
     @property
     def chosen(self) -> Strategy:
@@ -155,9 +163,13 @@ def _request(net, partition, opts, weights) -> Request:
     _estimate.check_architecture(net)
     feasibility.check_feasible(net, opts.start, _grid.available_memory() // 4, opts.max_samples)
     method, note = _resolve_method(net, opts.method)
-    modulus = None
+    modulus, drawn = None, False
     if method == "modular":
         modulus = DEFAULT_PRIME if opts.prime is None else opts.prime
+        if opts.prime is None and (needs_check(net) or weights is not None):
+            # constants not seprank's (a user's code, given weights): covered by a prime
+            # drawn at random after them (seprank.engine.constants)
+            modulus, drawn = _constants.draw_prime(), True
     if modulus is not None:
         ModP(modulus)  # validates prime before anything compiles
     sampler = _resolve_sampler(net, opts.sampler)
@@ -167,9 +179,11 @@ def _request(net, partition, opts, weights) -> Request:
     check_rank_engine(opts.rank_engine, modulus, name="rank_engine", device=opts.device)
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
-    return Request(net=net, A=A, B=B, options=opts, method=method, sampler=sampler,
-                   weights=weights, modulus=modulus, blas=blas, note=note,
-                   form=structural_form(net))  # fmt: skip
+    req = Request(net=net, A=A, B=B, options=opts, method=method, sampler=sampler,
+                  weights=weights, modulus=modulus, blas=blas, note=note,
+                  form=structural_form(net))  # fmt: skip
+    req.prime_drawn = drawn
+    return req
 
 
 def _skip(s: Strategy, req: Request, purpose: str) -> str | None:
@@ -286,11 +300,15 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         engine = None
     else:
         engine = RankEngine.choose(opts.rank_engine, modulus, opts.device, arg="rank_engine")
+    drawn = req.prime_drawn and modulus == req.modulus
+    if drawn:
+        prime_note += (f"; prime {modulus} drawn at random from [2^25, 2^26), which covers "
+                       "the constants (pass prime= to fix it)")  # fmt: skip
     reason = req.note + strategy.reason(req) + prime_note + req.notes + _net_note(net)
     mp = MeasurementPlan(net=net, options=opts, method=req.method, sampler=req.sampler,
                          A=req.A, B=req.B, strategy=strategy.name, reason=reason,
                          weights=req.weights, estimate=cost, t_start=t0,
-                         considered=considered, prime=modulus,
+                         considered=considered, prime=modulus, prime_drawn=drawn,
                          homogeneity=req._homogeneity)  # fmt: skip
     if strategy.needs_run:
         mp.max_samples = _max_samples(strategy, req)
@@ -317,7 +335,8 @@ def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
     run = Plan(
         net=net, params=params, domain=domain, A=mp.A, B=mp.B,
         evaluate=_grid.make_evaluator(net, params, domain, mp.A, mp.B,
-                                      use_kernel=opts.use_kernel, chunk=opts.chunk),
+                                      use_kernel=opts.use_kernel, chunk=opts.chunk,
+                                      spot_seed=seed if needs_check(net) else None),
         method=req.method, sampler=req.sampler, seed=seed, config=config_of(net),
         max_samples=0, start=opts.start, growth=0.0, rank_engine=opts.rank_engine,
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),

@@ -114,8 +114,9 @@ class Measurement:
     trusted : bool or None, default None
         Float only: whether the spectrum passed the trust criterion (a float rank is never
         ``saturated``).
-    polynomial : bool, default True
-        Whether the network declares itself a polynomial (a non-polynomial's float rank
+    polynomial : bool or None, default True
+        Whether the network declares itself a polynomial (None: unknown, a torch module
+        with an operation seprank's interpreter does not support; a non-polynomial's float rank
         estimates no finite separation rank).
     bound : dict or None, default None
         The architecture's upper bound for this partition, compared after measuring (never
@@ -160,7 +161,7 @@ class Measurement:
     minors: list | None = field(default=None, repr=False)
     draws: list = field(default_factory=list, repr=False)
     trusted: bool | None = None
-    polynomial: bool = True
+    polynomial: bool | None = True
     bound: dict | None = None
     considered: list = field(default_factory=list)
     expand: dict | None = None

@@ -22,6 +22,7 @@ import os
 import numpy as np
 
 from seprank.algebra.domains import ModP
+from seprank.engine import row_check
 from seprank.engine.evaluate import evaluate
 from seprank.errors import SamplingError
 from seprank.nets.base import input_dim
@@ -45,11 +46,14 @@ def template_points(templates: np.ndarray, positions: int) -> np.ndarray:
     return templates[idx]  # (M**positions, positions, width)
 
 
-def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_CHUNK):
+def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_CHUNK,
+                  spot=None):
     """F[r, c] = f(A_pts[r] at positions A, B_pts[c] at positions B), generic path.
 
     Rows are processed in blocks so that at most about ``chunk`` network inputs exist
-    at once. Works in every domain.
+    at once. Works in every domain. With ``spot`` (a
+    :class:`~seprank.engine.row_check.SpotChecker`), the batches are spot-checked for the
+    one-row property (a class seprank does not ship).
     """
     P, Q = A_pts.shape[0], B_pts.shape[0]
 
@@ -63,7 +67,10 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
         X = np.empty((nr * Q, N, d), dtype=dtype)
         X[:, list(A)] = np.repeat(A_pts[r0:r1], Q, axis=0)
         X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
-        F[r0:r1] = evaluate(net, params, X, domain).reshape(nr, Q)
+        out = evaluate(net, params, X, domain)
+        if spot is not None:
+            spot(net, params, domain, X, out)
+        F[r0:r1] = out.reshape(nr, Q)
     return F
 
 
@@ -75,13 +82,18 @@ def uses_kernel(net, modular: bool, use_kernel: bool = True) -> bool:
     return declared is not None and declared() is not None
 
 
-def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK):
+def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK,
+                   spot_seed: int | None = None):
     """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
 
     Uses the compiled GF(p) evaluator the architecture declares (the capability
     ``kernel``, :mod:`seprank.nets.capabilities`) where there is one, else
-    :func:`evaluate_grid` (every domain).
+    :func:`evaluate_grid` (every domain). With ``spot_seed``, the batches the generic path
+    evaluates are spot-checked for the one-row property
+    (:class:`seprank.engine.row_check.SpotChecker`, stream ``default_rng([spot_seed, 8])``).
     """
+    spot = None if spot_seed is None else \
+        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]))  # fmt: skip
     declared = capability(net, "kernel") if use_kernel and isinstance(domain, ModP) else None
     kernel = None if declared is None else declared()
 
@@ -90,7 +102,7 @@ def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_
             F = kernel(params, A_pts, B_pts, A, B, domain.p)
             if F is not None:
                 return F
-        return evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk=chunk)
+        return evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk=chunk, spot=spot)
 
     return evaluate
 

@@ -46,11 +46,15 @@ saturated (its grid is not a generic sample; a rank plateau is evidence, not a b
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from seprank import labels
 from seprank.algebra.degree import DegreeDomain
+from seprank.algebra.domains import Symbolic, raw
 from seprank.algebra.float_rank import float_distrust
+from seprank.engine import constants as _constants
 from seprank.engine.evaluate import evaluate
 from seprank.errors import DomainError
 from seprank.nets.base import input_dim
@@ -68,10 +72,10 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
 
     An architecture seprank ships that declares the capability ``entry_degree`` (the
     paper's network: the formula above): its value (a user's class's declaration cannot be
-    checked, so its degree is traced instead). Others: ``degree`` (inputs) plus a declared
-    ``weight_degree``, or else a proved upper bound computed by running their own
-    ``apply`` in :func:`traced_degree` (a larger e only makes the bound more
-    conservative)."""
+    checked, so its degree is traced instead). Other shipped classes: ``degree`` (inputs)
+    plus a declared ``weight_degree``; every other class (a user's declared degree is a
+    claim, not a bound): a proved upper bound computed by running its own ``apply`` in
+    :func:`traced_degree` (a larger e only makes the bound more conservative)."""
     closed_form = capability(net, "entry_degree") if shipped_function(type(net)) else None
     if closed_form is not None:  # a user's declaration is not checkable: traced instead
         return int(closed_form(random_weights))
@@ -79,9 +83,9 @@ def entry_degree(net, random_weights: bool = True) -> int | None:
         return None
     T = getattr(net, "degree", None)
     wd = getattr(net, "weight_degree", None)
-    if T is not None and (wd is not None or not random_weights):
+    if shipped_function(type(net)) and T is not None and (wd is not None or not random_weights):
         return int(T) + (int(wd) if random_weights else 0)
-    return traced_degree(net, random_weights)
+    return traced_degree(net, random_weights)  # a user's degree declarations: not trusted
 
 
 def trace_degree(net, random_weights: bool = True) -> int:
@@ -97,7 +101,7 @@ def trace_degree(net, random_weights: bool = True) -> int:
     dom = DegreeDomain()
     params = net.init(np.random.default_rng(0), dom)
     if not random_weights:
-        params = {k: np.zeros(np.shape(v), dtype=np.int64) for k, v in params.items()}
+        params = _constants_of_degree_zero(params)
     X = dom.random(None, (1, net.seq_len, input_dim(net)))  # inputs: degree 1
     try:
         out = evaluate(net, params, X, dom)
@@ -107,6 +111,15 @@ def trace_degree(net, random_weights: bool = True) -> int:
                           "or check its arithmetic, so it does not measure it exactly "
                           "(method=float still does)") from None  # fmt: skip
     return int(np.max(out))
+
+
+def _constants_of_degree_zero(params):
+    """Every array of ``params`` (dicts, lists, tuples of them) as int64 zeros: constants."""
+    if isinstance(params, dict):
+        return {k: _constants_of_degree_zero(v) for k, v in params.items()}
+    if isinstance(params, (list, tuple)):
+        return type(params)(_constants_of_degree_zero(v) for v in params)
+    return np.zeros(np.shape(params), dtype=np.int64)
 
 
 def traced_degree(net, random_weights: bool = True) -> int | None:
@@ -176,7 +189,7 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
     return m
 
 
-def _label_expanded(m, net, threshold: float, random_weights: bool):
+def _label_expanded(m, net, threshold: float, random_weights: bool, prime_drawn: bool = False):
     """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below the
     rank over Q only if p divides every maximal minor; with random weights, a nonzero R x R
     minor of the generic matrix (R at most s, the most monomials on the short side, from
@@ -186,23 +199,47 @@ def _label_expanded(m, net, threshold: float, random_weights: bool):
         return _given_weights(m, "coefficient matrix", "the rank over Q")
     e, side = entry_degree(net, random_weights), (m.expand or {}).get("side_bound")
     b = 1.0 if e is None or side is None else min(1.0, side * e / m.prime)
+    cover = _constants_cover(m, net, None, prime_drawn, [side or 0])
+    if cover is None:
+        return _uncovered(m, prime_drawn)
+    b = min(1.0, b + cover[0])
     m.saturation_bound, m.saturated = b, b <= threshold
     m.saturation_reason = (
         f"coefficient matrix (nothing sampled; only the weights random): its GF(p) rank is "
-        f"below the rank over Q only if the weights hit a minor's zero set, probability <= "
-        f"short side's monomials x entry degree / p = {b:.1e}" + ("" if m.saturated else
+        f"below the rank over Q only if the weights hit a minor's zero set (short side's "
+        f"monomials x entry degree / p) or p divides what the constants produce: "
+        f"probability <= {b:.1e}, covering the weights, {cover[1]}" + ("" if m.saturated else
                                                    f" > threshold {threshold:g}"))  # fmt: skip
     return m
 
 
-def _label_float(m, stopped: bool):
+def _uncovered(m, prime_drawn: bool):
+    """Not saturated: nothing covers the constants (:func:`_constants_cover` gave None)."""
+    m.saturated, m.saturation_bound = False, None
+    m.saturation_reason = (
+        (f"prime {m.prime} was fixed (prime=), and the constants of code seprank does "
+         "not ship and given weights are not random: no probability covers them (they "
+         "may cancel mod p); leave prime unset to have it drawn at random, which does"
+         if not prime_drawn else
+         "the prime was drawn at random to cover the constants, but apply does not run "
+         "on the coefficient-size arrays (seprank.algebra.height), so no bound covers "
+         "them") + "; a lower bound only")  # fmt: skip
+    return m
+
+
+def _label_float(m, stopped: bool, net=None):
     """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
     # the trust criteria read the raw stop (m.saturated, still the engine's) first
     why = float_distrust(m) if stopped else ("the rank reached the sample size" + (
         " (budget hit)" if m.budget_hit else ""))  # fmt: skip
     m.saturated, m.saturation_bound = False, None
-    m.trusted = why is None and m.polynomial
-    if not m.polynomial:
+    m.trusted = why is None and m.polynomial is True
+    if m.polynomial is None:  # not known to be a polynomial, nor known not to be
+        m.saturation_reason = (
+            f"untrusted: {getattr(net, 'polynomial_reason', None) or 'an unsupported operation'}"
+            "; seprank cannot tell whether the module is a polynomial, so a float rank on one "
+            "grid is an estimate only, never trusted" + (f"; also {why}" if why else ""))
+    elif not m.polynomial:
         m.saturation_reason = (
             f"{labels.NOT_POLYNOMIAL}: the network is not a polynomial, so its separation "
             "rank need not be finite and a float rank on one grid (which grows with the "
@@ -216,8 +253,12 @@ def _label_float(m, stopped: bool):
     return m
 
 
-def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True):
-    """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m."""
+def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True,
+          prime_drawn: bool = False, weights: dict | None = None):
+    """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m.
+
+    ``prime_drawn``: the prime was drawn at random (:mod:`seprank.engine.constants`), so
+    the bound covers the constants of the code and the given ``weights`` too."""
     raw = bool(m.saturated)
     m.sample_saturated, m.saturation_threshold = raw, float(threshold)
     if m.method == "symbolic":
@@ -225,8 +266,10 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         m.saturation_reason = "exact: rank of the coefficient matrix (no sampling)"
         return m
     m.polynomial = bool(getattr(net, "polynomial", True))
+    if not m.polynomial and getattr(net, "polynomial_unknown", False):
+        m.polynomial = None  # an operation seprank's interpreter does not know: unknown
     if m.method == "float":
-        return _label_float(m, raw)
+        return _label_float(m, raw, net)
     if not raw:
         m.saturated = False
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
@@ -235,7 +278,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     if m.catalecticant is not None:  # its blocks, nothing sampled: only the weights random
         return _label_coefficients(m, net, threshold, random_weights)
     if m.sampler == "coefficients":  # f's whole coefficient matrix over GF(p): no sample
-        return _label_expanded(m, net, threshold, random_weights)
+        return _label_expanded(m, net, threshold, random_weights, prime_drawn)
     if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
         return _given_weights(m, "complete grid over the alphabet")
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
@@ -243,13 +286,19 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
         # rank, which may have fallen below R): the bound must not depend on the draw
         b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
+        cover = _constants_cover(m, net, None, prime_drawn, [min(m.samples)],
+                                 points=_alphabet_bits(net))
+        if cover is None:
+            return _uncovered(m, prime_drawn)
+        b = min(1.0, b + cover[0])
         m.saturation_bound = b
         m.saturated = b <= threshold
         m.saturation_reason = (
             f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
-            f"rank over Q only if the random weights hit a minor's zero set, probability <= "
-            f"short side x entry degree / p = {b:.1e}" + ("" if m.saturated else
-                                                    f" > threshold {threshold}"))  # fmt: skip
+            f"rank over Q only if the random weights hit a minor's zero set (short side x "
+            f"entry degree / p) or p divides what the constants and the alphabet produce: "
+            f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
+                "" if m.saturated else f" > threshold {threshold}"))  # fmt: skip
         return m
     if m.sampler != "random":
         m.saturated = False
@@ -264,21 +313,72 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
                                "the degree of: no probability bound on a false saturation; "
                                "a lower bound only")  # fmt: skip
         return m
-    b = schwartz_zippel_bound(m, e)
+    sz = schwartz_zippel_bound(m, e)
+    cover = _constants_cover(m, net, weights, prime_drawn, _step_sizes(m))
+    if cover is None:
+        return _uncovered(m, prime_drawn)
+    b = min(1.0, sz + cover[0])
     m.saturation_bound = b
     if b > threshold:
         m.saturated = False
         m.saturation_reason = (
-            f"not saturated: the Schwartz-Zippel bound on a false saturation is {b:.3g} > "
+            f"not saturated: the bound on a false saturation is {b:.3g} > "
             f"threshold {threshold:g} (prime {m.prime} too small for rank {m.rank} at entry "
             f"degree {e}); the rank stopped below the sample size but is a lower bound only")
         return m
     m.saturated = True
+    declared = ("declarations (degree, homogeneity: tested), " if m.graded is not None
+                else "")  # fmt: skip
     m.saturation_reason = (
-        f"probability bound: a false saturation has probability <= {b:.2g} (Schwartz-Zippel "
-        f"over the random {'weights and ' if random_weights else ''}sample points, entry "
-        f"degree {e}, prime {m.prime}; threshold {threshold:g}; the constants of the code "
-        "are not random: each is checked nonzero mod p where it is nonzero); the rank is that "
-        f"over GF({m.prime}), equal to the rank over Q for all but finitely many primes "
-        f"(confirm with other primes: --confirm K)")
+        f"probability bound: a false saturation (the rank over GF({m.prime}) below the "
+        f"separation rank over Q) has probability <= {b:.2g}, covering the "
+        f"random {'weights and ' if random_weights else ''}sample points (Schwartz-Zippel, "
+        f"entry degree {e}, prime {m.prime}), {declared}{cover[1]}; threshold {threshold:g}")
     return m
+
+
+def _step_sizes(m) -> list[int]:
+    """The grid sizes of the steps run (per block for graded), as the Schwartz-Zippel
+    bound sums them."""
+    sizes = [min(int(r), int(c)) for r, c, _ in m.history]
+    if m.graded is not None:
+        return [n for b in m.blocks for n in sizes if n <= b["samples"][0]]
+    return sizes
+
+
+def _alphabet_bits(net) -> int | None:
+    """Bits of the largest letter's entry (integer alphabets), None for another alphabet."""
+    try:
+        letters = np.asarray(raw(net.alphabet(Symbolic())), dtype=object).ravel()
+        vals = [Fraction(v) for v in letters]
+    except Exception:  # noqa: BLE001 - no exact letters: not covered
+        return None
+    if any(v.denominator != 1 for v in vals):
+        return None
+    return max([abs(int(v)).bit_length() for v in vals] + [0])
+
+
+def _constants_cover(m, net, weights, prime_drawn: bool, sizes,
+                     points: int | None = 0) -> tuple[float, str] | None:  # fmt: skip
+    """(the constants' term of the bound, what the text says of them); None: nothing
+    covers them (a fixed prime and constants seprank did not write, or a drawn prime but
+    no bound on the constants' integers could be traced)."""
+    if not prime_drawn and (weights is not None or not shipped_function(type(net))):
+        return None  # constants seprank did not write, at a prime fixed before them
+    if not prime_drawn:
+        given = " and the given weights" if weights is not None else ""
+        return 0.0, (f"not the constants of the code{given}"
+                     f" nor the finitely many primes where the ranks over GF(p) and Q "
+                     f"differ: prime {m.prime} was fixed (leave prime unset to have it drawn "
+                     "at random, which covers them; or confirm with other primes: "
+                     "--confirm K)")  # fmt: skip
+    size = _constants.size_bits(net, weights)
+    if size is None or points is None:
+        return None
+    if points:  # the grid's points are constants (an alphabet): |f(a)| grows by |a|^degree
+        e_in = entry_degree(net, random_weights=False) or 0
+        size = (size[0] + e_in * points, size[1], size[2])
+    c = _constants.bound(sizes, size)
+    return c, (f"constants{' and given weights' if weights is not None else ''} (prime "
+               f"{m.prime} drawn at random from [2^25, 2^26): it divides the integers they "
+               f"produce with probability <= {c:.1g})")  # fmt: skip

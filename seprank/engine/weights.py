@@ -2,13 +2,13 @@
 converted exactly, so the float, modular and symbolic engines see the same function.
 
 Every value is read by the rule the domains apply to constants: integers and bools as they
-are, ``fractions.Fraction`` as it is, and a float only when it is an exact rational with a
-small denominator (0.5, 0.375; not 0.1, which is 3602879701896397/36028797018963968). A
-value with no exact reading is refused in one line naming the key, the value and the fix;
-so are a missing key, an extra key and a wrong shape. Nothing is truncated: the modular
-and symbolic engines compute with these exact values; the float engine reads each as the
-nearest float64 (1/3, or an integer above 2^53, is rounded there: a float rank is an
-estimate anyway, and its label says so).
+are, ``fractions.Fraction`` as it is, and a finite float as the exact binary fraction it
+holds (0.5 is 1/2; 0.1 is 3602879701896397/36028797018963968, the number a float
+computation uses: give Fraction(1, 10) for a tenth). A value with no exact reading is
+refused in one line naming the key, the value and the fix; so are a missing key, an extra
+key and a wrong shape. Nothing is truncated: the modular and symbolic engines compute with
+these exact values; the float engine reads each as the nearest float64 (1/3, or an integer
+above 2^53, is rounded there: a float rank is an estimate anyway, and its label says so).
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ def _exact(key: str, v) -> int | Fraction:
         q = exact_float(v)
         if q is not None:
             return q
-        raise ConfigError(f"weights[{key!r}] holds {float(v)!r}, not an exact rational with a "
-                          "small denominator: give integers or fractions.Fraction values "
-                          "(e.g. Fraction(1, 10) for 0.1)")  # fmt: skip
+        raise ConfigError(f"weights[{key!r}] holds {v!r}, not a finite float64: give "
+                          "integers or fractions.Fraction values")  # fmt: skip
     raise ConfigError(f"weights[{key!r}] holds a {type(v).__name__} ({v!r}): give integers, "
                       "fractions.Fraction or exact floats")  # fmt: skip
 

@@ -32,8 +32,6 @@ from seprank.nets.torch_trace import float64, where
 RTOL = 1e-9
 #: Seed of the check's weights and inputs.
 SEED = 20240601
-#: Largest denominator an exact constant may have (the field arrays' rule for floats).
-MAX_DENOMINATOR = 2**20
 
 
 class _Float:
@@ -134,20 +132,18 @@ def _first_parting(net, params, X, ours_env):
 
 def inexact_constant(kept) -> str | None:
     """Why the first kept tensor ((name, kind, tensor) triples) has no exact value in the
-    exact engines (an entry that is not finite, or a float whose exact rational has a
-    denominator above 2**20, e.g. 0.1), or None if every entry converts exactly."""
+    exact engines (an entry that is not finite), or None if every entry converts exactly:
+    every finite float16/32/64 entry is the exact binary fraction it holds."""
     for name, kind, tensor in kept:
         if not tensor.is_floating_point():
             continue
         a = tensor.detach().cpu().double().numpy().ravel()
-        scaled = a * MAX_DENOMINATOR
-        bad = ~np.isfinite(a) | (scaled != np.round(scaled))
+        bad = ~np.isfinite(a)
         if bad.any():
             v = float(a[np.argmax(bad)])
-            return (f"{kind} '{name}' holds {v:.8g}, not an exact rational with a denominator "
-                    f"<= 2**20: the exact engines keep the module's constants exactly; store "
-                    f"exact values (e.g. 1/4, 3, 0.5), make it a trainable parameter to draw "
-                    f"it at random, or pass draw='all'")  # fmt: skip
+            return (f"{kind} '{name}' holds {v}, not a finite number: the exact engines keep "
+                    "the module's constants exactly; make it a trainable parameter to draw "
+                    "it at random, or pass draw='all'")  # fmt: skip
     return None
 
 

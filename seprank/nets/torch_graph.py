@@ -26,26 +26,28 @@ import numpy as np
 
 from seprank.errors import DomainError
 from seprank.nets.torch_ops import HANDLERS, call_module
+from seprank.nets.torch_ops_more import BATCH_NORMS, MORE_HANDLERS, MORE_MODULES, call_module_more
 from seprank.nets.torch_trace import node_line, owns_weight
 
 #: Operations known not to be polynomials: the net is then measured by the float engine.
 NONPOLY_FUNCS = frozenset(
     "softmax log_softmax softmin relu relu6 gelu tanh sigmoid silu elu selu celu leaky_relu "
     "softplus mish hardtanh hardswish hardsigmoid logsigmoid softsign exp exp2 expm1 log log2 "
-    "log1p sqrt rsqrt reciprocal abs sign max min amax amin clamp clamp_min clamp_max where "
-    "sin cos tan erf layer_norm batch_norm group_norm rms_norm instance_norm normalize norm "
-    "floordiv mod fmod remainder logsumexp scaled_dot_product_attention dropout2d "
-    "multi_head_attention_forward".split()
+    "log1p sqrt rsqrt reciprocal abs sign max min amax amin clamp clamp_min clamp_max "
+    "sin cos tan erf layer_norm group_norm rms_norm instance_norm normalize norm "
+    "floordiv mod fmod remainder logsumexp scaled_dot_product_attention "
+    "multi_head_attention_forward round floor ceil trunc heaviside gt lt ge le eq ne "
+    "greater less greater_equal less_equal".split()
 )
 NONPOLY_MODULES = frozenset(
     "Softmax LogSoftmax Softmin ReLU ReLU6 GELU Tanh Sigmoid SiLU ELU SELU CELU LeakyReLU "
     "PReLU Softplus Mish Hardtanh Hardswish Hardsigmoid LogSigmoid Softsign Tanhshrink "
-    "Threshold GLU LayerNorm RMSNorm GroupNorm BatchNorm1d BatchNorm2d InstanceNorm1d "
+    "Threshold GLU LayerNorm RMSNorm GroupNorm InstanceNorm1d InstanceNorm2d "
     "MultiheadAttention".split()
 )
 #: What :func:`_check` says of a known operation used in a non-polynomial way (a tensor
 #: divisor or exponent, a masked_fill with -inf).
-NONPOLY_CASES = frozenset({"division", "pow", "masked_fill"})
+NONPOLY_CASES = frozenset({"division", "pow", "masked_fill", "where", "BatchNorm"})
 #: Nodes that read a tensor's metadata, not its values (never live).
 META = frozenset({"size", "dim", "numel", "shape", "ndim", "dtype", "device", "is_cuda"})
 #: Same-meaning aliases of one operation.
@@ -55,8 +57,14 @@ ALIASES = {"iadd": "add", "isub": "sub", "imul": "mul", "imatmul": "matmul", "bm
            "true_divide": "truediv", "div": "truediv", "pos": "positive"}  # fmt: skip
 #: Arguments that select (an index, a mask), by position: passed as they are, not lifted.
 SELECTORS = {"getitem": 1, "masked_fill": 1, "index_select": 2, "setitem": 1}
+#: Constant arguments read as torch tensors, not lifted (a where's condition, a divisor:
+#: the handler reads them exactly), by position.
+RAW = {"where": 0, "truediv": 1}
 POLY_MODULES = frozenset({"Linear", "Conv1d", "Identity", "Dropout", "Dropout1d", "AlphaDropout",
-                          "Flatten"})  # fmt: skip
+                          "Flatten", "Bilinear"}) | BATCH_NORMS  # fmt: skip
+
+
+HANDLERS.update(MORE_HANDLERS)  # one table (tests patch torch_ops.HANDLERS, this object)
 
 
 def op_name(node) -> str:
@@ -95,7 +103,7 @@ def classify(gm, params: set[str]):
             if not (owns_weight(node, params) or any(n in live for n in node.all_input_nodes)):
                 continue
             live.add(node)
-            why = _check(gm, node, live)
+            why = _check(gm, node, live, params)
             if why is not None and reason is None:
                 reason = _reason(why, node)
     return live, reason
@@ -112,7 +120,7 @@ def _reason(why: str, node) -> str:
             "exact engines cannot measure it; method='float' gives a float estimate")
 
 
-def _check(gm, node, live) -> str | None:
+def _check(gm, node, live, params=frozenset()) -> str | None:
     """None if ``node`` (a live call) is computed exactly, else the operation's name."""
     if node.op == "call_module":
         mod = gm.get_submodule(node.target)
@@ -121,8 +129,13 @@ def _check(gm, node, live) -> str | None:
             return kind
         if kind not in POLY_MODULES:
             return f"{kind} (module)"
-        if kind == "Conv1d" and (mod.groups != 1 or mod.padding_mode != "zeros"):
-            return "Conv1d with groups or padding_mode other than 1, 'zeros'"
+        if kind == "Conv1d" and mod.padding_mode != "zeros":
+            return f"Conv1d with padding_mode={mod.padding_mode!r} (module)"
+        if kind in BATCH_NORMS and getattr(mod, "running_var", None) is None:
+            return f"BatchNorm without running statistics ({kind}: batch statistics)"
+        if kind in BATCH_NORMS and any(f"{node.target}.running_var" == n for n in params):
+            return (f"BatchNorm with a drawn running_var ({kind}, draw='all'): 1/sqrt of a "
+                    "drawn tensor")  # fmt: skip
         return None
     name = op_name(node)
     if name in NONPOLY_FUNCS:
@@ -130,10 +143,18 @@ def _check(gm, node, live) -> str | None:
     if name not in HANDLERS:
         return name
     if name == "truediv":
-        if any(_is_node(a) for a in node.args[1:]) or node.kwargs.get("rounding_mode"):
-            return "division by a tensor"
-        if not all(_rational(a) for a in node.args[1:]):
+        if any(_is_node(a) and a in live for a in node.args[1:]):
+            return "division by a computed tensor"
+        if node.kwargs.get("rounding_mode"):
+            return "division with rounding"
+        if not all(_rational(a) or _is_node(a) for a in node.args[1:]):
             return "division by a non-number"
+    if name == "where":
+        cond = node.args[0] if node.args else node.kwargs.get("condition")
+        if len(node.args) + len(node.kwargs) < 3:
+            return "where with one argument (nonzero indices)"
+        if _is_node(cond) and cond in live:
+            return "where with a computed condition"
     if name == "pow":
         k = node.args[1] if len(node.args) > 1 else node.kwargs.get("exponent")
         integral = isinstance(k, numbers.Integral) and not isinstance(k, bool) or \
@@ -152,9 +173,6 @@ def _check(gm, node, live) -> str | None:
     if name in SELECTORS and any(_is_node(a) and a in live
                                  for a in _flat(node.args[SELECTORS[name]:][:1])):  # fmt: skip
         return "indexing by a computed tensor"
-    if name in ("conv1d",) and (len(node.args) > 6 and node.args[6] != 1
-                                or node.kwargs.get("groups", 1) != 1):  # fmt: skip
-        return "conv1d with groups"
     return None
 
 
@@ -184,7 +202,10 @@ def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
     lifted: dict = {}
 
     def weight(name):
-        return params[alias[name]]
+        canonical = alias.get(name, name)
+        if canonical in params:
+            return params[canonical]
+        return lift(_fetch(gm, name))  # a frozen parameter or a buffer: a constant
 
     def lift(v):
         if hasattr(v, "detach") and hasattr(v, "numpy"):  # a constant tensor
@@ -212,10 +233,17 @@ def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
             return args[0]
         if node in live:
             args, kwargs = _lifted(node, args, kwargs, lift)
-            if node.op == "call_module":
-                env[node] = call_module(ar, gm, node, args, kwargs, weight)
-            else:
-                env[node] = HANDLERS[op_name(node)](ar, *args, **kwargs)
+            try:
+                if node.op == "call_module":
+                    more = type(gm.get_submodule(node.target)).__name__ in MORE_MODULES
+                    env[node] = (call_module_more if more else call_module)(
+                        ar, gm, node, args, kwargs, weight)  # fmt: skip
+                else:
+                    env[node] = HANDLERS[op_name(node)](ar, *args, **kwargs)
+            except DomainError as exc:
+                line = node_line(node)
+                raise DomainError(f"{exc} (at node '{node.name}'"
+                                  + (f", {line})" if line else ")")) from None
         else:
             env[node] = _static(gm, node, args, kwargs)
         if record is not None:
@@ -225,7 +253,8 @@ def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
 
 def _lifted(node, args, kwargs, lift):
     """A live node's arguments with its constants lifted (its selectors left as they are)."""
-    keep = SELECTORS.get(op_name(node)) if node.op != "call_module" else None
+    name = op_name(node) if node.op != "call_module" else None
+    keep = SELECTORS.get(name, RAW.get(name)) if name is not None else None
     try:
         if keep is None:
             return lift(args), {k: lift(v) for k, v in kwargs.items()}

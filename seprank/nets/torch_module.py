@@ -9,18 +9,19 @@ The module's ``forward`` takes one tensor of shape ``(batch, seq_len, width)``. 
 traced once with torch.fx, with concrete shapes and its in-place operations rewritten out
 of place (:mod:`seprank.nets.torch_trace`); ``init`` draws fresh weights for every
 *trainable* parameter (``requires_grad=True``) with ``domain.random`` (a dict keyed by the
-parameter's qualified name, e.g. ``layers.0.q.weight``, so ``measure(weights=...)`` and
-the certificates' weight digests work). Frozen parameters (``requires_grad=False``) and
-buffers are the module's **constants**: kept as they are, converted exactly to the
-domain (an entry that is not an exact rational with a denominator <= 2**20 is refused by
-the exact engines, naming the tensor); ``draw="all"`` draws every floating-point
-parameter and buffer instead. ``measure_note`` lists what was drawn and what was kept,
-and the measurement's ``strategy_reason`` carries it. ``apply`` interprets the graph with
-numpy operations on the arrays the domain hands it (:mod:`seprank.nets.torch_graph`), so
-the exact engines (GF(p), symbolic) measure the module itself, not a float approximation
-of it. At trace time, always, the eager module, the traced graph (run by torch) and
-seprank's Float64 interpretation are run at two random inputs with drawn weights and must
-agree (:mod:`seprank.nets.torch_check`), or the module is refused.
+parameter's qualified name, e.g. ``layers.0.q.weight``, so ``measure(weights=...)`` and the
+certificates' weight digests work). Frozen parameters (``requires_grad=False``) and buffers
+are the module's **constants**: kept as they are, converted exactly to the domain (each
+float32 or float64 entry is the exact binary fraction it holds, read as it is; a non-finite
+entry is refused by the exact engines, naming the tensor); ``draw="all"`` draws every
+floating-point parameter and buffer instead. ``measure_note`` lists what was drawn and what
+was kept, and the measurement's ``strategy_reason`` carries it. ``apply`` interprets the
+graph with numpy operations on the arrays the domain hands it
+(:mod:`seprank.nets.torch_graph`), so the exact engines (GF(p), symbolic) measure the
+module itself, not a float approximation of it. At trace time, always, the eager module,
+the traced graph (run by torch) and seprank's Float64 interpretation are run at two random
+inputs with drawn weights and must agree (:mod:`seprank.nets.torch_check`), or the module
+is refused.
 
 **Why torch.fx and not torch.export.** fx gives a Python-level graph whose nodes are the
 module's own submodules (``nn.Linear``, ``nn.Conv1d``), torch functions and tensor
@@ -38,14 +39,25 @@ on Python values (depth, head counts, ``self.training``, ``range(x.size(1))``) a
 they are unrolled at trace time (in evaluation mode).
 
 **Non-polynomial graphs.** A graph with an operation that is not a polynomial (softmax,
-relu, gelu, tanh, sigmoid, exp, layer_norm, division by a tensor, ...) makes a
+relu, gelu, tanh, sigmoid, exp, layer_norm, a comparison, division by a computed tensor,
+``where`` with a computed condition, ...) makes a
 non-polynomial architecture (``polynomial = False``, ``polynomial_reason`` names the
 operation and the node): in ``Float64``, ``apply`` runs the module's own forward in
 float64 torch with the drawn weights loaded; in an exact domain it raises DomainError with
 that reason, so only the float engine measures it. An operation the interpreter does not
 know is worded apart (``polynomial_unknown = True``: "not supported by seprank's torch
 interpreter", the module may well be a polynomial): ``method="auto"`` then refuses
-rather than hand it to the float engine unannounced; ``method="float"`` measures it.
+rather than hand it to the float engine unannounced; ``method="float"`` measures it, and
+its float rank is "float estimate, untrusted" (``polynomial`` None in the result: unknown),
+never the non-polynomial's label. ``where`` with a constant condition, division by a
+constant, BatchNorm in evaluation mode (an affine map: its scale 1/sqrt(var + eps) computed
+in float64 as torch computes it, read exactly) and grouped convolutions are computed
+exactly.
+
+**Modes and arguments.** The module is traced and measured in evaluation mode (a module
+left in train mode is said so in ``measure_note``); ``forward``'s arguments after the
+input are used at their defaults (said in ``measure_note``; one without a default is
+refused in one line).
 
 **Config.** Built from a factory path (``"mymod:make"``, a function returning the module,
 importable from PYTHONPATH), the config ``(factory, seq_len, width, position,
@@ -58,6 +70,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,6 +104,10 @@ class Traced:
     kept: tuple = ()
     unknown: bool = False
     inexact: str | None = None
+    #: forward's optional arguments (name, default), at their defaults in every call.
+    defaults: tuple = ()
+    #: Whether the module was in train mode (it is traced and measured in eval mode).
+    was_training: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,10 +211,15 @@ class TorchModule:
         """Which tensors a measurement draws at random and which it keeps as constants."""
         t = self.traced
         drawn = ", ".join(n for n, _ in t.shapes) or "none"
-        note = f"from_torch drew at random (draw={self.draw!r}): {drawn}"
+        note = ("the module was in train mode: measured in eval mode (module.eval(): dropout "
+                "off, BatchNorm's running statistics); " if t.was_training else "")
+        note += f"from_torch drew at random (draw={self.draw!r}): {drawn}"
         if t.kept:
             kept = ", ".join(f"{n} ({k})" for n, k in t.kept)
             note += f"; kept as the module's constants: {kept}"
+        if t.defaults:
+            note += "; forward's optional arguments at their defaults: " + ", ".join(
+                f"{k}={v!r}" for k, v in t.defaults)  # fmt: skip
         return note
 
     # ------------------------------------------------------------------ protocol
@@ -330,8 +352,9 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
         alias, drawn, kept = _tensors(work, draw)
         names = {a for a, c in alias.items() if c in dict(drawn)}
         tracer = make_tracer(work, seq_len, width, names)
+        defaults = _optional_arguments(work)
         with float64():
-            graph = tracer.trace(work)
+            graph = tracer.trace(work, concrete_args=defaults or None)
             gm = fx.GraphModule(tracer.root, graph, name)
         functionalise(gm)
     except ConfigError as exc:
@@ -351,7 +374,25 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
     return Traced(work=work, gm=gm, live=frozenset(live), alias=alias, shapes=shapes,
                   reason=reason, output_fn=output_fn, kept=tuple(kept),
                   unknown=reason is not None and "not supported" in reason,
-                  inexact=inexact)  # fmt: skip
+                  inexact=inexact, defaults=tuple(defaults.items()),
+                  was_training=bool(module.training))  # fmt: skip
+
+
+def _optional_arguments(work) -> dict:
+    """forward's arguments after the input, each at its default (seprank calls forward
+    with the input alone); ConfigError naming one that has no default."""
+    try:
+        sig = inspect.signature(work.forward)
+    except (TypeError, ValueError):  # pragma: no cover - a builtin forward
+        return {}
+    rest = [p for p in sig.parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)][1:]  # fmt: skip
+    missing = [p.name for p in rest if p.default is inspect.Parameter.empty]
+    if missing:
+        raise ConfigError(f"forward's argument {missing[0]!r} has no default: seprank calls "
+                          "forward with the input tensor alone (give it a default, or wrap "
+                          "the module)")  # fmt: skip
+    return {p.name: p.default for p in rest}
 
 
 def _tensor(work, name: str):

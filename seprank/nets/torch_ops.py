@@ -18,7 +18,8 @@ import numpy as np
 from seprank.errors import DomainError
 
 IDENTITY = frozenset({"contiguous", "clone", "detach", "float", "double", "positive",
-                      "dropout", "alpha_dropout", "feature_alpha_dropout"})  # fmt: skip
+                      "dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d",
+                      "dropout2d", "dropout3d"})  # fmt: skip
 
 
 def explicit(eq: str, ops) -> str:
@@ -95,7 +96,7 @@ class NumpyArith:
 
 
 # ------------------------------------------------------------------------ operations
-def _dims(args, kw, key):
+def dims_arg(args, kw, key):
     """``f(x, 0, 2, 1)``, ``f(x, (0, 2, 1))`` or ``f(x, dims=...)`` -> a tuple of ints."""
     if key in kw:
         v = kw[key]
@@ -106,18 +107,18 @@ def _dims(args, kw, key):
     return tuple(int(d) for d in v)
 
 
-def _axis(dim):
+def axis_arg(dim):
     if dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0:  # () means all, as
         return None  # torch reads it
     return tuple(int(d) for d in dim) if isinstance(dim, (tuple, list)) else int(dim)
 
 
 def _sum(ar, x, dim=None, keepdim=False, dtype=None, axis=None):
-    return ar.sum(x, _axis(dim if axis is None else axis), bool(keepdim))
+    return ar.sum(x, axis_arg(dim if axis is None else axis), bool(keepdim))
 
 
-def _mean(ar, x, dim=None, keepdim=False, dtype=None, axis=None):
-    axis = _axis(dim if axis is None else axis)
+def mean(ar, x, dim=None, keepdim=False, dtype=None, axis=None):
+    axis = axis_arg(dim if axis is None else axis)
     axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     count = math.prod(x.shape[a] for a in axes)
     return ar.mul(ar.sum(x, axis, bool(keepdim)), Fraction(1, count))
@@ -130,11 +131,18 @@ def _einsum(ar, eq, *ops):
 
 
 def _truediv(ar, a, b, rounding_mode=None):
-    q = Fraction(b)
-    if isinstance(b, float) and q.denominator > 2**20:  # the field arrays' rule for floats
-        raise DomainError(f"division by the float {b!r}: not an exact rational with a small "
-                          "denominator (write an integer or a Fraction)")  # fmt: skip
-    return ar.mul(a, 1 / q)
+    """``a / b`` for a constant b: a number, or a constant tensor (each entry read as the
+    exact binary fraction it holds, its reciprocal taken exactly)."""
+    if hasattr(b, "detach"):  # a constant tensor: exact reciprocals
+        arr = b.detach().cpu().double().numpy()
+        if not np.all(np.isfinite(arr)) or np.any(arr == 0):
+            raise DomainError("division by a constant tensor with a zero or non-finite entry")
+        recip = np.empty(arr.shape, dtype=object)
+        recip.ravel()[:] = [1 / Fraction(float(v)) for v in arr.ravel()]
+        return ar.mul(a, ar.const(recip))
+    if isinstance(b, float) and not math.isfinite(b) or b == 0:
+        raise DomainError(f"division by {b!r}: not a nonzero finite number")
+    return ar.mul(a, 1 / Fraction(b))
 
 
 def _not_float(v) -> bool:
@@ -164,7 +172,7 @@ def _sub(ar, a, b, alpha=1):
 
 
 def _reshape(ar, x, *shape, **kw):
-    return np.reshape(x, _dims(shape, kw, "shape"))
+    return np.reshape(x, dims_arg(shape, kw, "shape"))
 
 
 def _flatten(ar, x, start_dim=0, end_dim=-1):
@@ -181,7 +189,7 @@ def _squeeze(ar, x, dim=None):
 
 
 def _expand(ar, x, *sizes, **kw):
-    sizes = _dims(sizes, kw, "size")
+    sizes = dims_arg(sizes, kw, "size")
     lead = len(sizes) - x.ndim
     shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     return np.broadcast_to(x, shape, subok=True)
@@ -190,14 +198,14 @@ def _expand(ar, x, *sizes, **kw):
 def _getitem(ar, x, idx):
     if not isinstance(x, np.ndarray):
         return x[idx]
-    return x[_index(idx)]
+    return x[index_arg(idx)]
 
 
-def _index(idx):
+def index_arg(idx):
     """An index with its constant torch tensors as numpy integer or boolean arrays (the
     graph walk does not lift an index to the domain: it selects, it is not a value)."""
     if isinstance(idx, (tuple, list)) and not all(isinstance(i, numbers.Integral) for i in idx):
-        return tuple(_index(i) for i in idx)
+        return tuple(index_arg(i) for i in idx)
     if hasattr(idx, "detach"):  # a constant torch tensor
         a = idx.detach().cpu().numpy()
         if a.dtype.kind not in "iub":
@@ -209,11 +217,11 @@ def _index(idx):
 def _setitem(ar, x, index, value):
     """``x[index] = value`` out of place (the graph's in-place writes are rewritten so)."""
     out = x.copy()
-    out[_index(index)] = ar.operand(value)
+    out[index_arg(index)] = ar.operand(value)
     return out
 
 
-def _at(x, dim: int, index):
+def at_axis(x, dim: int, index):
     """``x[:, ..., index]`` with ``index`` at axis ``dim`` (basic or integer indexing)."""
     return x[(slice(None),) * (int(dim) % x.ndim) + (index,)]
 
@@ -226,7 +234,7 @@ def _split(ar, x, split_size_or_sections, dim=0):
     else:
         sizes = [int(v) for v in split_size_or_sections]
     starts = np.cumsum([0] + sizes)
-    return tuple(_at(x, dim, slice(int(a), int(a) + k)) for a, k in zip(starts, sizes))
+    return tuple(at_axis(x, dim, slice(int(a), int(a) + k)) for a, k in zip(starts, sizes))
 
 
 def _chunk(ar, x, chunks, dim=0):
@@ -235,11 +243,11 @@ def _chunk(ar, x, chunks, dim=0):
 
 
 def _unbind(ar, x, dim=0):
-    return tuple(_at(x, dim, i) for i in range(x.shape[int(dim)]))
+    return tuple(at_axis(x, dim, i) for i in range(x.shape[int(dim)]))
 
 
 def _repeat(ar, x, *sizes, **kw):
-    sizes = _dims(sizes, kw, "repeats")
+    sizes = dims_arg(sizes, kw, "repeats")
     x = np.reshape(x, (1,) * (len(sizes) - x.ndim) + tuple(x.shape))
     for axis, r in enumerate(sizes):
         if r != 1:
@@ -248,7 +256,7 @@ def _repeat(ar, x, *sizes, **kw):
 
 
 def _flip(ar, x, *dims, **kw):
-    axes = {d % x.ndim for d in _dims(dims, kw, "dims")}
+    axes = {d % x.ndim for d in dims_arg(dims, kw, "dims")}
     return x[tuple(slice(None, None, -1) if a in axes else slice(None) for a in range(x.ndim))]
 
 
@@ -261,7 +269,7 @@ def _roll(ar, x, shifts, dims=None):
         n = x.shape[int(dim)]
         k = int(shift) % n
         if k:
-            x = np.concatenate([_at(x, dim, slice(n - k, n)), _at(x, dim, slice(0, n - k))],
+            x = np.concatenate([at_axis(x, dim, slice(n - k, n)), at_axis(x, dim, slice(0, n - k))],
                                axis=int(dim) % x.ndim)  # fmt: skip
     return x
 
@@ -273,7 +281,7 @@ def _pad(ar, x, pad, mode="constant", value=None):
     for i in range(len(pad) // 2):
         axis, left, right = x.ndim - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1])
         n = x.shape[axis]
-        x = _at(x, axis, slice(max(0, -left), n - max(0, -right)))
+        x = at_axis(x, axis, slice(max(0, -left), n - max(0, -right)))
         parts = []
         for k in (left, None, right):
             if k is None:
@@ -295,7 +303,7 @@ def _diagonal(ar, x, offset=0, dim1=0, dim2=1):
 
 
 def _masked_fill(ar, x, mask, value):
-    m = _index(mask) if hasattr(mask, "detach") else np.asarray(mask) != 0
+    m = index_arg(mask) if hasattr(mask, "detach") else np.asarray(mask) != 0
     out = ar.mul(x, ar.const(np.logical_not(m).astype(np.int64)))
     if value != 0:
         out = ar.add(out, ar.mul(ar.const(m.astype(np.int64)), value))
@@ -312,7 +320,8 @@ def _one(v) -> int:
 
 
 def _conv1d(ar, x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
-    """Zero-padded 1-D convolution, (B, C_in, L) -> (B, C_out, L_out): unfold + einsum."""
+    """Zero-padded 1-D convolution, (B, C_in, L) -> (B, C_out, L_out): unfold + einsum;
+    grouped (``groups`` > 1; depthwise: groups = C_in) by one einsum over the groups."""
     k, s, dil = w.shape[-1], _one(stride), _one(dilation)
     if padding == "valid":
         left = right = 0
@@ -326,7 +335,16 @@ def _conv1d(ar, x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
         x = np.concatenate([ar.zeros(lead + (left,)), x, ar.zeros(lead + (right,))], axis=-1)
     out = (x.shape[-1] - dil * (k - 1) - 1) // s + 1
     idx = np.arange(out)[:, None] * s + np.arange(k)[None, :] * dil
-    y = ar.einsum("bctk,ock->bot", x[..., idx], w)
+    g = _one(groups)
+    if g == 1:
+        y = ar.einsum("bctk,ock->bot", x[..., idx], w)
+    else:
+        unf = x[..., idx]  # (B, C_in, T, k)
+        cin, cout = unf.shape[1] // g, w.shape[0] // g
+        unf = np.reshape(unf, (unf.shape[0], g, cin) + unf.shape[2:])
+        wg = np.reshape(w, (g, cout) + tuple(w.shape[1:]))
+        y = ar.einsum("bgctk,gock->bgot", unf, wg)
+        y = np.reshape(y, (y.shape[0], g * cout, y.shape[-1]))
     return y if b is None else ar.add(y, b[:, None])
 
 
@@ -344,11 +362,11 @@ HANDLERS = {
     "square": lambda ar, a: ar.mul(a, a), "truediv": _truediv,
     "pow": lambda ar, a, exponent: ar.pow(a, int(exponent)),  # integral (classify checks)
     "matmul": lambda ar, a, b: ar.matmul(a, b), "einsum": _einsum, "linear": _linear,
-    "conv1d": _conv1d, "sum": _sum, "mean": _mean,
+    "conv1d": _conv1d, "sum": _sum, "mean": mean,
     "cumsum": lambda ar, x, dim, dtype=None: ar.cumsum(x, int(dim)),
     "transpose": lambda ar, x, dim0, dim1: np.swapaxes(x, dim0, dim1),
     "t": lambda ar, x: np.swapaxes(x, 0, -1) if x.ndim == 2 else x,
-    "permute": lambda ar, x, *d, **kw: np.transpose(x, _dims(d, kw, "dims")),
+    "permute": lambda ar, x, *d, **kw: np.transpose(x, dims_arg(d, kw, "dims")),
     "reshape": _reshape, "view": _reshape, "flatten": _flatten, "squeeze": _squeeze,
     "unsqueeze": lambda ar, x, dim: np.expand_dims(x, int(dim)),
     "expand": _expand, "expand_as": lambda ar, x, other: _expand(ar, x, *other.shape),
@@ -356,10 +374,10 @@ HANDLERS = {
     "cat": _cat, "stack": _stack, "masked_fill": _masked_fill,
     "split": _split, "chunk": _chunk, "unbind": _unbind, "repeat": _repeat, "flip": _flip,
     "roll": _roll, "pad": _pad, "diagonal": _diagonal, "setitem": _setitem,
-    "narrow": lambda ar, x, dim, start, length: _at(x, dim, slice(int(start),
+    "narrow": lambda ar, x, dim, start, length: at_axis(x, dim, slice(int(start),
                                                                   int(start) + int(length))),
-    "select": lambda ar, x, dim, index: _at(x, dim, int(index)),
-    "index_select": lambda ar, x, dim, index: _at(x, dim, _index(index)),
+    "select": lambda ar, x, dim, index: at_axis(x, dim, int(index)),
+    "index_select": lambda ar, x, dim, index: at_axis(x, dim, index_arg(index)),
     "tril": lambda ar, x, diagonal=0: np.tril(x, int(diagonal)),
     "triu": lambda ar, x, diagonal=0: np.triu(x, int(diagonal)),
 }  # fmt: skip
@@ -375,8 +393,11 @@ def _attribute(x, name):
     raise DomainError(f"attribute {name!r} of a tensor is not supported")
 
 
+
+
 def call_module(ar, gm, node, args, kwargs, weight):
-    """A live ``call_module`` node: Linear, Conv1d, Flatten, or an identity."""
+    """A live ``call_module`` node: Linear, Conv1d (grouped too), Flatten, or an identity
+    (Bilinear and BatchNorm: :func:`seprank.nets.torch_ops_more.call_module_more`)."""
     mod = gm.get_submodule(node.target)
     kind = type(mod).__name__
     x = args[0]
@@ -386,7 +407,7 @@ def call_module(ar, gm, node, args, kwargs, weight):
     if kind == "Conv1d":
         return _conv1d(ar, x, weight(f"{node.target}.weight"),
                        None if mod.bias is None else weight(f"{node.target}.bias"),
-                       mod.stride, mod.padding, mod.dilation)  # fmt: skip
+                       mod.stride, mod.padding, mod.dilation, mod.groups)  # fmt: skip
     if kind == "Flatten":
         return _flatten(ar, x, mod.start_dim, mod.end_dim)
     return x  # Identity, Dropout (evaluation mode)

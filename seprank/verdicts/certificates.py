@@ -107,6 +107,9 @@ class Certification:
         The source of the upper bound.
     upper_given : bool, default False
         Whether the upper bound was stated by the user (``upper=``).
+    upper_status : str or None, default None
+        The upper bound's status (:data:`seprank.labels.BOUND_STATUSES`: proved, recalled,
+        architecture, user); None when there is no upper bound.
     """
 
     measurement: object
@@ -120,6 +123,7 @@ class Certification:
     path: str | None = None
     upper_source: str | None = None
     upper_given: bool = False
+    upper_status: str | None = None
 
     @property
     def gap(self) -> int | None:
@@ -211,7 +215,8 @@ class Certification:
             "status": self.status, "label": self.label, "exact": self.exact, "rank": self.lower,
             "lower": self.lower, "upper": self.upper, "gap": self.gap,
             "upper_why": self.upper_why, "upper_source": self.upper_source,
-            "upper_given": self.upper_given, "ground": self.ground, "certificate": self.path,
+            "upper_given": self.upper_given, "upper_status": self.upper_status,
+            "ground": self.ground, "certificate": self.path,
             "saturated": m.saturated, "saturation_bound": m.saturation_bound,
             "saturation_reason": m.saturation_reason, "prime": m.prime, "seed": m.seed,
             "strategy": m.strategy, "config": m.config, "partition": list(m.partition),
@@ -302,7 +307,8 @@ def _bound(net, partition, upper, upper_source) -> tuple:
     if ub is None or ub.get("upper") is None:
         why = (ub or {}).get("source") or (
             f"no proved upper bound for {type(net).__name__} in seprank (give the class an "
-            "upper_bound(partition) -> (bound, source) method, or state one: upper=U)")
+            "upper_bound(partition) -> seprank.nets.bound.Bound method, or state one: "
+            "upper=U)")
         return None, why, None, False, None
     return int(ub["upper"]), ub["source"], ub["source"], False, ub.get("tag")
 
@@ -422,4 +428,6 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     exact, status, ground = _verdict(m, upper, given, source, cert is not None, tag)
     return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=why,
                          exact=exact, status=status, ground=ground, certificate=cert,
-                         upper_source=source, upper_given=given)  # fmt: skip
+                         upper_source=source, upper_given=given,
+                         upper_status=None if upper is None else
+                         labels.USER if given else labels.bound_status(tag))  # fmt: skip

@@ -471,7 +471,7 @@ def test_certify_cli_lower_bound_text(tmp_path, capsys, fake_certify):
     fake_certify["cert"] = _fake_certification(tmp_path, exact=False, upper=None)
     rc, out, _ = _certify(capsys, tmp_path)
     assert rc == 0 and out.splitlines()[0] == (
-        "separation rank >= 17  [lower bound; proved upper bound none proved]")
+        "separation rank >= 17  [lower bound; no upper bound known]")
 
 
 def test_certify_cli_without_certificate(tmp_path, capsys, fake_certify):

@@ -47,6 +47,9 @@ def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, 
     assert main(["results", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.count("mymod:MyNet") == 2 and "2 tasks: 2 done" in out
+    header = out.splitlines()[0].split()
+    assert header[header.index("method") + 1] == "strategy"  # which strategy measured it
+    assert all(r["strategy"] in out.splitlines()[i + 1] for i, r in enumerate(rows))
 
 
 def test_store_keys_of_registry_names_are_unchanged():
@@ -66,11 +69,12 @@ def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
                       "rank R: a sum of R products)]") and out[-1] == "  check: valid"
     assert main(base + ["--arch", "mymod:MyPlain"]) == 0  # no bound of its own
     assert capsys.readouterr().out.splitlines()[0] == (
-        "separation rank >= 3  [lower bound; proved upper bound none proved]")
+        "separation rank >= 3  [lower bound; no upper bound known]")
     assert main(base + ["--arch", "mymod:MyPlain", "--upper", "3", "--upper-source", "CP"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
         "separation rank: 3  [exact, given the stated bound (CP)]")
-    path = tmp_path / "c" / "mymod.MyPlain_N4_d2_terms3_A0-1_seed0_p67108859.json"
+    path = max((tmp_path / "c").glob("mymod.MyPlain_N4_d2_terms3_A0-1_seed0_p*.json"),
+               key=lambda f: f.stat().st_mtime_ns)  # the prime is drawn: one file per run
     assert main(["check-certificate", str(path)]) == 2  # the file's word is not enough
     assert "give --arch mymod:MyPlain (or --allow-import)" in capsys.readouterr().err
     assert main(["check-certificate", str(path), "--arch", "mymod:MyPlain"]) == 0
@@ -98,3 +102,28 @@ def test_verify_a_users_class_on_its_partitions(tmp_path, monkeypatch, capsys):
     assert "tight" not in out and "proven" not in out
     assert main(["verify", "--param", "seq_len=4"]) == 2
     assert "--param and --partition need --arch" in capsys.readouterr().err
+
+
+ZERO = '''from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Zero:
+    seq_len: int = 2
+    width: int = 2
+
+    def init(self, rng, domain):
+        return {"w": domain.random(rng, (1,))}
+
+    def apply(self, params, X, domain):
+        return 0 * X[:, 0, 0] * X[:, 1, 0]
+'''
+
+
+def test_an_identically_zero_f_prints_its_rank_and_exits_0(tmp_path, monkeypatch, capsys):
+    (tmp_path / "zmod.py").write_text(ZERO)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["measure", "--arch", "zmod:Zero"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("separation rank (measured, modular): 0  [")
+    assert "no blocks: f is identically zero" in out

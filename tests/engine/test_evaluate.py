@@ -148,3 +148,19 @@ def test_the_line_check_passes_a_right_computation_and_skips_the_zoo(monkeypatch
     assert line_check.check_arithmetic(NumpySumProduct(), ModP(), 0) == 4  # 2 weights + 2
     assert not line_check.needs_check(MPS(seq_len=4, phys_dim=2, bond=2))
     assert line_check.needs_check(NumpySumProduct())
+
+
+def test_numpys_own_errors_on_polynomials_are_a_seprank_error():
+    @dataclass(frozen=True)
+    class Inverts:
+        seq_len: int = 2
+        width: int = 2
+
+        def init(self, rng, domain):
+            return {"w": domain.random(rng, (2, 2))}
+
+        def apply(self, params, X, domain):
+            return np.linalg.inv(X)[:, 0, 0]
+
+    with pytest.raises(DomainError, match="does not run on polynomials .*UFuncTypeError"):
+        seprank.measure(Inverts(), [0], method="symbolic")

@@ -3,8 +3,10 @@
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
+import flint
 import numpy as np
 import pytest
 
@@ -18,6 +20,7 @@ from seprank.engine.saturation import traced_degree  # noqa: E402
 from seprank.errors import ConfigError, DomainError  # noqa: E402
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention, config_of  # noqa: E402
 from seprank.nets.torch_module import TorchModule, from_torch  # noqa: E402
+from tests._truth import inputs, rank_over_q  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -166,14 +169,22 @@ def test_modp_apply_is_exact_also_on_plain_residues():
     assert isinstance(got, FieldArray) and (raw(got) == raw(native.apply(W, X, F))).all()
 
 
-def test_a_float_constant_that_is_not_exact_is_refused_in_gf_p():
+def test_a_float_constant_is_read_as_the_binary_fraction_it_holds():
     class Tenth(nn.Module):
         def forward(self, x):
             return (0.1 * x) * x
 
     net = from_torch(Tenth(), seq_len=2, width=2)
-    with pytest.raises(DomainError, match="0.1"):
-        seprank.measure(net)
+    X, _ = inputs(2, 2)
+    tenth = flint.fmpq(*Fraction(0.1).as_integer_ratio())
+    truth = rank_over_q(tenth * X[0][0] * X[0][0], [0])
+    assert seprank.measure(net, [0]).rank == truth == 1
+    with pytest.raises(DomainError, match="not a polynomial|inf|not read"):
+        class Inf(nn.Module):
+            def forward(self, x):
+                return (float("inf") * x) * x
+
+        seprank.measure(from_torch(Inf(), seq_len=2, width=2), method="modular")
     half = from_torch(Paper(1, 2), seq_len=2, width=2, output=lambda y: 0.5 * y[:, 0, 0])
     assert seprank.measure(half).rank == seprank.measure(LinearSelfAttention(1, 2, 1, 2)).rank
 
@@ -218,7 +229,8 @@ class _Act(nn.Module):
 
 
 @pytest.mark.parametrize("kind,op", [("relu", "relu"), ("gelu", "gelu"), ("exp", "exp"),
-                                     ("norm", "LayerNorm"), ("div", "division by a tensor"),
+                                     ("norm", "LayerNorm"),
+                                     ("div", "division by a computed tensor"),
                                      ("pow", "pow by a non-integer")])  # fmt: skip
 def test_non_polynomial_operations_name_the_operation_and_node(kind, op):
     net = from_torch(_Act(kind), seq_len=2, width=2)
@@ -434,7 +446,7 @@ def test_integer_casts_are_refused_and_empty_dims_sum_everything():
     assert np.allclose(got, X[:, 0, 0] * X.sum())
 
 
-def test_division_by_an_inexact_float_is_refused():
+def test_division_by_a_float_is_exact():
     from torch import nn
 
     class Tenth(nn.Module):
@@ -442,5 +454,6 @@ def test_division_by_an_inexact_float_is_refused():
             return x / 0.1
 
     net = from_torch(Tenth(), seq_len=2, width=2)
-    with pytest.raises(DomainError, match="0.1"):
-        net.apply({}, np.ones((1, 2, 2), dtype=np.int64), ModP(7))
+    got = net.apply({}, np.ones((1, 2, 2), dtype=np.int64), ModP(7))
+    q = 1 / Fraction(0.1)
+    assert int(raw(got)[0]) == q.numerator * pow(q.denominator, -1, 7) % 7

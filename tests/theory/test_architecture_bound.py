@@ -1,6 +1,7 @@
 """One bound per architecture: seprank.upper_bound, seprank bounds and certify agree."""
 
 import json
+import warnings
 from dataclasses import dataclass
 
 import pytest
@@ -57,7 +58,8 @@ def test_a_malformed_user_bound_is_refused(returned, words):
         def upper_bound(self, partition):
             return returned
 
-    with pytest.raises(ConfigError) as e:
+    with pytest.raises(ConfigError) as e, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the deprecated tuple form
         architecture_bound(Net())
     assert words in str(e.value)
 

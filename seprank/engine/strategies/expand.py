@@ -163,8 +163,8 @@ class PolyField:
         if isinstance(v, (float, np.floating)):
             q = exact_float(v)
             if q is None:
-                raise DomainError(f"the float constant {float(v)!r} is not an exact rational "
-                                  "with a small denominator: write fractions.Fraction")  # fmt: skip
+                raise DomainError(f"the float constant {v!r} is not read exactly (wider than "
+                                  "float64, or not finite): write fractions.Fraction")  # fmt: skip
             v = q
         if isinstance(v, Fraction):
             return _flint().fmpq(v.numerator, v.denominator)

@@ -65,6 +65,8 @@ class Request:
         Why each strategy asked so far was not taken.
     note, notes : str
         The method's note for the reason, and what refused strategies add to it.
+    prime_drawn : bool
+        Whether ``modulus`` was drawn at random (:mod:`seprank.engine.constants`).
     """
 
     net: Any
@@ -87,6 +89,8 @@ class Request:
     #: strategies add to the taken one's reason (:meth:`Strategy.not_taken`).
     note: str = ""
     notes: str = ""
+    #: Whether ``modulus`` was drawn at random (:mod:`seprank.engine.constants`).
+    prime_drawn: bool = False
     _homogeneity: Any = field(default=None, init=False, repr=False)
     _checked: bool = field(default=False, init=False, repr=False)
     _params: dict = field(default_factory=dict, init=False, repr=False)

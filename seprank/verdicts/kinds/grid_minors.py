@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from seprank.algebra.domains import ModP
+from seprank.engine.line_check import needs_check
+from seprank.engine.row_check import SpotChecker
 from seprank.engine.sample_grid import evaluate_grid, make_evaluator
 from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem
@@ -106,8 +108,9 @@ def _grid(net, params, dom, a_pts, b_pts, A, B, kernel: bool, chunk=1 << 14):
     code, or with ``kernel`` by the compiled kernel the measurement uses."""
     if kernel:
         return make_evaluator(net, params, dom, A, B)(a_pts, b_pts) % dom.p
-    return np.asarray(evaluate_grid(net, params, dom, a_pts, b_pts, A, B, chunk=chunk),
-                      dtype=np.int64) % dom.p  # fmt: skip
+    spot = SpotChecker(np.random.default_rng(8)) if needs_check(net) else None  # as measured
+    return np.asarray(evaluate_grid(net, params, dom, a_pts, b_pts, A, B, chunk=chunk,
+                                    spot=spot), dtype=np.int64) % dom.p  # fmt: skip
 
 
 def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):

@@ -1,0 +1,91 @@
+"""Benchmark: what the strengthened checks of issue 40 add to a measurement.
+
+Run: ``python -m experiments.benchmark_checks [--repeats K]``. The two examples of
+:mod:`experiments.benchmark_row_check` (the worked example on four partitions; the torch
+example from the module to its four ranks), each timed with every check on (as seprank
+runs them) and with issue 40's additions replaced (the baseline), best of K, in one run:
+
+- the spot checks of the evaluated batches (:class:`seprank.engine.row_check.SpotChecker`);
+- the constants' cover: the prime drawn at random (the baseline uses the default prime)
+  and the coefficient-size traces of ``apply`` that bound the constants' term
+  (:mod:`seprank.engine.constants`);
+
+(the declared degree's test beyond the claim, two more one-row evaluations per probe,
+is in both). The target: checked / baseline <= 1.10 for each. The ranks agree (checked).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import time
+from unittest import mock
+
+import seprank
+from experiments.benchmark_row_check import PARTITIONS, TORCH_PARTITIONS, SumProduct
+from experiments.script_args import Parser, int_at_least
+from seprank.algebra.domains import DEFAULT_PRIME
+from seprank.engine import constants, row_check
+
+PATCHES = {
+    "seprank.engine.row_check.SpotChecker.__call__": lambda *a, **k: None,
+    "seprank.engine.constants.draw_prime": lambda *a, **k: DEFAULT_PRIME,
+    "seprank.engine.constants.trace_sizes": lambda *a, **k: (0.0, 0, 0.0),
+}
+
+
+def _worked() -> list[int]:
+    net = SumProduct(seq_len=6, width=2, factors=4)
+    return [seprank.measure(net, A).rank for A in PARTITIONS]
+
+
+def _torch() -> list[int]:
+    from experiments.benchmark_torch_check import CausalLinearAttention
+
+    net = seprank.from_torch(CausalLinearAttention(2, 5), seq_len=5, width=2)
+    return [seprank.measure(net, A).rank for A in TORCH_PARTITIONS]
+
+
+def _timed(fn, patched: bool) -> tuple[float, list[int]]:
+    row_check._PASSED.clear()  # a fresh session: nothing checked yet
+    constants._SIZES.clear()
+    with contextlib.ExitStack() as stack:
+        for target, stub in (PATCHES.items() if patched else ()):
+            stack.enter_context(mock.patch(target, stub))
+        t0 = time.perf_counter()
+        ranks = fn()
+        return time.perf_counter() - t0, ranks
+
+
+def _compare(fn, repeats: int) -> tuple[float, float, list[int]]:
+    _timed(fn, False)  # warm-up: imports, kernels
+    checked, base = [], []
+    for _ in range(repeats):
+        t, ranks = _timed(fn, False)
+        t0, ranks0 = _timed(fn, True)
+        assert ranks == ranks0, (ranks, ranks0)
+        checked.append(t)
+        base.append(t0)
+    return min(base), min(checked), ranks
+
+
+def main(argv=None) -> int:
+    ap = Parser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int_at_least(1, 50), default=5)
+    args = ap.parse_args(argv)
+    cases = [("worked example SumProduct N=6 d=2 K=4, 4 partitions", _worked)]
+    if importlib.util.find_spec("torch") is not None:
+        cases.append(("torch example, module to 4 ranks", _torch))
+    print("| measurement | baseline s | with the checks s | ratio | ranks |")
+    print("|---|---|---|---|---|")
+    worst = 0.0
+    for name, fn in cases:
+        b, c, ranks = _compare(fn, args.repeats)
+        worst = max(worst, c / b)
+        print(f"| {name} | {b:.4f} | {c:.4f} | {c / b:.3f} | {ranks} |")
+    print(f"target ratio <= 1.10: {'met' if worst <= 1.10 else 'NOT met'} (worst {worst:.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

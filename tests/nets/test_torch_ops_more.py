@@ -1,0 +1,204 @@
+"""The torch interpreter's operations of issue 40, its words for what it cannot compute,
+frozen parameters, optional forward arguments and train mode.
+
+Every module is accepted only if the trace-time check finds seprank's float64
+interpretation equal to eager torch (seprank.nets.torch_check); the ranks asserted here
+are checked against flint expansions (tests/_truth.py) where one is written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+
+import seprank  # noqa: E402
+from seprank import labels  # noqa: E402
+from seprank.errors import ConfigError  # noqa: E402
+from tests._truth import inputs, rank_over_q  # noqa: E402
+
+N, D = 4, 2
+
+
+class _Lin(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(D, D, bias=False)
+
+
+class WhereConst(_Lin):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("m", torch.tril(torch.ones(N, N)) > 0)
+
+    def forward(self, x):
+        a = self.l(x) @ x.transpose(1, 2)
+        return torch.where(self.m, a, torch.zeros_like(a)) @ x
+
+
+class DivConst(_Lin):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("c", torch.tensor([3.0, 0.1]))
+
+    def forward(self, x):
+        return (self.l(x) / self.c) * x / 7
+
+
+class BatchNormEval(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(D, D)
+        self.bn = nn.BatchNorm1d(N)
+        self.bn.running_mean.fill_(0.5)
+        self.bn.running_var.fill_(2.0)
+
+    def forward(self, x):
+        return self.bn(self.l(x)) * x
+
+
+class Fills(_Lin):
+    def forward(self, x):
+        y = self.l(x)
+        h = y.new_zeros(y.shape[0], N, D) + torch.ones_like(y) + y.new_ones(y.shape) * 2
+        return (y + h) * torch.full_like(y, 0.5) * x + y.new_full((N, D), 3.0)
+
+
+class Reductions(_Lin):
+    def forward(self, x):
+        y = self.l(x)
+        return (torch.cumprod(y, dim=1) + y.prod(dim=-1, keepdim=True)
+                + y.var(dim=1, keepdim=True) + torch.diff(y, dim=1, prepend=y[:, :1]))
+
+
+class Grouped(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv1d(D, 2 * D, 3, groups=D, padding=1)
+
+    def forward(self, x):
+        y = self.c(x.transpose(1, 2)).transpose(1, 2)
+        return y[..., :D] * y[..., D:] + torch.nn.functional.conv1d(
+            x.transpose(1, 2), self.c.weight, groups=D, padding=1).transpose(1, 2)[..., :D]
+
+
+class Bil(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = nn.Bilinear(D, D, D)
+
+    def forward(self, x):
+        return self.b(x, x.flip(1))
+
+
+class Contractions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(D, D))
+
+    def forward(self, x):
+        a = torch.tensordot(x, self.w, dims=([2], [0]))
+        b = torch.baddbmm(a, x, self.w.expand(x.shape[0], D, D), beta=2, alpha=0.5)
+        return torch.addcmul(b, a, x, value=0.5)
+
+
+class FrozenInside(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(D, D, bias=False)
+        self.l.weight.requires_grad_(False)
+        self.k = nn.Linear(D, D, bias=False)
+
+    def forward(self, x):
+        return self.l(x) * self.k(x)
+
+
+@pytest.mark.parametrize("cls", [WhereConst, DivConst, BatchNormEval, Fills, Reductions,
+                                 Grouped, Bil, Contractions, FrozenInside])  # fmt: skip
+def test_polynomial_modules_are_computed_exactly(cls):
+    net = seprank.from_torch(cls(), seq_len=N, width=D, output=(N - 1, 0))
+    assert net.polynomial, net.polynomial_reason
+    m = seprank.measure(net, (0, 1))
+    assert m.method == "modular" and m.saturated, m.saturation_reason
+    fl = seprank.measure(net, (0, 1), method="float")
+    assert fl.rank == m.rank and fl.polynomial is True
+
+
+def test_a_frozen_parameter_inside_a_submodule_is_a_constant_read_exactly():
+    mod = FrozenInside()
+    with torch.no_grad():
+        mod.l.weight.copy_(torch.tensor([[1.0, 0.5], [0.0, 2.0]]))
+    net = seprank.from_torch(mod, seq_len=N, width=D, output=(N - 1, 0))
+    assert "l.weight (parameter, requires_grad=False)" in net.measure_note
+    K = np.array([[2, -1], [1, 3]])
+    m = seprank.measure(net, (0, 1), weights={"k.weight": K})
+    X, _ = inputs(N, D)
+    x = X[N - 1]
+    f = (x[0] + x[1] / 2) * (2 * x[0] - x[1])  # row 0 of l(x) times row 0 of k(x)
+    assert m.rank == rank_over_q(f, (0, 1)) == 1  # position N - 1 alone: B side only
+    got = net.apply({"k.weight": K}, np.array([[[0, 0]] * (N - 1) + [[3, 4]]]),
+                    seprank.Float64())  # fmt: skip
+    assert float(got[0]) == (3 + 4 / 2) * (2 * 3 - 4)
+
+
+def test_forward_with_optional_arguments_uses_their_defaults_and_says_so():
+    class Opt(_Lin):
+        def forward(self, x, mask=None, scale: float = 2.0):
+            y = self.l(x) * x * scale
+            if mask is not None:
+                y = y * mask
+            return y
+
+    net = seprank.from_torch(Opt(), seq_len=N, width=D)
+    assert "optional arguments at their defaults: mask=None, scale=2.0" in net.measure_note
+    assert "mask=None" in seprank.measure(net, (0,)).strategy_reason
+
+    class Needs(_Lin):
+        def forward(self, x, y):
+            return self.l(x) * y
+
+    with pytest.raises(ConfigError, match="forward's argument 'y' has no default"):
+        seprank.from_torch(Needs(), seq_len=N, width=D)
+
+
+def test_train_mode_is_measured_in_eval_mode_and_said():
+    mod = BatchNormEval()
+    mod.train()
+    net = seprank.from_torch(mod, seq_len=N, width=D, output=(N - 1, 0))
+    assert net.measure_note.startswith("the module was in train mode: measured in eval mode")
+    mod.eval()
+    assert "train mode" not in seprank.from_torch(mod, seq_len=N, width=D).measure_note
+
+
+@pytest.mark.parametrize("body, words", [
+    (lambda x: torch.where(x > 0, x, -x), "gt at node 'gt' is not a polynomial"),
+    (lambda x: x / x.sum(dim=2, keepdim=True), "division by a computed tensor at node"),
+    (lambda x: torch.relu(x) * x, "relu at node 'relu' is not a polynomial"),
+])  # fmt: skip
+def test_not_a_polynomial_is_said_of_true_non_polynomials_only(body, words):
+    class Mod(nn.Module):
+        def forward(self, x):
+            return body(x)
+
+    net = seprank.from_torch(Mod(), seq_len=N, width=D)
+    assert not net.polynomial and not net.polynomial_unknown
+    assert words in net.polynomial_reason and "line " in net.polynomial_reason
+    m = seprank.measure(net, (0,), method="float")
+    assert m.label == labels.NOT_POLYNOMIAL
+
+
+def test_an_unsupported_operation_is_never_called_a_non_polynomial():
+    class Sorts(nn.Module):
+        def forward(self, x):
+            return torch.sort(x, dim=1).values * x
+
+    net = seprank.from_torch(Sorts(), seq_len=N, width=D)
+    assert net.polynomial_unknown and "not supported" in net.polynomial_reason
+    m = seprank.measure(net, (0,), method="float")
+    assert m.polynomial is None and m.trusted is False
+    assert m.label == labels.float_label(False) and m.label != labels.NOT_POLYNOMIAL
+    assert "cannot tell whether the module is a polynomial" in m.saturation_reason
+    with pytest.raises(ConfigError, match="not supported .* may still be a polynomial"):
+        seprank.measure(net, (0,), method="modular")
