@@ -107,7 +107,7 @@ def test_paper_module_weights_are_keyed_by_parameter_name_and_config_rebuilds(
     W = net.init(np.random.default_rng(0), Float64())
     assert sorted(W) == sorted(n for n, _ in Paper(2, 2).named_parameters())
     assert config_of(net) == {"factory": None, "seq_len": 4, "width": 2, "position": 0,
-                              "coordinate": 0, "draw": "trainable",
+                              "coordinate": 0, "draw": "trainable", "kwargs": (),
                               "architecture": "TorchModule"}  # fmt: skip
     (tmp_path / "usermod.py").write_text(PAPER_SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path))
