@@ -3,7 +3,9 @@
 Left: $\\log_{10}$ of the measured rank against depth, one line per series (colour: the
 width, :func:`~seprank.figures.style.width_color`; marker: the head count or the other
 keys), filled markers where the rank is exact or saturated, hollow where it is a certified
-lower bound only; the proved bound dashed where the architecture has one. Middle: each
+lower bound only; the proved bound dashed where the architecture has one (at the measured
+depths). With widths and heads, the marker is the head dimension $d_x / H$ (a circle for
+one head, a diamond for head dimension one). Middle: each
 step's growth ratio $\\log r(L') / \\log r(L)$ at L', with the two laws it sits between
 (the degree law, grey solid; the linear law $L'/L$, grey dotted); hollow where the ratio
 is only a lower bound. Right: the depth-width map, one marker per step and series, green
@@ -20,6 +22,8 @@ from seprank.studies.study_analysis import series_of
 NAME = "study"
 #: Markers per series (the series' index among those of one width).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+#: Markers by head dimension d_x / H (H > 1; one head: a circle).
+HEAD_DIM_MARKERS = {1: "D", 2: "^", 3: "s", 4: "v", 5: "P", 6: "X"}
 #: The map's colour per regime.
 REGIME_COLORS = {"depth-efficient": "#009E73", "depth-inefficient": "#D55E00",
                  "no gain": "#D55E00", "undetermined": GREY}  # fmt: skip
@@ -58,16 +62,21 @@ def plot(study, ax=None):
     """
     from matplotlib.ticker import MaxNLocator
 
-    apply_style()
-    fig, (ax, bx, cx) = new_axes(ax, ncols=3, size=(DOUBLE, 2.9))
+    lax = None
+    if ax is None:  # a new figure: the three panels above a row for the legend
+        import matplotlib.pyplot as plt
+
+        apply_style()
+        fig = plt.figure(figsize=(DOUBLE, 3.5))
+        gs = fig.add_gridspec(2, 3, height_ratios=[1, 0.2])
+        ax, bx, cx = (fig.add_subplot(gs[0, i]) for i in range(3))
+        lax = fig.add_subplot(gs[1, :])
+        lax.axis("off")
+    else:
+        fig, (ax, bx, cx) = new_axes(ax, ncols=3)
     dk, wk = study.depth_key, study.width_key
     groups = series_of(study.rows, dk)
-    marker_of, seen = {}, {}
-    for key in groups:
-        d = dict(key).get(wk)
-        seen[d] = seen.get(d, 0)
-        marker_of[key] = MARKERS[seen[d] % len(MARKERS)]
-        seen[d] += 1
+    marker_of = _markers(groups, wk)
     for key, rows in groups.items():
         d = dict(key).get(wk)
         c = width_color(d) if isinstance(d, int) else "black"
@@ -81,7 +90,8 @@ def plot(study, ax=None):
         for x, y, r in zip(xs, ys, pts):
             ax.plot(x, y, mk, color=c, mfc=c if _settled(r) else "white", mew=1, ms=4,
                     zorder=3)  # fmt: skip
-        ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows if r.get("upper")]
+        ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows
+              if r.get("upper") and r.get("rank")]  # at the measured depths only
         if ub and marker_of[key] == MARKERS[0]:
             ax.plot(*zip(*ub), "--", color=c, lw=0.7)
     ax.set_xlabel("depth $L$")
@@ -92,7 +102,11 @@ def plot(study, ax=None):
                        label=_series_label(dict(k), wk))[0] for k in groups]  # fmt: skip
     if any(r.get("upper") for r in study.rows):
         handles.append(ax.plot([], [], "--", color=GREY, lw=0.7, label="proved bound")[0])
-    ax.legend(handles=handles, fontsize=6, loc="upper left", frameon=False)
+    if lax is not None:
+        lax.legend(handles=handles, fontsize=6, loc="center", frameon=False,
+                   ncol=min(len(handles), 5))  # fmt: skip
+    else:
+        ax.legend(handles=handles, fontsize=5.5, loc="upper left", frameon=False)
     ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5)
     _ratios(bx, study, groups, marker_of)
     _map(cx, study, groups, marker_of)
@@ -104,6 +118,22 @@ def _offsets(study) -> dict:
     keys = sorted({tuple(s["series"].items()) for s in study.steps}, key=str)
     n = len(keys)
     return {k: (i - (n - 1) / 2) * min(0.06, 0.5 / max(n, 1)) for i, k in enumerate(keys)}
+
+
+def _markers(groups, wk: str) -> dict:
+    """A marker per series: by head dimension d_x / H where the series have widths and heads
+    (a circle for one head), else by the series' order within its width."""
+    out, seen = {}, {}
+    for key in groups:
+        k = dict(key)
+        d, H = k.get(wk), k.get("heads")
+        if isinstance(d, int) and isinstance(H, int) and H >= 1 and d % H == 0:
+            out[key] = "o" if H == 1 else HEAD_DIM_MARKERS.get(d // H, "*")
+        else:
+            seen[d] = seen.get(d, 0)
+            out[key] = MARKERS[seen[d] % len(MARKERS)]
+            seen[d] += 1
+    return out
 
 
 def _ratios(bx, study, groups, marker_of) -> None:

@@ -25,7 +25,15 @@ from seprank.errors import ConfigError
 from seprank.nets.base import config_of
 from seprank.studies import study_analysis as sa
 from seprank.studies import study_cells as sc
-from seprank.studies.study_result import CSV_NAME, Study, analyse, from_csv, kv_text, read_csv
+from seprank.studies.study_result import (
+    CSV_NAME,
+    Study,
+    analyse,
+    from_csv,
+    kv_text,
+    read_csv,
+    short,
+)
 from seprank.studies.study_run import f_degree, measure_cells
 from seprank.sweeps.store import DEFAULT_DB
 
@@ -156,7 +164,7 @@ def _notes(s: Study, unrun: int) -> list[str]:
     for r in s.rows:
         if r["status"] in ("refused", "failed", "invalid", "not run"):
             notes.append(f"{kv_text(r['values'])}: {r['status']}"
-                         + (f": {r['error']}" if r.get("error") else ""))  # fmt: skip
+                         + (f": {short(r['error'])}" if r.get("error") else ""))  # fmt: skip
     if any(r.get("degree") for r in s.rows):
         notes.append("f's degree (the degree law) measured by interpolation over GF(p) along "
                      "three random lines (exact except with probability <= 3 deg / p)")

@@ -165,7 +165,7 @@ class Study:
         for r in self.rows:
             what = (f"{r['rank']} [{r['label']}]" if r.get("rank") is not None and
                     str(r.get("status", "done")).startswith("done") else
-                    f"{r['status']}: {r.get('error') or ''}")  # fmt: skip
+                    f"{r['status']}: {short(r.get('error') or '')}")  # fmt: skip
             extra = f"  ({r['params']} parameters)" if r.get("params") is not None else ""
             out.append(f"  {kv_text({k: r['values'][k] for k in self.varied})}: {what}{extra}")
         if self.steps:
@@ -210,6 +210,12 @@ def _text(v) -> str:
     if isinstance(v, (list, tuple)):
         return json.dumps(v)
     return str(v)
+
+
+def short(text: str, limit: int = 160) -> str:
+    """``text`` cut at ``limit`` characters (the whole text stays in the CSV and JSON)."""
+    text = str(text).replace("refused: refused:", "refused:")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def json_list(text) -> list:

@@ -205,14 +205,14 @@ def _plan(row: dict, cell_limit) -> dict | None:
     try:
         sweep_tasks.plan(spec)
     except TooBigError as exc:
-        row.update(status="refused", error=f"refused: {exc}")
+        row.update(status="refused", error=str(exc))
         return None
     except SeprankError as exc:
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
         return None
     row["est_seconds"] = round(spec["est_seconds"], 3)
     if cell_limit is not None and spec["est_seconds"] > cell_limit:
-        row.update(status="refused", error=f"refused: estimated {spec['est_seconds']:,.1f} s "
+        row.update(status="refused", error=f"estimated {spec['est_seconds']:,.1f} s "
                    f"exceeds the cell limit {cell_limit:,.1f} s")  # fmt: skip
         return None
     return spec
