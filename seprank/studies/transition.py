@@ -34,6 +34,7 @@ from seprank import labels
 from seprank.engine import bars
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
+from seprank.paths import atomic_write
 from seprank.sweeps.runner import run as sweep_run
 from seprank.sweeps.store import DEFAULT_DB, Store
 from seprank.sweeps.tasks import spec_for_net
@@ -212,12 +213,10 @@ def write(rows: list[dict], path: Path) -> None:
     fill_ratios(rows)
     for r in rows:  # a row read from an older CSV gets its label from its own fields
         r["label"] = r.get("label") or row_label(r)
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
+    with atomic_write(path, newline="") as f:  # a temporary file, then a rename
         w = csv.DictWriter(f, fieldnames=COLUMNS, restval="")
         w.writeheader()
         w.writerows(rows)
-    tmp.replace(path)
 
 
 def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
