@@ -29,6 +29,12 @@ class UnknownKindError(CertificateSchemaError):
     which is no verdict on it."""
 
 
+class OverBudgetError(CertificateSchemaError):
+    """A certificate whose check would cost more than the budget allows (memory or
+    seconds, estimated from its claimed sizes before anything is built): not checked,
+    which is no verdict on it."""
+
+
 def fail(field: str, why: str):
     """Raise CertificateSchemaError: ``certificate: FIELD WHY``.
 
