@@ -60,6 +60,55 @@ def check_out_dir(path, arg: str = "out") -> Path:
     return p
 
 
+def read_bounded(path, limit: int, arg: str = "file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit``, read without blocking.
+
+    A FIFO, a device (``/dev/zero``), a folder or a file over ``limit`` is refused in
+    one line before a byte is read. A link the caller named is followed (their word).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    limit : int
+        The most bytes it may hold.
+    arg : str, default "file"
+        The argument's name in the message.
+
+    Returns
+    -------
+    bytes
+        Its content.
+
+    Raises
+    ------
+    ConfigError
+        ``file '/dev/zero' is a device or special file, not a regular file`` and the like.
+    """
+    name = f"{arg} {str(path)!r}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError, TypeError) as exc:
+        raise ConfigError(f"{name} cannot be read ({_reason(exc)})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO"
+                    if stat.S_ISFIFO(st.st_mode) else "a device or special file")  # fmt: skip
+            raise ConfigError(f"{name} is {what}, not a regular file")
+        if st.st_size > limit:
+            raise ConfigError(f"{name} is {st.st_size:,} bytes, at most {limit:,}")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise ConfigError(f"{name} cannot be read ({_reason(exc)})") from None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:  # it grew while being read
+        raise ConfigError(f"{name} is over {limit:,} bytes")
+    return raw
+
+
 def _umask() -> int:
     """The process's umask, read without changing it where /proc says it."""
     try:

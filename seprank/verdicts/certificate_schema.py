@@ -20,16 +20,14 @@ field raises :class:`CertificateSchemaError`, one line naming it. Whether the va
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from seprank.engine import parameters
-from seprank.errors import SeprankError
+from seprank.errors import ConfigError, SeprankError
+from seprank.paths import read_bounded
 from seprank.verdicts import kinds
 from seprank.verdicts.certificate_fields import (
     MAX_INDEX,
@@ -99,7 +97,10 @@ def load(path, budget: Budget | None = None) -> dict:
     """Read and :func:`validate` a certificate file (CertificateSchemaError otherwise): a
     regular file only (a FIFO, a device or a folder is refused unread), its size and
     nesting bounded before parsing, a key repeated in an object refused."""
-    raw = read_bounded(path, MAX_FILE_BYTES, "file")
+    try:
+        raw = read_bounded(path, MAX_FILE_BYTES, "file")
+    except ConfigError as exc:  # a FIFO, a device, a folder, too large, unreadable
+        raise CertificateSchemaError(f"certificate: {exc}") from None
     check_nesting(raw)
     try:
         cert = json.loads(raw, object_pairs_hook=_no_repeats)
@@ -109,33 +110,6 @@ def load(path, budget: Budget | None = None) -> dict:
         fail("file", f"{str(path)!r} is not JSON ({str(exc)[:80]})")
     validate(cert, budget)
     return cert
-
-
-def read_bounded(path, limit: int, field: str = "file") -> bytes:
-    """The bytes of the regular file ``path`` (a link the caller named is followed), at
-    most ``limit``; anything else (a FIFO, a device, a folder, a larger file) refused in
-    one line before a byte is read, and the file opened without blocking."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError, TypeError) as exc:
-        fail(field, f"{str(path)!r} cannot be read ({getattr(exc, 'strerror', None) or exc})")
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO"
-                    if stat.S_ISFIFO(st.st_mode) else "a device or special file")  # fmt: skip
-            fail(field, f"{str(path)!r} is {what}, not a regular file")
-        if st.st_size > limit:
-            fail(field, f"{str(path)!r} is {st.st_size:,} bytes, at most {limit:,}")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(limit + 1)
-    except OSError as exc:
-        fail(field, f"{str(path)!r} cannot be read ({exc.strerror or exc})")
-    finally:
-        os.close(fd)
-    if len(raw) > limit:  # it grew while being read
-        fail(field, f"{str(path)!r} is over {limit:,} bytes")
-    return raw
 
 
 def _no_repeats(pairs):
