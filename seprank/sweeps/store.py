@@ -168,6 +168,8 @@ class Store:
     """
 
     def __init__(self, path: Path | str, readonly: bool = False):
+        if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+            raise ConfigError(f"db={path!r:.60} must be a file's path (a non-empty string)")
         self.path = Path(path)
         self.readonly = readonly
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -506,6 +508,11 @@ _OPS = ("!=", "<=", ">=", "=", "<", ">")
 
 def _where(filters) -> tuple[str, list]:
     parts, args = [], []
+    if isinstance(filters, str):  # one filter, not its letters
+        filters = [filters]
+    if not isinstance(filters, (list, tuple)) or not all(isinstance(f, str) for f in filters):
+        raise ConfigError(f"where={filters!r:.60} must be a list of filters such as "
+                          "['depth>=2'] (strings)")  # fmt: skip
     for f in filters:
         op = next((o for o in _OPS if o in f), None)
         if op is None:

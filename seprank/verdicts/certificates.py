@@ -54,6 +54,7 @@ from seprank import labels
 from seprank._version import __version__
 from seprank.algebra.domains import ModP
 from seprank.engine import display
+from seprank.engine.estimate import check_architecture
 from seprank.engine.measure import execute, plan
 from seprank.engine.options import MeasureOptions
 from seprank.engine.result import BOOL_COLUMNS
@@ -420,6 +421,7 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     >>> seprank.check_certificate(c.certificate).ok
     True
     """
+    check_architecture(net)  # certify(None): one line, not an AttributeError
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     upper, why, source, given, tag = _bound(net, partition, upper, upper_source)
