@@ -11,7 +11,7 @@ import sys
 
 from seprank.engine import parameters
 from seprank.engine.parameters import MAX_INT
-from seprank.errors import SeprankError
+from seprank.errors import ConfigError, SeprankError
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -206,6 +206,22 @@ def _byte_size(text: str) -> int:
     if not math.isfinite(v) or not 1 <= v <= 2**60:
         raise argparse.ArgumentTypeError(f"must be a size from 1 byte to 1 EiB, got {text!r}")
     return int(v)
+
+
+def check_executor_flags(args) -> None:
+    """One rule for flags that contradict each other or are empty: ConfigError (exit 2)
+    naming both flags (``--worker-timeout`` or ``--scheduler`` without ``--executor dask``)
+    or the empty one (``--out ''``, ``--db ''``)."""
+    executor = getattr(args, "executor", None)
+    for flag in ("worker_timeout", "scheduler"):
+        if getattr(args, flag, None) is not None and executor != "dask":
+            name = "--" + flag.replace("_", "-")
+            raise ConfigError(f"{name}={getattr(args, flag)!r} needs --executor dask (got "
+                              f"--executor {executor}): it is a Dask cluster's setting")
+    for flag in ("out", "db", "scheduler"):
+        v = getattr(args, flag, None)
+        if v is not None and not str(v).strip():
+            raise ConfigError(f"--{flag} '' is empty: name one (or leave --{flag} out)")
 
 
 def add_sweep_args(p, db_help: str) -> None:

@@ -105,8 +105,9 @@ def add_parsers(sub) -> None:
                         "sizes need more (estimated before anything is built) is refused, "
                         "exit 2 (default 2GiB)")
     k.add_argument("--max-seconds", type=real_arg(1.0, 10.0**7), default=Budget.seconds,
-                   metavar="S", help="seconds the check may take, estimated from the "
-                   "claimed minors before any is built (default 600)")
+                   metavar="S", help="the check's time budget S: a certificate whose claimed "
+                   "minors are estimated to need longer is refused, exit 2, before any is "
+                   "built (default 600)")
     add_output_args(k, quiet_help="no notes on stderr (the INVALID reasons are still "
                     "printed there: they are the result)")
 
@@ -200,7 +201,7 @@ def cmd_check(args) -> int:
     budget = Budget(bytes=args.max_memory, seconds=args.max_seconds)
     # unreadable, malformed or over the budget: exit 2, one line, before anything is built
     cert = certificate_schema.load(args.file, budget)
-    r = certificates.check_certificate(cert, kernel=args.kernel, budget=budget,
+    r = certificates.check_certificate(args.file, kernel=args.kernel, budget=budget,
                                        **_permission(args, cert))  # fmt: skip
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
