@@ -15,11 +15,12 @@ from seprank.cli._common import (
     real_arg,
 )
 from seprank.engine import parameters
-from seprank.errors import ConfigError, SeprankError
+from seprank.errors import ConfigError, SeprankError, TooBigError
 from seprank.paths import check_out_dir
 from seprank.sweeps.executors import WORKER_TIMEOUT_S
 from seprank.sweeps.grid_file import read_grid, shipped_grid, specs
 from seprank.sweeps.runner import run
+from seprank.sweeps.tasks import plan
 from seprank.sweeps.store import Store, check_file
 from seprank.sweeps.store_health import claims_line, wait_line
 
@@ -108,10 +109,11 @@ def cmd(args) -> int:
     if args.db is None:
         check_out_dir(args.out)
     with Store(db) as store:
+        status = store.status_of(t["key"] for t in tasks)
         if args.max_tasks is not None:
-            status = store.status_of(t["key"] for t in tasks)
             todo = [t for t in tasks if status.get(t["key"]) != "done"][: args.max_tasks]
             tasks = [t for t in tasks if status.get(t["key"]) == "done"] + todo
+        _plan_or_refuse([t for t in tasks if status.get(t["key"]) != "done"], grid)
         o, pending = _run_waiting(args, tasks, store, f"sweep {grid['grid']['name']}")
     d = dict(o.to_dict(), grid=grid["grid"]["name"], left_out_by_max_bound=left_out)
     if args.json:
@@ -131,6 +133,28 @@ def cmd(args) -> int:
     return 1 if (o.failed or o.refused) else 0
 
 
+def _plan_or_refuse(todo: list, grid: dict) -> None:
+    """Plan every task to run (its estimates, kept in the spec: the runner does not plan it
+    again); a task the planner refuses as invalid refuses the whole grid, exit 2, before
+    any task is stored. One refused as too big is left to the runner, which stores it as
+    refused (a grid may hold a few that do not fit)."""
+    for t in todo:
+        try:
+            plan(t)
+        except TooBigError:
+            continue
+        except SeprankError as exc:
+            shown = ", ".join(f"{k}={v}" for k, v in t.get("params", {}).items())
+            raise ConfigError(f"grid {grid['grid']['name']}: a task cannot run ({shown}; "
+                              f"method {t.get('method')}, strategy {t.get('strategy')}): "
+                              f"{exc}; nothing was stored") from None  # fmt: skip
+
+
+def _planned(spec: dict) -> dict:
+    """The runner's planning step: a spec planned by :func:`_plan_or_refuse` as it is."""
+    return spec if "est_seconds" in spec else plan(spec)
+
+
 def _run_waiting(args, tasks, store, label):
     """Run the tasks. Then, while another sweep holds some unfinished: without --wait,
     stop (the caller exits 1); with --wait, look again every WAIT_POLL_S seconds (a
@@ -143,7 +167,8 @@ def _run_waiting(args, tasks, store, label):
         return run(tasks, store, executor=args.executor, scheduler=args.scheduler,
                    workers=args.workers, worker_memory=args.worker_memory,
                    retries=args.retries, progress=not args.quiet, label=label,
-                   worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S)  # fmt: skip
+                   worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S,
+                   plan_fn=_planned)  # fmt: skip
 
     o = once()
     pending = store.claimed_elsewhere(keys)
