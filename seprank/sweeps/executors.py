@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sys
 from collections import deque
 
 from seprank.engine import sample_grid
@@ -257,9 +256,6 @@ class Dask(_Futures):
                                   f"{CONNECT_S:g} s ({type(exc).__name__}: "
                                   f"{str(exc)[:80]})") from None  # fmt: skip
             try:  # a scheduler without workers would take the tasks and never run them
-                if not self._client.scheduler_info(n_workers=-1)["workers"]:
-                    print(f"seprank: waiting up to {WORKER_WAIT_S} s for a first worker of "
-                          f"{scheduler}", file=sys.stderr, flush=True)  # fmt: skip
                 self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
             except (OSError, TimeoutError) as exc:
                 self._client.close()
