@@ -51,7 +51,7 @@ def write_rows(path, rows, fields, *, empty_nan: bool = False, digits: int | Non
         ``path``.
     """
     path = Path(path)
-    fresh = not append or not path.is_file()
+    fresh = not append or path.is_symlink() or not path.is_file()  # a link: replaced
     # a temporary file, then a rename (appending: the old rows copied first); never
     # written through a link
     with atomic_write(path, "a" if append else "w", newline="") as f:
