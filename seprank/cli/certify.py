@@ -203,6 +203,8 @@ def cmd_check(args) -> int:
     cert = certificate_schema.load(args.file, budget)
     r = certificates.check_certificate(args.file, kernel=args.kernel, budget=budget,
                                        **_permission(args, cert))  # fmt: skip
+    if r.malformed:  # not a verdict on its claims: one line, exit 2
+        raise ConfigError(f"{args.file}: {r.reasons[0]}")
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
                           "reasons": r.reasons}))  # fmt: skip
@@ -214,7 +216,7 @@ def cmd_check(args) -> int:
         print("INVALID certificate:", file=sys.stderr)
         for why in r.reasons:
             print(f"  {why}", file=sys.stderr)
-    return 0 if r.ok else 2 if r.malformed else 1
+    return 0 if r.ok else 1
 
 
 COMMANDS = {"certify": cmd_certify, "check-certificate": cmd_check}
