@@ -17,7 +17,7 @@ from seprank.cli._common import (
 from seprank.engine import parameters
 from seprank.errors import ConfigError, SeprankError, TooBigError
 from seprank.paths import check_out_dir
-from seprank.sweeps.executors import WORKER_TIMEOUT_S
+from seprank.sweeps.executors import WORKER_TIMEOUT_S, check_scheduler
 from seprank.sweeps.grid_file import read_grid, shipped_grid, specs
 from seprank.sweeps.runner import run
 from seprank.sweeps.tasks import plan
@@ -90,6 +90,8 @@ WAIT_POLL_S = 5.0
 
 def cmd(args) -> int:
     check_executor_flags(args)
+    if args.scheduler is not None:  # unreachable: refused within seconds, nothing written
+        check_scheduler(args.scheduler)
     grid = read_grid(_grid_path(args.grid))
     seeds = None
     if args.seeds is not None:

@@ -207,7 +207,7 @@ WORKER_TIMEOUT_S = 300.0
 CONNECT_S = 3.0
 
 
-def _reachable(address: str) -> None:
+def check_scheduler(address: str) -> None:
     """ConfigError unless a TCP connection to ``address`` (``tcp://HOST:PORT`` or
     ``tls://...``) opens within CONNECT_S seconds; other schemes are left to Dask."""
     scheme, sep, rest = address.partition("://")
@@ -248,7 +248,7 @@ class Dask(_Futures):
         self._futures: dict = {}
         self._n = 0
         if scheduler:
-            _reachable(scheduler)  # an unreachable address: refused within CONNECT_S
+            check_scheduler(scheduler)  # an unreachable address: refused within CONNECT_S
             try:
                 self._client = distributed.Client(scheduler, timeout=f"{CONNECT_S:g}s")
             except Exception as exc:  # silence, or something else answering (a bad reply)

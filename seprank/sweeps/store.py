@@ -141,7 +141,7 @@ def check_file(path: Path, readonly: bool = False) -> bool:
     if check != "ok":
         check = " ".join(check.split())
         raise health.corrupt(where, f"SQLite quick_check: {check[:80]}")
-    if not readonly:  # a verb that writes: every row readable first (results says the same)
+    if tables:  # every row readable: one message for every verb, writer or reader
         db = sqlite3.connect(_read_only_uri(path), uri=True, timeout=60)
         try:
             health.check_rows(db, where)

@@ -25,6 +25,7 @@ def pytest_collection_modifyitems(config, items):
         if "/fuzz/" in str(item.fspath).replace(os.sep, "/"):
             name = item.module.__name__.rpartition(".")[2]
             _CASES[name] = _CASES.get(name, 0) + 1
+    config.seprank_fuzz_cases = sum(_CASES.values())  # read by the count test
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -33,9 +34,3 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"seprank fuzz: {sum(_CASES.values())} cases ({per})"
                                     + ("; thorough corpus on" if THOROUGH else
                                        "; SEPRANK_THOROUGH=1 adds the hypothesis corpus"))
-
-
-def case_count() -> int:
-    """Cases collected in this run under tests/fuzz (for the count test)."""
-    return sum(_CASES.values())
-
