@@ -25,7 +25,7 @@ from seprank.cli import (
     transition,
     verify,
 )
-from seprank.cli._common import _Parser
+from seprank.cli._common import _Parser, one_line
 from seprank.errors import RunAborted, SeprankError
 
 
@@ -72,7 +72,7 @@ COMMANDS = {
 def _say(line: str) -> None:
     """One line on stderr; nothing if stderr itself cannot be written."""
     try:
-        print(line, file=sys.stderr, flush=True)
+        print(one_line(line), file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
 

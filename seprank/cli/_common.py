@@ -31,8 +31,26 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*a, **kw)
 
     def error(self, message):  # one line, exit 2
-        print(f"seprank: error: {message}", file=sys.stderr)
+        print(one_line(f"seprank: error: {message}"), file=sys.stderr)
         raise SystemExit(2)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every character that is not printable (a newline, a control
+    character, a lone surrogate from a non-UTF-8 argument) written as its escape, so that
+    an error echoing the user's input stays one line.
+
+    Parameters
+    ----------
+    text : str
+        The message.
+
+    Returns
+    -------
+    str
+        One printable line.
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 #: An argument with more digits than the largest integer an argument may take (MAX_INT:

@@ -34,6 +34,9 @@ CASES = {
                                              "nan"], "--max-seconds"),
     "--upper-source without --upper": (["certify", *NET, "--upper-source", "x"],
                                        "--upper-source needs --upper"),
+    "a control character echoed": (["archs", "--depth", "\x1e0"], "\\x1e0"),
+    "a newline echoed": (["measure", *NET, "--partition", "0\n1"], "\\n"),
+    "a lone surrogate echoed": (["measure", "--arch", "\udcff"], "\\udcff"),
 }  # fmt: skip
 
 
