@@ -44,7 +44,10 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``prog: error: ...``), exit 2."""
 
     def error(self, message):
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        try:
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
+        except (OSError, ValueError):  # stderr cannot be written: still exit 2
+            pass
         raise SystemExit(2)
 
 

@@ -30,8 +30,11 @@ class _Parser(argparse.ArgumentParser):
         kw.setdefault("formatter_class", _Formatter)
         super().__init__(*a, **kw)
 
-    def error(self, message):  # one line, exit 2
-        print(one_line(f"seprank: error: {message}"), file=sys.stderr)
+    def error(self, message):  # one line, exit 2 (even when stderr cannot be written)
+        try:
+            print(one_line(f"seprank: error: {message}"), file=sys.stderr)
+        except (OSError, ValueError):
+            pass
         raise SystemExit(2)
 
 

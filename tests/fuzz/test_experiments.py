@@ -42,3 +42,19 @@ def test_exit_2_when_stderr_cannot_be_written(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sys, "stderr", Closed())
     assert _main("depth_width")(["--out", ""]) == 2
+
+
+def test_a_bad_flag_exits_2_when_stderr_cannot_be_written(monkeypatch):
+    import sys
+
+    class Closed:
+        def write(self, _):
+            raise OSError(5, "Input/output error")
+
+        def flush(self):
+            raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(sys, "stderr", Closed())
+    with pytest.raises(SystemExit) as e:
+        _main("depth_width")(["--preset", "no-such-preset"])
+    assert e.value.code == 2
