@@ -109,6 +109,7 @@ def check_file(path: Path, readonly: bool = False) -> bool:
     file (not ``readonly``) is watched for ``CREATING_SECONDS`` (another sweep may be
     creating it) before it is refused. Returns whether the file exists."""
     where = f"db={str(path)!r}"
+    health.linked_companions(path)  # SQLite's -wal, -shm, -journal: never through a link
     if not path.exists():
         return False
     head = _header(path, where, wait=0.0 if readonly else CREATING_SECONDS)

@@ -61,6 +61,16 @@ def read_only(path: Path) -> str | None:
     return None
 
 
+def linked_companions(path: Path) -> None:
+    """ConfigError if a file SQLite makes beside the store (``-wal``, ``-shm``,
+    ``-journal``) is a link: SQLite would write through it into whatever it points to."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = Path(f"{path}{suffix}")
+        if side.is_symlink():
+            raise ConfigError(f"db={str(path)!r}: {side.name} is a link; SQLite would write "
+                              "through it, so the store is not opened (remove the link)")
+
+
 def open_failure(exc: BaseException, where: str, path: Path) -> ConfigError:
     """The ConfigError for a store that could not be opened for writing: read-only (by
     SQLite's result code or the errno), else corrupt or unusable."""

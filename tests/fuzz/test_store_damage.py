@@ -175,3 +175,15 @@ def test_a_read_only_mount_is_said_as_such_not_corrupt(store, tmp_path, capsys):
         assert run_cli(capsys, "results", "--db", disk / "r.sqlite")[0] == 0  # still read
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_link_beside_the_store_is_not_written_through(suffix, store, tmp_path, capsys):
+    g, db = store
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    Path(f"{db}{suffix}").unlink(missing_ok=True)
+    Path(f"{db}{suffix}").symlink_to(victim)
+    rc, out, err = run_cli(capsys, *_verbs(g, db)["sweep"])
+    assert_one_line(rc, err, 2, "is a link")
+    assert victim.read_text() == "precious"
