@@ -30,9 +30,11 @@ class UnknownKindError(CertificateSchemaError):
 
 
 class OverBudgetError(CertificateSchemaError):
-    """A certificate whose check would cost more than the budget allows (memory or
-    seconds, estimated from its claimed sizes before anything is built): not checked,
-    which is no verdict on it."""
+    """A certificate whose check would cost more than the budget allows.
+
+    The memory or seconds are estimated from its claimed sizes before anything is built;
+    it is not checked, which is no verdict on it.
+    """
 
 
 def fail(field: str, why: str):

@@ -66,8 +66,10 @@ DET_OPS_PER_SECOND = 2e9
 
 @dataclass(frozen=True)
 class Budget:
-    """What checking one certificate may cost, compared with the estimate from its claimed
-    sizes before anything is drawn or built (over it: :class:`OverBudgetError`).
+    """What checking one certificate may cost: memory and seconds.
+
+    The estimate from its claimed sizes is compared with it before anything is drawn or
+    built (over it: :class:`OverBudgetError`).
 
     Parameters
     ----------
