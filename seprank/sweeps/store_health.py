@@ -33,18 +33,36 @@ def check_rows(db: sqlite3.Connection, where: str) -> None:
     """ConfigError (:func:`corrupt`) unless every row's JSON columns decode.
 
     SQLite's quick_check verifies the file's structure, not the text a row holds: a byte
-    changed inside a row's JSON leaves the file "ok" and the row unreadable.
+    changed inside a row's JSON leaves the file "ok" and the row unreadable. Every text is
+    fetched (SQLite refuses one that is not UTF-8) and SQLite's own ``json_valid`` checks
+    the JSON in C (0.2 s for 10,000 rows of 3 KB); a row it flags is decoded by Python's
+    json, which decides (it reads the NaN and Infinity that json.dumps writes, which
+    SQLite's JSON does not), and every row is where SQLite has no JSON functions.
     """
     cols = ", ".join(JSON_COLUMNS)
+    invalid = " OR ".join(f"({c} IS NOT NULL AND NOT json_valid({c}))" for c in JSON_COLUMNS)
     try:
-        for row in db.execute(f"SELECT key, {cols} FROM tasks"):
+        for _ in db.execute(f"SELECT {cols} FROM tasks"):  # text that is not UTF-8 raises
+            pass
+        try:
+            keys = [r[0] for r in db.execute(f"SELECT key FROM tasks WHERE {invalid}")]
+        except sqlite3.OperationalError as exc:
+            if "json_valid" not in str(exc):
+                raise
+            keys = None  # an SQLite without JSON functions: every row decoded below
+        rows = db.execute(f"SELECT key, {cols} FROM tasks") if keys is None else (
+            r for k in keys for r in db.execute(f"SELECT key, {cols} FROM tasks WHERE key = ?",
+                                                (k,)))  # fmt: skip
+        for row in rows:
             for name, text in zip(JSON_COLUMNS, row[1:]):
                 if text is not None:
-                    json.loads(text)
+                    try:
+                        json.loads(text)
+                    except ValueError as exc:
+                        raise corrupt(where, f"row {str(row[0])[:10]}: {name} is not JSON: "
+                                      f"{exc}") from None  # fmt: skip
     except sqlite3.Error as exc:
         raise corrupt(where, str(exc)) from None
-    except ValueError as exc:  # JSONDecodeError, and text that is not UTF-8
-        raise corrupt(where, f"row {str(row[0])[:10]}: {name} is not JSON: {exc}") from None
 
 
 def read_only(path: Path) -> str | None:

@@ -187,3 +187,18 @@ def test_a_link_beside_the_store_is_not_written_through(suffix, store, tmp_path,
     rc, out, err = run_cli(capsys, *_verbs(g, db)["sweep"])
     assert_one_line(rc, err, 2, "is a link")
     assert victim.read_text() == "precious"
+
+
+def test_a_nan_that_json_dumps_wrote_is_not_damage(tmp_path):
+    """SQLite's json_valid refuses NaN, Python's json (which wrote it) reads it: healthy."""
+    import json
+
+    db = sqlite3.connect(tmp_path / "x.sqlite")
+    db.execute("CREATE TABLE tasks (key TEXT, spec TEXT, config TEXT, measurement TEXT, "
+               "extra TEXT, partition TEXT)")  # fmt: skip
+    db.execute("INSERT INTO tasks VALUES ('k', '{}', '{}', ?, NULL, '[]')",
+               (json.dumps({"saturation_bound": float("nan")}),))  # fmt: skip
+    store_health.check_rows(db, "db='x'")  # no error
+    db.execute("INSERT INTO tasks VALUES ('j', '{\"a\":', '{}', '{}', NULL, '[]')")
+    with pytest.raises(Exception, match="row j: spec is not JSON"):
+        store_health.check_rows(db, "db='x'")
