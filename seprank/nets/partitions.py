@@ -43,8 +43,8 @@ def check_partition(partition, seq_len: int) -> tuple[tuple[int, ...], tuple[int
     A = []
     for a in itertools.islice(partition, N + 1):
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Integral):
-            raise ConfigError(f"partition={_show(partition)} must list integer positions, "
-                              f"got {a!r:.20} ({type(a).__name__})")  # fmt: skip
+            raise ConfigError(f"partition={_show(partition)} must be a list of positions "
+                              f"(integers), got {a!r:.20} ({type(a).__name__})")  # fmt: skip
         A.append(int(a))
     if len(A) > N:
         raise ConfigError(f"partition has more than seq_len={N} positions")

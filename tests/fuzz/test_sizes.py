@@ -20,10 +20,10 @@ NET = dict(depth=1, width=2, seq_len=4)
 REFUSED = {
     "measure range(10**9)": (lambda: seprank.measure(LSA(**NET), range(10**9)),
                              "more than seq_len=4"),
-    "partition [0.5]": (lambda: seprank.measure(LSA(**NET), [0.5]), "integer positions"),
+    "partition [0.5]": (lambda: seprank.measure(LSA(**NET), [0.5]), "list of positions (integers), got"),
     "partition '01'": (lambda: seprank.measure(LSA(**NET), "01"), "list of positions"),
-    "partition [True]": (lambda: seprank.measure(LSA(**NET), [True]), "integer positions"),
-    "partition None items": (lambda: seprank.measure(LSA(**NET), [None]), "integer positions"),
+    "partition [True]": (lambda: seprank.measure(LSA(**NET), [True]), "list of positions (integers), got"),
+    "partition None items": (lambda: seprank.measure(LSA(**NET), [None]), "list of positions (integers), got"),
     "partition an int": (lambda: seprank.measure(LSA(**NET), 3), "list of positions"),
     "residual 'no'": (lambda: LSA(**NET, residual="no"), "residual='no' must be true or false"),
     "depth a float": (lambda: LSA(depth=1.0, width=2, seq_len=4), "depth=1.0"),
