@@ -44,8 +44,9 @@ from seprank.algebra import blas_elimination
 from seprank.algebra.domains import ModP
 from seprank.algebra.left_kernel import left_kernel, matmul_mod_long
 from seprank.engine import structural_poly as sp
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, OutputError
 from seprank.nets import LinearSelfAttention
+from seprank.paths import write_text
 from seprank.theory import bounds
 
 
@@ -184,11 +185,9 @@ def _report(args, net) -> None:
         for r, s in zip(runs, report["seeds"]):
             s["kernel_rref"] = r["E"].tolist()
         try:
-            with open(args.out, "w") as fh:
-                json.dump(report, fh)
-        except OSError as exc:  # what was printed above is the result; only the file failed
-            raise ConfigError(f"--out: cannot write {args.out} ({exc.strerror or exc})") \
-                from None  # fmt: skip
+            write_text(args.out, json.dumps(report))  # a temporary file, then a rename
+        except OutputError as exc:  # what was printed above is the result; only the file failed
+            raise ConfigError(f"--out: {exc}") from None
 
 
 if __name__ == "__main__":

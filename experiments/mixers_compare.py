@@ -58,6 +58,7 @@ from experiments.script_args import (
 from seprank import labels, measure
 from seprank.figures import csv_rows
 from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
+from seprank.paths import atomic_write
 from seprank.theory.architecture_bounds import architecture_bound
 
 N = 4
@@ -381,8 +382,10 @@ def save_figures(rows, out: Path, figures) -> None:
     for draw, name, bottom in figures:
         fig = draw(rows)
         fig.tight_layout(rect=(0, bottom, 1, 1))
-        fig.savefig(out / f"{name}.png", dpi=300)
-        fig.savefig(out / f"{name}.pdf", metadata={"CreationDate": None})
+        with atomic_write(out / f"{name}.png", "wb") as f:  # never through a link
+            fig.savefig(f, format="png", dpi=300)
+        with atomic_write(out / f"{name}.pdf", "wb") as f:
+            fig.savefig(f, format="pdf", metadata={"CreationDate": None})
         plt.close(fig)
 
 

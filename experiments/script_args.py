@@ -44,7 +44,10 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``prog: error: ...``), exit 2."""
 
     def error(self, message):
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        try:
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
+        except (OSError, ValueError):  # stderr cannot be written: still exit 2
+            pass
         raise SystemExit(2)
 
 
@@ -158,14 +161,16 @@ def guarded(ap: Parser, work):
         ap.error("out of memory: lower the sizes")
 
 
-def experiment_main(folder: str, presets, run_cli, argv=None, threads_default="torch's choice"):
+def experiment_main(folder: str, presets, run_cli, argv=None, threads_default="torch's choice",
+                    columns=()):  # fmt: skip
     """``python -m experiments.<folder>.run``: a torch experiment's command line.
 
     ``--preset`` (one of ``presets``), ``--out`` (default experiments/FOLDER/runs/PRESET),
     ``--device`` (cpu or cuda), ``--threads``: a bad flag exits 2 (``ap.error``); torch
     missing, a GPU asked for and absent, or an output folder that cannot be written is
     refused in one line and returns 2, before any training. Then ``run_cli(preset, out,
-    device, threads)``, whose exit code it returns."""
+    device, threads)``, whose exit code it returns. ``columns``: those a results.csv already
+    in the folder must have (one that lacks one is another script's: refused, exit 2)."""
     ap = Parser(prog=f"python -m experiments.{folder}.run",
                 description=f"The {folder.replace('_', '-')} experiment (needs torch).")
     ap.add_argument("--preset", default="cpu", choices=list(presets), help="the run's size")
@@ -177,7 +182,10 @@ def experiment_main(folder: str, presets, run_cli, argv=None, threads_default="t
     args = ap.parse_args(argv)
 
     def refuse(msg: str) -> int:
-        print(f"{ap.prog}: error: {msg}", file=sys.stderr)
+        try:
+            print(f"{ap.prog}: error: {msg}", file=sys.stderr)
+        except (OSError, ValueError):  # stderr itself cannot be written: still exit 2
+            pass
         return 2
 
     try:
@@ -186,12 +194,28 @@ def experiment_main(folder: str, presets, run_cli, argv=None, threads_default="t
         return refuse("torch is not installed (pip install torch==2.13.0)")
     if args.device == "cuda" and not torch.cuda.is_available():  # before --out is made
         return refuse("--device=cuda requested but no GPU is available")
-    try:
-        out = check_out_dir(args.out or Path("experiments") / folder / "runs" / args.preset,
-                            "--out")  # fmt: skip
+    default = Path("experiments") / folder / "runs" / args.preset
+    try:  # --out '' is refused (it is not the default: that would write into the checkout)
+        out = check_out_dir(default if args.out is None else args.out, "--out")
+        _own_csv(out / "results.csv", columns)
     except ConfigError as exc:
         return refuse(str(exc))
     return run_cli(args.preset, out, args.device, args.threads)
+
+
+def _own_csv(path: Path, columns) -> None:
+    """ConfigError if ``path`` is a CSV that lacks one of ``columns`` (another script's),
+    or cannot be read; nothing if it does not exist."""
+    if not columns or not path.exists():
+        return
+    try:
+        have = read_table(path)[0]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ConfigError(f"--out: cannot read {path} ({exc})") from None
+    missing = [c for c in columns if c not in have]
+    if missing:
+        raise ConfigError(f"--out: {path} is not this script's CSV (no column {missing[0]}); "
+                          "move it or choose another --out")  # fmt: skip
 
 
 def measure_keeping(path: Path, earlier, measure, merge, write, draw) -> int:

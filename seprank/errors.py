@@ -38,6 +38,14 @@ class StoreWriteError(RunAborted):
     """The result store could not be written mid-run (disk full, permissions)."""
 
 
+class OutputError(RunAborted):
+    """An output file or stream could not be written (disk full, permissions, stdout).
+
+    The CLI prints one line and exits 1; no partial file is left
+    (:func:`seprank.paths.atomic_write`).
+    """
+
+
 class NoWorkerError(RunAborted):
     """A Dask cluster had no live worker for longer than the sweep's worker timeout."""
 

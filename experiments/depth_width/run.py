@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from seprank.figures import csv_rows
+from seprank.paths import atomic_write, write_text
 
 FIELDS = [
     "budget", "depth", "width", "heads", "params", "params_12Ld2", "tokens", "seed",
@@ -178,7 +179,7 @@ def machine_line(preset: str, device: str) -> str:
 
 
 def _write_machine(out: Path, preset: str, device: str) -> None:
-    (out / "machine.txt").write_text(machine_line(preset, device) + "\n")
+    write_text(out / "machine.txt", machine_line(preset, device) + "\n")
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -220,7 +221,8 @@ def plot(rows: list[dict], path: Path) -> None:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    with atomic_write(path, "wb") as f:  # a temporary file, then a rename
+        fig.savefig(f, format="png", dpi=130)
     plt.close(fig)
 
 
@@ -268,7 +270,8 @@ def main(argv=None) -> int:
     [--threads T]``: bad flags refused in one line, exit 2, before any training."""
     from experiments.script_args import experiment_main
 
-    return experiment_main("depth_width", PRESETS, run_cli, argv)
+    return experiment_main("depth_width", PRESETS, run_cli, argv,
+                           columns=("budget", "depth", "width", "seed", "val_loss"))
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:
@@ -292,7 +295,7 @@ def run_cli(preset: str, out, device: str, threads=None) -> int:
     rows = read_rows(out / "results.csv")
     plot(rows, out / "val_loss_vs_depth.png")
     text = report(rows)
-    (out / "summary.txt").write_text(text + "\n")
+    write_text(out / "summary.txt", text + "\n")
     print(text)
     print(f"wrote {out / 'results.csv'}, {out / 'val_loss_vs_depth.png'}, {out / 'summary.txt'}")
     return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from seprank.figures import csv_rows
+from seprank.paths import write_text
 
 from .targets import row_label
 
@@ -418,7 +419,7 @@ def read(path) -> list[dict]:
 def write_summary(csv_path) -> Path:
     rows = read(csv_path)
     p = Path(csv_path).with_name("summary.md")
-    p.write_text(report(rows) if rows else "No rows.\n")
+    write_text(p, report(rows) if rows else "No rows.\n")
     return p
 
 

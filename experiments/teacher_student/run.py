@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from seprank.figures import csv_rows
+from seprank.paths import write_text
 
 FIELDS = [
     "target", "family", "target_rank", "rank_measured", "rank_upper", "rank_status", "label",
@@ -232,7 +233,7 @@ def _write_machine(out: Path, preset: str, device: str) -> None:
     path = out / "machine.txt"  # one line per preset run into this folder
     keep = [x for x in (path.read_text().splitlines() if path.exists() else [])
             if not x.startswith(f"preset={preset} ")]  # fmt: skip
-    path.write_text("\n".join(keep + [desc]) + "\n")
+    write_text(path, "\n".join(keep + [desc]) + "\n")
 
 
 def run_cli(preset: str, out, device: str, threads=None) -> int:
@@ -260,7 +261,8 @@ def main(argv=None) -> int:
     [--threads T]``: bad flags refused in one line, exit 2, before any training."""
     from experiments.script_args import experiment_main
 
-    return experiment_main("teacher_student", PRESETS, run_cli, argv, threads_default="1")
+    return experiment_main("teacher_student", PRESETS, run_cli, argv, threads_default="1",
+                           columns=("target", "student", "budget", "depth", "seed"))
 
 
 if __name__ == "__main__":

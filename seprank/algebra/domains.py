@@ -33,12 +33,25 @@ from seprank.algebra.field_array import (
     multiple_of_p,
 )
 from seprank.algebra.limits import MAX_MODULUS
-from seprank.errors import DomainError
+from seprank.errors import DomainError, TooBigError
 
 #: Default prime: the largest prime below 2**26. Small enough that the modular
 #: contraction can add 2**11 products before it must reduce (see ``ModP.einsum``),
 #: large enough that an unlucky rank drop (probability about rank/p) is rare.
 DEFAULT_PRIME = 67108859
+#: The most entries one draw of weights may hold (16 GiB of int64): a larger shape is
+#: refused in one line before numpy allocates (``MPS(bond=2**40)``).
+MAX_DRAW = 2**31
+
+
+def _drawable(shape):
+    """``shape``, refused (TooBigError) if it holds more than MAX_DRAW entries."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    n = math.prod(int(d) for d in dims)
+    if n > MAX_DRAW:
+        raise TooBigError(f"weights of shape {dims}: {float(n):.3g} entries, over the "
+                          f"{MAX_DRAW:,} one draw may hold (lower the sizes)")  # fmt: skip
+    return shape
 
 
 @functools.cache
@@ -273,7 +286,7 @@ class Float64(Domain):
         return a * b
 
     def random(self, rng, shape):
-        return self.scale * rng.standard_normal(shape)
+        return self.scale * rng.standard_normal(_drawable(shape))
 
     def from_ints(self, arr):
         return np.asarray(arr, dtype=np.float64)
@@ -350,7 +363,7 @@ class ModP(Domain):
         return self._out((self._val(a) * self._val(b)) % self.p, a, b)
 
     def random(self, rng, shape):
-        return rng.integers(0, self.p, size=shape, dtype=np.int64)
+        return rng.integers(0, self.p, size=_drawable(shape), dtype=np.int64)
 
     def from_ints(self, arr):
         arr = np.asarray(arr)
@@ -406,7 +419,7 @@ class Symbolic(Domain):
         return a * b
 
     def random(self, rng, shape):
-        mags = rng.integers(1, self.weight_range + 1, size=shape)
+        mags = rng.integers(1, self.weight_range + 1, size=_drawable(shape))
         signs = rng.choice(np.array([-1, 1]), size=shape)
         return self.from_ints(mags * signs)
 

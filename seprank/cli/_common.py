@@ -11,7 +11,7 @@ import sys
 
 from seprank.engine import parameters
 from seprank.engine.parameters import MAX_INT
-from seprank.errors import SeprankError
+from seprank.errors import ConfigError, SeprankError
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -30,9 +30,30 @@ class _Parser(argparse.ArgumentParser):
         kw.setdefault("formatter_class", _Formatter)
         super().__init__(*a, **kw)
 
-    def error(self, message):  # one line, exit 2
-        print(f"seprank: error: {message}", file=sys.stderr)
+    def error(self, message):  # one line, exit 2 (even when stderr cannot be written)
+        try:
+            print(one_line(f"seprank: error: {message}"), file=sys.stderr)
+        except (OSError, ValueError):
+            pass
         raise SystemExit(2)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every character that is not printable (a newline, a control
+    character, a lone surrogate from a non-UTF-8 argument) written as its escape, so that
+    an error echoing the user's input stays one line.
+
+    Parameters
+    ----------
+    text : str
+        The message.
+
+    Returns
+    -------
+    str
+        One printable line.
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 #: An argument with more digits than the largest integer an argument may take (MAX_INT:
@@ -206,6 +227,22 @@ def _byte_size(text: str) -> int:
     if not math.isfinite(v) or not 1 <= v <= 2**60:
         raise argparse.ArgumentTypeError(f"must be a size from 1 byte to 1 EiB, got {text!r}")
     return int(v)
+
+
+def check_executor_flags(args) -> None:
+    """One rule for flags that contradict each other or are empty: ConfigError (exit 2)
+    naming both flags (``--worker-timeout`` or ``--scheduler`` without ``--executor dask``)
+    or the empty one (``--out ''``, ``--db ''``)."""
+    executor = getattr(args, "executor", None)
+    for flag in ("worker_timeout", "scheduler"):
+        if getattr(args, flag, None) is not None and executor != "dask":
+            name = "--" + flag.replace("_", "-")
+            raise ConfigError(f"{name}={getattr(args, flag)!r} needs --executor dask (got "
+                              f"--executor {executor}): it is a Dask cluster's setting")
+    for flag in ("out", "db", "scheduler"):
+        v = getattr(args, flag, None)
+        if v is not None and not str(v).strip():
+            raise ConfigError(f"--{flag} '' is empty: name one (or leave --{flag} out)")
 
 
 def add_sweep_args(p, db_help: str) -> None:

@@ -64,6 +64,13 @@ def net_from_args(args):
     if cls in (LinearSelfAttention, SoftmaxSelfAttention):
         pairs = [f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in given.items()
                  if v is not None and v is not False]  # fmt: skip
+        flags = {field: flag for flag, field, _ in ATTENTION_FLAGS
+                 if given[field] is not None and given[field] is not False}  # fmt: skip
+        for p in args.param:  # one value per parameter: a flag and a --param both giving it
+            key = p.partition("=")[0].strip().replace("-", "_")
+            if key in flags:
+                raise ConfigError(f"--param {p.strip()} and {flags[key]}{_shown(given[key])} "
+                                  f"both give {key}: give one")  # fmt: skip
         pairs += list(args.param)
         keys = {p.partition("=")[0].strip().replace("-", "_") for p in pairs}
         missing = [flag for flag, field, default in ATTENTION_FLAGS
@@ -78,6 +85,10 @@ def net_from_args(args):
         raise ConfigError(f"{stray[0]}: belongs to --arch attention; for --arch {args.arch} use "
                           f"--param KEY=VALUE (seprank archs lists the parameters)")  # fmt: skip
     return build(cls, args.param, args.arch)
+
+
+def _shown(v) -> str:
+    return "" if v is True else f" {v}"
 
 
 def listing() -> list[dict]:

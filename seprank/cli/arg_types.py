@@ -10,7 +10,9 @@ turns the text into the value or raises ``argparse.ArgumentTypeError`` with the 
   1024), ``worker_count`` (1 to 4096) are the ones the sub-commands use;
 - ``prime_arg``: a prime within the modulus limits; ``real_arg(lo, hi, lo_open=False)``
   makes a finite-real type for [lo, hi] (or (lo, hi]);
-- :func:`check_out_dir`: an output folder, made if needed and checked writable.
+- :func:`check_out_dir`: an output folder, made if needed and checked writable;
+- :func:`atomic_write`, :func:`write_text`: the one writer of every file seprank writes (a
+  temporary file beside it, then an atomic rename; never through a link).
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from seprank.cli._common import (
     thread_count,
     worker_count,
 )
-from seprank.paths import check_out_dir
+from seprank.paths import atomic_write, check_out_dir, write_text
 
-__all__ = ["MAX_INT", "bounded_int", "check_out_dir", "nonneg_int", "pos_int", "prime_arg",
-           "real_arg", "sample_count", "thread_count", "worker_count"]  # fmt: skip
+__all__ = ["MAX_INT", "atomic_write", "bounded_int", "check_out_dir", "nonneg_int", "pos_int",
+           "prime_arg", "real_arg", "sample_count", "thread_count", "worker_count", "write_text"]  # fmt: skip
 
 
 def bounded_int(lo: int, hi: int = MAX_INT):

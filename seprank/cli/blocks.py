@@ -13,6 +13,7 @@ from seprank.cli._common import (
     add_output_args,
     add_param,
     add_sweep_args,
+    check_executor_flags,
     nonneg_int,
     real_arg,
 )
@@ -60,9 +61,9 @@ def add_parser(sub) -> None:
                     "counts)", quiet_help="no progress bar or lines")  # fmt: skip
     add_sweep_args(b, f"result store (SQLite; default {DEFAULT_DB})")
     b.add_argument("--worker-timeout", type=real_arg(0.0, 86400.0, lo_open=True),
-                   default=WORKER_TIMEOUT_S, metavar="SECONDS",
+                   default=None, metavar="SECONDS",
                    help="dask: stop (exit 1, finished blocks kept) when the cluster has "
-                        "had no live worker for this long")  # fmt: skip
+                        f"had no live worker for this long (default {WORKER_TIMEOUT_S:g})")
     b.set_defaults(executor="serial")
 
 
@@ -84,6 +85,7 @@ def cmd(args) -> int:
                           "strategy, which applies to the linear attention network only; "
                           "measure a torch module with seprank measure --torch (or certify "
                           "--torch)")  # fmt: skip
+    check_executor_flags(args)
     net = net_from_args(args)
     measurement_plan(net, args.partition, seed=args.seed, prime=args.prime,
                      rank_engine=args.rank_engine)  # bad input: refused before the store
@@ -96,7 +98,7 @@ def cmd(args) -> int:
                        progress=not args.quiet, executor=args.executor,
                        scheduler=args.scheduler, workers=args.workers,
                        worker_memory=args.worker_memory, retries=args.retries,
-                       worker_timeout=args.worker_timeout)  # fmt: skip
+                       worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S)  # fmt: skip
     o = r.outcome
     if r.measurement is not None:
         print_measurement(r.measurement, args.json)

@@ -9,6 +9,7 @@ from seprank.cli.archs import add_arch_args, arch_class, cmd_bounds, net_from_ar
 from seprank.errors import TooBigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
+from seprank.theory import bounds as theory_bounds
 from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
 from seprank.theory.regimes import (
     doubled_transition_depth,
@@ -32,8 +33,9 @@ def add_parser(sub) -> None:
 
 
 #: The bound bisects over D = (3^L - 1)/2 with exact L-digit integers: about L steps of
-#: O(L) digits each, measured about 2 s at L = 10,000 and growing as L^2; deeper is refused.
-MAX_DEPTH = 10_000
+#: O(L) digits each, measured about 2 s at L = 10,000 and growing as L^2; deeper is refused
+#: (one less than the API's limit: the next depth is bounded too, for the growth ratio).
+MAX_DEPTH = theory_bounds.MAX_DEPTH - 1
 
 
 def _degree(depth: int, value: int):

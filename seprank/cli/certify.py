@@ -7,10 +7,12 @@ import sys
 
 from seprank.cli._common import (
     _add_net_args,
+    _byte_size,
     _int_list,
     add_output_args,
     add_param,
     nonneg_int,
+    real_arg,
 )
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.engine.parameters import default
@@ -27,6 +29,7 @@ from seprank.nets.registry import (
 from seprank.nets.torch_module import TorchModule
 from seprank.paths import check_out_dir
 from seprank.verdicts import certificate_schema, certificates
+from seprank.verdicts.certificate_schema import Budget
 
 CERTIFY_EPILOG = """\
 status "exact, proved": the certified lower bound (nonsingular minors over GF(p)) meets
@@ -49,7 +52,9 @@ module:Class is checked only with your word: --arch module:Class (the same), or
 --torch MODULE:FACTORY (the same) or --allow-import. Without it: exit 2, one line naming
 the module, nothing imported.
 exit codes: 0 valid, 1 false (INVALID, with the reasons), 2 unreadable or malformed, a
-module not allowed or not importable, or an --arch/--torch other than the certificate's."""
+module not allowed or not importable, an --arch/--torch other than the certificate's, or a
+check whose cost, estimated from the claimed sizes before anything is built, is over
+--max-memory or --max-seconds."""
 
 
 def add_parsers(sub) -> None:
@@ -95,6 +100,14 @@ def add_parsers(sub) -> None:
                    help="evaluate the network with the compiled kernel of the measurement "
                         "(faster for deep networks) instead of its reference numpy code; "
                         "the determinants are python-flint's either way")  # fmt: skip
+    k.add_argument("--max-memory", type=_byte_size, default=Budget.bytes, metavar="SIZE",
+                   help="memory the check may take, e.g. 8GiB: a certificate whose claimed "
+                        "sizes need more (estimated before anything is built) is refused, "
+                        "exit 2 (default 2GiB)")
+    k.add_argument("--max-seconds", type=real_arg(1.0, 10.0**7), default=Budget.seconds,
+                   metavar="S", help="the check's time budget S: a certificate whose claimed "
+                   "minors are estimated to need longer is refused, exit 2, before any is "
+                   "built (default 600)")
     add_output_args(k, quiet_help="no notes on stderr (the INVALID reasons are still "
                     "printed there: they are the result)")
 
@@ -187,9 +200,13 @@ def _permission(args, cert: dict) -> dict:
 
 
 def cmd_check(args) -> int:
-    cert = certificate_schema.load(args.file)  # unreadable or malformed: exit 2, one line
-    r = certificates.check_certificate(args.file, kernel=args.kernel,
+    budget = Budget(bytes=args.max_memory, seconds=args.max_seconds)
+    # unreadable, malformed or over the budget: exit 2, one line, before anything is built
+    cert = certificate_schema.load(args.file, budget)
+    r = certificates.check_certificate(args.file, kernel=args.kernel, budget=budget,
                                        **_permission(args, cert))  # fmt: skip
+    if r.malformed:  # not a verdict on its claims: one line, exit 2
+        raise ConfigError(f"{args.file}: {r.reasons[0]}")
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
                           "reasons": r.reasons}))  # fmt: skip

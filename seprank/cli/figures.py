@@ -71,7 +71,7 @@ def cmd_figures(args) -> int:
         On bad input (``main`` prints it as one line and exits 2).
     """
     if args.relabel:
-        out = check_out_dir(args.out or "paper_figures")
+        out = check_out_dir("paper_figures" if args.out is None else args.out)
         done = plots.relabel(out)
         if args.json:
             print(json.dumps({"out": str(out), "relabelled": done}))
@@ -79,7 +79,10 @@ def cmd_figures(args) -> int:
             print(f"relabelled {len(done)} CSVs in {out}: {', '.join(done)}")
         return 0
     check_file(Path(args.db))  # a foreign store: refused before anything is written
-    folder = Path(args.out or (QUICK_FIGURES if args.quick else "paper_figures"))
+    if args.out is not None and not str(args.out).strip():
+        check_out_dir(args.out)  # --out '': refused (it is not the default folder)
+    folder = Path(args.out if args.out is not None else
+                  QUICK_FIGURES if args.quick else "paper_figures")  # fmt: skip
     if committed_folder(folder) and not args.overwrite:
         raise ConfigError(f"out={str(folder)!r} is the checkout's committed figures folder; "
                           "give --out FOLDER for a new one, or --overwrite to replace the "

@@ -5,15 +5,20 @@ from __future__ import annotations
 import csv
 import json
 import math
-import shutil
 import sys
 from pathlib import Path
 
-from seprank.cli._common import add_output_args, add_param, add_sweep_args, nonneg_int
+from seprank.cli._common import (
+    add_output_args,
+    add_param,
+    add_sweep_args,
+    check_executor_flags,
+    nonneg_int,
+)
 from seprank.errors import ConfigError
 from seprank.figures import transition as plot_transition
 from seprank.figures.common import PAPER_FIGURES
-from seprank.paths import check_out_dir
+from seprank.paths import check_out_dir, write_bytes
 from seprank.studies import transition
 from seprank.sweeps.store import DEFAULT_DB, check_file
 
@@ -116,7 +121,9 @@ def cmd(args) -> int:
     SeprankError
         On bad input (``main`` prints it as one line and exits 2).
     """
-    folder = args.out or ("seprank-transition-quick" if args.quick else "paper_figures")
+    check_executor_flags(args)  # --out '' and --scheduler without dask: refused
+    folder = args.out if args.out is not None else (
+        "seprank-transition-quick" if args.quick else "paper_figures")  # fmt: skip
     if args.csv is not None and not args.plot_only:
         raise ConfigError("csv: --csv is read only with --plot-only (a measuring run writes "
                           "its CSV into --out)")
@@ -126,7 +133,7 @@ def cmd(args) -> int:
         check_file(Path(args.db or DEFAULT_DB))  # a foreign store: refused before any write
     out = check_out_dir(folder)
     if source is not None and source.resolve() != (out / transition.CSV_NAME).resolve():
-        shutil.copyfile(source, out / transition.CSV_NAME)  # the figure's data beside it
+        write_bytes(out / transition.CSV_NAME, source.read_bytes())  # its data beside it
     rows, not_measured = transition.read(out / transition.CSV_NAME), 0
     if not args.plot_only:
         try:

@@ -6,7 +6,14 @@ import json
 import sys
 from pathlib import Path
 
-from seprank.cli._common import _int_list, add_output_args, add_param, add_sweep_args
+from seprank.cli._common import (
+    _int_list,
+    _progress,
+    add_output_args,
+    add_param,
+    add_sweep_args,
+    check_executor_flags,
+)
 from seprank.cli.archs import net_from_args
 from seprank.cli.torch_args import add_torch_args
 from seprank.errors import ConfigError
@@ -75,7 +82,14 @@ def cmd_arch(args) -> int:
     if args.quick:
         raise ConfigError("--quick selects the attention grid; with --arch give --param and "
                           "--partition instead")  # fmt: skip
-    rows = verify_partitions(net_from_args(args), args.partition or None, seed=args.seed)
+    net = net_from_args(args)
+    parts = args.partition or [None]
+    if not args.quiet:  # the plan first; measure's estimate line follows for each partition
+        print(f"verify --arch: {len(parts)} partition{'s' if len(parts) > 1 else ''} of "
+              f"{net!r:.100}, each measured, then compared with its own bound",
+              file=sys.stderr, flush=True)  # fmt: skip
+    rows = verify_partitions(net, args.partition or None, seed=args.seed,
+                             progress=_progress(args))  # fmt: skip
     if args.json:
         print(json.dumps({"arch": args.arch or args.torch, "rows": rows}))
     else:
@@ -111,6 +125,7 @@ def cmd_verify(args) -> int:
     SeprankError
         On bad input (``main`` prints it as one line and exits 2).
     """
+    check_executor_flags(args)
     if args.arch is not None or args.torch is not None:
         return cmd_arch(args)
     if args.param or args.partition:

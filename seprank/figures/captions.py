@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from seprank.figures.csv_rows import read_rows
+from seprank.paths import write_text
 
 CAPTIONS = {
     "fig1_rank_vs_depth": (
@@ -231,4 +232,4 @@ def write_readme(out: Path, quick: bool) -> None:
         if (Path(out) / f"{name}.png").exists():
             lines += [f"## {name}", "", f"![{name}]({name}.png)", "", cap, "",
                       f"Data: `{name}.csv`. Command: `{other_cmd}`.", ""]  # fmt: skip
-    (Path(out) / "README.md").write_text("\n".join(lines))
+    write_text(Path(out) / "README.md", "\n".join(lines))

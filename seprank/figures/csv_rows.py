@@ -14,6 +14,8 @@ import csv
 import math
 from pathlib import Path
 
+from seprank.paths import atomic_write
+
 
 def _cell(v, empty_nan: bool, digits: int | None):
     if isinstance(v, float):
@@ -49,8 +51,10 @@ def write_rows(path, rows, fields, *, empty_nan: bool = False, digits: int | Non
         ``path``.
     """
     path = Path(path)
-    fresh = not append or not path.exists()
-    with path.open("a" if append else "w", newline="") as f:
+    fresh = not append or path.is_symlink() or not path.is_file()  # a link: replaced
+    # a temporary file, then a rename (appending: the old rows copied first); never
+    # written through a link
+    with atomic_write(path, "a" if append else "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(fields), extrasaction="ignore", restval="")
         if fresh:
             w.writeheader()

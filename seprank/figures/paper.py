@@ -96,6 +96,7 @@ from seprank.figures.verify_grid import (  # noqa: F401 (re-exported)
     verify_source,
     write_verify_csv,
 )
+from seprank.paths import write_text
 from seprank.studies import transition as tstudy
 from seprank.sweeps.store import Store
 
@@ -144,7 +145,7 @@ def _experiment_input(out, quick, measurer):
                "`python -m experiments.depth_width.run --preset cpu --out "
                "experiments/depth_width/results` (in a checkout)")  # fmt: skip
         print(msg, file=sys.stderr)
-        (Path(out) / "fig7_experiment.MISSING.txt").write_text(msg + "\n")
+        write_text(Path(out) / "fig7_experiment.MISSING.txt", msg + "\n")
         return None
     return experiment_rows(read_csv(src))
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from seprank.paths import atomic_write
+
 #: The Okabe-Ito colour-blind-safe palette (Okabe and Ito 2008), yellow last (weak on white).
 OKABE_ITO = {
     "blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "purple": "#CC79A7",
@@ -119,8 +121,10 @@ def save(fig, out: Path, name: str) -> None:
         File name without extension.
     """
     fig.tight_layout(pad=0.4)
-    fig.savefig(Path(out) / f"{name}.png", dpi=300)
-    fig.savefig(Path(out) / f"{name}.pdf", metadata={"CreationDate": None})
+    with atomic_write(Path(out) / f"{name}.png", "wb") as f:  # never through a link
+        fig.savefig(f, format="png", dpi=300)
+    with atomic_write(Path(out) / f"{name}.pdf", "wb") as f:
+        fig.savefig(f, format="pdf", metadata={"CreationDate": None})
     import matplotlib.pyplot as plt
 
     plt.close(fig)

@@ -26,6 +26,7 @@ from seprank.errors import ConfigError, DomainError, heads_error
 from seprank.nets import attention_kernel
 from seprank.nets.bound import LINEAR_ATTENTION
 from seprank.nets.capabilities import StructuralForm
+from seprank.nets.sizes import plain_numbers
 
 
 def _check_int(name: str, value, lo: int) -> None:
@@ -81,6 +82,7 @@ class LinearSelfAttention:
     bound_theorem: ClassVar[str] = LINEAR_ATTENTION
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         _check_int("depth", self.depth, 1)
         _check_int("width", self.width, 1)
         _check_int("heads", self.heads, 1)
@@ -93,6 +95,9 @@ class LinearSelfAttention:
                 f"query_position={self.query_position} must be < seq_len={self.seq_len}"
             )
         _check_int("output_coord", self.output_coord, 0)
+        if not isinstance(self.residual, bool) and not (type(self.residual) is int
+                                                        and self.residual in (0, 1)):
+            raise ConfigError(f"residual={self.residual!r:.40} must be true or false")
         if self.output_coord >= self.width:
             raise ConfigError(f"output_coord={self.output_coord} must be < width={self.width}")
 

@@ -190,7 +190,8 @@ def check_int(name: str, value, lo: int) -> None:
 
 
 def check_flag(name: str, value) -> None:
-    if not isinstance(value, (bool, np.bool_)) and value not in (0, 1):
+    if not isinstance(value, (bool, np.bool_)) and not (
+            isinstance(value, (int, np.integer)) and value in (0, 1)):  # fmt: skip
         raise ConfigError(f"{name}={value!r} must be 0 or 1")
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from seprank.errors import ConfigError
 from seprank.nets.base import Multilinear, check_int
 from seprank.nets.bound import Bound, tagged
+from seprank.nets.sizes import plain_numbers
 from seprank.nets.tensor_network import min_cut
 
 
@@ -56,6 +57,7 @@ class ConvACShallow(Multilinear):
     channels: int = field(metadata={"help": "hidden channels Z (the CP rank)"})
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         check_int("seq_len", self.seq_len, 2)
         check_int("in_dim", self.in_dim, 1)
         check_int("channels", self.channels, 1)
@@ -109,6 +111,7 @@ class ConvACDeep(Multilinear):
         metadata={"help": "channels per level r_0,...,r_{L-1} (L = log2 N entries)"})
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         check_int("seq_len", self.seq_len, 2)
         check_int("in_dim", self.in_dim, 1)
         if self.seq_len & (self.seq_len - 1):

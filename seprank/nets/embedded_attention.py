@@ -33,6 +33,7 @@ import numpy as np
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.base import check_int
 from seprank.nets.bound import EMBEDDED_ATTENTION
+from seprank.nets.sizes import plain_numbers
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class EmbeddedAttention:
     bound_theorem: ClassVar[str] = EMBEDDED_ATTENTION
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         check_int("vocab", self.vocab, 1)
         check_int("embed_rank", self.embed_rank, 1)
         _ = self.attention  # validates depth, width, heads, seq_len

@@ -30,6 +30,7 @@ import numpy as np
 from seprank.errors import ConfigError
 from seprank.nets.base import Edges, check_int, parse_edges
 from seprank.nets.bound import Bound, tagged
+from seprank.nets.sizes import plain_numbers
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class GNN:
         "help": "number of vertices (default: 1 + the largest vertex in edges)"})
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         object.__setattr__(self, "edges", parse_edges(self.edges))
         check_int("depth", self.depth, 1)
         check_int("width", self.width, 1)

@@ -56,6 +56,7 @@ from seprank.nets.sequence_common import (
     query_field,
     seq_len_field,
 )
+from seprank.nets.sizes import plain_numbers
 
 FEATURES = ("identity", "square")
 
@@ -132,6 +133,7 @@ class LinearAttention(Readout):
     output_coord: int = coord_field()
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         _check_heads(self)
         check_flag("causal", self.causal)
         check_choice("feature", self.feature, FEATURES)
@@ -229,6 +231,7 @@ class Retention(Readout):
     output_coord: int = coord_field()
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         _check_heads(self)
         if not isinstance(self.gamma_num, tuple) or not self.gamma_num:
             raise ConfigError(f"gamma_num={self.gamma_num!r} must be a non-empty tuple of ints")
@@ -303,6 +306,7 @@ class GLA(GatedRecurrence):
     output_coord: int = coord_field()
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         _check_heads(self)
         check_readout(self, True)
 

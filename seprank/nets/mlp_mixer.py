@@ -43,6 +43,7 @@ from seprank.nets.sequence_common import (
     query_field,
     seq_len_field,
 )
+from seprank.nets.sizes import plain_numbers
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class MLPMixer(Readout):
     output_coord: int = coord_field()
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         check_int("depth", self.depth, 1)
         check_int("width", self.width, 1)
         check_int("seq_len", self.seq_len, 2)

@@ -31,6 +31,7 @@ import numpy as np
 from seprank.errors import ConfigError
 from seprank.nets.base import check_int
 from seprank.nets.bound import Bound, tagged
+from seprank.nets.sizes import plain_numbers
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class RAC:
     depth: int = field(default=1, metadata={"help": "recurrent layers: 1 or 2"})
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         check_int("seq_len", self.seq_len, 2)
         check_int("in_dim", self.in_dim, 1)
         check_int("hidden", self.hidden, 1)

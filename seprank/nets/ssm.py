@@ -49,6 +49,7 @@ from seprank.nets.sequence_common import (
     query_field,
     seq_len_field,
 )
+from seprank.nets.sizes import plain_numbers
 
 
 def _check_sizes(net) -> None:
@@ -86,6 +87,7 @@ class S6(GatedRecurrence):
     output_coord: int = coord_field()
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         _check_sizes(self)
         check_readout(self, True)
 
@@ -156,6 +158,7 @@ class S4(Readout):
     output_coord: int = coord_field()
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         _check_sizes(self)
         check_flag("product", self.product)
         check_readout(self, True)

@@ -35,6 +35,7 @@ import numpy as np
 from seprank.errors import ConfigError
 from seprank.nets.base import Multilinear, check_flag, check_int
 from seprank.nets.bound import Bound, tagged
+from seprank.nets.sizes import plain_numbers
 
 #: Nodes whose sides the exact min-cut enumerates (2**MAX_FREE_NODES assignments).
 MAX_FREE_NODES = 22
@@ -115,6 +116,7 @@ class MPS(Multilinear):
     periodic: bool = field(default=False, metadata={"help": "1: ring (trace), 0: open chain"})
 
     def __post_init__(self):
+        plain_numbers(self)  # np.int64(2) is the size 2
         check_int("seq_len", self.seq_len, 2)
         check_int("phys_dim", self.phys_dim, 1)
         check_int("bond", self.bond, 1)

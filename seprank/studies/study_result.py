@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from seprank.errors import ConfigError
+from seprank.paths import write_text
 from seprank.studies import study_analysis as sa
 from seprank.theory.guidelines import fit_optimal_shape
 
@@ -125,7 +126,7 @@ class Study:
         return out
 
     def to_csv(self, path) -> Path:
-        """Write the rows as a CSV (atomically: a temporary file, then a rename).
+        """Write the rows as a CSV (:func:`seprank.paths.write_text`: atomic, never through a link).
 
         Parameters
         ----------
@@ -146,10 +147,7 @@ class Study:
             w.writerow({**{k: _text(v) for k, v in r["values"].items()},
                         **{c: _text(r.get(c)) for c in RESULT_COLUMNS},
                         "varied": ",".join(self.varied)})  # fmt: skip
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(buf.getvalue())
-        tmp.replace(path)
-        return path
+        return write_text(path, buf.getvalue())
 
     def lines(self) -> list[str]:
         """The result as text: rows, steps, transitions, map, budgets, verdict.

@@ -34,6 +34,7 @@ from seprank import labels
 from seprank.engine import bars
 from seprank.nets import LinearSelfAttention
 from seprank.nets.base import config_of
+from seprank.paths import atomic_write
 from seprank.studies.study import measure_cells
 from seprank.studies.study_cells import Cell
 from seprank.sweeps.store import DEFAULT_DB
@@ -202,12 +203,10 @@ def write(rows: list[dict], path: Path) -> None:
     fill_ratios(rows)
     for r in rows:  # a row read from an older CSV gets its label from its own fields
         r["label"] = r.get("label") or row_label(r)
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
+    with atomic_write(path, newline="") as f:  # a temporary file, then a rename
         w = csv.DictWriter(f, fieldnames=COLUMNS, restval="")
         w.writeheader()
         w.writerows(rows)
-    tmp.replace(path)
 
 
 def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,

@@ -22,6 +22,7 @@ from seprank import labels
 from seprank.engine import display, parameters, tables
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
+from seprank.paths import atomic_write, write_text
 from seprank.sweeps import grid_file, runner
 from seprank.sweeps import tasks as sweep_tasks
 from seprank.sweeps.store import Store
@@ -293,11 +294,11 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
 
 def write(rows: list[dict], summary: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "results.csv").open("w", newline="") as f:
+    with atomic_write(out / "results.csv", newline="") as f:  # never through a link
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
         w.writerows(rows)
-    (out / "results.md").write_text(markdown(rows, summary))
+    write_text(out / "results.md", markdown(rows, summary))
 
 
 def summary_lines(summary: dict) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 from collections import deque
 
 from seprank.engine import sample_grid
@@ -202,6 +203,28 @@ WORKER_WAIT_S = 60
 WORKER_TIMEOUT_S = 300.0
 
 
+#: How long a sweep waits for the scheduler given by --scheduler to answer.
+CONNECT_S = 3.0
+
+
+def check_scheduler(address: str) -> None:
+    """ConfigError unless a TCP connection to ``address`` (``tcp://HOST:PORT`` or
+    ``tls://...``) opens within CONNECT_S seconds; other schemes are left to Dask."""
+    scheme, sep, rest = address.partition("://")
+    if not sep or scheme not in ("tcp", "tls"):
+        return
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"scheduler={address!r} must be tcp://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_S).close()
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise ConfigError(f"scheduler={address!r}: no TCP connection to {host}:{port} within "
+                          f"{CONNECT_S:g} s ({why}); is a Dask scheduler running there?") \
+            from None  # fmt: skip
+
+
 class Dask(_Futures):
     """Dask distributed: ``scheduler`` ADDRESS of a running cluster, or a LocalCluster of
     ``workers`` single-threaded workers (processes, or threads with ``processes=False``)
@@ -225,10 +248,13 @@ class Dask(_Futures):
         self._futures: dict = {}
         self._n = 0
         if scheduler:
+            check_scheduler(scheduler)  # an unreachable address: refused within CONNECT_S
             try:
-                self._client = distributed.Client(scheduler, timeout="15s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ConfigError(f"scheduler={scheduler!r}: cannot connect ({exc})") from None
+                self._client = distributed.Client(scheduler, timeout=f"{CONNECT_S:g}s")
+            except Exception as exc:  # silence, or something else answering (a bad reply)
+                raise ConfigError(f"scheduler={scheduler!r}: no Dask scheduler answered within "
+                                  f"{CONNECT_S:g} s ({type(exc).__name__}: "
+                                  f"{str(exc)[:80]})") from None  # fmt: skip
             try:  # a scheduler without workers would take the tasks and never run them
                 self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
             except (OSError, TimeoutError) as exc:

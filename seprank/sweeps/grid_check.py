@@ -17,6 +17,8 @@ either: its measurement's label says what it earned.
 
 from __future__ import annotations
 
+import itertools
+
 from seprank.engine import feasibility
 from seprank.engine import sample_grid as _grid
 from seprank.engine.parameters import MAX_INT, PARAMETERS, validate
@@ -26,8 +28,9 @@ from seprank.nets.partitions import check_partition
 
 #: [grid] keys whose value is a list of alternatives.
 LIST_KEYS = ("methods", "strategies", "seeds", "primes", "partitions")
-#: Combinations a grid may expand into (counted before expanding).
-MAX_COMBOS = 100_000
+#: Combinations a grid may expand into (counted before any is built: each is built and
+#: checked, ~0.3 ms for attention, so 20,000 take ~6 s; a larger study is several grids).
+MAX_COMBOS = 20_000
 _KIND_WORDS = {"int": "an integer", "flag": "true or false", "ints": "a list of integers",
                "edges": "a list of [a, b] pairs", "int-or-none": 'an integer or "none"',
                "str": "a string"}  # fmt: skip
@@ -158,10 +161,14 @@ def check_values(grid: dict, cls, expand, name: str) -> None:
                       f"{_KIND_WORDS[kinds[key]]}" + (" (heads may also be \"divisors\")"
                                                  if key == "heads" else ""))  # fmt: skip
         count *= len(values)
-    if count > MAX_COMBOS:
+    if count > 8 * MAX_COMBOS:  # before a combination is made (heads counted as 8)
         _fail(name, "[params]", f"expands into about {count:,} combinations, at most "
               f"{MAX_COMBOS:,}")
-    check_combos(grid, cls, expand(grid), name)
+    combos = list(itertools.islice(expand(grid), MAX_COMBOS + 1))  # counted, then built
+    if len(combos) > MAX_COMBOS:
+        _fail(name, "[params]", f"expands into more than {MAX_COMBOS:,} combinations, at most "
+              f"{MAX_COMBOS:,} (counted after [[exclude]]): split the grid")
+    check_combos(grid, cls, combos, name)
 
 
 def check_combos(grid: dict, cls, combos: list, name: str) -> None:
@@ -183,6 +190,9 @@ def check_combos(grid: dict, cls, combos: list, name: str) -> None:
             _fail(name, f"[params] ({shown}):", str(exc))
         except (TypeError, ValueError, OverflowError) as exc:
             _fail(name, f"[params] ({shown}):", f"builds no {cls.__name__} ({exc})")
+        except AttributeError as exc:  # e.g. a user's class without ``width``
+            _fail(name, f"[params] ({shown}):", f"{cls.__name__} lacks what an architecture "
+                  f"has ({exc}; seprank.nets.base lists seq_len, width, init, apply)")
 
 
 def _tuples(v):

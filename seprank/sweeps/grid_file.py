@@ -36,12 +36,14 @@ architecture out of it to import (:mod:`seprank.sweeps.runner` matches tasks by 
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 from seprank.errors import ConfigError, SeprankError
 from seprank.nets import head_counts
 from seprank.nets.base import param_specs
 from seprank.nets.registry import name_of, resolve
+from seprank.paths import read_bounded
 from seprank.sweeps import grid_check
 from seprank.sweeps.tasks import KINDS, make_spec
 from seprank.theory.architecture_bounds import architecture_bound, has_architecture_bound
@@ -69,17 +71,42 @@ def shipped_grid(name: str) -> Path:
 
 #: [grid] keys whose value is a list of alternatives.
 LIST_KEYS = grid_check.LIST_KEYS
+#: A grid file larger than this is refused unread (the shipped ones are about 1 KB).
+MAX_GRID_BYTES = 2**20
+#: Brackets nested deeper than this are refused before parsing (a grid needs 3: a
+#: [params] list of partitions of pairs).
+MAX_NESTING = 16
+_STRINGS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+_COMMENT = re.compile(r"#[^\n]*")
+
+
+def check_nesting(text: str, name: str) -> None:
+    """ConfigError if ``text`` nests brackets deeper than MAX_NESTING (counted outside
+    strings and comments, before any parser recurses into it)."""
+    depth = top = 0
+    for ch in _COMMENT.sub("", _STRINGS.sub('""', text)):
+        if ch in "[{":
+            depth += 1
+            top = max(top, depth)
+            if top > MAX_NESTING:
+                raise ConfigError(f"grid {name}: nests brackets more than {MAX_NESTING} deep")
+        elif ch in "]}":
+            depth -= 1
 
 
 def read_grid(path: Path | str) -> dict:
     """The grid file parsed and checked (ConfigError naming the key or the file)."""
     path = Path(path)
+    # a regular file of at most MAX_GRID_BYTES (a FIFO or /dev/zero refused unread), its
+    # nesting bounded before the parser recurses into it
+    raw = read_bounded(path, MAX_GRID_BYTES, "grid")
     try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"grid={str(path)!r} cannot be read ({exc.strerror or exc})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"grid={str(path)!r} is not valid TOML ({exc})") from None
+        text = raw.decode("utf-8")
+        check_nesting(text, path.name)
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ConfigError(f"grid={str(path)!r} is not valid TOML "
+                          f"({str(exc)[:120]})") from None  # fmt: skip
     grid_check.check_tables(data, path.name)  # every value's type and range, before use
     extra = set(data) - {"grid", "params", "exclude"}
     if extra:
@@ -127,32 +154,65 @@ def read_grid(path: Path | str) -> dict:
                 raise ConfigError(f"grid {path.name}: [[exclude]] {k!r} is not a parameter "
                                   f"of {g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
     grid = {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
-    grid_check.check_values(grid, resolve(g["arch"]), combos, path.name)  # nothing stored
+    try:
+        grid_check.check_values(grid, resolve(g["arch"]), iter_combos, path.name)
+    except ConfigError as exc:  # nothing stored
+        msg = str(exc)
+        raise ConfigError(msg if msg.startswith("grid ") else f"grid {path.name}: {msg}") \
+            from None  # fmt: skip
     return grid
+
+
+#: ``heads = "divisors"`` lists the divisors of widths up to this (found by trial division).
+MAX_DIVISORS_WIDTH = 10**6
 
 
 def _values(key, v, combo):
     if key == "heads" and v == "divisors":
-        return head_counts(combo["width"])
+        w = combo.get("width")
+        if not isinstance(w, int) or isinstance(w, bool) or not 0 <= w <= MAX_DIVISORS_WIDTH:
+            raise ConfigError(f'[params] heads = "divisors" needs an integer width in [0, '
+                              f"{MAX_DIVISORS_WIDTH}], got width={w!r:.40}")  # fmt: skip
+        return head_counts(w)
     return v if isinstance(v, list) else [v]
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _excluded(combo: dict, rules: list) -> bool:
     def hit(k, rule):
         v = combo.get(k)
-        if isinstance(rule, dict):
-            return v is not None and rule.get("min", v) <= v <= rule.get("max", v)
+        if isinstance(rule, dict):  # {min, max}: numbers only (a string matches nothing)
+            return _number(v) and rule.get("min", v) <= v <= rule.get("max", v)
         return v in rule if isinstance(rule, list) else v == rule
 
     return any(all(hit(k, r) for k, r in rule.items()) for rule in rules)
 
 
+def iter_combos(grid: dict):
+    """Every parameter combination of the grid, in file order, minus the excluded ones,
+    made one at a time (a grid is counted before anything is built from it)."""
+    items = list(grid["params"].items())
+
+    def walk(i, combo):
+        if i == len(items):
+            if not _excluded(combo, grid["exclude"]):
+                yield dict(combo)
+            return
+        key, v = items[i]
+        for x in _values(key, v, combo):
+            combo[key] = x
+            yield from walk(i + 1, combo)
+        combo.pop(key, None)
+
+    yield from walk(0, {})
+
+
 def combos(grid: dict) -> list[dict]:
     """Every parameter combination of the grid, in file order, minus the excluded ones."""
-    out = [{}]
-    for key, v in grid["params"].items():
-        out = [dict(c, **{key: x}) for c in out for x in _values(key, v, c)]
-    return [c for c in out if not _excluded(c, grid["exclude"])]
+    return list(iter_combos(grid))
 
 
 def proved_bound(net, partition=None) -> int | None:

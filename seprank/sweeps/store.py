@@ -22,6 +22,7 @@ the code that measured it (``code``, :mod:`seprank.sweeps.fingerprint`), part of
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -33,6 +34,7 @@ from pathlib import Path
 from seprank import labels
 from seprank.engine import display
 from seprank.errors import ConfigError, StoreWriteError
+from seprank.sweeps import store_health as health
 from seprank.sweeps.fingerprint import fingerprint
 
 #: Columns that can be filtered by ``seprank results --where`` (all are indexed or small).
@@ -107,6 +109,7 @@ def check_file(path: Path, readonly: bool = False) -> bool:
     file (not ``readonly``) is watched for ``CREATING_SECONDS`` (another sweep may be
     creating it) before it is refused. Returns whether the file exists."""
     where = f"db={str(path)!r}"
+    health.linked_companions(path)  # SQLite's -wal, -shm, -journal: never through a link
     if not path.exists():
         return False
     head = _header(path, where, wait=0.0 if readonly else CREATING_SECONDS)
@@ -138,8 +141,13 @@ def check_file(path: Path, readonly: bool = False) -> bool:
                           "not a seprank store: left untouched")  # fmt: skip
     if check != "ok":
         check = " ".join(check.split())
-        raise ConfigError(f"{where} is corrupt (SQLite quick_check: {check[:80]}); not "
-                          "listed or written (restore it, or rerun into a new --db)")  # fmt: skip
+        raise health.corrupt(where, f"SQLite quick_check: {check[:80]}")
+    if tables:  # every row readable: one message for every verb, writer or reader
+        db = sqlite3.connect(_read_only_uri(path), uri=True, timeout=60)
+        try:
+            health.check_rows(db, where)
+        finally:
+            db.close()
     return True
 
 
@@ -164,10 +172,14 @@ class Store:
     Raises
     ------
     ConfigError
-        If ``readonly`` and the file does not exist, or it is not a usable SQLite file.
+        If ``readonly`` and the file does not exist, or it is not a usable SQLite file,
+        or is corrupt (a row that does not decode included), or (not ``readonly``) it or
+        its folder cannot be written ("cannot be written", never "corrupt").
     """
 
     def __init__(self, path: Path | str, readonly: bool = False):
+        if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+            raise ConfigError(f"db={path!r:.60} must be a file's path (a non-empty string)")
         self.path = Path(path)
         self.readonly = readonly
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -180,6 +192,8 @@ class Store:
                 self._db = sqlite3.connect(_read_only_uri(self.path), uri=True, timeout=60,
                                            isolation_level=None)  # fmt: skip
             else:
+                if why := health.read_only(self.path):  # said as such, not as "corrupt"
+                    raise PermissionError(errno.EACCES, why)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -189,8 +203,8 @@ class Store:
                     self._db.execute("ALTER TABLE tasks ADD COLUMN code TEXT")  # an older store
                 if not exists:
                     self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        except (OSError, sqlite3.Error) as exc:
-            raise ConfigError(f"db={str(path)!r} is not a usable SQLite file ({exc})") from None
+        except (OSError, sqlite3.Error) as exc:  # read-only told from corrupt by its code
+            raise health.open_failure(exc, f"db={str(path)!r}", self.path) from None
         self._db.row_factory = sqlite3.Row
 
     def close(self) -> None:
@@ -224,6 +238,21 @@ class Store:
             q = f"SELECT key, status FROM tasks WHERE key IN ({','.join('?' * len(part))})"
             out.update({r["key"]: r["status"] for r in self._db.execute(q, part)})
         return out
+
+    def claimed_elsewhere(self, keys) -> dict[str, int]:
+        """The tasks among ``keys`` not done that another sweep claims, by owner.
+
+        Parameters
+        ----------
+        keys : iterable of str
+            Task keys.
+
+        Returns
+        -------
+        dict of str to int
+            ``{"HOST:PID": count}`` (empty: none).
+        """
+        return health.claimed_elsewhere(self._db, keys, self.owner, STALE_S, _alive)
 
     def attempts(self, key: str) -> int:
         """How many times the task ``key`` was stored.
@@ -421,7 +450,7 @@ class Store:
         try:
             return [_decode(r) for r in self._db.execute(q, args)]
         except (sqlite3.Error, ValueError) as exc:  # a half-corrupt file: not partly listed
-            raise ConfigError(f"db={str(self.path)!r} is corrupt ({exc}); not listed") from None
+            raise health.corrupt(f"db={str(self.path)!r}", str(exc)) from None
 
     def to_dataframe(self, where: list[str] | tuple = ()):
         """The rows (those matching ``where``, as :meth:`query`) as a tidy pandas DataFrame.
@@ -506,6 +535,11 @@ _OPS = ("!=", "<=", ">=", "=", "<", ">")
 
 def _where(filters) -> tuple[str, list]:
     parts, args = [], []
+    if isinstance(filters, str):  # one filter, not its letters
+        filters = [filters]
+    if not isinstance(filters, (list, tuple)) or not all(isinstance(f, str) for f in filters):
+        raise ConfigError(f"where={filters!r:.60} must be a list of filters such as "
+                          "['depth>=2'] (strings)")  # fmt: skip
     for f in filters:
         op = next((o for o in _OPS if o in f), None)
         if op is None:

@@ -193,6 +193,10 @@ def _check(depth, width, n_query, n_other):
 #: Exact integers with more decimal digits than this are not computed (log10 only); Python
 #: itself refuses to print an int of more than 4300 digits.
 MAX_DIGITS = 4_000
+#: The deepest network :func:`upper_bound` computes a bound for: its bisection over
+#: D = (3^L - 1)/2 on exact L-digit integers takes about 2 s at L = 10,000 and grows as
+#: L^2 (``seprank bounds`` allows one less: it also bounds the next depth).
+MAX_DEPTH = 10_001
 #: Most Schur dimensions summed to build the dimensions of a side with n < d_x positions.
 MAX_PARTITION_TERMS = 200_000
 
@@ -604,6 +608,8 @@ def upper_bound(net, partition=None) -> dict:
     ------
     ConfigError
         For any network other than LinearSelfAttention, or an invalid partition.
+    TooBigError
+        For a depth over MAX_DEPTH (the message gives the estimated time).
 
     Examples
     --------
@@ -612,6 +618,11 @@ def upper_bound(net, partition=None) -> dict:
     4
     """
     check_has_theorem(net)
+    if net.depth > MAX_DEPTH:  # refused with its cost, before any bisection starts
+        raise TooBigError(f"depth={net.depth} is too deep for the exact bound: its bisection "
+                          f"over D = (3^L-1)/2 takes ~1.6 L steps on L-digit integers (about "
+                          f"{2 * (net.depth / 10_000) ** 2:,.0f} s here, 2 s at L = 10,000, "
+                          f"growing as L^2); at most {MAX_DEPTH:,}")  # fmt: skip
     if partition is None:
         partition = default_partition(net.seq_len)
     A, _ = check_partition(partition, net.seq_len)

@@ -25,7 +25,7 @@ from seprank.verdicts.certificate_format import (
     net_from,
     weights_digest,
 )
-from seprank.verdicts.certificate_schema import UnknownKindError
+from seprank.verdicts.certificate_schema import OverBudgetError, UnknownKindError
 from seprank.verdicts.check_result import CheckResult
 
 __all__ = ["MALFORMED", "CheckResult", "check_certificate"]
@@ -37,7 +37,7 @@ MALFORMED = (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, 
 
 
 def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
-                      cls=None, allow_import=False) -> CheckResult:  # fmt: skip
+                      cls=None, allow_import=False, budget=None) -> CheckResult:  # fmt: skip
     """Check a certificate without trusting seprank's measurement.
 
     It regenerates the weights from the seed and, by the checker of the certificate's kind
@@ -70,12 +70,16 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
     allow_import : bool or str or iterable of str, default False
         Permission to import what the certificate names: True (whatever it names), or
         the import paths you allow (``"mymod:MyNet"``, a torch factory ``"mymod:make"``).
+    budget : Budget, optional
+        What the check may cost (:class:`~seprank.verdicts.certificate_schema.Budget`:
+        memory and seconds, default 2 GiB and 600 s), compared with the estimate from the
+        certificate's claimed sizes before any minor is built.
 
     Returns
     -------
     CheckResult
         ``ok`` is False, with the reasons, on any failure (a malformed file included: no
-        exception is raised for one).
+        exception is raised for one; ``malformed`` then says so).
 
     Raises
     ------
@@ -84,7 +88,8 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
         allows (nothing is imported), or an allowed one cannot be imported, or it names
         no architecture, or it is of a kind this seprank does not know (UnknownKindError,
         naming the known ones): the certificate cannot be checked here, which is no
-        verdict on it.
+        verdict on it. Also (OverBudgetError) if its check would cost more than
+        ``budget``.
 
     Examples
     --------
@@ -100,31 +105,34 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
     """
     try:
         if not isinstance(cert, dict):
-            cert = certificate_schema.load(cert)  # size and nesting bounded before parsing
-        certificate_schema.validate(cert)  # strict types, no unknown keys, sizes bounded
+            cert = certificate_schema.load(cert, budget)  # size, nesting bounded first
+        certificate_schema.validate(cert, budget)  # strict types, no unknown keys, sizes
         if cert.get("format") != FORMAT:
             return CheckResult(False, [f"format {cert.get('format')!r} is not {FORMAT!r}"])
-    except UnknownKindError:  # not checkable here, which is no verdict on it: raised
+    except (UnknownKindError, OverBudgetError):  # not checked here, no verdict: raised
         raise
     except MALFORMED as exc:
         return _malformed(exc)
     # refused, not importable, or no such architecture: raised, never "invalid"
     arch = architecture_for(cert["architecture"], cert["config"], cls, allow_import)
     try:
-        return _check(cert, recheck_upper, kernel, arch, allow_import)
+        return _check(cert, recheck_upper, kernel, arch, allow_import, budget)
+    except OverBudgetError:
+        raise
     except MALFORMED as exc:
         return _malformed(exc)
 
 
 def _malformed(exc) -> CheckResult:
     return CheckResult(False, [f"malformed or unreadable certificate: "
-                               f"{type(exc).__name__}: {exc}"])  # fmt: skip
+                               f"{type(exc).__name__}: {exc}"], malformed=True)  # fmt: skip
 
 
-def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import) -> CheckResult:
+def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import,
+           budget=None) -> CheckResult:  # fmt: skip
     bad: list[str] = []
     net = net_from(cert["architecture"], cert["config"], cls, allow_import)
-    certificate_schema.check_work(cert, max(input_dim(net), int(net.width)))  # its real width
+    certificate_schema.check_work(cert, max(input_dim(net), int(net.width)), budget)
     p = int(cert["prime"])
     dom = ModP(p)
     if needs_check(net):  # a class seprank does not ship: its apply keeps rows apart

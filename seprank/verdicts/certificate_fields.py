@@ -29,6 +29,14 @@ class UnknownKindError(CertificateSchemaError):
     which is no verdict on it."""
 
 
+class OverBudgetError(CertificateSchemaError):
+    """A certificate whose check would cost more than the budget allows.
+
+    The memory or seconds are estimated from its claimed sizes before anything is built;
+    it is not checked, which is no verdict on it.
+    """
+
+
 def fail(field: str, why: str):
     """Raise CertificateSchemaError: ``certificate: FIELD WHY``.
 
@@ -85,7 +93,11 @@ def integer(field: str, v, lo: int = 0, hi: int = MAX_INDEX, null: bool = False)
         fail(field, f"must be in [{lo}, {hi}], got {show(v)}")
 
 
-def string(field: str, v, limit: int = 10_000) -> None:
+#: The longest string field a certificate may hold (``upper_source``, ``claim``, ...).
+MAX_STRING = 10_000
+
+
+def string(field: str, v, limit: int = MAX_STRING) -> None:
     """Refuse ``v`` unless it is a string of at most ``limit`` characters.
 
     Parameters

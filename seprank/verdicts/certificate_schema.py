@@ -21,17 +21,19 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
 from seprank.engine import parameters
-from seprank.errors import SeprankError
+from seprank.errors import ConfigError, SeprankError
+from seprank.paths import read_bounded
 from seprank.verdicts import kinds
 from seprank.verdicts.certificate_fields import (
     MAX_INDEX,
     MAX_VANDERMONDE,
     CertificateSchemaError,
+    OverBudgetError,
     UnknownKindError,
     fail,
     integer,
@@ -41,8 +43,9 @@ from seprank.verdicts.certificate_fields import (
     string,
 )
 
-__all__ = ["MAX_FILE_BYTES", "MAX_VANDERMONDE", "CertificateSchemaError", "UnknownKindError",
-           "check_nesting", "check_work", "load", "validate"]  # fmt: skip
+__all__ = ["MAX_FILE_BYTES", "MAX_VANDERMONDE", "Budget", "CertificateSchemaError",
+           "OverBudgetError", "UnknownKindError", "check_nesting", "check_work", "load",
+           "validate"]  # fmt: skip
 
 #: A certificate file larger than this is refused unread (a depth-8 one is a few MB).
 MAX_FILE_BYTES = 64 * 2**20
@@ -50,6 +53,37 @@ MAX_FILE_BYTES = 64 * 2**20
 MAX_NESTING = 8
 #: Memory the check may allocate: regenerated points, the minors' grid, arange(1, p).
 MAX_BYTES = 2 * 2**30
+
+#: Estimates of what checking a minor costs, measured with python-flint 0.7 on one core
+#: (tests/verdicts: the 16384 x 16384 minor that took 61 s and 4.3 GB): each entry held as a
+#: grid int64, a Python int in a list handed to python-flint and flint's own word (64
+#: bytes, rounded up), built at ~5e6 entries a second; the determinant of a k x k minor
+#: ~k**3 operations at 2e9 a second (measured 4e9 to 6e9 for k = 300..1000).
+BYTES_PER_ENTRY = 64
+ENTRIES_PER_SECOND = 5e6
+DET_OPS_PER_SECOND = 2e9
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What checking one certificate may cost: memory and seconds.
+
+    The estimate from its claimed sizes is compared with it before anything is drawn or
+    built (over it: :class:`OverBudgetError`).
+
+    Parameters
+    ----------
+    bytes : int, default MAX_BYTES (2 GiB)
+        Memory: the regenerated points, the grid of the minors' rows and columns, and the
+        largest minor as python-flint receives it.
+    seconds : float, default 600
+        Time: building every minor and its determinant (the network's evaluation, which
+        the certificate's sizes do not bound, is not counted).
+    """
+
+    bytes: int = MAX_BYTES
+    seconds: float = 600.0
+
 
 #: The fields of every kind (a kind adds its own, :attr:`CertificateKind.fields`).
 REQUIRED = ("format", "architecture", "config", "partition", "prime", "seed", "weights",
@@ -61,25 +95,33 @@ _SHA = re.compile(r"[0-9a-f]{64}\Z")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 
 
-def load(path) -> dict:
-    """Read and :func:`validate` a certificate file (CertificateSchemaError otherwise)."""
-    p = Path(path)
+def load(path, budget: Budget | None = None) -> dict:
+    """Read and :func:`validate` a certificate file (CertificateSchemaError otherwise): a
+    regular file only (a FIFO, a device or a folder is refused unread), its size and
+    nesting bounded before parsing, a key repeated in an object refused."""
     try:
-        size = p.stat().st_size
-        if not p.is_file():
-            fail("file", f"{str(path)!r} is not a file")
-        if size > MAX_FILE_BYTES:
-            fail("file", f"{str(path)!r} is {size:,} bytes, at most {MAX_FILE_BYTES:,}")
-        raw = p.read_bytes()
-    except OSError as exc:
-        fail("file", f"{str(path)!r} cannot be read ({exc.strerror or exc})")
+        raw = read_bounded(path, MAX_FILE_BYTES, "file")
+    except ConfigError as exc:  # a FIFO, a device, a folder, too large, unreadable
+        raise CertificateSchemaError(f"certificate: {exc}") from None
     check_nesting(raw)
     try:
-        cert = json.loads(raw)
+        cert = json.loads(raw, object_pairs_hook=_no_repeats)
+    except CertificateSchemaError:
+        raise
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         fail("file", f"{str(path)!r} is not JSON ({str(exc)[:80]})")
-    validate(cert)
+    validate(cert, budget)
     return cert
+
+
+def _no_repeats(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            fail(str(k)[:60], "appears twice in one object (a JSON file with a repeated key "
+                 "is ambiguous)")  # fmt: skip
+        out[k] = v
+    return out
 
 
 def check_nesting(raw: bytes) -> None:
@@ -102,10 +144,11 @@ def _param(name: str, v) -> None:
         raise CertificateSchemaError(f"certificate: {exc}") from None
 
 
-def validate(cert) -> None:
+def validate(cert, budget: Budget | None = None) -> None:
     """Raise CertificateSchemaError naming the first field that breaks the schema: the
     common fields here, then those of the certificate's kind (its ``strategy``:
-    UnknownKindError, one line naming it and the known kinds, if none is registered)."""
+    UnknownKindError, one line naming it and the known kinds, if none is registered), then
+    the cost of its check against ``budget`` (default :class:`Budget`; OverBudgetError)."""
     if not isinstance(cert, dict):
         fail("top level", f"must be a JSON object, got {type(cert).__name__}")
     kind = kinds.kind_of(cert) if "strategy" in cert else None
@@ -144,7 +187,7 @@ def validate(cert) -> None:
     for f, owner in own.items():
         if f in cert and owner is not kind:
             fail(f, f"belongs to a {' or '.join(owner.strategies)} certificate only")
-    _work(cert)
+    _work(cert, None, budget)
 
 
 def _config(cfg) -> None:
@@ -176,13 +219,13 @@ def _width(cfg: dict) -> int:
     return w if is_int(w) and w > 0 else 1
 
 
-def check_work(cert: dict, width: int) -> None:
+def check_work(cert: dict, width: int, budget: Budget | None = None) -> None:
     """The allocation limits again with the architecture's own input width (known once
     its class is resolved; :func:`validate` reads it from the config)."""
-    _work(cert, int(width))
+    _work(cert, int(width), budget)
 
 
-def _work(cert: dict, width: int | None = None) -> None:
+def _work(cert: dict, width: int | None = None, budget: Budget | None = None) -> None:
     """What the check would allocate and compute, from the numbers alone."""
     draws, p = cert["draws"], cert["prime"]
     width = _width(cert["config"]) if width is None else width
@@ -210,3 +253,18 @@ def _work(cert: dict, width: int | None = None) -> None:
         if n > MAX_BYTES:
             fail("draws" if "points" in what else "blocks", f"ask for {n / 2**30:,.1f} GiB "
                  f"({what}), over the {MAX_BYTES / 2**30:.0f} GiB limit")
+    _budget(cert["blocks"], need + R * C * 8, budget or Budget())
+
+
+def _budget(blocks, base: int, budget: Budget) -> None:
+    """The minors' estimated memory and seconds against ``budget`` (OverBudgetError)."""
+    sides = [max(len(b["rows"]), len(b["cols"])) for b in blocks]
+    k = max(sides, default=0)
+    need = base + k * k * BYTES_PER_ENTRY
+    secs = sum(s * s / ENTRIES_PER_SECOND + float(s) ** 3 / DET_OPS_PER_SECOND for s in sides)
+    if need > budget.bytes or secs > budget.seconds:
+        raise OverBudgetError(
+            f"certificate: blocks claim minors up to {k} x {k} ({len(sides)} blocks): checking "
+            f"would take ~{need / 2**30:,.2f} GiB and ~{secs:,.0f} s (estimated), over the "
+            f"budget of {budget.bytes / 2**30:,.2f} GiB and {budget.seconds:,.0f} s; not "
+            "checked (raise it with --max-memory/--max-seconds, API: budget=Budget(...))")

@@ -54,6 +54,7 @@ from seprank import labels
 from seprank._version import __version__
 from seprank.algebra.domains import ModP
 from seprank.engine import display
+from seprank.engine.estimate import check_architecture
 from seprank.engine.measure import execute, plan
 from seprank.engine.options import MeasureOptions
 from seprank.engine.result import BOOL_COLUMNS
@@ -63,7 +64,9 @@ from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
 from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
-from seprank.verdicts import kinds
+from seprank.paths import write_text
+from seprank.verdicts.certificate_fields import MAX_STRING as MAX_SOURCE
+from seprank.verdicts import certificate_schema, kinds
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
 from seprank.verdicts.certificate_format import (
     FORMAT,
@@ -239,14 +242,18 @@ class Certification:
         Raises
         ------
         ConfigError
-            If there is no certificate (no nonsingular minor was recorded).
+            If there is no certificate (no nonsingular minor was recorded), or it breaks
+            the schema :func:`check_certificate` reads (nothing is written then).
+        OutputError
+            If the file cannot be written (no partial file is left).
         """
         if self.certificate is None:
             raise ConfigError("certify: no certificate (no nonsingular minor was recorded)")
+        certificate_schema.validate(self.certificate)  # never write what the checker refuses
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / certificate_name(self.certificate)
-        path.write_text(dumps(self.certificate))
+        write_text(path, dumps(self.certificate))  # atomic: never through a link
         self.path = str(path)
         return path
 
@@ -297,6 +304,8 @@ def _bound(net, partition, upper, upper_source) -> tuple:
         if isinstance(upper, bool) or not isinstance(upper, numbers.Integral) or upper < 0:
             raise ConfigError(f"upper={upper!r} must be a non-negative integer")
         src = str(upper_source).strip() if upper_source else "stated by the user"
+        if len(src) > MAX_SOURCE:  # the checker's limit: certify never writes what it refuses
+            raise ConfigError(f"upper_source is {len(src)} characters, at most {MAX_SOURCE}")
         return int(upper), f"stated: {src}", src, True, "user"
     if upper_source is not None:
         raise ConfigError("upper_source needs upper=U (the bound it is the source of)")
@@ -418,6 +427,7 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     >>> seprank.check_certificate(c.certificate).ok
     True
     """
+    check_architecture(net)  # certify(None): one line, not an AttributeError
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     upper, why, source, given, tag = _bound(net, partition, upper, upper_source)

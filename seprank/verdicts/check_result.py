@@ -29,6 +29,9 @@ class CheckResult:
         The architecture's tag of its bound (``"M"``: recalled from the literature).
     rechecked : bool, default True
         Whether the architecture's own bound was recomputed.
+    malformed : bool, default False
+        Whether it failed because the certificate is malformed or unreadable (not merely
+        false): ``seprank check-certificate`` then exits 2, not 1.
     """
     ok: bool
     reasons: list = field(default_factory=list)
@@ -38,6 +41,7 @@ class CheckResult:
     source: str | None = None
     tag: str | None = None
     rechecked: bool = True
+    malformed: bool = False
 
     def __bool__(self) -> bool:
         return self.ok

@@ -90,16 +90,17 @@ def bound_verdict(rank: int, saturated: bool, upper, status: str = labels.PROVED
 
 
 def verify_partitions(net, partitions, *, seed: int = 0,
-                      max_samples: int = DEFAULT_BUDGET) -> list[dict]:
+                      max_samples: int = DEFAULT_BUDGET, progress=None) -> list[dict]:  # fmt: skip
     """Any architecture: its rank measured on each partition (None: the default) beside
     its own upper bound (:func:`architecture_bound`: proved, recalled or stated by the
     architecture; ``status`` says which), where one exists. ``label`` is the
-    measurement's label against that bound (:mod:`seprank.labels`)."""
+    measurement's label against that bound (:mod:`seprank.labels`). ``progress`` is
+    measure's (its estimate line first, before each measurement starts)."""
     rows = []
     for part in partitions or [None]:
         t0 = time.perf_counter()
         A = default_partition(net.seq_len) if part is None else tuple(part)
-        m = measure(net, A, seed=seed, max_samples=max_samples)
+        m = measure(net, A, seed=seed, max_samples=max_samples, progress=progress)
         ub = architecture_bound(net, A) or {}
         upper, source = ub.get("upper"), ub.get("source")
         status = labels.bound_status(ub.get("tag")) if upper is not None else None

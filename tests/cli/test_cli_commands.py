@@ -427,6 +427,9 @@ def fake_certify(monkeypatch, tmp_path):
 
     monkeypatch.setattr(certificates, "certify", certify)
     monkeypatch.setattr(certificates, "check_certificate", check)
+    # the stand-in certificate is not a real one: the schema check before writing is
+    # tested in tests/fuzz (certify never writes what check-certificate refuses)
+    monkeypatch.setattr(certificates.certificate_schema, "validate", lambda cert, budget=None: None)
     return state
 
 
@@ -529,13 +532,14 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
         return result["r"]
 
     monkeypatch.setattr(certificates, "check_certificate", check)
-    monkeypatch.setattr(certificate_schema, "load", lambda path: {
+    monkeypatch.setattr(certificate_schema, "load", lambda path, budget=None: {
         "architecture": "LinearSelfAttention", "config": {}})  # the schema: its tests
     result["r"] = CheckResult(ok=True, exact=True, rank=18, tag="P")
     assert main(["check-certificate", "x.json"]) == 0
     assert capsys.readouterr().out == "valid: separation rank = 18; exact, proved (meets the " \
         "proved upper bound)\n"  # fmt: skip
-    assert seen == {"path": "x.json", "kernel": False, "cls": None, "allow_import": False}
+    assert seen == {"path": "x.json", "kernel": False, "cls": None, "allow_import": False,
+                    "budget": certificate_schema.Budget()}  # the default budget
     result["r"] = CheckResult(ok=True, exact=False, rank=17)
     assert main(["check-certificate", "x.json", "--kernel"]) == 0
     assert capsys.readouterr().out == "valid: separation rank >= 17; a lower bound\n"

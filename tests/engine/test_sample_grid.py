@@ -16,7 +16,7 @@ from seprank.nets import LinearSelfAttention, partitions
         ([3], 4, (3,), (0, 1, 2)),  # the last position is a valid A side
         ((2, 0), 4, (0, 2), (1, 3)),
         (np.array([1, 4]), 5, (1, 4), (0, 2, 3)),
-        (["1"], 3, (1,), (0, 2)),
+        ([np.int64(1)], 3, (1,), (0, 2)),  # any integral number is a position
     ],
 )
 def test_check_partition_returns_sorted_sides(partition, seq_len, A, B):
@@ -36,6 +36,9 @@ def test_check_partition_returns_sorted_sides(partition, seq_len, A, B):
         ([0, 1], 2, "B side would be empty"),
         (None, 4, "list of positions"),
         (["a"], 4, "list of positions"),
+        (["1"], 3, "list of positions"),  # a string is not a position: never coerced
+        ([0.5], 3, "list of positions"),  # nor is a float ([0.5] was once (0,))
+        ("01", 3, "list of positions"),  # nor a string of digits (once (0, 1))
     ],
 )
 def test_check_partition_rejects(partition, seq_len, text):

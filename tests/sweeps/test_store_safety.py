@@ -109,8 +109,10 @@ def test_two_concurrent_sweeps_measure_each_task_once(tmp_path):
     g = tmp_path / "g.toml"
     g.write_text(GRID)
     db = tmp_path / "r.sqlite"
+    # --wait: the one that ends first waits for the other's tasks (without it, it exits 1:
+    # "N tasks claimed by HOST:PID, not finished", tests/fuzz/test_store_damage.py)
     cmd = [sys.executable, "-m", "seprank", "sweep", str(g), "--db", str(db), "--executor",
-           "serial", "--quiet", "--json"]  # fmt: skip
+           "serial", "--quiet", "--json", "--wait"]  # fmt: skip
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=_env()) for _ in range(2)]  # fmt: skip
     outs = [p.communicate(timeout=240) for p in procs]
