@@ -20,9 +20,9 @@ from seprank.paths import check_out_dir
 from seprank.sweeps.executors import WORKER_TIMEOUT_S, check_scheduler
 from seprank.sweeps.grid_file import read_grid, shipped_grid, specs
 from seprank.sweeps.runner import run
-from seprank.sweeps.tasks import plan
 from seprank.sweeps.store import Store, check_file
 from seprank.sweeps.store_health import claims_line, wait_line
+from seprank.sweeps.tasks import plan
 
 SWEEP_EPILOG = """\
 GRID is a TOML file or the name of a shipped grid (example, verify-quick, verify-default).

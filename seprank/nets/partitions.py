@@ -10,7 +10,6 @@ import numpy as np
 
 from seprank.errors import ConfigError
 
-
 #: The most positions a partition (either side) may list: the CLI's limit too; a larger
 #: sequence is refused before a side is listed (``seq_len=2**62``).
 MAX_POSITIONS = 10**6

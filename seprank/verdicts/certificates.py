@@ -63,11 +63,11 @@ from seprank.errors import ConfigError, SeprankError
 from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
-from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
 from seprank.paths import write_text
-from seprank.verdicts.certificate_fields import MAX_STRING as MAX_SOURCE
+from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
 from seprank.verdicts import certificate_schema, kinds
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
+from seprank.verdicts.certificate_fields import MAX_STRING as MAX_SOURCE
 from seprank.verdicts.certificate_format import (
     FORMAT,
     WEIGHTS_RULE,
