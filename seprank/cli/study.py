@@ -11,7 +11,7 @@ from seprank.errors import ConfigError
 from seprank.figures import study as plot_study
 from seprank.figures.style import save
 from seprank.nets.base import parse_value
-from seprank.paths import check_out_dir
+from seprank.paths import check_out_dir, write_text
 from seprank.studies import study as st
 from seprank.studies import study_cells as sc
 from seprank.sweeps.store import DEFAULT_DB, check_file
@@ -124,6 +124,8 @@ def cmd(args) -> int:
         src = Path(args.csv) if args.csv else Path(args.out or ".") / st.CSV_NAME
         result = st.from_csv(src, args.depth_key, args.width_key)
         out = check_out_dir(args.out or src.parent)
+        if src.resolve() != (out / st.CSV_NAME).resolve():  # the figure's data beside it
+            write_text(out / st.CSV_NAME, src.read_text())
         save(plot_study.plot(result), out, plot_study.NAME)
         return _print(args, result, out, 0)
     if not args.vary:
