@@ -205,7 +205,14 @@ def _config(cfg) -> None:
             if len(v) > 10**5:
                 fail(f, f"has {len(v)} entries, at most 100000")
             for i, x in enumerate(v):
-                if isinstance(x, list):
+                if k == "kwargs":  # a torch factory's (name, value) pairs (seprank study)
+                    if not (isinstance(x, list) and len(x) == 2 and isinstance(x[0], str)
+                            and (x[1] is None or isinstance(x[1], (bool, str)) or is_int(x[1]))):
+                        fail(f"{f}[{i}]", f"must be a [name, value] pair, got {show(x)}")
+                    string(f"{f}[{i}][0]", x[0], 200)
+                    if isinstance(x[1], str):
+                        string(f"{f}[{i}][1]", x[1], 200)
+                elif isinstance(x, list):
                     if len(x) != 2 or not all(is_int(y) for y in x):
                         fail(f"{f}[{i}]", f"must be an [int, int] pair, got {show(x)}")
                 elif not is_int(x):

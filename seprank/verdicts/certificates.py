@@ -273,7 +273,7 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
     cert = {
         "format": FORMAT,
         "architecture": label_of(type(net)),
-        "config": {k: v for k, v in m.config.items() if k != "architecture"},
+        "config": {k: _as_json(v) for k, v in m.config.items() if k != "architecture"},
         "partition": list(m.partition),
         "prime": int(m.prime),
         "seed": int(m.seed),
@@ -296,6 +296,11 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
         "numpy": np.__version__,
     }  # fmt: skip
     return cert
+
+
+def _as_json(v):
+    """A config value as JSON holds it (tuples, nested ones too, as lists)."""
+    return [_as_json(x) for x in v] if isinstance(v, (tuple, list)) else v
 
 
 def _bound(net, partition, upper, upper_source) -> tuple:

@@ -149,7 +149,8 @@ def test_verify_json_and_verdict(tmp_path, capsys):
 
 
 def _digest(folder: Path) -> dict:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
 
 
 def test_figures_quick_leaves_paper_figures_alone(tmp_path):
