@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from seprank.engine import tables
 from seprank.errors import ConfigError
 from seprank.paths import write_text
 from seprank.studies import study_analysis as sa
@@ -111,6 +112,34 @@ class Study:
         import pandas as pd
 
         return pd.DataFrame(self.to_dict()["rows"])
+
+    def _table(self) -> tuple[list, list]:
+        cols = self.keys() + ["rank", "label", "params"]
+        rows = [[r["values"].get(k) for k in self.keys()]
+                + [r.get("rank"), r.get("label") or r.get("status"), r.get("params")]
+                for r in self.rows]  # fmt: skip
+        return cols, rows
+
+    def to_latex(self) -> str:
+        """The rows as a booktabs LaTeX table: the cell's keys, rank, label, parameters.
+
+        Returns
+        -------
+        str
+            A ``tabular`` (``\\usepackage{booktabs}`` in the document).
+        """
+        return tables.latex_table(*self._table(),
+                                  comment=f"seprank study of {self.arch}: measured ranks")
+
+    def to_markdown(self) -> str:
+        """The rows as a Markdown pipe table (the columns of :meth:`to_latex`).
+
+        Returns
+        -------
+        str
+            The table.
+        """
+        return tables.markdown_table(*self._table())
 
     def keys(self) -> list[str]:
         """Every key of the cells (varied first), the CSV's first columns.

@@ -56,6 +56,14 @@ def test_parameters_counted_from_init(heads_study):
         assert r["params"] == 4 * r["values"]["depth"] * 9
 
 
+def test_paper_tables_carry_the_label_column(heads_study):
+    tex = heads_study.to_latex()
+    assert "\\toprule" in tex and "\\bottomrule" in tex and "& label &" in tex
+    assert "3102 & exact, proved" in tex
+    md = heads_study.to_markdown().splitlines()
+    assert md[0].startswith("| depth | heads |") and len(md) == 2 + len(heads_study.rows)
+
+
 def test_csv_round_trip_gives_the_same_answers(heads_study, tmp_path):
     heads_study.to_csv(tmp_path / CSV_NAME)
     back = from_csv(tmp_path / CSV_NAME)
