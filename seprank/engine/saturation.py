@@ -173,7 +173,8 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
             own += sum(min(s, upper) for s in b["sketch"]) * b["sketch_degree"] / m.prime
         total += own
         b["saturation_bound"] = min(1.0, own)
-        b["saturated"] = b["saturation_bound"] <= threshold
+        # a sketch that reached its cap did not stop: a lower bound only, whatever its bound
+        b["saturated"] = b["saturation_bound"] <= threshold and b.get("stopped", True)
     bound = min(1.0, total)
     m.saturation_bound, m.saturated = bound, bound <= threshold
     what = ("sketches (the weights and the sketch points random): a block's sketch rank is "
@@ -241,9 +242,14 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     if m.method == "float":
         return _label_float(m, raw)
     if not raw:
+        if m.catalecticant is not None and any("sketch" in b for b in m.blocks):
+            _label_coefficients(m, net, threshold, random_weights)  # each block on its own
+            m.saturation_bound = None  # the whole is a lower bound: no probability to state
         m.saturated = False
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
-                               if m.budget_hit else "the rank reached the sample size")
+                               if m.budget_hit else "the rank reached the sample size") + (
+            "; the blocks whose sketch stopped below its cap are labelled on their own"
+            if any("sketch" in b for b in m.blocks) else "")  # fmt: skip
         return m
     if m.catalecticant is not None:  # its blocks, nothing sampled: only the weights random
         return _label_coefficients(m, net, threshold, random_weights)

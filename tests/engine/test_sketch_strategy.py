@@ -129,6 +129,9 @@ def test_a_too_small_sketch_is_a_lower_bound_never_saturated():
     assert capped.rank < full.rank
     hit = [b for b in capped.blocks if not b["stopped"]]
     assert hit and all(b["rank"] == 8 and b["saturated"] is False for b in hit)
+    assert capped.saturation_bound is None and "labelled on their own" in capped.saturation_reason
+    stopped = [b for b in capped.blocks if b["stopped"]]  # labelled each by its own bound
+    assert stopped and all(b["saturated"] for b in stopped)
     for b, c in zip(capped.blocks, full.blocks):  # every block still a lower bound
         assert b["rank"] <= c["rank"]
 

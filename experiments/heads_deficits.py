@@ -1,0 +1,211 @@
+"""The block deficits of the paper's network with H > 1 heads at widths 3 and 4, and the
+candidate block-rank forms they rule out (issue 39, item 4): writes docs/heads_deficits.md
+from measured cells in the JSON-lines format of experiments/heads_cells.py.
+
+For each measured block (S-degree k on the side without the query, j = D - k on the
+query's, two sides of d positions) the one-head term is min(b_k, a_j)
+(seprank.theory.bounds.b_dim, a_dim: proved an upper bound for every H,
+proofs/block_bound.md) and the deficit is that term minus the measured rank. A deficit is
+only as good as the measured rank's label: a saturated block's rank is the block's rank
+except with the stated probability; an unsaturated one (budget hit, or a Schwartz-Zippel
+bound over the threshold) is a certified lower bound, so its deficit is an upper bound.
+
+Candidate forms, each fitted to every block of a (width, heads, depth) measurement whose
+rank is saturated (a form that misses a saturated block is ruled out):
+
+- ``one-slope``: proofs/heads_two.md's form, min(min_i (b_i + s (k - i)),
+  min_i (a_i + 2 s (j - i))) for some integer s >= 1;
+- ``two-slope``: the same with independent slopes s_b and s_a on the two sides;
+- ``two-slope+cap``: the two-slope form capped by a constant c, min(two-slope, c).
+
+The fit is exhaustive over the integers that can matter (slopes up to the largest
+one-head term of the cell, caps among the measured ranks), so "no fit" is a proof that
+the form (with any slope) misses a measured block; the first block it misses is named.
+
+Usage: python -m experiments.heads_deficits proofs/data/heads_cells.jsonl docs/heads_deficits.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from seprank.theory.bounds import a_dim, b_dim
+
+WIDTHS = (3, 4)
+
+
+def cells(path: Path) -> list[dict]:
+    """The measured (not refused) seed-0 cells with H > 1 at widths 3 and 4, by (width,
+    heads, depth)."""
+    out = {}
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        m = r.get("measurement")
+        if m is None or r["heads"] == 1 or r["width"] not in WIDTHS or m["seed"] != 0:
+            continue
+        out[(r["width"], r["heads"], r["depth"])] = r
+    return [out[k] for k in sorted(out)]
+
+
+def terms(d: int, D: int) -> tuple[list[int], list[int]]:
+    """(b_i, a_i), i = 0..D, for two sides of d positions."""
+    return [b_dim(i, d, d) for i in range(D + 1)], [a_dim(i, d, d) for i in range(D + 1)]
+
+
+def blocks(r: dict) -> list[dict]:
+    """Each block of a cell: k, j, its one-head term, rank, deficit, saturated."""
+    m = r["measurement"]
+    D = m["catalecticant"]["D"]
+    b, a = terms(r["width"], D)
+    rows = []
+    for blk in sorted(m["blocks"], key=lambda x: x["other_s_degree"]):
+        k = blk["other_s_degree"]
+        term = min(b[k], a[D - k])
+        sat = bool(blk.get("saturated", m["saturated"]))
+        rows.append({"k": k, "j": D - k, "degree": blk["degree"], "term": term,
+                     "rank": blk["rank"], "deficit": term - blk["rank"], "saturated": sat})
+    return rows
+
+
+def inf_conv(t: list[int], n: int, slopes: np.ndarray) -> np.ndarray:
+    """min_{i <= n} (t_i + s (n - i)) for each slope s (nondecreasing in s)."""
+    t = np.asarray(t[: n + 1], dtype=np.int64)
+    return (t[None, :] + slopes[:, None] * (n - np.arange(n + 1))[None, :]).min(axis=1)
+
+
+def _feasible(rows, b, a, slopes, cap, tied: bool):
+    """The (s_b, s_a) that fit every row: for each s_b the interval of s_a (the form is
+    min(B_k(s_b), A_j(s_a)), each nondecreasing in its slope, so every block asks an
+    interval of s_a); ``tied``: s_a = 2 s_b only."""
+    B = {x["k"]: inf_conv(b, x["k"], slopes) for x in rows}
+    A = {x["j"]: inf_conv(a, x["j"], slopes) for x in rows}
+    n = slopes.size
+    lo, hi = np.zeros(n, dtype=np.int64), np.full(n, n - 1, dtype=np.int64)  # s_a indices
+    ok = np.ones(n, dtype=bool)
+    for x in rows:
+        r, Bk, Aj = x["rank"], B[x["k"]], A[x["j"]]
+        if cap is not None and r == cap:  # the cap attains it: the form only needs >= r
+            ge = int(np.searchsorted(Aj, r))  # first s_a with A >= r
+            lo = np.maximum(lo, ge)
+            ok &= Bk >= r  # the form must reach the cap
+            continue
+        if cap is not None and r > cap:
+            ok[:] = False
+            break
+        eq_lo, eq_hi = int(np.searchsorted(Aj, r)), int(np.searchsorted(Aj, r, "right")) - 1
+        ge = eq_lo
+        # B == r: need A >= r; B > r: need A == r; B < r: impossible
+        lo = np.where(Bk == r, np.maximum(lo, ge), np.where(Bk > r, np.maximum(lo, eq_lo), lo))
+        hi = np.where(Bk > r, np.minimum(hi, eq_hi), hi)
+        ok &= Bk >= r
+    ok &= lo <= hi
+    if tied:
+        want = np.searchsorted(slopes, 2 * slopes)
+        ok &= (want < n) & (lo <= want) & (want <= hi)
+        lo = hi = want
+    idx = np.nonzero(ok)[0]
+    if idx.size == 0:
+        return None
+    i = int(idx[0])
+    return int(slopes[i]), int(slopes[min(int(lo[i]), n - 1)])
+
+
+def _misses(rows, b, a, sb: int, sa: int, cap) -> list[dict]:
+    out = []
+    for x in rows:
+        v = min(int(inf_conv(b, x["k"], np.array([sb]))[0]),
+                int(inf_conv(a, x["j"], np.array([sa]))[0]))  # fmt: skip
+        v = v if cap is None else min(v, cap)
+        if v != x["rank"]:
+            out.append({**x, "form": v})
+    return out
+
+
+def fit(r: dict, kind: str) -> tuple[tuple | None, str]:
+    """(parameters (s_b, s_a, cap) that fit every saturated block, or None; when none
+    fits, the closest one-parameter candidate tried and the first block it misses)."""
+    rows = [x for x in blocks(r) if x["saturated"]]
+    D = r["measurement"]["catalecticant"]["D"]
+    b, a = terms(r["width"], D)
+    top = 2 * (max(min(b[k], a[D - k]) for k in range(D + 1)) + 1)
+    slopes = np.arange(1, top + 1, dtype=np.int64)
+    caps = [None] if kind != "two-slope+cap" else sorted({x["rank"] for x in rows})
+    for cap in caps:
+        got = _feasible(rows, b, a, slopes, cap, kind == "one-slope")
+        if got is not None:
+            return (*got, cap), ""
+    best = min(((len(_misses(rows, b, a, int(s), int(2 * s), None)), int(s))
+                for s in slopes[: top // 2]), default=(0, 1))  # fmt: skip
+    bad = _misses(rows, b, a, best[1], 2 * best[1], None)
+    x = bad[0] if bad else None
+    why = (f"no parameters fit; the closest one-slope s={best[1]} misses {best[0]} "
+           f"block(s), first k={x['k']}: form {x['form']}, measured {x['rank']}") if x \
+        else "no saturated block"  # fmt: skip
+    return None, why
+
+
+def report(path: Path) -> str:
+    rs = cells(path)
+    out = ["# Block deficits with heads at widths 3 and 4",
+           "",
+           f"Generated by `python -m experiments.heads_deficits {path} docs/heads_deficits.md` "
+           "from the measured cells (seed 0; N = 2 d, A the first d positions, the query on "
+           "A). The one-head term is min(b_k, a_{D-k}) (proved an upper bound for every H, "
+           "proofs/block_bound.md); deficit = term - measured rank. k is the S-degree on the "
+           "side without the query, j = D - k. A block marked * is not saturated (a "
+           "certified lower bound: its deficit is an upper bound on the true deficit).",
+           ""]
+    for r in rs:
+        m = r["measurement"]
+        rows = blocks(r)
+        out += [f"## width {r['width']}, {r['heads']} heads, depth {r['depth']}",
+                "",
+                f"Measured {m['rank']} ({m['label']}; strategy {m['strategy']}, prime "
+                f"{m['prime']}, Schwartz-Zippel bound {m['saturation_bound']}); one-head "
+                f"sum {sum(x['term'] for x in rows)}, deficit "
+                f"{sum(x['deficit'] for x in rows)}.",
+                "",
+                "| k | j | A-degree | one-head term | rank | deficit |",
+                "|---|---|---|---|---|---|"]
+        out += [f"| {x['k']} | {x['j']} | {x['degree']} | {x['term']} | {x['rank']}"
+                f"{'' if x['saturated'] else '*'} | {x['deficit']} |" for x in rows]
+        out.append("")
+    out += ["## Candidate forms", "",
+            "Each form is fitted to every saturated block of one (width, heads, depth) "
+            "(exhaustively over its integer parameters); \"no fit\" names the closest "
+            "candidate and the first block it misses. Where no saturated block falls below "
+            "its one-head term (\"deficits\" 0) every form fits with large enough slopes: "
+            "such a fit says nothing. The smallest fitting s_b is given, with the smallest "
+            "s_a that goes with it.", "",
+            "| width | heads | depth | saturated blocks with a deficit | one-slope "
+            "(heads_two.md) | two-slope | two-slope+cap |",
+            "|---|---|---|---|---|---|---|"]
+    for r in rs:
+        cols = []
+        for kind in ("one-slope", "two-slope", "two-slope+cap"):
+            params, miss = fit(r, kind)
+            cols.append(f"fits: s_b={params[0]}, s_a={params[1]}"
+                        + (f", cap={params[2]}" if params[2] else "") if params
+                        else f"no fit ({miss})")  # fmt: skip
+        n_def = sum(1 for x in blocks(r) if x["saturated"] and x["deficit"])
+        out.append(f"| {r['width']} | {r['heads']} | {r['depth']} | {n_def} | "
+                   + " | ".join(cols) + " |")
+    out.append("")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data")
+    ap.add_argument("out")
+    args = ap.parse_args(argv)
+    Path(args.out).write_text(report(Path(args.data)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
