@@ -27,12 +27,12 @@ Usage: python -m experiments.heads_deficits proofs/data/heads_cells.jsonl docs/h
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 
+from experiments.script_args import Parser, out_file
 from seprank.theory.bounds import a_dim, b_dim
 
 WIDTHS = (3, 4)
@@ -199,11 +199,23 @@ def report(path: Path) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("data")
-    ap.add_argument("out")
+    """``python -m experiments.heads_deficits DATA OUT``: bad input refused in one line,
+    exit 2, before anything is written."""
+    ap = Parser(prog="python -m experiments.heads_deficits",
+                description="The block deficits with heads at widths 3 and 4 (Markdown).")
+    ap.add_argument("data", help="cells, one JSON line each (experiments/heads_cells.py)")
+    ap.add_argument("out", help="the Markdown file to write")
     args = ap.parse_args(argv)
-    Path(args.out).write_text(report(Path(args.data)))
+    data = Path(args.data)
+    if not data.is_file():
+        ap.error(f"data={args.data!r} is not a file")
+    out = out_file(ap, args.out, "out")
+    try:
+        text = report(data)
+    except (ValueError, KeyError, TypeError) as exc:  # a line not in the cells' format
+        ap.error(f"data={args.data!r} is not in experiments/heads_cells.py's format "
+                 f"({type(exc).__name__}: {exc})")  # fmt: skip
+    out.write_text(text)
     return 0
 
 
