@@ -193,3 +193,11 @@ def test_auto_never_takes_it():
               inputs=False)  # fmt: skip (catalecticant refused: auto asks the later ones)
     assert mp.strategy == "graded"
     assert ("sketch", "taken only when requested (strategy='sketch')") in mp.considered
+
+
+def test_the_kernels_reduction_is_exact_up_to_2_62():
+    sketch._kernel()  # compiled (where numba is): the reduction the kernel inlines
+    p = DEFAULT_PRIME
+    xs = np.random.default_rng(0).integers(0, 2**62, 2000).tolist()
+    xs += [0, p - 1, p, 2 * p, 2**62 - 1, (2**62 // p) * p, (2**62 // p) * p - 1]
+    assert all(sketch._red(x, p, 1.0 / p) == x % p for x in xs)

@@ -176,47 +176,60 @@ def _layer(P, S, PS, Mv, N, K, layer, last, c, acc, p, pinv):  # pragma: no cove
         P[:, :, :] = PS
 
 
-def _eval_body(A, B, Y, Z, U, K, Vinv, ks, c, p, out):  # pragma: no cover (compiled)
+#: Columns j evaluated together by the kernel (its inner loops run over t and j: long
+#: enough to vectorise).
+BATCH = 16
+
+
+def _eval_body(A, B, Y, Z, U, K, Vinv, ks, c, p, pinv, out):  # pragma: no cover (compiled)
     """out[n, i, j] = [t^(D-k)] e_c^T P_L(Y_i + t Z_j) U_j mod p for k = ks[n], from the
     values at t = 0..D, with the first layer's P_1 = A_i + t B_j (linear in S) given.
+    The columns are taken BATCH at a time: the arrays' last axis is (j, t), j-major.
     int64 residues < 2^26: a product is below 2^52, so a sum of up to 2^10 products is
-    reduced once (:func:`_red`)."""
+    reduced once (:func:`_red`; ``pinv`` = 1 / p, correctly rounded, from the caller)."""
     L, d, m, T = K.shape[0], K.shape[1], K.shape[3], Vinv.shape[0]
-    pinv = 1.0 / p
-    S = np.zeros((d, d, T), dtype=np.int64)
-    P = np.zeros((d, d, T), dtype=np.int64)
-    PS = np.zeros((d, d, T), dtype=np.int64)
-    N = np.zeros((d, d, T), dtype=np.int64)
-    Mv = np.zeros((m, T), dtype=np.int64)
-    acc = np.zeros(T, dtype=np.int64)
-    vals = np.zeros(T, dtype=np.int64)
+    W = BATCH * T
+    S = np.zeros((d, d, W), dtype=np.int64)
+    P = np.zeros((d, d, W), dtype=np.int64)
+    PS = np.zeros((d, d, W), dtype=np.int64)
+    N = np.zeros((d, d, W), dtype=np.int64)
+    Mv = np.zeros((m, W), dtype=np.int64)
+    acc = np.zeros(W, dtype=np.int64)
+    vals = np.zeros(W, dtype=np.int64)
+    nz = Z.shape[0]
     for i in range(Y.shape[0]):
-        for j in range(Z.shape[0]):
-            for a in range(d):
-                for b in range(d):
-                    for t in range(T):
-                        P[a, b, t] = _red(A[i, a, b] + t * B[j, a, b], p, pinv)
-            e = 0
-            for a in range(d):
-                for b in range(a, d):
-                    for t in range(T):
-                        v = _red(Y[i, e] + t * Z[j, e], p, pinv)
-                        S[a, b, t] = v
-                        S[b, a, t] = v
-                    e += 1
+        for j0 in range(0, nz, BATCH):
+            nb = min(BATCH, nz - j0)
+            for jj in range(BATCH):  # a short last batch repeats its first column
+                j = j0 + (jj if jj < nb else 0)
+                for a in range(d):
+                    for b in range(d):
+                        for t in range(T):
+                            P[a, b, jj * T + t] = _red(A[i, a, b] + t * B[j, a, b], p, pinv)
+                e = 0
+                for a in range(d):
+                    for b in range(a, d):
+                        for t in range(T):
+                            v = _red(Y[i, e] + t * Z[j, e], p, pinv)
+                            S[a, b, jj * T + t] = v
+                            S[b, a, jj * T + t] = v
+                        e += 1
             for layer in range(1, L):
                 _layer(P, S, PS, Mv, N, K, layer, layer == L - 1, c, acc, p, pinv)
             row = c if L == 1 else 0
             vals[:] = 0
-            for b in range(d):  # (row of P_L) . U_j
-                for t in range(T):
-                    x = (P[row, b, t] if L == 1 else PS[row, b, t]) * U[j, b]
-                    vals[t] = _red(vals[t] + x, p, pinv)
-            for n in range(ks.shape[0]):  # coefficient of t^(D-k): row D - k of Vinv
-                tot = 0
-                for t in range(T):
-                    tot += Vinv[T - 1 - ks[n], t] * vals[t]
-                out[n, i, j] = _red(tot, p, pinv)
+            for jj in range(nb):
+                j = j0 + jj
+                for b in range(d):  # (row of P_L) . U_j
+                    for t in range(T):
+                        x = (P[row, b, jj * T + t] if L == 1 else PS[row, b, jj * T + t]) \
+                            * U[j, b]
+                        vals[jj * T + t] = _red(vals[jj * T + t] + x, p, pinv)
+                for n in range(ks.shape[0]):  # coefficient of t^(D-k): row D - k of Vinv
+                    tot = 0
+                    for t in range(T):
+                        tot += Vinv[T - 1 - ks[n], t] * vals[jj * T + t]
+                    out[n, i, j] = _red(tot, p, pinv)
 
 
 _KERNEL: list = []
@@ -228,9 +241,11 @@ def _kernel():
             import numba as nb
 
             globals()["_red"] = jit(nb, _red, inline="always")
-            globals()["_matmul"] = jit(nb, _matmul)
-            globals()["_layer"] = jit(nb, _layer)
-            _KERNEL.append(jit(nb, _eval_body))
+            # fastmath touches the float ops only: the quotient guesses of _red (1 / p is
+            # computed here, correctly rounded; a guess off by one is corrected)
+            globals()["_matmul"] = jit(nb, _matmul, fastmath=True)
+            globals()["_layer"] = jit(nb, _layer, fastmath=True)
+            _KERNEL.append(jit(nb, _eval_body, fastmath=True))
         except Exception:  # noqa: BLE001 - no numba: the same body, interpreted (slow)
             _KERNEL.append(_eval_body)
     return _KERNEL[0]
@@ -250,7 +265,7 @@ def sketch_entries(Y, Z, U, K, Vinv, c: int, p: int, ks=None) -> np.ndarray:
     if Y.shape[0] and Z.shape[0] and ks.size:
         _kernel()(first_layer(Y, K, p), first_layer(Z, K, p), np.ascontiguousarray(Y),
                   np.ascontiguousarray(Z), np.ascontiguousarray(U), K, Vinv, ks, int(c),
-                  int(p), out)  # fmt: skip
+                  int(p), 1.0 / int(p), out)  # fmt: skip
     return out
 
 
