@@ -40,14 +40,17 @@ WIDTHS = (3, 4)
 
 def cells(path: Path) -> list[dict]:
     """The measured (not refused) seed-0 cells with H > 1 at widths 3 and 4, by (width,
-    heads, depth)."""
-    out = {}
+    heads, depth); a seed-1 run of the same cell rides along as ``"seed1"``."""
+    out, other = {}, {}
     for line in path.read_text().splitlines():
         r = json.loads(line)
         m = r.get("measurement")
-        if m is None or r["heads"] == 1 or r["width"] not in WIDTHS or m["seed"] != 0:
+        if m is None or r["heads"] == 1 or r["width"] not in WIDTHS:
             continue
-        out[(r["width"], r["heads"], r["depth"])] = r
+        (out if m["seed"] == 0 else other)[(r["width"], r["heads"], r["depth"])] = r
+    for k, r in other.items():
+        if k in out:
+            out[k]["seed1"] = {b["other_s_degree"]: b["rank"] for b in r["measurement"]["blocks"]}
     return [out[k] for k in sorted(out)]
 
 
@@ -66,8 +69,11 @@ def blocks(r: dict) -> list[dict]:
         k = blk["other_s_degree"]
         term = min(b[k], a[D - k])
         sat = bool(blk.get("saturated", m["saturated"]))
+        again = r.get("seed1", {}).get(k)
         rows.append({"k": k, "j": D - k, "degree": blk["degree"], "term": term,
-                     "rank": blk["rank"], "deficit": term - blk["rank"], "saturated": sat})
+                     "rank": blk["rank"], "deficit": term - blk["rank"], "saturated": sat,
+                     "seed1": "" if again is None else ("=" if again == blk["rank"]
+                                                        else str(again))})  # fmt: skip
     return rows
 
 
@@ -88,18 +94,18 @@ def _feasible(rows, b, a, slopes, cap, tied: bool):
     ok = np.ones(n, dtype=bool)
     for x in rows:
         r, Bk, Aj = x["rank"], B[x["k"]], A[x["j"]]
-        if cap is not None and r == cap:  # the cap attains it: the form only needs >= r
-            ge = int(np.searchsorted(Aj, r))  # first s_a with A >= r
-            lo = np.maximum(lo, ge)
-            ok &= Bk >= r  # the form must reach the cap
-            continue
-        if cap is not None and r > cap:
+        ge = int(np.searchsorted(Aj, r))  # first s_a with A >= r
+        if cap is not None and r > cap:  # the form is at most the cap, below the rank
             ok[:] = False
             break
-        eq_lo, eq_hi = int(np.searchsorted(Aj, r)), int(np.searchsorted(Aj, r, "right")) - 1
-        ge = eq_lo
+        if not x["saturated"] or (cap is not None and r == cap):
+            # a certified lower bound (or a rank the cap attains): the form must be >= r
+            lo = np.maximum(lo, ge)
+            ok &= Bk >= r
+            continue
+        eq_hi = int(np.searchsorted(Aj, r, "right")) - 1
         # B == r: need A >= r; B > r: need A == r; B < r: impossible
-        lo = np.where(Bk == r, np.maximum(lo, ge), np.where(Bk > r, np.maximum(lo, eq_lo), lo))
+        lo = np.where(Bk >= r, np.maximum(lo, ge), lo)
         hi = np.where(Bk > r, np.minimum(hi, eq_hi), hi)
         ok &= Bk >= r
     ok &= lo <= hi
@@ -115,36 +121,44 @@ def _feasible(rows, b, a, slopes, cap, tied: bool):
 
 
 def _misses(rows, b, a, sb: int, sa: int, cap) -> list[dict]:
+    """The rows the form misses: unequal at a saturated block, below the certified lower
+    bound at another."""
     out = []
     for x in rows:
         v = min(int(inf_conv(b, x["k"], np.array([sb]))[0]),
                 int(inf_conv(a, x["j"], np.array([sa]))[0]))  # fmt: skip
         v = v if cap is None else min(v, cap)
-        if v != x["rank"]:
+        if v < x["rank"] or (x["saturated"] and v != x["rank"]):
             out.append({**x, "form": v})
     return out
 
 
 def fit(r: dict, kind: str) -> tuple[tuple | None, str]:
-    """(parameters (s_b, s_a, cap) that fit every saturated block, or None; when none
-    fits, the closest one-parameter candidate tried and the first block it misses)."""
-    rows = [x for x in blocks(r) if x["saturated"]]
+    """(parameters (s_b, s_a, cap) that fit: equal at every saturated block, at least
+    the certified lower bound at every other; or None, with the closest one-slope
+    candidate and the first block it misses)."""
+    rows = blocks(r)
     D = r["measurement"]["catalecticant"]["D"]
     b, a = terms(r["width"], D)
     top = 2 * (max(min(b[k], a[D - k]) for k in range(D + 1)) + 1)
     slopes = np.arange(1, top + 1, dtype=np.int64)
-    caps = [None] if kind != "two-slope+cap" else sorted({x["rank"] for x in rows})
+    caps = [None] if kind != "two-slope+cap" else \
+        sorted({x["rank"] for x in rows if x["saturated"]}) + [None]  # None: no cap
     for cap in caps:
         got = _feasible(rows, b, a, slopes, cap, kind == "one-slope")
         if got is not None:
             return (*got, cap), ""
-    best = min(((len(_misses(rows, b, a, int(s), int(2 * s), None)), int(s))
-                for s in slopes[: top // 2]), default=(0, 1))  # fmt: skip
-    bad = _misses(rows, b, a, best[1], 2 * best[1], None)
+    half = slopes[: top // 2]  # the one-slope candidates s, with 2 s within the slopes
+    bad_count = np.zeros(half.size, dtype=np.int64)
+    for x in rows:
+        v = np.minimum(inf_conv(b, x["k"], half), inf_conv(a, x["j"], 2 * half))
+        bad_count += (v < x["rank"]) | ((v != x["rank"]) & x["saturated"])
+    s_best = int(half[int(np.argmin(bad_count))])
+    bad = _misses(rows, b, a, s_best, 2 * s_best, None)
     x = bad[0] if bad else None
-    why = (f"no parameters fit; the closest one-slope s={best[1]} misses {best[0]} "
+    why = (f"no parameters fit; the closest one-slope s={s_best} misses {len(bad)} "
            f"block(s), first k={x['k']}: form {x['form']}, measured {x['rank']}") if x \
-        else "no saturated block"  # fmt: skip
+        else "no block"  # fmt: skip
     return None, why
 
 
@@ -157,7 +171,9 @@ def report(path: Path) -> str:
            "A). The one-head term is min(b_k, a_{D-k}) (proved an upper bound for every H, "
            "proofs/block_bound.md); deficit = term - measured rank. k is the S-degree on the "
            "side without the query, j = D - k. A block marked * is not saturated (a "
-           "certified lower bound: its deficit is an upper bound on the true deficit).",
+           "certified lower bound: its deficit is an upper bound on the true deficit). "
+           "\"seed 1\": the same block measured with other weights and draws (= the same "
+           "rank; empty: not run, as for every saturated cell).",
            ""]
     for r in rs:
         m = r["measurement"]
@@ -169,19 +185,23 @@ def report(path: Path) -> str:
                 f"sum {sum(x['term'] for x in rows)}, deficit "
                 f"{sum(x['deficit'] for x in rows)}.",
                 "",
-                "| k | j | A-degree | one-head term | rank | deficit |",
-                "|---|---|---|---|---|---|"]
+                "| k | j | A-degree | one-head term | rank | deficit | seed 1 |",
+                "|---|---|---|---|---|---|---|"]
         out += [f"| {x['k']} | {x['j']} | {x['degree']} | {x['term']} | {x['rank']}"
-                f"{'' if x['saturated'] else '*'} | {x['deficit']} |" for x in rows]
+                f"{'' if x['saturated'] else '*'} | {x['deficit']} | {x['seed1']} |"
+                for x in rows]  # fmt: skip
         out.append("")
     out += ["## Candidate forms", "",
             "Each form is fitted to every saturated block of one (width, heads, depth) "
             "(exhaustively over its integer parameters); \"no fit\" names the closest "
-            "candidate and the first block it misses. Where no saturated block falls below "
+            "candidate and the first block it misses. A form fits when it equals every saturated "
+            "block and is at least every other block's certified lower bound (so a miss at an "
+            "unsaturated block is a form below a certified lower bound: ruled out all the "
+            "same). Where no saturated block falls below "
             "its one-head term (\"deficits\" 0) every form fits with large enough slopes: "
             "such a fit says nothing. The smallest fitting s_b is given, with the smallest "
             "s_a that goes with it.", "",
-            "| width | heads | depth | saturated blocks with a deficit | one-slope "
+            "| width | heads | depth | blocks with a deficit (saturated) | one-slope "
             "(heads_two.md) | two-slope | two-slope+cap |",
             "|---|---|---|---|---|---|---|"]
     for r in rs:
@@ -191,8 +211,9 @@ def report(path: Path) -> str:
             cols.append(f"fits: s_b={params[0]}, s_a={params[1]}"
                         + (f", cap={params[2]}" if params[2] else "") if params
                         else f"no fit ({miss})")  # fmt: skip
-        n_def = sum(1 for x in blocks(r) if x["saturated"] and x["deficit"])
-        out.append(f"| {r['width']} | {r['heads']} | {r['depth']} | {n_def} | "
+        n_def = sum(1 for x in blocks(r) if x["deficit"])
+        n_sat = sum(1 for x in blocks(r) if x["saturated"] and x["deficit"])
+        out.append(f"| {r['width']} | {r['heads']} | {r['depth']} | {n_def} ({n_sat}) | "
                    + " | ".join(cols) + " |")
     out.append("")
     return "\n".join(out)

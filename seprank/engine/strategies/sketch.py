@@ -87,7 +87,7 @@ CERTIFIED = ("lower bound (sum over the blocks of exact ranks over GF(p) of rand
 #: The first sketch size (rows = columns) when none is given by ``start``.
 FIRST = 16
 #: Mult-adds mod p per second assumed for the evaluation kernel (a planning figure only).
-EVAL_RATE = 1e9
+EVAL_RATE = 2e9
 #: Flops per second assumed for the growing GF(p) elimination (a planning figure only).
 RANK_RATE = 1e10
 #: Depth limit (D + 1 evaluations per entry; D = (3^L - 1)/2).
