@@ -38,7 +38,8 @@ block's stopped rank is below r* with probability at most
 
     U w / p  +  e / p * sum over the sketch sizes s_i ranked of min(s_i, U)
 
-over the weights and the sketch draws together. Proof. Let rho = rank_GF(p) H_k(w). (i)
+over the weights and the sketch draws together (the sum depends on where the run stopped:
+read it as (iii) states). Proof. Let rho = rank_GF(p) H_k(w). (i)
 rho < r* only if the weights are a zero of a nonzero r* x r* minor of the generic block,
 a polynomial of degree <= r* w in them: probability <= r* w / p <= U w / p (as for the
 catalecticant strategy). (ii) Fix the weights. The vectors (y^gamma / gamma!)_gamma over
@@ -49,9 +50,16 @@ Omega H_k Psi independent, up to min(s, rho) of them: the leading min(s, rho) mi
 R_k is a nonzero polynomial in (y, z, u). Its row i has degree k in y_i, its column j
 degree D - k in z_j and 1 in u_j, so the minor has degree <= min(s, rho)(D + 1), and it
 vanishes with probability <= min(s, rho) e / p (Schwartz-Zippel, entries uniform in
-GF(p)). (iii) The stopped rank is wrong (below rho) exactly when, at the step where it
-stopped, rank R_k < min(s, rho); every earlier step had rank R_k = s. A union bound over
-the steps ranked gives the sum; with (i), the total. If the stopped rank equals the short
+GF(p)). (iii) The sizes s_1 < s_2 < ... follow a fixed schedule (start, growth, target),
+and the draws are nested. Let E_i be the event rank R_{s_i} < min(s_i, rho). The stopped
+rank is wrong (below rho) exactly when, at the step where it stopped, E_i holds (every
+earlier step had rank R_k = s). The bound B reported sums min(s_i, U) e / p over the steps
+ranked; it is a valid bound in the sense P(wrong and B <= x) <= x + U w / p for every x:
+if B <= x the run stopped by the step i_x, the last one whose partial sum is <= x (fixed by
+the schedule), so "wrong and B <= x" lies in the union of E_1..E_{i_x}, of probability
+at most sum_{i <= i_x} min(s_i, rho) e / p <= x. With (i), the total; so a block labelled
+saturated (B plus the weight term at most the threshold) is wrong with probability at most
+the threshold. If the stopped rank equals the short
 side it equals rho with no sketch probability (rank R_k <= rho <= short side), and the
 sketch term is left out for that block. The measurement sums the blocks' bounds (a union
 bound); :func:`seprank.engine.saturation.label` reads each block's ``sketch`` sizes and
