@@ -191,8 +191,11 @@ _ROWS = (
          "homogeneous f; catalecticant ranks the blocks from the structural polynomial's "
          "coefficients (a declared structural form, >= width positions a side); expand (only "
          "when asked) ranks f's coefficients, expanded from apply, exactly over Q (--method "
-         "symbolic) or GF(p); auto: the first registered strategy that applies (catalecticant "
-         "where it applies and fits, else graded when f is homogeneous, else direct)",
+         "symbolic) or GF(p); sketch (only when asked) ranks random sketches of the "
+         "catalecticant blocks built from evaluations of that polynomial, at a cost in their "
+         "ranks (max_samples caps the sketches); auto: the first registered strategy that "
+         "applies (catalecticant where it applies and fits, else graded when f is homogeneous, "
+         "else direct)",
          choices=_strategies.names, flag="--strategy", grid="strategies"),
     _row("incremental", "flag", True, "extend one elimination as the sample grows"),
     _row("device", "choice", "cpu", "cuda ranks with torch on a GPU (opt-in; never required)",

@@ -168,24 +168,38 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
     generic rank R only if the random weights hit the zero set of a nonsingular R x R
     minor of the generic block, of degree <= R w in the weights: probability <= R w / p.
     R is unknown, so the block's upper bound stands for it (the proved bound where there
-    is one, else its short side); the blocks are summed (a union bound)."""
+    is one, else its short side); the blocks are summed (a union bound).
+
+    A block ranked through random sketches (the sketch strategy: ``sketch``, the sizes
+    ranked, and ``sketch_degree``, the degree of a sketch entry in its draws) adds
+    sum over its sizes of min(s, upper) x sketch_degree / p (proved in
+    :mod:`seprank.engine.strategies.sketch`), except where its rank is its short side."""
     if not random_weights:
         return _given_weights(m, "catalecticant")
     w = weight_degree(net)
     total = 0.0
+    sketched = any("sketch" in b for b in m.blocks)
     for b in m.blocks:
         upper = min(b["shape"]) if b.get("bound") is None else min(b["bound"], *b["shape"])
-        total += upper * w / m.prime
-        b["saturation_bound"] = min(1.0, upper * w / m.prime)
-        b["saturated"] = b["saturation_bound"] <= threshold
+        own = upper * w / m.prime
+        if "sketch" in b and b["rank"] < min(b["shape"]):
+            own += sum(min(s, upper) for s in b["sketch"]) * b["sketch_degree"] / m.prime
+        total += own
+        b["saturation_bound"] = min(1.0, own)
+        # a sketch that reached its cap did not stop: a lower bound only, whatever its bound
+        b["saturated"] = b["saturation_bound"] <= threshold and b.get("stopped", True)
     bound = min(1.0, total)
     m.saturation_bound, m.saturated = bound, bound <= threshold
-    m.saturation_reason = (
-        f"coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
-        f"the generic rank only if the weights hit a minor's zero set, probability <= sum "
-        f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g} "
-        "(Schwartz-Zippel)" + ("" if m.saturated else
-        f" > threshold {threshold:g}; each block is labelled on its own"))  # fmt: skip
+    what = ("sketches (the weights and the sketch points random): a block's sketch rank is "
+            "below its generic rank only if the weights hit a minor's zero set or the sketch "
+            "points hit its sketch minor's, probability <= sum over the blocks of (upper "
+            f"bound) x weight degree {w} / p + sum over its sketch sizes s of min(s, upper) x "
+            f"sketch degree / p = {bound:.2g}" if sketched else
+            "coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
+            "the generic rank only if the weights hit a minor's zero set, probability <= sum "
+            f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g}")
+    m.saturation_reason = what + " (Schwartz-Zippel)" + ("" if m.saturated else
+        f" > threshold {threshold:g}; each block is labelled on its own")  # fmt: skip
     return m
 
 
@@ -271,9 +285,14 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     if m.method == "float":
         return _label_float(m, raw, net)
     if not raw:
+        if m.catalecticant is not None and any("sketch" in b for b in m.blocks):
+            _label_coefficients(m, net, threshold, random_weights)  # each block on its own
+            m.saturation_bound = None  # the whole is a lower bound: no probability to state
         m.saturated = False
         m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
-                               if m.budget_hit else "the rank reached the sample size")
+                               if m.budget_hit else "the rank reached the sample size") + (
+            "; the blocks whose sketch stopped below its cap are labelled on their own"
+            if any("sketch" in b for b in m.blocks) else "")  # fmt: skip
         return m
     if m.catalecticant is not None:  # its blocks, nothing sampled: only the weights random
         return _label_coefficients(m, net, threshold, random_weights)

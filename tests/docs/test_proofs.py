@@ -20,7 +20,7 @@ def test_structural_lemma(L, d, H, res):
 
 
 CLAIMS = ["structural_lemma", "block_bound", "bounded_rank_dims", "graded_decomposition",
-          "transition_crossover", "catalecticant_reduction", "heads_two"]
+          "transition_crossover", "catalecticant_reduction", "heads_two", "heads_depth_two"]
 
 
 @pytest.mark.parametrize("name", CLAIMS)

@@ -188,7 +188,7 @@ BY_CASES = {
     "max_samples": {"modular": dict(strategy="direct"), "graded": dict(strategy="graded"),
                     "float": dict(method="float")},
     "growth": {"direct": dict(strategy="direct"), "graded": dict(strategy="graded"),
-               "catalecticant": dict(strategy="catalecticant")},
+               "catalecticant": dict(strategy="catalecticant"), "sketch": dict(strategy="sketch")},
     "prime": {"modular": dict(strategy="direct")},
 }  # fmt: skip
 

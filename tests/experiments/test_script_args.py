@@ -39,6 +39,9 @@ CASES = [
     ("depth_width.benchmark_throughput", ["--heads", "3"], "--heads: 3 must divide"),
     ("depth_width.benchmark_throughput", ["--width", "8192", "--depth", "64", "--heads", "1"],
      "the two models need about"),
+    ("heads_deficits", ["no-such.jsonl", "out.md"], "data='no-such.jsonl' is not a file"),
+    ("heads_cells", ["cells.jsonl", "--only", "3,3"], "--only: ['3,3'] must be cells"),
+    ("heads_cells", ["cells.jsonl", "--budget", "0"], "--budget:"),
 ]  # fmt: skip
 
 

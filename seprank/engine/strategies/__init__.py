@@ -7,6 +7,8 @@ planner (:mod:`seprank.engine.planner`).
 - ``catalecticant``: no grid, the blocks from the coefficients of the structural lemma's
   polynomial, for a network that declares its structural form with at least d_x positions
   on each side;
+- ``sketch``: the catalecticant's blocks through random sketches built from evaluations
+  of that polynomial (cost in the ranks, not the block sizes); only when requested;
 - ``graded``: one grid matrix per A-degree of a homogeneous f (modular, random points);
 - ``direct``: one grid matrix (anything else).
 
@@ -18,7 +20,8 @@ registers an instance (or an entry point in the group ``seprank.strategies``).
 
 from __future__ import annotations
 
-from seprank.engine.strategies import catalecticant, coefficients, direct, expand, graded
+from seprank.engine.strategies import (catalecticant, coefficients, direct, expand, graded,
+                                       sketch)
 from seprank.engine.strategies.base import Plan
 from seprank.engine.strategies.registry import Request, Strategy, get, names, ordered, register
 
@@ -26,4 +29,4 @@ from seprank.engine.strategies.registry import Request, Strategy, get, names, or
 STRATEGIES = names(plugins=False)
 
 __all__ = ["STRATEGIES", "Plan", "Request", "Strategy", "catalecticant", "coefficients",
-           "direct", "expand", "get", "graded", "names", "ordered", "register"]
+           "direct", "expand", "get", "graded", "names", "ordered", "register", "sketch"]
