@@ -301,24 +301,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
         return _given_weights(m, "complete grid over the alphabet")
     if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
-        e = entry_degree(net, random_weights)
-        # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
-        # rank, which may have fallen below R): the bound must not depend on the draw
-        b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
-        cover = _constants_cover(m, net, None, prime_drawn, [min(m.samples)],
-                                 points=_alphabet_bits(net))
-        if cover is None:
-            return _uncovered(m, prime_drawn)
-        b = min(1.0, b + cover[0])
-        m.saturation_bound = b
-        m.saturated = b <= threshold
-        m.saturation_reason = (
-            f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
-            f"rank over Q only if the random weights hit a minor's zero set (short side x "
-            f"entry degree / p) or p divides what the constants and the alphabet produce: "
-            f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
-                "" if m.saturated else f" > threshold {threshold}"))  # fmt: skip
-        return m
+        return _label_alphabet(m, net, threshold, random_weights, prime_drawn)
     if m.sampler != "random":
         m.saturated = False
         m.saturation_reason = ("templates sampler: the rank plateaued below the number of "
@@ -353,6 +336,28 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
         f"separation rank over Q) has probability <= {b:.2g}, covering the "
         f"random {'weights and ' if random_weights else ''}sample points (Schwartz-Zippel, "
         f"entry degree {e}, prime {m.prime}), {declared}{cover[1]}; threshold {threshold:g}")
+    return m
+
+
+def _label_alphabet(m, net, threshold: float, random_weights: bool, prime_drawn: bool):
+    """The complete grid over an alphabet with random weights: nothing sampled."""
+    e = entry_degree(net, random_weights)
+    # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
+    # rank, which may have fallen below R): the bound must not depend on the draw
+    b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
+    cover = _constants_cover(m, net, None, prime_drawn, [min(m.samples)],
+                             points=_alphabet_bits(net))
+    if cover is None:
+        return _uncovered(m, prime_drawn)
+    b = min(1.0, b + cover[0])
+    m.saturation_bound = b
+    m.saturated = b <= threshold
+    m.saturation_reason = (
+        f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
+        f"rank over Q only if the random weights hit a minor's zero set (short side x "
+        f"entry degree / p) or p divides what the constants and the alphabet produce: "
+        f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
+            "" if m.saturated else f" > threshold {threshold}"))  # fmt: skip
     return m
 
 
