@@ -279,6 +279,7 @@ def verdict(rows: list[dict], steps: list[dict], depth_key: str, width_key: str)
                      + ", ".join(_cell(r, depth_key) for r in done))  # fmt: skip
     known = [s for s in steps if s["regime"] != UNDETERMINED]
     eff = sum(s["regime"] == EFFICIENT for s in known)
+    und = len(steps) - len(known)
     lines.append(f"summary: {eff} of {len(known)} steps with a regime are depth-efficient, "
-                 f"{len(known) - eff} not; {len(steps) - len(known)} steps undetermined")
+                 f"{len(known) - eff} not; {und} step{'' if und == 1 else 's'} undetermined")
     return lines
