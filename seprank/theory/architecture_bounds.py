@@ -23,6 +23,7 @@ for every architecture, in this order:
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import replace
 
@@ -213,6 +214,12 @@ def bound_of(net, partition=None) -> Bound | None:
         non-empty source, or a Bound of status proved (only a theorem of :data:`THEOREMS`
         is proved).
     """
+    seq_len = getattr(net, "seq_len", None)
+    if isinstance(net, (str, type)) or not isinstance(seq_len, numbers.Integral) or \
+            isinstance(seq_len, bool):  # fmt: skip
+        raise ConfigError(f"net={net!r:.60} is not an architecture instance (an object with "
+                          "an integer seq_len, e.g. seprank.LinearSelfAttention(depth=2, "
+                          "width=3, seq_len=6))")  # fmt: skip
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)  # fmt: skip
     theorem = THEOREMS.get(theorem_of(net))
