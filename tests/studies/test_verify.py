@@ -300,7 +300,7 @@ def test_the_regime_line_says_what_it_rests_on():
     fast = _row(L=1, d=3, regime_growth="depth-efficient (2.50)",
                 regime_paper="depth-inefficient")  # fmt: skip
     text = "\n".join(verify.verdict_lines([fast], _summary([fast])))
-    assert "rests only on L=1->2 at d_x=3, with the threshold 2" in text
+    assert "rests only on L=1->2 at d_x=3, read against the two laws" in text
 
 
 def test_verdict_lines_all_held():
@@ -312,9 +312,9 @@ def test_verdict_lines_all_held():
         "- proved upper bound: held in 2/2 (measured rank <= proved bound)",
         "- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
         "per side): exact in 1/1 configurations that are exact, proved or saturated",
-        "- paper's regime rule (depth-efficient iff L < log3 d_x) vs the measured growth "
-        "(log rank(L+1) / log rank(L) >= 2): agree in 1, disagree in 0 of 1 rows with an L+1 "
-        "measurement",
+        "- paper's regime rule (depth-efficient iff L < log3 d_x) vs the measured growth's "
+        "regime (log rank(L+1) / log rank(L) nearer the degree law 3 or the linear law "
+        "(L+1)/L): agree in 1, disagree in 0 of 1 rows with an L+1 measurement",
         "- partition invariance: the same rank on every other balanced partition checked in "
         "2/2 configurations (4 partitions; configurations with N < 4 or odd N are not "
         "checked)",
@@ -346,12 +346,11 @@ def test_verdict_lines_with_failures():
         "others are counterexamples: see verdict)")
     assert lines[3].endswith("agree in 0, disagree in 3 of 3 rows with an L+1 measurement")
     assert lines[4] == ("  2 disagreements: the rule calls L depth-inefficient, yet the measured "
-                        "log rank still grows by 2x or more per layer there: depth keeps paying "
-                        "beyond log3 d_x at these sizes (this rests only on L=2->3 at "
-                        "d_x=2, with the threshold 2 on the growth ratio, a proxy of the "
-                        "paper's regimes, not a theorem)")
+                        "growth there is nearer the degree law: depth keeps paying beyond "
+                        "log3 d_x at these sizes (this rests only on L=2->3 at d_x=2, read "
+                        "against the two laws as seprank study reads them, not a theorem)")
     assert lines[5] == ("  1 disagreements: the rule calls L depth-efficient, yet the measured "
-                        "log rank grows by less than 2x per layer")
+                        "growth is nearer the linear law")
     assert lines[6] == ("- partition invariance: the same rank on every other balanced partition "
                         "checked in 8/9 configurations (17 partitions; configurations with N < 4 "
                         "or odd N are not checked)")
