@@ -190,7 +190,7 @@ def _map(cx, study, groups, marker_of) -> None:
     cx.set_xlabel("step $L \\to L+1$")
     cx.set_ylabel("width $d_x$" if wk == "width" else wk)
     froms = sorted({s["from"] for s in study.steps})
-    cx.set_xticks([L + 0.5 for L in froms], [f"{L}$\\to${L + 1}" for L in froms])
+    cx.set_xticks([L + 0.5 for L in froms], [f"{L}\u2192{L + 1}" for L in froms])
     if froms:
         cx.set_xlim(froms[0] - 0.1, froms[-1] + 1.1)
     ws = sorted({s["series"].get(wk) for s in study.steps

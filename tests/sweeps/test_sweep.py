@@ -175,8 +175,11 @@ def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
     env = slow_env(_env(), tmp_path / "slow_site", SLOW_TASK_S)
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
            str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
+    # SIGINT at its default in the sweep: a test run started in the background of a
+    # non-interactive shell ignores SIGINT, and a child would inherit that (and finish)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, env=env)  # fmt: skip
+                         start_new_session=True, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t0 = time.monotonic()
     while _done_count(db) < 3:
         assert p.poll() is None, p.communicate()
