@@ -189,7 +189,7 @@ def resolve_arch(arch) -> Arch:
         except (TypeError, ValueError):
             sig = None
         params = () if sig is None else tuple(sig.parameters)
-        kinds = {k: "int" for k in params}
+        kinds = {k: _factory_kind(sig.parameters[k]) for k in params}
         kinds.update({"seq_len": "int", "width": "int", "position": "int",
                       "coordinate": "int", "draw": "str"})  # fmt: skip
         if sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
@@ -198,6 +198,17 @@ def resolve_arch(arch) -> Arch:
     cls = resolve(arch)
     kinds = {s["name"]: s["kind"] for s in param_specs(cls)}
     return Arch(name=name_of(cls), cls=cls, accepts=tuple(kinds), kinds=kinds)
+
+
+def _factory_kind(param) -> str:
+    """How a torch factory's argument is read from text: by its default's type (a string,
+    a flag), else as an integer (depth, width, heads...)."""
+    d = param.default
+    if isinstance(d, bool):
+        return "flag"
+    if isinstance(d, str):
+        return "str"
+    return "int"
 
 
 @dataclass
