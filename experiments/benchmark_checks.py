@@ -22,7 +22,7 @@ import time
 from unittest import mock
 
 import seprank
-from experiments.benchmark_row_check import PARTITIONS, TORCH_PARTITIONS, SumProduct
+from experiments.benchmark_row_check import PARTITIONS, TORCH_PARTITIONS, SumProduct, best_of
 from experiments.script_args import Parser, int_at_least
 from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine import constants, row_check
@@ -58,15 +58,7 @@ def _timed(fn, patched: bool) -> tuple[float, list[int]]:
 
 
 def _compare(fn, repeats: int) -> tuple[float, float, list[int]]:
-    _timed(fn, False)  # warm-up: imports, kernels
-    checked, base = [], []
-    for _ in range(repeats):
-        t, ranks = _timed(fn, False)
-        t0, ranks0 = _timed(fn, True)
-        assert ranks == ranks0, (ranks, ranks0)
-        checked.append(t)
-        base.append(t0)
-    return min(base), min(checked), ranks
+    return best_of(lambda baseline: _timed(fn, baseline), repeats)
 
 
 def main(argv=None) -> int:

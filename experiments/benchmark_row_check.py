@@ -81,16 +81,23 @@ def _timed(fn, patches) -> tuple[float, list[int]]:
         return time.perf_counter() - t0, ranks
 
 
-def _compare(fn, patches, repeats: int) -> tuple[float, float, list[int]]:
-    _timed(fn, ())  # warm-up: imports, kernels
+def best_of(timed, repeats: int) -> tuple[float, float, list[int]]:
+    """(best baseline s, best checked s, ranks) over ``repeats`` alternating runs of
+    ``timed(baseline: bool) -> (seconds, ranks)``, after one warm-up run; both sides must
+    give the same ranks."""
+    timed(False)  # warm-up: imports, kernels
     checked, base = [], []
     for _ in range(repeats):
-        t, ranks = _timed(fn, ())
-        t0, ranks0 = _timed(fn, patches)
+        t, ranks = timed(False)
+        t0, ranks0 = timed(True)
         assert ranks == ranks0, (ranks, ranks0)
         checked.append(t)
         base.append(t0)
     return min(base), min(checked), ranks
+
+
+def _compare(fn, patches, repeats: int) -> tuple[float, float, list[int]]:
+    return best_of(lambda baseline: _timed(fn, patches if baseline else ()), repeats)
 
 
 def main(argv=None) -> int:
