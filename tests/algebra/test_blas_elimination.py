@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seprank.algebra import blas_elimination
+from seprank.algebra import blas_elimination, lu_rank
 from seprank.algebra.domains import DEFAULT_PRIME, MAX_MODULUS, ModP, Symbolic
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.algebra.rank import rank_modp
@@ -365,7 +365,7 @@ def test_rank_modp_dispatches_by_engine(monkeypatch):
         calls.append(p)
         return 1
 
-    monkeypatch.setattr(blas_elimination, "rank_blocked", spy)
+    monkeypatch.setattr(lu_rank, "rank", spy)
     assert rank_modp(F, 101, engine="flint") == 1 and calls == []
     assert rank_modp(F, 101, engine="auto") == 1 and calls == [101]
 

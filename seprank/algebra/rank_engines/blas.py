@@ -1,13 +1,14 @@
-"""The BLAS engine: blocked elimination on float64 BLAS with numba panels
-(:mod:`seprank.algebra.blas_elimination`), exact for primes below 2**26; the one with a
-left kernel (:mod:`seprank.algebra.left_kernel`) and an extendable elimination
-(:mod:`seprank.algebra.incremental`)."""
+"""The BLAS engine: exact GF(p) arithmetic on float64 BLAS for primes below 2**26. Its
+rank is the recursive LU (:mod:`seprank.algebra.lu_rank`); its pivots and left kernel come
+from the blocked elimination (:mod:`seprank.algebra.blas_elimination`,
+:mod:`seprank.algebra.left_kernel`), which the extendable elimination
+(:mod:`seprank.algebra.incremental`) shares."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from seprank.algebra import blas_elimination, left_kernel
+from seprank.algebra import blas_elimination, left_kernel, lu_rank
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.algebra.rank_engines.base import RankEngine, register, residues
 
@@ -27,10 +28,11 @@ class BlasEngine(RankEngine):
     @classmethod
     def missing(cls) -> str | None:
         """Why the compiled panels are absent (numba did not load), or None."""
-        return None if blas_elimination.available() else "needs numba (pip install numba)"
+        ready = blas_elimination.available() and lu_rank.available()
+        return None if ready else "needs numba (pip install numba)"
 
     def _rank(self, M: np.ndarray, overwrite: bool) -> int:
-        return blas_elimination.rank_blocked(M, self.p, overwrite=overwrite)
+        return lu_rank.rank(M, self.p, overwrite=overwrite)
 
     def left_kernel(self, M: np.ndarray, overwrite: bool = False) -> np.ndarray:
         """A basis of the left kernel of ``M`` mod p from one elimination, (rows - rank) x

@@ -1,0 +1,311 @@
+"""The rank over GF(p) by a recursive in-place LU on float64 BLAS (Toledo's recursion).
+
+The columns are split in halves, recursively: the left half is factored (its pivot rows
+move to the top, by whole-row swaps, its multipliers stay below its pivots), then the
+right half is updated by one triangular solve, ``U12 = L11^-1 A12``, and one product,
+``A22 <- A22 - L21 U12``, and factored in turn. A column with no pivot left is skipped,
+so the number of pivots is the rank (a PLUQ with the column order fixed). Unlike
+:func:`seprank.algebra.blas_elimination.pivots`, nothing is inverted, no panel is
+eliminated twice, and the products are as large as the matrix allows: at the top level
+they are ``n/2`` square. That is FFLAS-FFPACK's design (recursive PLUQ, products on BLAS,
+reduction delayed while exact) without its Winograd products.
+
+Exactness. Residues are integers in ``[0, p)``, ``p < 2**26``, held exactly in float64.
+
+- Products: a product with inner dimension ``k`` is done by BLAS on the centred residues
+  (one product, exact while ``k ((p-1)/2)**2 + p <= 2**53``:
+  :func:`~seprank.algebra.blas_elimination.single_product`, which gives ``k <= 512`` for
+  ``p < 2**23``) or by two split products
+  (:func:`~seprank.algebra.blas_elimination.split_products`, exact for ``p < 2**26`` and
+  ``k <= 2**13``). A longer inner dimension is cut into chunks of that size, each chunk's
+  result reduced mod p before the next: every float64 that BLAS sums is an integer below
+  ``2**53``, so it is exact.
+- Leaves (at most ``LEAF`` columns) are eliminated by scalar code on a contiguous copy of
+  the panel. An update ``x + (p - l) y`` adds less than ``(p - 1)**2``; a leaf entry gets at
+  most one update per earlier column of the leaf, so while ``p + LEAF (p - 1)**2 < 2**53``
+  (:func:`lazy_leaf`: ``p < 2**23``) the reduction mod p is delayed until the entry's
+  column is reached (it is reduced before it is tested for zero or used as a multiplier).
+  Otherwise every update is reduced at once.
+
+The tests check the ranks against python-flint's nmod_mat at several primes, on random
+low-rank, rank-deficient, wide and tall matrices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seprank.algebra.blas_elimination import (
+    _center,
+    _inv,
+    _mod,
+    _residues,
+    _subtract_reduce,
+    single_product,
+    split_exact,
+    split_products,
+    subtract_products,
+)
+from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
+from seprank.paths import jit
+
+try:  # numba is a declared dependency, but keep import-time failures soft.
+    import numba as _nb
+except Exception:  # pragma: no cover
+    _nb = None
+
+#: Columns per leaf, eliminated by scalar code (a leaf panel is ``rows x LEAF``).
+LEAF = 16
+#: Rows per leaf of the triangular solve.
+TRSM_LEAF = 32
+#: Rows per tile of a product (the product buffer is at most ``TILE_ROWS x TILE_COLS``).
+TILE_ROWS = 512
+#: Columns per tile of a product.
+TILE_COLS = 2048
+_EXACT = float(1 << 53)
+
+
+def lazy_leaf(p: int, width: int = LEAF) -> bool:
+    """Whether a leaf of ``width`` columns may delay its reductions mod ``p``: an entry
+    below ``p`` plus ``width`` updates below ``(p - 1)**2`` each stays below ``2**53``."""
+    return int(p) + int(width) * (int(p) - 1) ** 2 < (1 << 53)
+
+
+def _leaf_body(W, ipiv, cols, p, pinv, lazy):
+    """Eliminate the contiguous leaf panel W in place.
+
+    Pivot rows move to rows 0, 1, ... by swaps (``ipiv[t] = s``: rows t and s of W were
+    swapped, in order); each pivot's multipliers replace the entries below it; a column
+    with no nonzero entry left is skipped. ``cols`` receives each pivot's column. Returns
+    the number of pivots. Every entry is a residue in [0, p) at the end.
+    """
+    rows, w = W.shape
+    t0 = 0
+    t = 0
+    k = 0
+    for j in range(w):
+        if t == rows:
+            for s in range(t0, rows):  # no row left: reduce what remains
+                for e in range(j, w):
+                    W[s, e] = _mod(W[s, e], p, pinv)
+            break
+        i = -1
+        for s in range(t, rows):
+            x = _mod(W[s, j], p, pinv)
+            W[s, j] = x
+            if i < 0 and x != 0.0:
+                i = s
+        if i < 0:
+            continue
+        ipiv[t] = i
+        if i != t:
+            for e in range(w):
+                W[t, e], W[i, e] = W[i, e], W[t, e]
+        inv = _inv(W[t, j], p, pinv)
+        for e in range(j + 1, w):
+            W[t, e] = _mod(W[t, e], p, pinv)
+        for s in range(t + 1, rows):
+            f = W[s, j]
+            if f != 0.0:
+                m = _mod(f * inv, p, pinv)
+                W[s, j] = m
+                g = p - m
+                if lazy:
+                    for e in range(j + 1, w):
+                        W[s, e] += g * W[t, e]
+                else:
+                    for e in range(j + 1, w):
+                        W[s, e] = _mod(W[s, e] + g * W[t, e], p, pinv)
+        cols[k] = j
+        k += 1
+        t += 1
+    return k
+
+
+def _swap_rows_body(A, ipiv, t0, t1, c0, c1):
+    """Apply the swaps ``ipiv[t0:t1]`` (row t with row ipiv[t], in order) to the columns of A
+    outside [c0, c1)."""
+    m = A.shape[1]
+    for t in range(t0, t1):
+        s = ipiv[t]
+        if s != t:
+            for e in range(0, c0):
+                A[t, e], A[s, e] = A[s, e], A[t, e]
+            for e in range(c1, m):
+                A[t, e], A[s, e] = A[s, e], A[t, e]
+
+
+def _gather_body(A, r0, cols, center, p):
+    """A[r0:, cols] as a new contiguous matrix, its residues centred in (-p/2, p/2] when
+    ``center`` (the left factor of a single product), else as they are."""
+    rows, k = A.shape[0] - r0, cols.shape[0]
+    h = (p - 1.0) / 2.0
+    out = np.empty((rows, k))
+    for i in range(rows):
+        for j in range(k):
+            x = A[r0 + i, cols[j]]
+            out[i, j] = x - p if center and x > h else x
+    return out
+
+
+def _trsm_leaf_body(L, B, p, pinv, lazy):
+    """B <- L^-1 B mod p for a unit lower triangular L (only its entries below the diagonal
+    are read): row j, reduced once it has all its updates, is subtracted from the rows below."""
+    k, w = B.shape
+    for j in range(k):
+        for e in range(w):
+            B[j, e] = _mod(B[j, e], p, pinv)
+        for i in range(j + 1, k):
+            f = L[i, j]
+            if f != 0.0:
+                g = p - f
+                if lazy:
+                    for e in range(w):
+                        B[i, e] += g * B[j, e]
+                else:
+                    for e in range(w):
+                        B[i, e] = _mod(B[i, e] + g * B[j, e], p, pinv)
+
+
+if _nb is not None:
+    _leaf = jit(_nb, _leaf_body)
+    _swap_rows = jit(_nb, _swap_rows_body)
+    _trsm_leaf = jit(_nb, _trsm_leaf_body)
+    _gather = jit(_nb, _gather_body)
+else:  # pragma: no cover
+    _leaf = None
+
+
+def available() -> bool:
+    """Whether the compiled leaves loaded (numba)."""
+    return _leaf is not None
+
+
+def _chunk(p: int) -> int:
+    """Largest inner dimension of one exact product step mod p (see the module docstring)."""
+    k = 1 << 13
+    while k > 1 and not single_product(p, k):
+        k //= 2
+    if k >= 64:
+        return k
+    return 1 << 13 if split_exact(p, 1 << 13) else 16
+
+
+def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
+             centred: bool = False) -> None:
+    """C <- (C - L @ U) mod p in place; C, L and U may be views of larger matrices.
+
+    The inner dimension is cut into exact chunks and the output into tiles: each tile's
+    product lands in one buffer and one fused pass subtracts and reduces it. ``centred``:
+    L holds centred residues already (:func:`_gather`; only where one product is exact).
+    """
+    rows, cols = C.shape
+    inner = L.shape[1]
+    if rows == 0 or cols == 0 or inner == 0:
+        return
+    pf, pinv = float(p), 1.0 / p
+    step = _chunk(p)
+    single = single_product(p, min(step, inner))
+    buf = np.empty((min(TILE_ROWS, rows), min(TILE_COLS, cols)))
+    lo_buf = None if single else np.empty_like(buf)
+    for k0 in range(0, inner, step):
+        k1 = min(inner, k0 + step)
+        if single:
+            Lk = L[:, k0:k1] if centred else _center(L[:, k0:k1], pf)
+            Uk = _center(U[k0:k1], pf)
+        else:
+            Lk, Uk = np.ascontiguousarray(L[:, k0:k1]), np.ascontiguousarray(U[k0:k1])
+            U_hi = np.floor(Uk / 2.0**13)
+            Uk = (U_hi, Uk - U_hi * 2.0**13)
+        for c0 in range(0, cols, TILE_COLS):
+            c1 = min(cols, c0 + TILE_COLS)
+            if single:
+                Ut = np.ascontiguousarray(Uk[:, c0:c1])
+            else:
+                Ut = [np.ascontiguousarray(h[:, c0:c1]) for h in Uk]
+            for i0 in range(0, rows, TILE_ROWS):
+                i1 = min(rows, i0 + TILE_ROWS)
+                T = buf[: i1 - i0, : c1 - c0]
+                if single:
+                    np.matmul(Lk[i0:i1], Ut, out=T)  # Lk's row slice: a BLAS operand
+                    _subtract_reduce(C[i0:i1, c0:c1], T, pf, pinv)
+                else:
+                    Lo = lo_buf[: i1 - i0, : c1 - c0]
+                    np.matmul(Lk[i0:i1], Ut[0], out=T)
+                    np.matmul(Lk[i0:i1], Ut[1], out=Lo)
+                    subtract_products(C[i0:i1, c0:c1], T, Lo, pf, pinv)
+
+
+def trsm(L: np.ndarray, B: np.ndarray, p: int) -> None:
+    """B <- L^-1 B mod p in place, for a unit lower triangular L (k x k, contiguous):
+    halves recursively, the off-diagonal block applied by :func:`gemm_sub`."""
+    k = L.shape[0]
+    if k <= TRSM_LEAF:
+        if k > 1:
+            W = np.ascontiguousarray(B)
+            _trsm_leaf(L, W, float(p), 1.0 / p, lazy_leaf(p, TRSM_LEAF))
+            if W is not B:
+                B[...] = W
+        return
+    h = k // 2
+    trsm(np.ascontiguousarray(L[:h, :h]), B[:h], p)
+    gemm_sub(B[h:], L[h:, :h], B[:h], p)
+    trsm(np.ascontiguousarray(L[h:, h:]), B[h:], p)
+
+
+def _factor(A: np.ndarray, t0: int, c0: int, c1: int, p: int, ipiv: np.ndarray,
+            leaf: int, lazy: bool) -> list:
+    """Factor columns [c0, c1) of A's rows t0..; returns their pivot columns (the pivot
+    rows are then t0, t0+1, ...)."""
+    n = A.shape[0]
+    if t0 >= n or c0 >= c1:
+        return []
+    if c1 - c0 <= leaf:
+        W = np.array(A[t0:, c0:c1])
+        cols = np.empty(c1 - c0, dtype=np.int64)
+        swaps = np.empty(c1 - c0, dtype=np.int64)
+        k = _leaf(W, swaps, cols, float(p), 1.0 / p, lazy)
+        A[t0:, c0:c1] = W
+        ipiv[t0 : t0 + k] = swaps[:k] + t0
+        _swap_rows(A, ipiv, t0, t0 + k, c0, c1)
+        return list(cols[:k] + c0)
+    h = c0 + max(leaf, ((c1 - c0) // 2) // leaf * leaf)
+    left = _factor(A, t0, c0, h, p, ipiv, leaf, lazy)
+    k1 = len(left)
+    t1 = t0 + k1
+    if k1:
+        piv = np.asarray(left, dtype=np.int64)
+        trsm(np.ascontiguousarray(A[t0:t1][:, piv]), A[t0:t1, h:c1], p)
+        if t1 < n:
+            centred = single_product(p, min(k1, _chunk(p)))
+            L21 = _gather(A, t1, piv, centred, float(p))
+            gemm_sub(A[t1:, h:c1], L21, A[t0:t1, h:c1], p, centred)
+    return left + _factor(A, t1, h, c1, p, ipiv, leaf, lazy)
+
+
+def rank(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> int:
+    """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26.
+
+    A float64 ``F`` of residues (integers in [0, p), checked) is copied once, or not at
+    all with ``overwrite`` (then ``F`` is destroyed). ``leaf``: columns per scalar leaf.
+    """
+    if not available():  # pragma: no cover
+        raise RuntimeError("numba is not available")
+    if not 2 <= p < FLOAT64_PRIME_LIMIT:
+        raise ValueError(f"p={p} must be a prime below 2**26")
+    if not 1 <= leaf <= 128:
+        raise ValueError(f"leaf={leaf} must be in 1..128")
+    if isinstance(F, np.ndarray) and F.dtype == np.float64 and F.ndim == 2 and F.size \
+            and _residues(F, float(p)):  # fmt: skip
+        A = F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
+    else:
+        F = np.asarray(F, dtype=np.int64)
+        if F.size == 0:
+            return 0
+        if F.min() < 0 or F.max() >= p:
+            F = np.mod(F, p)
+        A = F.astype(np.float64)
+    if A.size == 0:
+        return 0
+    ipiv = np.arange(A.shape[0], dtype=np.int64)
+    return len(_factor(A, 0, 0, A.shape[1], p, ipiv, leaf, lazy_leaf(p, leaf)))
