@@ -283,12 +283,9 @@ def _factor(A: np.ndarray, t0: int, c0: int, c1: int, p: int, ipiv: np.ndarray,
     return left + _factor(A, t1, h, c1, p, ipiv, leaf, lazy)
 
 
-def rank(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> int:
-    """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26.
-
-    A float64 ``F`` of residues (integers in [0, p), checked) is copied once, or not at
-    all with ``overwrite`` (then ``F`` is destroyed). ``leaf``: columns per scalar leaf.
-    """
+def _residues_of(F, p: int, overwrite: bool, leaf: int) -> np.ndarray:
+    """A C-ordered float64 matrix of F's residues mod p (F itself with ``overwrite`` when it
+    is one already); the arguments checked."""
     if not available():  # pragma: no cover
         raise RuntimeError("numba is not available")
     if not 2 <= p < FLOAT64_PRIME_LIMIT:
@@ -297,15 +294,56 @@ def rank(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> in
         raise ValueError(f"leaf={leaf} must be in 1..128")
     if isinstance(F, np.ndarray) and F.dtype == np.float64 and F.ndim == 2 and F.size \
             and _residues(F, float(p)):  # fmt: skip
-        A = F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
-    else:
-        F = np.asarray(F, dtype=np.int64)
-        if F.size == 0:
-            return 0
-        if F.min() < 0 or F.max() >= p:
-            F = np.mod(F, p)
-        A = F.astype(np.float64)
-    if A.size == 0:
-        return 0
+        return F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
+    F = np.asarray(F, dtype=np.int64)
+    if F.size and (F.min() < 0 or F.max() >= p):
+        F = np.mod(F, p)
+    return F.astype(np.float64)
+
+
+def _pivots(A: np.ndarray, p: int, leaf: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pivot columns, swaps) of A, factored in place (see :func:`_factor`)."""
     ipiv = np.arange(A.shape[0], dtype=np.int64)
-    return len(_factor(A, 0, 0, A.shape[1], p, ipiv, leaf, lazy_leaf(p, leaf)))
+    if A.size == 0:
+        return np.zeros(0, dtype=np.int64), ipiv
+    cols = _factor(A, 0, 0, A.shape[1], p, ipiv, leaf, lazy_leaf(p, leaf))
+    return np.asarray(cols, dtype=np.int64), ipiv
+
+
+def rank(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> int:
+    """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26.
+
+    A float64 ``F`` of residues (integers in [0, p), checked) is copied once, or not at
+    all with ``overwrite`` (then ``F`` is destroyed). ``leaf``: columns per scalar leaf.
+    """
+    A = _residues_of(F, p, overwrite, leaf)
+    return int(_pivots(A, p, leaf)[0].size)
+
+
+def left_kernel(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> np.ndarray:
+    """A basis of the left kernel of ``F`` mod p: (rows - rank) x rows float64 residues,
+    row j the vector with 1 at the j-th non-pivot row (rows in F's order).
+
+    After the factorisation the rows in their final order are ``[R; N] = [L11; L21] U``
+    with L11 unit lower triangular, so ``N = Y R`` with ``Y L11 = L21``: the rows of
+    ``[-Y | I]`` (put back in F's row order) span the left kernel. Y is one triangular
+    solve, done as ``J L11^T J (J Y^T) = J L21^T`` (J reverses the order) by :func:`trsm`.
+    """
+    A = _residues_of(F, p, overwrite, leaf)
+    n = A.shape[0]
+    piv, ipiv = _pivots(A, p, leaf)
+    r = piv.size
+    K = np.zeros((n - r, n))
+    if n == r:
+        return K
+    order = np.arange(n)
+    for t in range(r):  # the swaps, in the order they were made
+        s = ipiv[t]
+        order[t], order[s] = order[s], order[t]
+    B = np.ascontiguousarray(A[r:][:, piv].T[::-1])  # J L21^T
+    if r:
+        trsm(np.ascontiguousarray(A[:r][:, piv].T[::-1, ::-1]), B, p)
+    Y = B[::-1].T
+    K[:, order[:r]] = np.where(Y > 0, p - Y, 0.0)
+    K[np.arange(n - r), order[r:]] = 1.0
+    return K

@@ -80,3 +80,19 @@ def test_refusals():
         lu_rank.rank(np.eye(3), 7, leaf=0)
     assert lu_rank.rank(np.zeros((0, 4)), 7) == 0
     assert lu_rank.rank(np.array([[-1, 8]]), 7) == 1  # reduced mod p first
+
+
+@settings(deadline=None, max_examples=40)
+@given(n=st.integers(1, 70), m=st.integers(1, 70), k=st.integers(0, 70),
+       p=st.sampled_from(PRIMES), seed=st.integers(0, 2**16), leaf=st.sampled_from([1, 3, 16]))
+def test_left_kernel_is_a_basis(n, m, k, p, seed, leaf):
+    """K F = 0 mod p and K has rows - rank independent rows (the identity on the non-pivot
+    rows): exactly a basis of the left kernel."""
+    rng = np.random.default_rng(seed)
+    F = low_rank(rng, n, m, min(k, n, m), p)
+    K = lu_rank.left_kernel(F, p, leaf=leaf)
+    r = rank_modp(F, p, engine="flint")
+    assert K.shape == (n - r, n)
+    prod = (K.astype(np.int64).astype(object) @ F.astype(object)) % p
+    assert not prod.any()
+    assert rank_modp(K.astype(np.int64), p, engine="flint") == n - r

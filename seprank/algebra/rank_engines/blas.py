@@ -1,14 +1,13 @@
 """The BLAS engine: exact GF(p) arithmetic on float64 BLAS for primes below 2**26. Its
-rank is the recursive LU (:mod:`seprank.algebra.lu_rank`); its pivots and left kernel come
-from the blocked elimination (:mod:`seprank.algebra.blas_elimination`,
-:mod:`seprank.algebra.left_kernel`), which the extendable elimination
-(:mod:`seprank.algebra.incremental`) shares."""
+rank and left kernel come from the recursive LU (:mod:`seprank.algebra.lu_rank`), its
+pivots from the blocked elimination (:mod:`seprank.algebra.blas_elimination`), which the
+extendable elimination (:mod:`seprank.algebra.incremental`) shares."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from seprank.algebra import blas_elimination, left_kernel, lu_rank
+from seprank.algebra import blas_elimination, lu_rank
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.algebra.rank_engines.base import RankEngine, register, residues
 
@@ -37,7 +36,4 @@ class BlasEngine(RankEngine):
     def left_kernel(self, M: np.ndarray, overwrite: bool = False) -> np.ndarray:
         """A basis of the left kernel of ``M`` mod p from one elimination, (rows - rank) x
         rows float64 residues (``overwrite``: a float64 ``M`` is eliminated in place)."""
-        A = residues(M, self.p, overwrite)
-        factors: dict = {}
-        blas_elimination.pivots(A, self.p, factors=factors)
-        return left_kernel.left_kernel(A, factors, self.p)
+        return lu_rank.left_kernel(residues(M, self.p, overwrite), self.p, overwrite=True)
