@@ -20,6 +20,7 @@ from seprank.cli._common import (
 from seprank.cli.archs import add_arch_args, net_from_args
 from seprank.cli.measure import print_measurement
 from seprank.errors import ConfigError
+from seprank.sweeps import block_data
 from seprank.sweeps.block_tasks import measurement_plan, run_blocks
 from seprank.sweeps.executors import WORKER_TIMEOUT_S
 from seprank.sweeps.store import DEFAULT_DB, Store, check_file
@@ -35,7 +36,10 @@ a line per block gives its rank, its time, the blocks stored and the time left (
 estimate). Once every block is stored the measurement is assembled (the same ranks as
 seprank measure --strategy catalecticant) and stored as a measure task; it is printed as
 measure prints it (--json: the Measurement's JSON). --executor dask --scheduler ADDRESS
-spreads the blocks over a cluster (each worker builds F once).
+spreads the blocks over a cluster (each worker builds F once). --data FILE.jsonl keeps
+each finished block as one line under its identity (architecture, parameters, partition,
+seed, prime, block), not the code's: commit the file, and a run on another machine or
+checkout takes those blocks as done.
 exit codes: 0 done (or --max-blocks reached: the count is printed), 1 a block failed or
 was refused (stored, with its error), or the store could not be written, or no Dask worker
 was left, 2 bad input (one line; nothing stored), 130 interrupted (finished blocks kept)."""
@@ -57,6 +61,9 @@ def add_parser(sub) -> None:
     add_param(b, "saturation_threshold", help="as seprank measure's")
     b.add_argument("--max-blocks", type=nonneg_int, default=None,
                    help="rank at most this many of the blocks not yet stored, then stop")
+    b.add_argument("--data", type=Path, default=None, metavar="FILE.jsonl",
+                   help="committed block data: blocks it holds are taken as done, each "
+                        "finished block is appended (one JSON line, synced)")
     add_output_args(b, json_help="print the Measurement's JSON once complete (else the "
                     "counts)", quiet_help="no progress bar or lines")  # fmt: skip
     add_sweep_args(b, f"result store (SQLite; default {DEFAULT_DB})")
@@ -91,11 +98,13 @@ def cmd(args) -> int:
                      rank_engine=args.rank_engine)  # bad input: refused before the store
     db = Path(args.db or DEFAULT_DB)
     check_file(db)  # a foreign, corrupt or empty file: refused before anything is written
+    if args.data is not None:
+        block_data.read(args.data)  # a broken data file: refused before anything runs
     with Store(db) as store:
         r = run_blocks(net, store, args.partition, seed=args.seed, prime=args.prime,
                        rank_engine=args.rank_engine, max_blocks=args.max_blocks,
                        saturation_threshold=args.saturation_threshold,
-                       progress=not args.quiet, executor=args.executor,
+                       progress=not args.quiet, data=args.data, executor=args.executor,
                        scheduler=args.scheduler, workers=args.workers,
                        worker_memory=args.worker_memory, retries=args.retries,
                        worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S)  # fmt: skip

@@ -25,13 +25,14 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from seprank.engine import bars, bound_compare, saturation, strategies
 from seprank.engine.estimate import format_seconds
 from seprank.engine.measure import plan as plan_measurement
 from seprank.engine.options import MeasureOptions
 from seprank.errors import ConfigError
-from seprank.sweeps import runner
+from seprank.sweeps import block_data, runner
 from seprank.sweeps.tasks import build_net, run_guarded, spec_for_net
 
 #: The task kind of one block.
@@ -267,7 +268,7 @@ def _assemble(mp, specs: list, store, threshold: float):
 def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None = None,
                rank_engine: str = "auto", max_blocks: int | None = None,
                saturation_threshold: float = saturation.DEFAULT_THRESHOLD,
-               progress: bool = True, say=None, **executor) -> BlockRun:  # fmt: skip
+               progress: bool = True, say=None, data=None, **executor) -> BlockRun:  # fmt: skip
     """Rank the blocks of a catalecticant measurement not yet stored, then assemble it.
 
     Once every block of ``net``'s measurement is in ``store``, the Measurement is
@@ -295,6 +296,9 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
         Progress bar and lines on stderr (False: nothing).
     say : callable, optional
         Receives each line (default: stderr, above the bar).
+    data : str or Path, optional
+        A block data file (:mod:`seprank.sweeps.block_data`): the blocks it holds are
+        taken as done, and every block stored as done is appended to it.
     **executor
         ``executor`` (default "serial"), ``scheduler``, ``workers``, ``worker_memory``,
         ``retries``, ``dask_processes``, ``worker_timeout``: as for
@@ -316,6 +320,20 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
     mp = measurement_plan(net, part, seed=seed, prime=prime, rank_engine=rank_engine,
                           saturation_threshold=saturation_threshold)  # fmt: skip
     parent, specs = block_specs(mp, part, rank_engine)
+    record = lambda spec, res: None  # noqa: E731
+    if data is not None:
+        path = Path(data)
+        lines = block_data.read(path)
+        taken = block_data.take_into(store, specs, lines, path)
+        if taken:
+            say(f"blocks {_name(net)}: {taken} taken as done from {path}")
+        engine = mp.run.engine.name
+
+        def record(spec, res):
+            if res["status"] == "done" and block_data.identity(spec) not in lines:
+                block_data.append(path, spec, res["extra"], engine)
+                lines[block_data.identity(spec)] = {"result": res["extra"]}
+
     status = store.status_of(s["key"] for s in specs)
     todo = sorted((s for s in specs if status.get(s["key"]) != "done"),
                   key=lambda s: -s["est_seconds"])  # fmt: skip
@@ -328,10 +346,20 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
         report = _Reporter(label, say, out.stored, len(specs), left, out)
         executor.setdefault("executor", "serial")
         stored = [s for s in specs if status.get(s["key"]) == "done"]  # counted as skipped
+
+        def on_result(spec, res):
+            record(spec, res)
+            report(spec, res)
+
         out.outcome = runner.run(stored + todo, store, progress=progress, label=label, say=say,
                                  task_fn=run_block_task, plan_fn=_as_planned,
-                                 on_result=report, **executor)  # fmt: skip
+                                 on_result=on_result, **executor)  # fmt: skip
         out.stored = report.stored
+    if data is not None:  # blocks stored before (a run without --data) go to the file too
+        for s in specs:
+            row = store.get(s["key"]) if block_data.identity(s) not in lines else None
+            if row is not None and row["status"] == "done" and row.get("extra"):
+                record(s, row)
     out.measurement = _assemble(mp, specs, store, saturation_threshold)
     if out.measurement is not None and store.status_of([parent["key"]]).get(parent["key"]) \
             != "done":  # fmt: skip

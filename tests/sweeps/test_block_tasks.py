@@ -156,3 +156,41 @@ def test_bad_input_one_line_exit_2_nothing_stored(tmp_path, capsys, args, text):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("seprank: error:") and text in err, err
     assert not db.exists()
+
+
+def test_block_data_resumes_on_a_new_store_and_another_version(tmp_path, monkeypatch):
+    """Blocks committed to a data file are taken as done by a fresh store and another
+    code version (a block's rank is a fact about its matrix); only the rest are ranked,
+    and the assembled measurement is the one-shot one."""
+    net = LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4)
+    one = measure(net, strategy="catalecticant")
+    data = tmp_path / "blocks.jsonl"
+    with Store(tmp_path / "a.sqlite") as store:
+        r = run_blocks(net, store, progress=False, max_blocks=5, data=data)
+    assert r.measurement is None and len(data.read_text().splitlines()) == 5
+    before = _version.__version__
+    monkeypatch.setattr(_version, "__version__", "0.0.0-later")
+    c = Counter(monkeypatch)
+    with Store(tmp_path / "b.sqlite") as store:
+        r = run_blocks(net, store, progress=False, data=data)
+    assert len(c.calls) == 9 and r.stored == r.blocks == 14
+    assert [x["rank"] for x in r.measurement.blocks] == [x["rank"] for x in one.blocks]
+    assert r.measurement.rank == one.rank and r.measurement.label == one.label
+    lines = [json.loads(t) for t in data.read_text().splitlines()]
+    assert sorted(x["block"] for x in lines) == list(range(14))
+    assert {x["ranked_by"]["seprank"] for x in lines} == {"0.0.0-later", before}
+    # another seed is another identity: nothing taken
+    c.calls.clear()
+    with Store(tmp_path / "c.sqlite") as store:
+        run_blocks(net, store, progress=False, data=data, seed=1, max_blocks=1)
+    assert len(c.calls) == 1
+
+
+@pytest.mark.parametrize("text", ["not json\n", '{"arch": 1}\n'])
+def test_a_broken_data_file_is_refused_in_one_line(tmp_path, capsys, text):
+    data = tmp_path / "blocks.jsonl"
+    data.write_text(text)
+    code = main(["blocks", "--depth", "2", "--width", "2", "--heads", "1", "--seq-len", "4",
+                 "--db", str(tmp_path / "r.sqlite"), "--data", str(data), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and f"{data}:1: not a block record" in err[0]
