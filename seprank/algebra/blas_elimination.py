@@ -251,6 +251,11 @@ if _nb is not None:
 else:  # pragma: no cover
     _panel = None
 
+#: The compiled scalar kernels other eliminations share (:mod:`seprank.algebra.lu_rank`):
+#: x mod p, a residue's inverse, centred copy, residue check, fused subtract-and-reduce.
+mod_p, inverse_p, centred = _mod, _inv, _center
+all_residues, subtract_reduce = _residues, _subtract_reduce
+
 
 def available() -> bool:
     return _panel is not None

@@ -36,15 +36,15 @@ from __future__ import annotations
 import numpy as np
 
 from seprank.algebra.blas_elimination import (
-    _center,
-    _inv,
-    _mod,
-    _residues,
-    _subtract_reduce,
+    all_residues,
+    centred,
+    inverse_p,
+    mod_p,
     single_product,
     split_exact,
     split_products,
     subtract_products,
+    subtract_reduce,
 )
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.paths import jit
@@ -87,11 +87,11 @@ def _leaf_body(W, ipiv, cols, p, pinv, lazy):
         if t == rows:
             for s in range(t0, rows):  # no row left: reduce what remains
                 for e in range(j, w):
-                    W[s, e] = _mod(W[s, e], p, pinv)
+                    W[s, e] = mod_p(W[s, e], p, pinv)
             break
         i = -1
         for s in range(t, rows):
-            x = _mod(W[s, j], p, pinv)
+            x = mod_p(W[s, j], p, pinv)
             W[s, j] = x
             if i < 0 and x != 0.0:
                 i = s
@@ -101,13 +101,13 @@ def _leaf_body(W, ipiv, cols, p, pinv, lazy):
         if i != t:
             for e in range(w):
                 W[t, e], W[i, e] = W[i, e], W[t, e]
-        inv = _inv(W[t, j], p, pinv)
+        inv = inverse_p(W[t, j], p, pinv)
         for e in range(j + 1, w):
-            W[t, e] = _mod(W[t, e], p, pinv)
+            W[t, e] = mod_p(W[t, e], p, pinv)
         for s in range(t + 1, rows):
             f = W[s, j]
             if f != 0.0:
-                m = _mod(f * inv, p, pinv)
+                m = mod_p(f * inv, p, pinv)
                 W[s, j] = m
                 g = p - m
                 if lazy:
@@ -115,7 +115,7 @@ def _leaf_body(W, ipiv, cols, p, pinv, lazy):
                         W[s, e] += g * W[t, e]
                 else:
                     for e in range(j + 1, w):
-                        W[s, e] = _mod(W[s, e] + g * W[t, e], p, pinv)
+                        W[s, e] = mod_p(W[s, e] + g * W[t, e], p, pinv)
         cols[k] = j
         k += 1
         t += 1
@@ -154,7 +154,7 @@ def _trsm_leaf_body(L, B, p, pinv, lazy):
     k, w = B.shape
     for j in range(k):
         for e in range(w):
-            B[j, e] = _mod(B[j, e], p, pinv)
+            B[j, e] = mod_p(B[j, e], p, pinv)
         for i in range(j + 1, k):
             f = L[i, j]
             if f != 0.0:
@@ -164,7 +164,7 @@ def _trsm_leaf_body(L, B, p, pinv, lazy):
                         B[i, e] += g * B[j, e]
                 else:
                     for e in range(w):
-                        B[i, e] = _mod(B[i, e] + g * B[j, e], p, pinv)
+                        B[i, e] = mod_p(B[i, e] + g * B[j, e], p, pinv)
 
 
 if _nb is not None:
@@ -192,11 +192,11 @@ def _chunk(p: int) -> int:
 
 
 def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
-             centred: bool = False) -> None:
+             l_centred: bool = False) -> None:
     """C <- (C - L @ U) mod p in place; C, L and U may be views of larger matrices.
 
     The inner dimension is cut into exact chunks and the output into tiles: each tile's
-    product lands in one buffer and one fused pass subtracts and reduces it. ``centred``:
+    product lands in one buffer and one fused pass subtracts and reduces it. ``l_centred``:
     L holds centred residues already (:func:`_gather`; only where one product is exact).
     """
     rows, cols = C.shape
@@ -211,8 +211,8 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
     for k0 in range(0, inner, step):
         k1 = min(inner, k0 + step)
         if single:
-            Lk = L[:, k0:k1] if centred else _center(L[:, k0:k1], pf)
-            Uk = _center(U[k0:k1], pf)
+            Lk = L[:, k0:k1] if l_centred else centred(L[:, k0:k1], pf)
+            Uk = centred(U[k0:k1], pf)
         else:
             Lk, Uk = np.ascontiguousarray(L[:, k0:k1]), np.ascontiguousarray(U[k0:k1])
             U_hi = np.floor(Uk / 2.0**13)
@@ -228,7 +228,7 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
                 T = buf[: i1 - i0, : c1 - c0]
                 if single:
                     np.matmul(Lk[i0:i1], Ut, out=T)  # Lk's row slice: a BLAS operand
-                    _subtract_reduce(C[i0:i1, c0:c1], T, pf, pinv)
+                    subtract_reduce(C[i0:i1, c0:c1], T, pf, pinv)
                 else:
                     Lo = lo_buf[: i1 - i0, : c1 - c0]
                     np.matmul(Lk[i0:i1], Ut[0], out=T)
@@ -277,9 +277,9 @@ def _factor(A: np.ndarray, t0: int, c0: int, c1: int, p: int, ipiv: np.ndarray,
         piv = np.asarray(left, dtype=np.int64)
         trsm(np.ascontiguousarray(A[t0:t1][:, piv]), A[t0:t1, h:c1], p)
         if t1 < n:
-            centred = single_product(p, min(k1, _chunk(p)))
-            L21 = _gather(A, t1, piv, centred, float(p))
-            gemm_sub(A[t1:, h:c1], L21, A[t0:t1, h:c1], p, centred)
+            centre = single_product(p, min(k1, _chunk(p)))
+            L21 = _gather(A, t1, piv, centre, float(p))
+            gemm_sub(A[t1:, h:c1], L21, A[t0:t1, h:c1], p, centre)
     return left + _factor(A, t1, h, c1, p, ipiv, leaf, lazy)
 
 
@@ -293,7 +293,7 @@ def _residues_of(F, p: int, overwrite: bool, leaf: int) -> np.ndarray:
     if not 1 <= leaf <= 128:
         raise ValueError(f"leaf={leaf} must be in 1..128")
     if isinstance(F, np.ndarray) and F.dtype == np.float64 and F.ndim == 2 and F.size \
-            and _residues(F, float(p)):  # fmt: skip
+            and all_residues(F, float(p)):  # fmt: skip
         return F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
     F = np.asarray(F, dtype=np.int64)
     if F.size and (F.min() < 0 or F.max() >= p):
