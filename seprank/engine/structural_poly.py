@@ -22,6 +22,7 @@ chunk (proofs/catalecticant_reduction.md says why its rank is a separation rank)
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 
@@ -143,13 +144,30 @@ def coefficient_table(F, m: int, D: int, p: int, radix: int) -> tuple[np.ndarray
     return keys, values
 
 
+#: (m, radix) -> [keys of degree 0, 1, ...]: each degree from the one before, once per
+#: measurement (a block asks for two degrees; the table is at most as long as F's).
+_DEGREES: dict = {}
+_DEGREES_LOCK = threading.Lock()
+
+
 def degree_keys(k: int, m: int, radix: int) -> np.ndarray:
-    """Sorted keys of the exponents of degree k in m variables (base ``radix`` > k)."""
+    """Sorted keys of the exponents of degree k in m variables (base ``radix`` > k), a
+    read-only array. The degrees below k are built on the way and kept for the next call
+    (the keys of degree j + 1 are those of degree j plus one unit, deduplicated)."""
     unit = np.array([radix**e for e in range(m)], dtype=np.int64)
-    keys = np.zeros(1, dtype=np.int64)
-    for _ in range(k):
-        keys = np.unique((keys[:, None] + unit[None, :]).ravel())
-    return keys
+    with _DEGREES_LOCK:
+        table = _DEGREES.get((m, radix))
+        if table is None:
+            while len(_DEGREES) >= 2:  # two measurements' tables at most
+                _DEGREES.pop(next(iter(_DEGREES)))
+            first = np.zeros(1, dtype=np.int64)
+            first.flags.writeable = False
+            table = _DEGREES[(m, radix)] = [first]
+        while len(table) <= k:
+            nxt = np.unique((table[-1][:, None] + unit[None, :]).ravel())
+            nxt.flags.writeable = False
+            table.append(nxt)
+        return table[k]
 
 
 def keys_up_to(D: int, m: int, radix: int) -> np.ndarray:
