@@ -62,7 +62,6 @@ TRSM_LEAF = 32
 TILE_ROWS = 512
 #: Columns per tile of a product.
 TILE_COLS = 2048
-_EXACT = float(1 << 53)
 
 
 def lazy_leaf(p: int, width: int = LEAF) -> bool:
@@ -80,14 +79,10 @@ def _leaf_body(W, ipiv, cols, p, pinv, lazy):
     the number of pivots. Every entry is a residue in [0, p) at the end.
     """
     rows, w = W.shape
-    t0 = 0
     t = 0
     k = 0
     for j in range(w):
-        if t == rows:
-            for s in range(t0, rows):  # no row left: reduce what remains
-                for e in range(j, w):
-                    W[s, e] = mod_p(W[s, e], p, pinv)
+        if t == rows:  # every row is a pivot row: their entries are reduced already
             break
         i = -1
         for s in range(t, rows):
@@ -192,15 +187,15 @@ def _chunk(p: int) -> int:
 
 
 def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
-             l_centred: bool = False) -> None:
+             lcols: np.ndarray | None = None) -> None:
     """C <- (C - L @ U) mod p in place; C, L and U may be views of larger matrices.
 
     The inner dimension is cut into exact chunks and the output into tiles: each tile's
-    product lands in one buffer and one fused pass subtracts and reduces it. ``l_centred``:
-    L holds centred residues already (:func:`_gather`; only where one product is exact).
+    product lands in one buffer and one fused pass subtracts and reduces it. ``lcols``:
+    the factor is ``L[:, lcols]``, gathered one chunk at a time (never copied whole).
     """
     rows, cols = C.shape
-    inner = L.shape[1]
+    inner = L.shape[1] if lcols is None else lcols.size
     if rows == 0 or cols == 0 or inner == 0:
         return
     pf, pinv = float(p), 1.0 / p
@@ -210,11 +205,14 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
     lo_buf = None if single else np.empty_like(buf)
     for k0 in range(0, inner, step):
         k1 = min(inner, k0 + step)
+        if lcols is not None:
+            Lk = _gather(L, 0, lcols[k0:k1], single, pf)
+        else:
+            Lk = centred(L[:, k0:k1], pf) if single else np.ascontiguousarray(L[:, k0:k1])
         if single:
-            Lk = L[:, k0:k1] if l_centred else centred(L[:, k0:k1], pf)
             Uk = centred(U[k0:k1], pf)
         else:
-            Lk, Uk = np.ascontiguousarray(L[:, k0:k1]), np.ascontiguousarray(U[k0:k1])
+            Uk = np.ascontiguousarray(U[k0:k1])
             U_hi = np.floor(Uk / 2.0**13)
             Uk = (U_hi, Uk - U_hi * 2.0**13)
         for c0 in range(0, cols, TILE_COLS):
@@ -276,10 +274,8 @@ def _factor(A: np.ndarray, t0: int, c0: int, c1: int, p: int, ipiv: np.ndarray,
     if k1:
         piv = np.asarray(left, dtype=np.int64)
         trsm(np.ascontiguousarray(A[t0:t1][:, piv]), A[t0:t1, h:c1], p)
-        if t1 < n:
-            centre = single_product(p, min(k1, _chunk(p)))
-            L21 = _gather(A, t1, piv, centre, float(p))
-            gemm_sub(A[t1:, h:c1], L21, A[t0:t1, h:c1], p, centre)
+        if t1 < n:  # L21 = A[t1:, piv], columns left of h: apart from the updated ones
+            gemm_sub(A[t1:, h:c1], A[t1:], A[t0:t1, h:c1], p, lcols=piv)
     return left + _factor(A, t1, h, c1, p, ipiv, leaf, lazy)
 
 
