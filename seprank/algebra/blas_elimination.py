@@ -60,11 +60,8 @@ def single_product(p: int, k: int) -> bool:
 def _mod(x, p, pinv):
     """x mod p for an exact float64 0 <= x < 2**53 (one quotient guess, one correction)."""
     r = x - np.floor(x * pinv) * p
-    if r < 0:
-        r += p
-    elif r >= p:
-        r -= p
-    return r
+    r = r + p if r < 0 else r  # selects, not branches: loops that inline this vectorise
+    return r - p if r >= p else r
 
 
 def _inv(a, p, pinv):
