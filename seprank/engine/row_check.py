@@ -13,10 +13,12 @@ That probe looks at 4 rows; a measurement evaluates batches of other sizes (up t
 sized once, a slip at one index). So every batch a measurement of such a class evaluates
 is checked too (:class:`SpotChecker`, called by
 :func:`seprank.engine.sample_grid.evaluate_grid`): a sentinel row (a random input,
-drawn as the probe's rows) is evaluated alone once, and ``COPIES`` copies of it are
+drawn as the probe's rows; over GF(p), the arithmetic check's point t = 0, evaluated
+with the measurement's weights: :func:`seprank.engine.line_check.check_line`) is
+evaluated alone once, and ``COPIES`` copies of it are
 placed at positions drawn uniformly at random in every batch (the batch grows by
-``COPIES`` rows, evaluated in the same call, so the check costs one one-row evaluation
-per measurement); each copy must come out as the sentinel did alone, or the measurement
+``COPIES`` rows, evaluated in the same call, so the check costs at most one one-row
+evaluation per measurement); each copy must come out as the sentinel did alone, or the measurement
 is refused.
 
 What that bounds (:data:`MISS`, which joins the saturation bound: :func:`spot_cover`):
@@ -142,12 +144,17 @@ class SpotChecker:
     ----------
     rng : numpy.random.Generator
         The checks' own stream (the sample points never move).
+    sentinel : tuple, optional
+        (p, input row, its value alone, with the weights the batches are evaluated with)
+        from :func:`seprank.engine.line_check.check_line`: used over GF(p) at that p,
+        instead of evaluating a random row alone.
     """
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: np.random.Generator, sentinel: tuple | None = None):
         self.rng = rng
+        self.given = sentinel
         self.row: np.ndarray | None = None
-        self.alone = None
+        self.copies = self.want = None
 
     def evaluate(self, net, params, domain, X) -> np.ndarray:
         """``evaluate(net, params, X, domain)``, checked: X's outputs, computed in one batch
@@ -177,28 +184,42 @@ class SpotChecker:
         n = len(X)
         if n == 0:
             return evaluate(net, params, X, domain)
+        exact = getattr(domain, "p", None) is not None
         if self.row is None:  # the sentinel: a random input (not a grid row: t = 0 in
             # graded's interpolation makes rows with a zero side), evaluated alone
-            self.row = _inputs(net, domain, self.rng, 1)[0]
-            self.alone = evaluate(net, params, self.row[None], domain)[:1]
+            if self.given is not None and self.given[0] == getattr(domain, "p", None):
+                self.row = np.asarray(self.given[1], dtype=X.dtype)
+                alone = np.array([self.given[2]], dtype=np.int64)
+            else:
+                self.row = _inputs(net, domain, self.rng, 1)[0]
+                alone = evaluate(net, params, self.row[None], domain)[:1]
+            self.copies = np.repeat(self.row[None], COPIES, axis=0)
+            self.want = np.repeat(alone, COPIES)
         m = n + COPIES
-        at = self.rng.permutation(m)[:COPIES]  # the copies' positions: a uniform subset
-        inside = np.sort(at[at < n])  # X's rows there move to the free places at the end
-        tail = np.ones(COPIES, dtype=bool)
-        tail[at[at >= n] - n] = False
-        free = n + np.flatnonzero(tail)
-        batch = np.concatenate([X, np.broadcast_to(self.row, (COPIES,) + X.shape[1:])])
-        batch[free] = X[inside]
-        batch[inside] = self.row
+        # the copies' positions: a uniform COPIES-subset of the m (a permutation's head;
+        # a large batch: Floyd's sampling, O(COPIES))
+        at = self.rng.permutation(m)[:COPIES] if m <= 256 else \
+            self.rng.choice(m, size=COPIES, replace=False)  # fmt: skip
+        low = at < n
+        inside = at[low]  # X's rows there move to the places left free at the end
+        batch = np.concatenate([X, self.copies])
+        if inside.size:
+            tail = np.ones(COPIES, dtype=bool)
+            tail[at[~low] - n] = False
+            free = np.flatnonzero(tail) + n
+            batch[free] = X[inside]
+            batch[inside] = self.row
         out = evaluate(net, params, batch, domain)
-        exact = getattr(domain, "p", None) is not None
-        if not _same(out[at], np.broadcast_to(self.alone, (COPIES,)), exact).all():
+        got = out[at]
+        if not (np.array_equal(got, self.want) if exact else _same(got, self.want, False).all()):
             raise ConfigError(f"{type(net).__name__}.apply gives another value for the same "
                               f"input row in a batch of {m} rows than in a batch of 1: row "
                               "i of the output must depend on row i of the input only, "
                               "whatever the batch's size, the row's position and the other "
                               "rows (a branch on len(X), a buffer of fixed size, a sum over "
                               "the batch axis?)")  # fmt: skip
+        if not inside.size:
+            return out[:n]
         values = out[:n].copy()
         values[inside] = out[free]
         return values

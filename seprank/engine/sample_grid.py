@@ -83,17 +83,18 @@ def uses_kernel(net, modular: bool, use_kernel: bool = True) -> bool:
 
 
 def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK,
-                   spot_seed: int | None = None):
+                   spot_seed: int | None = None, sentinel=None):
     """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
 
     Uses the compiled GF(p) evaluator the architecture declares (the capability
     ``kernel``, :mod:`seprank.nets.capabilities`) where there is one, else
     :func:`evaluate_grid` (every domain). With ``spot_seed``, the batches the generic path
     evaluates are checked for the one-row property
-    (:class:`seprank.engine.row_check.SpotChecker`, stream ``default_rng([spot_seed, 8])``).
+    (:class:`seprank.engine.row_check.SpotChecker`, stream ``default_rng([spot_seed, 8])``,
+    its ``sentinel`` where one was evaluated alone already).
     """
     spot = None if spot_seed is None else \
-        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]))  # fmt: skip
+        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]), sentinel)  # fmt: skip
     declared = capability(net, "kernel") if use_kernel and isinstance(domain, ModP) else None
     kernel = None if declared is None else declared()
 

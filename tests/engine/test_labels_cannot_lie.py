@@ -153,6 +153,14 @@ def test_the_sentinel_copies_never_move_the_grid():
         got = spot.evaluate(net, params, dom, X)
         want = [int(evaluate(net, params, X[i : i + 1], dom)[0]) for i in range(n)]
         assert [int(v) for v in got] == want
+    # a sentinel evaluated alone already (the arithmetic check's point): used as given
+    row = rng.integers(0, P, size=(2, 3))
+    value = int(evaluate(net, params, row[None], dom)[0])
+    X = rng.integers(0, P, size=(10, 2, 3))
+    ok = SpotChecker(np.random.default_rng(3), (P, row, value))
+    assert np.array_equal(ok.evaluate(net, params, dom, X), evaluate(net, params, X, dom))
+    with pytest.raises(ConfigError, match="another value for the same input row"):
+        SpotChecker(np.random.default_rng(3), (P, row, value + 1)).evaluate(net, params, dom, X)
 
 
 def test_the_one_row_check_is_part_of_the_bound_and_says_what_it_covers():
