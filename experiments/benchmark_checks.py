@@ -1,6 +1,6 @@
 """Benchmark: what the strengthened checks of issue 40 add to a measurement.
 
-Run: ``python -m experiments.benchmark_checks [--repeats K]``. The two examples of
+Run: ``python -m experiments.benchmark_checks [--repeats K] [--clock wall|cpu]``. The two examples of
 :mod:`experiments.benchmark_row_check` (the worked example on four partitions; the torch
 example from the module to its four ranks), each timed with every check on (as seprank
 runs them) and with issue 40's additions replaced (the baseline), best of K, in one run:
