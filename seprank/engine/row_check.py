@@ -15,11 +15,10 @@ is checked too (:class:`SpotChecker`, called by
 :func:`seprank.engine.sample_grid.evaluate_grid`): a sentinel row (a random input,
 drawn as the probe's rows; over GF(p), the arithmetic check's point t = 0, evaluated
 with the measurement's weights: :func:`seprank.engine.line_check.check_line`) is
-evaluated alone once, and ``COPIES`` copies of it are
-placed at positions drawn uniformly at random in every batch (the batch grows by
-``COPIES`` rows, evaluated in the same call, so the check costs at most one one-row
-evaluation per measurement); each copy must come out as the sentinel did alone, or the measurement
-is refused.
+evaluated alone once, and ``COPIES`` copies of it are placed at positions drawn
+uniformly at random in every batch (the batch grows by ``COPIES`` rows, evaluated in the
+same call, so the check costs at most one one-row evaluation per measurement); each copy
+must come out as the sentinel did alone, or the measurement is refused.
 
 What that bounds (:data:`MISS`, which joins the saturation bound: :func:`spot_cover`):
 code that gives at least a fraction ``COVERED`` of the positions of some batch a value
