@@ -16,9 +16,10 @@ is checked too (:class:`SpotChecker`, called by
 drawn as the probe's rows; over GF(p), the arithmetic check's point t = 0, evaluated
 with the measurement's weights: :func:`seprank.engine.line_check.check_line`) is
 evaluated alone once, and ``COPIES`` copies of it are placed at positions drawn
-uniformly at random in every batch (the batch grows by ``COPIES`` rows, evaluated in the
-same call, so the check costs at most one one-row evaluation per measurement); each copy
-must come out as the sentinel did alone, or the measurement is refused.
+uniformly at random in every batch (drawn once per batch size: each batch's places are
+uniform; the batch grows by ``COPIES`` rows, evaluated in the same call, so the check
+costs at most one one-row evaluation per measurement); each copy must come out as the
+sentinel did alone, or the measurement is refused.
 
 What that bounds (:data:`MISS`, which joins the saturation bound: :func:`spot_cover`):
 code that gives at least a fraction ``COVERED`` of the positions of some batch a value
@@ -154,6 +155,7 @@ class SpotChecker:
         self.given = sentinel
         self.row: np.ndarray | None = None
         self.copies = self.want = None
+        self.places: dict = {}
 
     def evaluate(self, net, params, domain, X) -> np.ndarray:
         """``evaluate(net, params, X, domain)``, checked: X's outputs, computed in one batch
@@ -195,17 +197,11 @@ class SpotChecker:
             self.copies = np.repeat(self.row[None], COPIES, axis=0)
             self.want = np.repeat(alone, COPIES)
         m = n + COPIES
-        # the copies' positions: a uniform COPIES-subset of the m (a permutation's head;
-        # a large batch: Floyd's sampling, O(COPIES))
-        at = self.rng.permutation(m)[:COPIES] if m <= 256 else \
-            self.rng.choice(m, size=COPIES, replace=False)  # fmt: skip
-        low = at < n
-        inside = at[low]  # X's rows there move to the places left free at the end
+        if m not in self.places:  # drawn once per batch size: each batch's are uniform
+            self.places[m] = _places(self.rng, n)
+        at, inside, free = self.places[m]
         batch = np.concatenate([X, self.copies])
-        if inside.size:
-            tail = np.ones(COPIES, dtype=bool)
-            tail[at[~low] - n] = False
-            free = np.flatnonzero(tail) + n
+        if inside.size:  # X's rows at the copies' places move to the places left free
             batch[free] = X[inside]
             batch[inside] = self.row
         out = evaluate(net, params, batch, domain)
@@ -222,6 +218,18 @@ class SpotChecker:
         values = out[:n].copy()
         values[inside] = out[free]
         return values
+
+
+def _places(rng: np.random.Generator, n: int) -> tuple:
+    """The copies' places in a batch of n + COPIES rows, a uniform COPIES-subset ``at``
+    (a permutation's head; a large batch: Floyd's sampling, O(COPIES)), with the places
+    below n it takes (``inside``) and the places at n and above it leaves (``free``)."""
+    m = n + COPIES
+    at = rng.permutation(m)[:COPIES] if m <= 256 else rng.choice(m, size=COPIES, replace=False)
+    low = at < n
+    tail = np.ones(COPIES, dtype=bool)
+    tail[at[~low] - n] = False
+    return at, at[low], np.flatnonzero(tail) + n
 
 
 def spot_cover(net) -> tuple[float, str] | None:

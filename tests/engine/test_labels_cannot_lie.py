@@ -148,7 +148,7 @@ def test_the_sentinel_copies_never_move_the_grid():
     net, dom, rng = SmallBatches(), ModP(P), np.random.default_rng(1)
     params = net.init(rng, dom)
     spot = SpotChecker(np.random.default_rng(2))
-    for n in (1, 2, COPIES - 1, COPIES, COPIES + 1, 300):
+    for n in (1, 2, COPIES - 1, COPIES, COPIES + 1, 300, 300, 2):  # sizes again: places kept
         X = rng.integers(0, P, size=(n, 2, 3))
         got = spot.evaluate(net, params, dom, X)
         want = [int(evaluate(net, params, X[i : i + 1], dom)[0]) for i in range(n)]
