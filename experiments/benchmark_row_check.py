@@ -81,18 +81,25 @@ def _timed(fn, patches) -> tuple[float, list[int]]:
         return time.perf_counter() - t0, ranks
 
 
-def best_of(timed, repeats: int) -> tuple[float, float, list[int]]:
+def best_of(timed, repeats: int, pairs: list | None = None) -> tuple[float, float, list[int]]:
     """(best baseline s, best checked s, ranks) over ``repeats`` alternating runs of
     ``timed(baseline: bool) -> (seconds, ranks)``, after one warm-up run; both sides must
-    give the same ranks."""
+    give the same ranks. ``pairs``: a list to receive each repeat's (checked s, baseline
+    s), run back to back (which side runs first alternates)."""
     timed(False)  # warm-up: imports, kernels
     checked, base = [], []
-    for _ in range(repeats):
-        t, ranks = timed(False)
-        t0, ranks0 = timed(True)
+    for i in range(repeats):
+        if i % 2:
+            t0, ranks0 = timed(True)
+            t, ranks = timed(False)
+        else:
+            t, ranks = timed(False)
+            t0, ranks0 = timed(True)
         assert ranks == ranks0, (ranks, ranks0)
         checked.append(t)
         base.append(t0)
+        if pairs is not None:
+            pairs.append((t, t0))
     return min(base), min(checked), ranks
 
 

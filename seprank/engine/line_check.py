@@ -50,12 +50,37 @@ def _on_line(w0, w1, t: int, p: int):
 
 def check_arithmetic(net, domain, seed: int) -> int:
     """Run the check of the module docstring over ``domain`` (ModP); return e."""
+    return check_line(net, domain, seed)[0]
+
+
+def check_line(net, domain, seed: int, params=None) -> tuple[int, tuple | None]:
+    """:func:`check_arithmetic`, the line starting at the measurement's own weights
+    ``params`` when given: then its point t = 0 is apply's value alone (a batch of one
+    row) at a random input, returned as a sentinel for the one-row check
+    (:class:`seprank.engine.row_check.SpotChecker`), so that it costs no evaluation.
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    domain : ModP
+        The field.
+    seed : int
+        The measurement's seed.
+    params : object, optional
+        The measurement's weights in ``domain`` (default: drawn from ``[seed, 3]``).
+
+    Returns
+    -------
+    tuple
+        (e, the sentinel (p, input row, its value alone) or None without ``params``).
+    """
     e = trace_degree(net)  # DomainError when apply does not run on degree arrays
     p = domain.p
     if e + 2 >= p:  # too small a prime to tell degree e from anything
         raise DomainError(f"prime={p} is too small to check the arithmetic of "
                           f"{type(net).__name__} (degree {e} needs p > {e + 2})")
-    W0 = net.init(np.random.default_rng([seed, 3]), domain)
+    W0 = net.init(np.random.default_rng([seed, 3]), domain) if params is None else params
     W1 = net.init(np.random.default_rng([seed, 4]), domain)
     rng = np.random.default_rng([seed, 5])
     shape = (1, net.seq_len, input_dim(net))
@@ -69,4 +94,4 @@ def check_arithmetic(net, domain, seed: int) -> int:
                           "arrays (np.asarray or .view(np.ndarray) then products, a numpy "
                           "buffer filled with products, another library's numbers); keep "
                           "to the arrays apply is given")  # fmt: skip
-    return e
+    return e, (None if params is None else (p, X0[0], g[0]))

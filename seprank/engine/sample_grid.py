@@ -52,8 +52,9 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
 
     Rows are processed in blocks so that at most about ``chunk`` network inputs exist
     at once. Works in every domain. With ``spot`` (a
-    :class:`~seprank.engine.row_check.SpotChecker`), the batches are spot-checked for the
-    one-row property (a class seprank does not ship).
+    :class:`~seprank.engine.row_check.SpotChecker`), every batch is evaluated with copies
+    of a sentinel row at random positions, checked for the one-row property (a class
+    seprank does not ship).
     """
     P, Q = A_pts.shape[0], B_pts.shape[0]
 
@@ -67,9 +68,8 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
         X = np.empty((nr * Q, N, d), dtype=dtype)
         X[:, list(A)] = np.repeat(A_pts[r0:r1], Q, axis=0)
         X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
-        out = evaluate(net, params, X, domain)
-        if spot is not None:
-            spot(net, params, domain, X, out)
+        out = evaluate(net, params, X, domain) if spot is None else \
+            spot.evaluate(net, params, domain, X)  # fmt: skip
         F[r0:r1] = out.reshape(nr, Q)
     return F
 
@@ -83,17 +83,18 @@ def uses_kernel(net, modular: bool, use_kernel: bool = True) -> bool:
 
 
 def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_CHUNK,
-                   spot_seed: int | None = None):
+                   spot_seed: int | None = None, sentinel=None):
     """Plan the grid evaluation once: ``evaluate(A_pts, B_pts) -> F`` for this net.
 
     Uses the compiled GF(p) evaluator the architecture declares (the capability
     ``kernel``, :mod:`seprank.nets.capabilities`) where there is one, else
     :func:`evaluate_grid` (every domain). With ``spot_seed``, the batches the generic path
-    evaluates are spot-checked for the one-row property
-    (:class:`seprank.engine.row_check.SpotChecker`, stream ``default_rng([spot_seed, 8])``).
+    evaluates are checked for the one-row property
+    (:class:`seprank.engine.row_check.SpotChecker`, stream ``default_rng([spot_seed, 8])``,
+    its ``sentinel`` where one was evaluated alone already).
     """
     spot = None if spot_seed is None else \
-        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]))  # fmt: skip
+        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]), sentinel)  # fmt: skip
     declared = capability(net, "kernel") if use_kernel and isinstance(domain, ModP) else None
     kernel = None if declared is None else declared()
 

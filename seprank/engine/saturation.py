@@ -52,9 +52,10 @@ import numpy as np
 
 from seprank import labels
 from seprank.algebra.degree import DegreeDomain
-from seprank.algebra.domains import Symbolic, raw
+from seprank.algebra.domains import DEFAULT_PRIME, Symbolic, raw
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine import constants as _constants
+from seprank.engine import row_check
 from seprank.engine.evaluate import evaluate
 from seprank.errors import DomainError
 from seprank.nets.base import input_dim
@@ -198,7 +199,11 @@ def _label_coefficients(m, net, threshold: float, random_weights: bool):
             "coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
             "the generic rank only if the weights hit a minor's zero set, probability <= sum "
             f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g}")
-    m.saturation_reason = what + " (Schwartz-Zippel)" + ("" if m.saturated else
+    whose = "seprank's own code" if shipped_function(type(net)) else "the code"
+    m.saturation_reason = what + " (Schwartz-Zippel; the generic rank over GF(p): the " \
+        f"constants of {whose} and the finitely many primes where it is below the rank " \
+        f"over Q are not covered at prime {m.prime}: --confirm K measures at other " \
+        "primes)" + ("" if m.saturated else
         f" > threshold {threshold:g}; each block is labelled on its own")  # fmt: skip
     return m
 
@@ -213,7 +218,7 @@ def _label_expanded(m, net, threshold: float, random_weights: bool, prime_drawn:
         return _given_weights(m, "coefficient matrix", "the rank over Q")
     e, side = entry_degree(net, random_weights), (m.expand or {}).get("side_bound")
     b = 1.0 if e is None or side is None else min(1.0, side * e / m.prime)
-    cover = _constants_cover(m, net, None, prime_drawn, [side or 0])
+    cover = _constants_cover(m, net, None, prime_drawn, [side or 0], rows=False)
     if cover is None:
         return _uncovered(m, prime_drawn)
     b = min(1.0, b + cover[0])
@@ -382,20 +387,31 @@ def _alphabet_bits(net) -> int | None:
     return max([abs(int(v)).bit_length() for v in vals] + [0])
 
 
-def _constants_cover(m, net, weights, prime_drawn: bool, sizes,
-                     points: int | None = 0) -> tuple[float, str] | None:  # fmt: skip
+def _constants_cover(m, net, weights, prime_drawn: bool, sizes, points: int | None = 0,
+                     rows: bool = True) -> tuple[float, str] | None:  # fmt: skip
     """(the constants' term of the bound, what the text says of them); None: nothing
     covers them (a fixed prime and constants seprank did not write, or a drawn prime but
-    no bound on the constants' integers could be traced)."""
+    no bound on the constants' integers could be traced). With ``rows`` (a grid ``apply``
+    evaluated in batches), a class seprank does not ship adds the one-row check's term and
+    sentence (:func:`seprank.engine.row_check.spot_cover`)."""
+    cover = _constants_term(m, net, weights, prime_drawn, sizes, points)
+    spot = row_check.spot_cover(net) if rows and cover is not None else None
+    return cover if spot is None else (cover[0] + spot[0], f"{cover[1]}, {spot[1]}")
+
+
+def _constants_term(m, net, weights, prime_drawn: bool, sizes,
+                    points: int | None = 0) -> tuple[float, str] | None:  # fmt: skip
+    """:func:`_constants_cover` without the one-row check."""
     if not prime_drawn and (weights is not None or not shipped_function(type(net))):
         return None  # constants seprank did not write, at a prime fixed before them
-    if not prime_drawn:
-        given = " and the given weights" if weights is not None else ""
-        return 0.0, (f"not the constants of the code{given}"
-                     f" nor the finitely many primes where the ranks over GF(p) and Q "
-                     f"differ: prime {m.prime} was fixed (leave prime unset to have it drawn "
-                     "at random, which covers them; or confirm with other primes: "
-                     "--confirm K)")  # fmt: skip
+    if not prime_drawn:  # a class seprank ships, drawn weights: the prime is never drawn
+        why = ("seprank's default prime, which its own classes keep so that their results "
+               "and certificates are reproducible" if m.prime == DEFAULT_PRIME else
+               "fixed by the caller (prime=)")  # fmt: skip
+        return 0.0, ("not the integer constants of seprank's own code nor the finitely many "
+                     "primes where the ranks over GF(p) and Q differ (no bound on them is "
+                     f"stated at a fixed prime): prime {m.prime} is {why}; confirm with "
+                     "other primes: --confirm K")  # fmt: skip
     size = _constants.size_bits(net, weights)
     if size is None or points is None:
         return None

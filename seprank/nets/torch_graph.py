@@ -26,7 +26,13 @@ import numpy as np
 
 from seprank.errors import DomainError
 from seprank.nets.torch_ops import HANDLERS, call_module
-from seprank.nets.torch_ops_more import BATCH_NORMS, MORE_HANDLERS, MORE_MODULES, call_module_more
+from seprank.nets.torch_ops_more import (
+    BATCH_NORM_ARGS,
+    BATCH_NORMS,
+    MORE_HANDLERS,
+    MORE_MODULES,
+    call_module_more,
+)
 from seprank.nets.torch_trace import node_line, owns_weight
 
 #: Operations known not to be polynomials: the net is then measured by the float engine.
@@ -149,6 +155,8 @@ def _check(gm, node, live, params=frozenset()) -> str | None:
             return "division with rounding"
         if not all(_rational(a) or _is_node(a) for a in node.args[1:]):
             return "division by a non-number"
+    if name == "batch_norm":
+        return _check_batch_norm(node, live)
     if name == "where":
         cond = node.args[0] if node.args else node.kwargs.get("condition")
         if len(node.args) + len(node.kwargs) < 3:
@@ -173,6 +181,31 @@ def _check(gm, node, live, params=frozenset()) -> str | None:
     if name in SELECTORS and any(_is_node(a) and a in live
                                  for a in _flat(node.args[SELECTORS[name]:][:1])):  # fmt: skip
         return "indexing by a computed tensor"
+    return None
+
+
+def _batch_norm_args(node) -> dict:
+    """``F.batch_norm``'s arguments by name (positional or keyword)."""
+    bound = dict(zip(BATCH_NORM_ARGS, node.args))
+    bound.update({k: v for k, v in node.kwargs.items() if k in BATCH_NORM_ARGS})
+    return bound
+
+
+def _check_batch_norm(node, live) -> str | None:
+    """``F.batch_norm`` is computed in evaluation mode with constant running statistics
+    (an affine map); batch statistics or a drawn variance are 1/sqrt of data."""
+    if getattr(node.target, "__module__", "") != "torch.nn.functional":
+        return "batch_norm (torch.batch_norm; torch.nn.functional.batch_norm is supported)"
+    a = _batch_norm_args(node)
+    var, training, eps = a.get("running_var"), a.get("training", False), a.get("eps", 1e-5)
+    if _is_node(training) or training:
+        return "BatchNorm (F.batch_norm) with training=True: batch statistics"
+    if var is None:
+        return "BatchNorm (F.batch_norm) without running statistics: batch statistics"
+    if _is_node(var) and var in live:
+        return "BatchNorm (F.batch_norm) with a drawn or computed running_var: 1/sqrt of it"
+    if _is_node(eps) or not _rational(eps):
+        return f"batch_norm with eps={eps!r}"
     return None
 
 
@@ -256,6 +289,10 @@ def _lifted(node, args, kwargs, lift):
     name = op_name(node) if node.op != "call_module" else None
     keep = SELECTORS.get(name, RAW.get(name)) if name is not None else None
     try:
+        if name == "batch_norm":  # running_var kept: its float value sets the scale
+            raw = len(node.args) > 2
+            return ((*lift(args[:2]), args[2], *lift(args[3:])) if raw else lift(args),
+                    {k: v if k == "running_var" else lift(v) for k, v in kwargs.items()})
         if keep is None:
             return lift(args), {k: lift(v) for k, v in kwargs.items()}
         return (*lift(args[:keep]), args[keep], *lift(args[keep + 1 :])), kwargs

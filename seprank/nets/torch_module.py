@@ -50,8 +50,10 @@ interpreter", the module may well be a polynomial): ``method="auto"`` then refus
 rather than hand it to the float engine unannounced; ``method="float"`` measures it, and
 its float rank is "float estimate, untrusted" (``polynomial`` None in the result: unknown),
 never the non-polynomial's label. ``where`` with a constant condition, division by a
-constant, BatchNorm in evaluation mode (an affine map: its scale 1/sqrt(var + eps) computed
-in float64 as torch computes it, read exactly) and grouped convolutions are computed
+constant, BatchNorm in evaluation mode (the modules, and ``F.batch_norm`` with
+``training=False`` and given running statistics: an affine map, its scale
+1/sqrt(var + eps) computed in float64 as torch computes it, read exactly) and grouped
+convolutions are computed
 exactly.
 
 **Modes and arguments.** The module is traced and measured in evaluation mode (a module

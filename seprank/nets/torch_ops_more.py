@@ -1,7 +1,8 @@
 """More operations ``from_torch`` computes exactly (issue 40): ``where`` with a constant
 condition, constant fills (``zeros_like``, ``new_zeros``, ``full``...), ``cumprod``,
-``prod``, ``var``, ``diff``, ``tensordot``, ``baddbmm``/``addmm``, ``addcmul``,
-``bilinear`` and evaluation-mode BatchNorm. Same conventions as
+``prod``, ``var``, ``diff``, ``tensordot``, ``baddbmm``/``addbmm``/``addmm``,
+``addcmul``, ``bilinear`` and evaluation-mode BatchNorm (the modules and
+``F.batch_norm`` with given running statistics). Same conventions as
 :mod:`seprank.nets.torch_ops`: the arithmetic object first, then the torch call's own
 arguments.
 """
@@ -98,6 +99,15 @@ def _baddbmm(ar, x, b1, b2, beta=1, alpha=1):
     return ar.add(x if beta == 1 else ar.mul(x, beta), prod)
 
 
+def _addbmm(ar, x, b1, b2, beta=1, alpha=1):
+    """``torch.addbmm``: beta x + alpha sum_i b1[i] @ b2[i] (the sum over the first axis)."""
+    prod = ar.sum(ar.matmul(b1, b2), 0, False)
+    prod = prod if alpha == 1 else ar.mul(prod, alpha)
+    if beta == 0:
+        return prod
+    return ar.add(x if beta == 1 else ar.mul(x, beta), prod)
+
+
 def _addmm(ar, x, m1, m2, beta=1, alpha=1):
     return _baddbmm(ar, x, m1, m2, beta, alpha)
 
@@ -134,10 +144,24 @@ def _batch_norm_eval(ar, x, mean, var, weight, bias, eps):
     return y
 
 
+#: ``F.batch_norm``'s arguments, in order.
+BATCH_NORM_ARGS = ("input", "running_mean", "running_var", "weight", "bias", "training",
+                   "momentum", "eps")  # fmt: skip
+
+
+def _batch_norm(ar, input, running_mean=None, running_var=None, weight=None, bias=None,
+                training=False, momentum=0.1, eps=1e-5):  # fmt: skip
+    """``F.batch_norm`` in evaluation mode (``training=False``) with given running
+    statistics: the module's affine map (``running_var`` arrives as the torch tensor, not
+    lifted: its float value sets the scale; the classification refused the other cases)."""
+    return _batch_norm_eval(ar, input, running_mean, running_var, weight, bias, eps)
+
+
 MORE_HANDLERS = {
     "where": _where, "prod": _prod, "var": _var, "diff": _diff, "tensordot": _tensordot,
     "cumprod": lambda ar, x, dim, dtype=None: np.cumprod(x, axis=int(dim)),
-    "baddbmm": _baddbmm, "addmm": _addmm, "addcmul": _addcmul, "bilinear": _bilinear,
+    "baddbmm": _baddbmm, "addbmm": _addbmm, "addmm": _addmm, "addcmul": _addcmul,
+    "bilinear": _bilinear, "batch_norm": _batch_norm,
     "zeros_like": lambda ar, x, **kw: _filled(ar, _shape_of(x), 0),
     "ones_like": lambda ar, x, **kw: _filled(ar, _shape_of(x), 1),
     "full_like": lambda ar, x, fill_value, **kw: _filled(ar, _shape_of(x), fill_value),
@@ -164,4 +188,4 @@ def call_module_more(ar, gm, node, args, kwargs, weight):
                             opt("bias"), mod.eps)  # fmt: skip
 
 
-__all__ = ["BATCH_NORMS", "MORE_HANDLERS", "MORE_MODULES", "call_module_more"]
+__all__ = ["BATCH_NORMS", "BATCH_NORM_ARGS", "MORE_HANDLERS", "MORE_MODULES", "call_module_more"]

@@ -118,6 +118,64 @@ def test_an_apply_that_changes_on_large_batches_is_refused(method):
 
 
 @dataclass(frozen=True)
+class QuarterSlip(SmallBatches):
+    """The same function, but one row position in four of every batch above 8 rows (0, 4,
+    8, ...: the 4-row probe never sees it) gets x02 x12 more: a quarter of the positions,
+    whatever rows they hold."""
+
+    def apply(self, params, X, domain):
+        f = SmallBatches.apply(self, params, X, domain)
+        if X.shape[0] > 8:
+            slip = X[:, 0, 2] * X[:, 1, 2]
+            f = f + slip * domain.constant((np.arange(X.shape[0]) % 4 == 0).astype(np.int64))
+        return f
+
+
+@pytest.mark.parametrize("method", ["modular", "float"])
+def test_an_apply_that_slips_at_a_quarter_of_the_positions_is_refused(method):
+    """A violation the stated bound covers (a quarter of a batch's positions)."""
+    with pytest.raises(ConfigError, match="another value for the same input row in a batch"):
+        seprank.measure(QuarterSlip(), [0], method=method)
+
+
+def test_the_sentinel_copies_never_move_the_grid():
+    """SpotChecker.evaluate gives each row of the batch exactly its value in the batch
+    evaluated alone (the copies are taken out), for every batch size."""
+    from seprank.algebra.domains import ModP
+    from seprank.engine.evaluate import evaluate
+    from seprank.engine.row_check import COPIES, SpotChecker
+
+    net, dom, rng = SmallBatches(), ModP(P), np.random.default_rng(1)
+    params = net.init(rng, dom)
+    spot = SpotChecker(np.random.default_rng(2))
+    for n in (1, 2, COPIES - 1, COPIES, COPIES + 1, 300, 300, 2):  # sizes again: places kept
+        X = rng.integers(0, P, size=(n, 2, 3))
+        got = spot.evaluate(net, params, dom, X)
+        want = [int(evaluate(net, params, X[i : i + 1], dom)[0]) for i in range(n)]
+        assert [int(v) for v in got] == want
+    # a sentinel evaluated alone already (the arithmetic check's point): used as given
+    row = rng.integers(0, P, size=(2, 3))
+    value = int(evaluate(net, params, row[None], dom)[0])
+    X = rng.integers(0, P, size=(10, 2, 3))
+    ok = SpotChecker(np.random.default_rng(3), (P, row, value))
+    assert np.array_equal(ok.evaluate(net, params, dom, X), evaluate(net, params, X, dom))
+    with pytest.raises(ConfigError, match="another value for the same input row"):
+        SpotChecker(np.random.default_rng(3), (P, row, value + 1)).evaluate(net, params, dom, X)
+
+
+def test_the_one_row_check_is_part_of_the_bound_and_says_what_it_covers():
+    from seprank.engine import row_check
+
+    m = seprank.measure(SmallBatches(), [0])
+    assert m.saturated and m.saturation_bound >= row_check.MISS
+    assert row_check.MISS == pytest.approx(0.75**32) and row_check.MISS < 1.1e-4
+    assert "the one-row property" in m.saturation_reason
+    assert "fewer positions or only for some rows' values is not covered" in m.saturation_reason
+    shipped = seprank.measure(seprank.LinearSelfAttention(depth=1, width=2, seq_len=4), [0, 1])
+    assert shipped.saturated and "one-row" not in shipped.saturation_reason  # tested code
+
+
+@dataclass(frozen=True)
 class Cancels:
     """(P + 1) t - t + x01 x11 = P x00 x10 + x01 x11: rank 2 over Q, 1 mod P."""
 
@@ -182,6 +240,16 @@ def test_draw_prime_is_uniform_over_the_range_primes():
     rng = np.random.default_rng(3)
     ps = {constants.draw_prime(rng) for _ in range(20)}
     assert len(ps) == 20 and all(is_prime(p) and 2**25 <= p < 2**26 for p in ps)
+    assert all(flint.fmpz(p).is_prime() for p in ps)  # an independent primality test
+
+
+def test_strong_prime_agrees_with_flint():
+    from seprank.algebra.domains import strong_prime
+
+    rng = np.random.default_rng(4)
+    ns = list(range(3000)) + [int(v) for v in rng.integers(0, 2**31, size=3000)]
+    ns += [2**31 - 1, 2047, 1373653, 25326001, 3215031751 - 2]  # strong pseudoprimes to 2, 3, 5
+    assert all(strong_prime(n) == bool(flint.fmpz(n).is_prime()) for n in ns)
 
 
 def _l1(poly) -> Fraction:

@@ -8,11 +8,15 @@ are checked against flint expansions (tests/_truth.py) where one is written.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import flint
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
 
 import seprank  # noqa: E402
 from seprank import labels  # noqa: E402
@@ -104,6 +108,40 @@ class Contractions(nn.Module):
         return torch.addcmul(b, a, x, value=0.5)
 
 
+class FBatchNorm(nn.Module):
+    """``F.batch_norm`` in evaluation mode with given running statistics (buffers), then
+    y_0 . y_3; eps = 0 and variances 4, 1/4, 1, 16 make every scale exact (1/2, 2, 1, 1/4),
+    and position 0's shift b - mean * scale * gamma is 0 (position 3's is -5/8)."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(D, D, bias=False)
+        self.register_buffer("rm", torch.tensor([0.5, -1.0, 0.25, 2.0]))
+        self.register_buffer("rv", torch.tensor([4.0, 0.25, 1.0, 16.0]))
+        self.register_buffer("g", torch.tensor([2.0, 0.5, -1.0, 1.5]))
+        self.register_buffer("b", torch.tensor([0.5, 0.0, -3.0, 0.125]))
+
+    def forward(self, x):
+        y = torch.nn.functional.batch_norm(self.l(x), self.rm, self.rv, weight=self.g,
+                                           bias=self.b, training=False, eps=0.0)  # fmt: skip
+        return (y[:, 0] * y[:, 3]).sum(dim=-1)
+
+
+class AddBmm(nn.Module):
+    """x_0^T M x_3 with M = torch.addbmm(c, w1, w2, beta=2, alpha=1/2): rank(M) across
+    positions {0, 1} | {2, 3}."""
+
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(3, D, D))
+        self.w2 = nn.Parameter(torch.randn(3, D, D))
+        self.register_buffer("c", torch.tensor([[1.0, 0.0], [0.0, 0.0]]))
+
+    def forward(self, x):
+        M = torch.addbmm(self.c, self.w1, self.w2, beta=2, alpha=0.5)
+        return ((x[:, 0] @ M) * x[:, 3]).sum(dim=-1)
+
+
 class FrozenInside(nn.Module):
     def __init__(self):
         super().__init__()
@@ -116,9 +154,12 @@ class FrozenInside(nn.Module):
 
 
 @pytest.mark.parametrize("cls", [WhereConst, DivConst, BatchNormEval, Fills, Reductions,
-                                 Grouped, Bil, Contractions, FrozenInside])  # fmt: skip
+                                 Grouped, Bil, Contractions, FrozenInside, FBatchNorm,
+                                 AddBmm])  # fmt: skip
 def test_polynomial_modules_are_computed_exactly(cls):
-    net = seprank.from_torch(cls(), seq_len=N, width=D, output=(N - 1, 0))
+    scalar = cls in (FBatchNorm, AddBmm)  # (batch,) outputs
+    net = seprank.from_torch(cls(), seq_len=N, width=D,
+                             output=(lambda y: y) if scalar else (N - 1, 0))  # fmt: skip
     assert net.polynomial, net.polynomial_reason
     m = seprank.measure(net, (0, 1))
     assert m.method == "modular" and m.saturated, m.saturation_reason
@@ -202,3 +243,96 @@ def test_an_unsupported_operation_is_never_called_a_non_polynomial():
     assert "cannot tell whether the module is a polynomial" in m.saturation_reason
     with pytest.raises(ConfigError, match="not supported .* may still be a polynomial"):
         seprank.measure(net, (0,), method="modular")
+
+
+def _value(poly, X, point) -> Fraction:
+    """The flint polynomial at a point (rows of (N, D) numbers)."""
+    names = poly.context().names()
+    vals = {f"x{n}_{c}": Fraction(int(point[n][c])) for n in range(N) for c in range(D)}
+    got = poly(*(flint.fmpq(vals[v].numerator, vals[v].denominator) for v in names))
+    return Fraction(int(got.p), int(got.q))
+
+
+def _check_values(net, weights, truth, X, rng):
+    """net.apply (Float64: every number here is a short binary fraction, so exact) equals
+    the flint polynomial at random integer points."""
+    for _ in range(3):
+        point = rng.integers(-5, 6, size=(N, D))
+        got = net.apply(weights, point[None].astype(np.float64), seprank.Float64())
+        assert Fraction(float(got[0])) == _value(truth, X, point)
+
+
+def test_functional_batch_norm_against_a_flint_expansion():
+    """F.batch_norm(eval, given running stats, affine): the exact polynomial, written out
+    by hand, has the measured rank and the interpreter's values."""
+    X, _ = inputs(N, D)
+    K = np.array([[2, -1], [1, 3]])
+    mod = FBatchNorm()
+    rm, rv, g, b = (getattr(mod, k).tolist() for k in ("rm", "rv", "g", "b"))
+
+    root = {4.0: Fraction(2), 0.25: Fraction(1, 2), 1.0: Fraction(1), 16.0: Fraction(4)}
+
+    def q(v) -> flint.fmpq:
+        return flint.fmpq(*Fraction(v).as_integer_ratio())
+
+    def y(n, j):  # ((K x_n)_j - rm_n) / sqrt(rv_n) * g_n + b_n, every constant exact
+        lin = sum(int(K[j, i]) * X[n][i] for i in range(D))
+        return (lin - q(rm[n])) * q(Fraction(g[n]) / root[rv[n]]) + q(b[n])
+
+    truth = sum(y(0, j) * y(3, j) for j in range(D))
+    want = rank_over_q(truth, (0, 1))
+    assert want == 2  # position 0's shift is 0: no constant row (3 if it were not)
+    net = seprank.from_torch(mod, seq_len=N, width=D, output=lambda v: v)
+    assert net.polynomial, net.polynomial_reason
+    m = seprank.measure(net, (0, 1), weights={"l.weight": K})
+    assert m.rank == want and m.saturated, m.saturation_reason
+    _check_values(net, {"l.weight": K}, truth, X, np.random.default_rng(0))
+
+
+def test_addbmm_against_a_flint_expansion():
+    """torch.addbmm(c, w1, w2, beta=2, alpha=1/2) = 2 c + 1/2 sum_i w1[i] w2[i], with given
+    integer weights: M computed by hand in fractions, x_0^T M x_3 expanded by flint."""
+    X, _ = inputs(N, D)
+    rng = np.random.default_rng(5)
+    w1, w2 = rng.integers(-3, 4, size=(3, D, D)), rng.integers(-3, 4, size=(3, D, D))
+    c = [[1, 0], [0, 0]]
+    M = [[2 * c[r][k] + Fraction(1, 2) * sum(int(w1[i, r, j]) * int(w2[i, j, k])
+                                               for i in range(3) for j in range(D))
+          for k in range(D)] for r in range(D)]  # fmt: skip
+    truth = sum(flint.fmpq(*M[r][k].as_integer_ratio()) * X[0][r] * X[3][k]
+                for r in range(D) for k in range(D))  # fmt: skip
+    want = rank_over_q(truth, (0, 1))
+    net = seprank.from_torch(AddBmm(), seq_len=N, width=D, output=lambda v: v)
+    assert net.polynomial, net.polynomial_reason
+    weights = {"w1": w1, "w2": w2}
+    m = seprank.measure(net, (0, 1), weights=weights)
+    assert m.rank == want and m.saturated, m.saturation_reason
+    _check_values(net, weights, truth, X, rng)
+    # a rank-1 M (w1 w2 summing to -4 c) is seen as such: the sum over the first axis
+    w1b = np.zeros((3, D, D), dtype=np.int64)
+    w2b = np.zeros((3, D, D), dtype=np.int64)
+    w1b[0, 0, 0], w2b[0, 0, 0], w1b[1, 1, 1], w2b[1, 1, 1] = -4, 1, 1, 1  # M = diag(0, 1/2)
+    assert seprank.measure(net, (0, 1), weights={"w1": w1b, "w2": w2b}).rank == 1
+
+
+@pytest.mark.parametrize("call, draw, words", [
+    (lambda s, y: F.batch_norm(y, s.rm, s.rv, training=True), "trainable",
+     "training=True: batch statistics"),
+    (lambda s, y: F.batch_norm(y, None, None, training=True), "trainable",
+     "training=True: batch statistics"),
+    (lambda s, y: F.batch_norm(y, s.rm, s.rv), "all", "with a drawn or computed running_var"),
+])  # fmt: skip
+def test_functional_batch_norm_with_data_in_its_scale_is_not_a_polynomial(call, draw, words):
+    class Mod(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("rm", torch.zeros(N))
+            self.register_buffer("rv", torch.ones(N))
+
+        def forward(self, x):
+            y = x * x
+            return call(self, y)
+
+    net = seprank.from_torch(Mod(), seq_len=N, width=D, draw=draw)
+    assert not net.polynomial and not net.polynomial_unknown
+    assert words in net.polynomial_reason and "is not a polynomial" in net.polynomial_reason

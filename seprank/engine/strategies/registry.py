@@ -93,6 +93,8 @@ class Request:
     prime_drawn: bool = False
     _homogeneity: Any = field(default=None, init=False, repr=False)
     _checked: bool = field(default=False, init=False, repr=False)
+    #: (p, input row, its value alone) from the arithmetic check, or None.
+    sentinel: Any = field(default=None, init=False, repr=False)
     _params: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -125,8 +127,9 @@ class Request:
             seed = int(self.options.seed)
             domain = ModP(self.modulus) if self.method == "modular" else Float64()
             row_check.check_rows(self.net, domain, seed)
-            if self.method == "modular":
-                line_check.check_arithmetic(self.net, domain, seed)
+            if self.method == "modular":  # its point t = 0: the one-row check's sentinel
+                _, self.sentinel = line_check.check_line(self.net, domain, seed,
+                                                         self.params_in(domain))  # fmt: skip
 
     def homogeneity(self):
         """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once
