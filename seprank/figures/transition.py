@@ -174,7 +174,8 @@ def plot_overview(rows, ax=None):
     ax.set_ylim(0, top + 1.6)  # room above the points for the legend
     ax.legend(handles=handles, loc="upper left", fontsize=font["legend"])
     bx.legend(handles=[
-        Line2D([], [], color="black", marker="o", ls="", label="measured: exact, proved or saturated"),
+        Line2D([], [], color="black", marker="o", ls="",
+               label="measured: exact, proved or saturated"),
         Line2D([], [], color="black", marker="o", mfc="white", ls="",
                label="measured: a lower bound only"),
         Line2D([], [], color="black", ls="-", lw=1.2, label="proved bound")],
