@@ -22,8 +22,8 @@ NAME = "fig8_measured_transition"
 #: The front page's figure (docs/index.md), drawn beside figure 8.
 OVERVIEW = "fig8_overview"
 #: Font sizes (points) of the overview: drawn 6.9 in wide and shown about 736 px wide (the
-#: site's column at 1280 px), a point is about 1.5 px, so 8.5 pt reads as about 12.6 px.
-OVERVIEW_FONT = {"tick": 8.5, "label": 9.5, "legend": 8.5}
+#: site's column at 1280 px), a point is about 1.5 px, so 9 pt reads as about 13.3 px.
+OVERVIEW_FONT = {"tick": 9, "label": 10, "legend": 9}
 #: Marker per head count (H = 1 also has the bound's line).
 MARKERS = {1: "o", 2: "s", 3: "^", 4: "D"}
 
