@@ -44,7 +44,7 @@ def output_degree(depth: int) -> int:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
 
     Returns
     -------
@@ -60,7 +60,7 @@ def matrix_degree(depth: int) -> int:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
 
     Returns
     -------
@@ -258,7 +258,7 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If the integer would have more than ``MAX_DIGITS`` digits (with a side of fewer
         positions than the width: by an upper estimate, the sum of that side's dimensions),
@@ -288,9 +288,9 @@ def block_terms(depth: int, width: int, n_query: int, n_other: int,
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -306,7 +306,7 @@ def block_terms(depth: int, width: int, n_query: int, n_other: int,
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If a side needs too many Schur dimensions.
     """
@@ -344,9 +344,9 @@ def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -362,7 +362,7 @@ def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If a side with fewer positions than the width is too costly (see :func:`block_bound`).
     """
@@ -405,9 +405,9 @@ def generic_block_bound(depth: int, width: int) -> int:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
 
     Returns
     -------
@@ -430,9 +430,9 @@ def generic_block_bound_log10(depth: int, width: int) -> float:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
 
     Returns
     -------
@@ -472,9 +472,9 @@ def monomial_bound(
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -490,7 +490,7 @@ def monomial_bound(
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If the integer would have more than ``MAX_DIGITS`` digits.
     """
@@ -511,9 +511,9 @@ def monomial_bound_log10(
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -529,7 +529,7 @@ def monomial_bound_log10(
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     """
     _check(depth, width, n_query, n_other)
     deg = output_degree(depth)
