@@ -156,9 +156,10 @@ class StructuralForm:
 
     .. math::
 
-        f = e_c^\top P_L(S)\, x^i, \qquad P_0 = I, \qquad
+        f = e_c^\top P_L(S)\, x^i, \qquad S = \sum_j x^j x^{j\top}, \qquad P_0 = I,
+
         P_{l+1} = \sum_h W^O_h W^V_h P_l S P_l^\top W^{K\top}_h W^Q_h P_l
-        \;(+\, P_l \text{ with the residual}), \qquad S = \sum_j x^j x^{j\top},
+        \quad (+\, P_l \text{ with the residual}),
 
     the weights in the paper's layout. Its fields carry the names of
     :class:`~seprank.nets.attention.LinearSelfAttention`'s, so the code that reads the

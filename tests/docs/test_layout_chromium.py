@@ -31,6 +31,9 @@ FIXED = ["proofs/index.html", "proofs/exact_values.html", "proofs/transition.htm
          "proofs/heads_two.html", "proofs/block_bound.html", "results.html",
          "reference/api.html", "reference/api/seprank.Measurement.html",
          "reference/api/seprank.measure.html", "reference/api/seprank.sweeps.store.Store.html",
+         "reference/api/seprank.ModP.html", "reference/api/seprank.LinearSelfAttention.html",
+         "reference/api/seprank.nets.capabilities.StructuralForm.html",
+         "reference/api/seprank.theory.bounds.monomial_bound.html",
          "reference/cli.html"]  # fmt: skip
 #: More pages whose code blocks are checked (with FIXED): the pages a reader runs code from.
 CODE_PAGES = ["index.html", "quickstart.html", "torch_example.html", "worked_example.html",
