@@ -53,7 +53,7 @@ __all__ = [
 # ----------------------------------------------------------------------------- generators
 def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
             max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):  # fmt: skip
-    """Strategy of LinearSelfAttention configs whose proved bound is <= ``max_bound``.
+    """Strategy of LinearSelfAttention configs whose proved bound is at most ``max_bound``.
 
     The size budget keeps examples fast. The query position is drawn too; the bound is
     that of the default partition, its first position replaced by the query position
@@ -223,7 +223,7 @@ def seeds():
     Returns
     -------
     hypothesis.strategies.SearchStrategy
-        Integers in [0, 2**31 - 1].
+        Integers in :math:`[0, 2^{31} - 1]`.
     """
     from hypothesis import strategies as st
 
@@ -298,10 +298,10 @@ def _where(net, partition, seed, method) -> str:
 
 def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
                               method: str = "modular", seed: int = 0, **kw):  # fmt: skip
-    """Measure and assert lower <= rank <= upper.
+    """Measure and assert ``lower <= rank <= upper``.
 
     An unsaturated modular measurement is still a certified lower bound, so it can
-    only refute ``upper`` (and it proves ``lower`` when rank >= lower); if it cannot
+    only refute ``upper`` (and it proves ``lower`` when ``rank >= lower``); if it cannot
     confirm ``lower`` the assertion says so instead of passing silently.
 
     Parameters

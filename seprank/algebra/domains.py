@@ -330,24 +330,25 @@ class Float64(Domain):
 
 @dataclass(frozen=True)
 class ModP(Domain):
-    """The prime field GF(p), residues stored as int64 in [0, p).
+    r"""The prime field GF(p), residues stored as int64 in [0, p).
 
-    Overflow contract: inputs are in [0, p) with p <= 2**31 - 1, so one product is at
-    most (p-1)**2 < 2**62. ``einsum`` sums at most ``max_terms = (2**63-1) // (p-1)**2``
-    products before reducing mod p (it splits a longer contraction into chunks), so no
-    intermediate ever exceeds 2**63 - 1. With the default prime (< 2**26) that is
-    2**11 products, far more than any contraction of the attention networks.
+    Overflow contract: inputs are in :math:`[0, p)` with :math:`p \le 2^{31} - 1`, so one
+    product is at most :math:`(p-1)^2 < 2^{62}`. ``einsum`` sums at most
+    :math:`\lfloor (2^{63}-1) / (p-1)^2 \rfloor` products (``max_terms``) before reducing
+    mod :math:`p` (it splits a longer contraction into chunks), so no intermediate ever
+    exceeds :math:`2^{63} - 1`. With the default prime (:math:`< 2^{26}`) that is
+    :math:`2^{11}` products, far more than any contraction of the attention networks.
 
     Parameters
     ----------
     p : int, default DEFAULT_PRIME
-        The prime modulus (at most 2**31 - 1); DEFAULT_PRIME is 67108859, the largest
-        prime below 2**26.
+        The prime modulus (at most :math:`2^{31} - 1`); DEFAULT_PRIME is 67108859, the
+        largest prime below :math:`2^{26}`.
 
     Raises
     ------
     DomainError
-        If ``p`` is not an integer, not a prime, or larger than 2**31 - 1.
+        If ``p`` is not an integer, not a prime, or larger than :math:`2^{31} - 1`.
     """
 
     p: int = DEFAULT_PRIME

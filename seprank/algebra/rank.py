@@ -42,10 +42,10 @@ def rank_modp(F: np.ndarray, p: int, engine: str = "auto", device: str = "cpu") 
         The prime modulus.
     engine : {"auto", "blas", "flint", "array-numpy", "array-torch"}, default "auto"
         ``"blas"``: blocked elimination on float64 BLAS with numba panels
-        (:mod:`seprank.algebra.blas_elimination`, primes below 2**26); ``"flint"``:
+        (:mod:`seprank.algebra.blas_elimination`, primes below :math:`2^{26}`); ``"flint"``:
         python-flint's nmod_mat (any word-size prime); ``"array-numpy"`` / ``"array-torch"``:
         the same elimination written once over an array backend
-        (:mod:`seprank.algebra.array_elimination`, primes below 2**26); ``"auto"``: blas
+        (:mod:`seprank.algebra.array_elimination`, primes below :math:`2^{26}`); ``"auto"``: blas
         where it applies, else flint; or the name of an engine added with :func:`register`.
     device : {"cpu", "cuda"}, default "cpu"
         ``"cuda"`` runs array-torch on the GPU (then ``engine`` must be auto or array-torch).

@@ -126,7 +126,7 @@ def measure(
         templates; ``"alphabet"``: the complete grid over the net's declared input alphabet
         (the exact matricisation of its tensor over tokens).
     prime : int, optional
-        Modulus for ``modular`` (default: the largest prime below 2**26).
+        Modulus for ``modular`` (default: the largest prime below :math:`2^{26}`).
     tol : float, optional
         SVD tolerance for ``float`` (default: numpy's rule, reported).
     growth : float, optional

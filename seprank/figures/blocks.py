@@ -17,9 +17,10 @@ FIG11_FIELDS = ["width", "heads", "seq_len", "depth", "a_degree", "measured_bloc
 
 
 def block_rows(trows) -> list[dict]:
-    """Figure 11's data: each graded block's measured rank beside its proved bound.
+    r"""Figure 11's data: each graded block's measured rank beside its proved bound.
 
-    The bound of the block of A-degree 2j + 1 is min(b_k, a_{D-k}) with k = D - j
+    The bound of the block of :math:`A`-degree :math:`2j + 1` is :math:`\min(b_k, a_{D-k})`
+    with :math:`k = D - j`
     (:func:`seprank.theory.bounds.block_terms`). A transition row without recorded block
     ranks is completed only where the measured numbers force every block: each block's
     measured rank is at most its bound, so when the measured total equals the bounds' sum

@@ -24,16 +24,17 @@ def _budget_curve(P: float, L: int) -> float:
 
 
 def budget_asymptote(P: float) -> float:
-    """The reference R(P) = P log10(3) / 24 of figure 6.
+    r"""The reference :math:`R(P) = P \log_{10} 3 / 24` of figure 6.
 
-    It is the large-depth value m log10(3^L) of the formula's log10 with m = d^2 / 2 and a
-    real width d = sqrt(P / 12 L). With an integer width and m = d(d + 1) / 2 the formula
-    can exceed it (it does at the largest depths drawn).
+    It is the large-depth value :math:`m \log_{10} 3^L` of the formula's :math:`\log_{10}`
+    with :math:`m = d^2 / 2` and a real width :math:`d = \sqrt{P / 12 L}`. With an integer
+    width and :math:`m = d(d + 1) / 2` the formula can exceed it (it does at the largest
+    depths drawn).
 
     Parameters
     ----------
     P : float
-        The non-embedding parameter budget 12 L d_x^2.
+        The non-embedding parameter budget :math:`12 L d_x^2`.
 
     Returns
     -------
@@ -43,12 +44,12 @@ def budget_asymptote(P: float) -> float:
 
 
 def depth_reaching(P: float, frac: float, hi: int = 4000) -> int:
-    """Smallest depth whose log10 sep (H = 1 formula) reaches ``frac`` of R(P).
+    r"""Smallest depth whose :math:`\log_{10}` sep (:math:`H = 1` formula) reaches ``frac`` of R(P).
 
     Parameters
     ----------
     P : float
-        The budget 12 L d_x^2.
+        The budget :math:`12 L d_x^2`.
     frac : float
         The share of :func:`budget_asymptote` to reach.
     hi : int
@@ -75,12 +76,12 @@ FIG6_BUDGETS = (1e8, 1e10, 1e12, 1e14)
 
 
 def equal_params_rows(budgets=FIG6_BUDGETS) -> list[dict]:
-    """Figure 6's data (all from the proved H = 1 formula, nothing measured).
+    """Figure 6's data (all from the proved :math:`H = 1` formula, nothing measured).
 
     Parameters
     ----------
     budgets : iterable of float
-        The budgets P = 12 L d_x^2 of the curves.
+        The budgets :math:`P = 12 L d_x^2` of the curves.
 
     Returns
     -------

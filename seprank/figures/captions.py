@@ -105,7 +105,9 @@ OTHER = {
         "ranks (markers; filled where both ends are exact, proved or saturated) and from the "
         "proved bound (lines); grey lines at 3 and 2. A configuration missing from the CSV "
         "was not measured (`seprank transition` continues where it stopped; `seprank "
-        "transition --plot-only` redraws from the CSV).",
+        "transition --plot-only` redraws from the CSV, and draws beside it fig8_overview, "
+        "the site's front-page figure: the one-head rows only, its text legible in a web "
+        "column).",
         "seprank transition"),
     "fig9_vocab_bottleneck": (
         "The vocabulary bottleneck, measured: linearised self-attention on tokens "

@@ -30,10 +30,10 @@ def float_grid_size(exact_rank: int) -> int:
 
 
 def float_vs_exact_rows(quick: bool = False, measurer=None, depths=None) -> list[dict]:
-    """Figure 5's data: exact rank and float64 SVD rank of the same network (d_x = 2, N = 2).
+    r"""Figure 5's data: exact and float64 SVD rank of one network (:math:`d_x = 2`, :math:`N = 2`).
 
-    The float rank is computed on one ``n x n`` grid with n = :func:`float_grid_size` of the
-    exact rank, so it is not capped by the grid.
+    The float rank is computed on one :math:`n \times n` grid with :math:`n` =
+    :func:`float_grid_size` of the exact rank, so it is not capped by the grid.
 
     Parameters
     ----------
@@ -47,8 +47,9 @@ def float_vs_exact_rows(quick: bool = False, measurer=None, depths=None) -> list
     Returns
     -------
     list of dict
-        ``depth``, ``degree`` (3^L), ``exact_rank`` (GF(p)), ``float_rank``, ``float_label``
-        (its label: ``float estimate, trusted`` / ``untrusted``, never saturated),
+        ``depth``, ``degree`` (:math:`3^L`), ``exact_rank`` (:math:`\mathrm{GF}(p)`),
+        ``float_rank``, ``float_label`` (its label: ``float estimate, trusted`` /
+        ``untrusted``, never saturated),
         ``float_tolerance``, ``float_grid_rows``, ``float_grid_cols`` and
         ``spectrum_s_over_s1`` (a JSON list); the CSV adds ``label`` (of ``exact_rank``:
         :mod:`seprank.figures.row_labels`).

@@ -132,7 +132,7 @@ FIG13_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "label", 
 
 
 def heads_bound_rows(fig4_rows, trows) -> list[dict]:
-    """Figure 13's data: measured rank and proved bound per head count.
+    r"""Figure 13's data: measured rank and proved bound per head count.
 
     From figure 4's rows and the transition CSV's exact rows.
 
@@ -147,8 +147,8 @@ def heads_bound_rows(fig4_rows, trows) -> list[dict]:
     -------
     list of dict
         ``depth``, ``width``, ``seq_len``, ``heads``, ``measured_rank``, ``saturated`` (as
-        its source row records it), ``upper_proved`` and ``source``, for depths >= 2 and
-        (L, d_x, N) with more than one head count (the CSV adds ``label``).
+        its source row records it), ``upper_proved`` and ``source``, for depths :math:`L \ge 2`
+        and :math:`(L, d_x, N)` with more than one head count (the CSV adds ``label``).
     """
     ints = ("depth", "width", "seq_len", "heads", "measured_rank", "upper_proved")
     rows = [{**{k: int(r[k]) for k in ints}, "saturated": truthy(r["saturated"]),
@@ -170,7 +170,7 @@ def heads_bound_rows(fig4_rows, trows) -> list[dict]:
 
 
 def plot_heads_bound(rows, ax=None):
-    """Draw figure 13: measured / proved bound against the head size d_x / H.
+    """Draw figure 13: measured / proved bound against the head size :math:`d_x / H`.
 
     Each line after the first of its width is shifted 6% right (so that lines ending at the
     same point stay visible).

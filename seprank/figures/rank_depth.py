@@ -31,7 +31,7 @@ FIG1_FIELDS = ["width", "depth", "measured_rank", "label", "saturated", "exact_p
 
 
 def rank_vs_depth_rows(quick: bool = False, measurer=None, transition_rows=None) -> list[dict]:
-    """Figure 1's data: measured exact ranks (H = 1, N = 2 d_x) per width and depth.
+    """Figure 1's data: measured exact ranks (:math:`H = 1`, :math:`N = 2 d_x`) per width and depth.
 
     Parameters
     ----------
@@ -40,8 +40,9 @@ def rank_vs_depth_rows(quick: bool = False, measurer=None, transition_rows=None)
     measurer : Measurer or None
         Where exact measurements come from (None: measure inline).
     transition_rows : list of dict or None
-        Rows of the transition CSV (figure 8); its exact H = 1, N = 2 d_x rows add the
-        depths the figures' own budget does not reach (to L = 5 for d_x = 2).
+        Rows of the transition CSV (figure 8); its exact :math:`H = 1`, :math:`N = 2 d_x`
+        rows add the depths the figures' own budget does not reach (to :math:`L = 5` for
+        :math:`d_x = 2`).
 
     Returns
     -------
@@ -133,14 +134,14 @@ FIG2_FIELDS = ["width", "depth", "growth_ratio_formula", "depth_over_log3_width"
 
 
 def regimes_rows(widths=REGIME_WIDTHS, x_max: float = 5.0) -> list[dict]:
-    """Figure 2's data: the H = 1 formula's growth ratio per width and depth (proved).
+    r"""Figure 2's data: the :math:`H = 1` formula's growth ratio per width and depth (proved).
 
     Parameters
     ----------
     widths : iterable of int
         The widths drawn.
     x_max : float
-        Depths up to ``x_max * log3 d_x`` (and at least 4).
+        Depths up to :math:`x_\mathrm{max} \log_3 d_x` (and at least 4).
 
     Returns
     -------
@@ -157,7 +158,7 @@ def regimes_rows(widths=REGIME_WIDTHS, x_max: float = 5.0) -> list[dict]:
 
 
 def plot_regimes(rows, ax=None):
-    """Draw figure 2: growth ratio of the formula against L / log3 d_x.
+    r"""Draw figure 2: growth ratio of the formula against :math:`L / \log_3 d_x`.
 
     Parameters
     ----------
@@ -200,7 +201,7 @@ FIG3_FIELDS = ["source", "width", "heads", "transition_depth", "depths_measured"
 
 
 def transition_rows(quick: bool = False, measurer=None, transition_rows=None) -> list[dict]:
-    """Figure 3's data: the transition depth against the width, by rule and measured.
+    r"""Figure 3's data: the transition depth against the width, by rule and measured.
 
     Parameters
     ----------
@@ -214,9 +215,10 @@ def transition_rows(quick: bool = False, measurer=None, transition_rows=None) ->
     Returns
     -------
     list of dict
-        ``source`` (``paper`` log3 d_x, ``doubled`` 2 log3 d_x, ``formula`` the H = 1 block
-        formula, ``measured``), ``width``, ``heads``, ``transition_depth`` (empty where
-        the measured ratios never cross 2), ``depths_measured``.
+        ``source`` (``paper``: :math:`\log_3 d_x`, ``doubled``: :math:`2 \log_3 d_x`,
+        ``formula``: the :math:`H = 1` block formula, ``measured``), ``width``, ``heads``,
+        ``transition_depth`` (empty where the measured ratios never cross 2),
+        ``depths_measured``.
     """
     _m = measurer or Measurer()
     ws = sorted({int(round(10 ** (k / 4))) for k in range(1, 17)} | {2, 3})

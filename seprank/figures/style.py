@@ -40,7 +40,7 @@ def width_color(width: int) -> str:
     Parameters
     ----------
     width : int
-        The model width d_x.
+        The model width :math:`d_x`.
 
     Returns
     -------

@@ -76,7 +76,7 @@ def write_verify_csv(results_csv: Path | str, out: Path | str = "paper_figures")
 
 
 def plot_verify_grid(rows, ax=None):
-    """Draw figure 12: measured / proved over (L, d_x), one panel for H = 1 and one for H > 1.
+    """Draw figure 12: measured / proved over :math:`(L, d_x)`, for :math:`H = 1` and :math:`H > 1`.
 
     Each cell is coloured by the smallest measured / proved over the configurations in it
     (sequence lengths, residual or not, head counts) and says how many are exact, proved

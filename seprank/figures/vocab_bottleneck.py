@@ -52,7 +52,7 @@ def run(out, quick: bool = False, seed: int = 0, say=print) -> list[dict]:
 def plot(rows: list[dict], ax=None):
     """Draw figure 9: measured rank against width, one panel per depth.
 
-    One line per embedding rank r, with a dotted vertical at d_x = r.
+    One line per embedding rank :math:`r`, with a dotted vertical at :math:`d_x = r`.
 
     Parameters
     ----------

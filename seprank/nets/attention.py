@@ -42,7 +42,7 @@ def head_counts(width: int) -> list[int]:
     Parameters
     ----------
     width : int
-        The model width d_x.
+        The model width :math:`d_x`.
 
     Returns
     -------
@@ -59,16 +59,18 @@ def head_counts(width: int) -> list[int]:
 
 @dataclass(frozen=True)
 class LinearSelfAttention:
-    """The paper's network: depth-L, width-d_x, H-head linearised self-attention on N positions.
+    r"""The paper's network: depth-L, width-d_x, H-head linearised self-attention on N positions.
 
     Parameters
     ----------
     depth, width, heads, seq_len : int
-        L >= 1, d_x >= 1, H dividing d_x (head size d_a = d_x / H), N >= 2.
+        :math:`L \ge 1`, :math:`d_x \ge 1`, :math:`H` dividing :math:`d_x` (head size
+        :math:`d_a = d_x / H`), :math:`N \ge 2`.
     residual : bool
-        Add the skip connection y^{l,i} to every layer's output.
+        Add the skip connection :math:`y^{l,i}` to every layer's output.
     query_position, output_coord : int
-        The measured function is y^{L, query_position}_{output_coord}.
+        The measured function is :math:`y^{L,i}_c` with :math:`i` = ``query_position`` and
+        :math:`c` = ``output_coord``.
     """
 
     depth: int
@@ -166,18 +168,21 @@ class LinearSelfAttention:
 
 @dataclass(frozen=True)
 class SoftmaxSelfAttention(LinearSelfAttention):
-    """The same network with softmax(<q, k> / sqrt(d_a)) attention; Float64 only.
+    r"""The same network with softmax(<q, k> / sqrt(d_a)) attention; Float64 only.
 
-    Not a polynomial, so only the float rank engine applies.
+    The attention weights are :math:`\operatorname{softmax}_j\bigl(\langle q^i, k^j
+    \rangle / \sqrt{d_a}\bigr)`. Not a polynomial, so only the float rank engine applies.
 
     Parameters
     ----------
     depth, width, heads, seq_len : int
-        L >= 1, d_x >= 1, H dividing d_x (head size d_a = d_x / H), N >= 2.
+        :math:`L \ge 1`, :math:`d_x \ge 1`, :math:`H` dividing :math:`d_x` (head size
+        :math:`d_a = d_x / H`), :math:`N \ge 2`.
     residual : bool
-        Add the skip connection y^{l,i} to every layer's output.
+        Add the skip connection :math:`y^{l,i}` to every layer's output.
     query_position, output_coord : int
-        The measured function is y^{L, query_position}_{output_coord}.
+        The measured function is :math:`y^{L,i}_c` with :math:`i` = ``query_position`` and
+        :math:`c` = ``output_coord``.
     """
 
     #: Not the structural lemma's polynomial: none of the paper network's capabilities.

@@ -152,22 +152,27 @@ def homogeneous_by_theorem(net) -> bool:
 
 @dataclass(frozen=True)
 class StructuralForm:
-    """The structural lemma's form of f, declared through ``structural_polynomial()``.
+    r"""The structural lemma's form of f, declared through ``structural_polynomial()``.
 
-    f = e_c^T P_L(S) x^i with P_0 = I, P_{l+1} = sum_h W^O_h W^V_h P_l S P_l^T
-    W^K_h^T W^Q_h P_l (+ P_l with the residual) and S = sum_j x^j x^j^T; the weights in
-    the paper's layout. Its fields carry the names of
+    .. math::
+
+        f = e_c^\top P_L(S)\, x^i, \qquad S = \sum_j x^j x^{j\top}, \qquad P_0 = I,
+
+        P_{l+1} = \sum_h W^O_h W^V_h P_l S P_l^\top W^{K\top}_h W^Q_h P_l
+        \quad (+\, P_l \text{ with the residual}),
+
+    the weights in the paper's layout. Its fields carry the names of
     :class:`~seprank.nets.attention.LinearSelfAttention`'s, so the code that reads the
     form reads a network of the paper's family.
 
     Parameters
     ----------
     depth, width, heads, seq_len : int
-        L, d_x, H and N.
+        :math:`L`, :math:`d_x`, :math:`H` and :math:`N`.
     residual : bool
-        Whether P_{l+1} adds P_l.
+        Whether :math:`P_{l+1}` adds :math:`P_l`.
     query_position, output_coord : int
-        i and c.
+        :math:`i` and :math:`c`.
     """
 
     depth: int

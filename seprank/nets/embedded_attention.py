@@ -38,22 +38,22 @@ from seprank.nets.sizes import plain_numbers
 
 @dataclass(frozen=True)
 class EmbeddedAttention:
-    """Linearised self-attention on tokens through a rank-r embedding (vocabulary bottleneck).
+    r"""Linearised self-attention on tokens through a rank-r embedding (vocabulary bottleneck).
 
     Parameters
     ----------
     vocab : int
-        Vocabulary size V (inputs are one-hot in R^V).
+        Vocabulary size :math:`V` (inputs are one-hot in :math:`\mathbb{R}^V`).
     embed_rank : int
-        Rank r of the embedding matrix.
+        Rank :math:`r` of the embedding matrix.
     width : int
-        Model width d_x.
+        Model width :math:`d_x`.
     depth : int, default 1
-        Attention layers L.
+        Attention layers :math:`L`.
     heads : int, default 1
-        Heads H dividing the width.
+        Heads :math:`H` dividing the width.
     seq_len : int, default 4
-        Sequence length N.
+        Sequence length :math:`N`.
     """
 
     vocab: int = field(metadata={"help": "vocabulary size V (inputs are one-hot in R^V)"})

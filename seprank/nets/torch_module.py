@@ -425,16 +425,17 @@ def _tensors(work, draw: str):
 
 def from_torch(module, *, seq_len: int, width: int, output=(0, 0),
                draw: str = "trainable") -> TorchModule:
-    """The architecture of a torch ``nn.Module`` (see the module docstring).
+    r"""The architecture of a torch ``nn.Module`` (see the module docstring).
 
     Parameters
     ----------
     module : torch.nn.Module
         The model, traced with torch.fx (torch is imported only here).
     seq_len : int
-        Sequence length N (>= 2): the module is called on inputs (batch, seq_len, width).
+        Sequence length :math:`N \ge 2`: the module is called on inputs
+        ``(batch, seq_len, width)``.
     width : int
-        Input features per position (>= 1).
+        Input features per position (at least 1).
     output : tuple of (int, int) or callable, default (0, 0)
         ``(position, coordinate)`` reads ``y[:, position, coordinate]`` of a
         ``(batch, seq_len, features)`` output; a callable takes the module's output (numpy

@@ -256,7 +256,7 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     Raises
     ------
     ConfigError
-        If the grid is unknown or the seed is not an integer in [0, 2**63-1] (and as
+        If the grid is unknown or the seed is not an integer in :math:`[0, 2^{63} - 1]` (and as
         :func:`seprank.sweeps.runner.run`).
     """
     parameters.validate("seed", seed)

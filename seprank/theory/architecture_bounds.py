@@ -78,10 +78,10 @@ def _embedded(net, partition) -> Bound:
 
 
 def embedded_attention_bound(net, partition) -> dict:
-    """Proved bound of an EmbeddedAttention network on a partition.
+    r"""Proved bound of an EmbeddedAttention network on a partition.
 
-    It is the attention block bound at width min(d_x, r) (one head: it bounds every H),
-    capped by the token grid's size ``V^min(|A|, |B|)`` [D].
+    It is the attention block bound at width :math:`\min(d_x, r)` (one head: it bounds
+    every :math:`H`), capped by the token grid's size :math:`V^{\min(|A|, |B|)}` [D].
 
     Parameters
     ----------
@@ -103,11 +103,11 @@ THEOREMS = {LINEAR_ATTENTION: attention_bound, EMBEDDED_ATTENTION: _embedded}
 
 
 def block_bounds(net, partition) -> dict:
-    """The proved bound of each block of the paper's network's structural polynomial.
+    r"""The proved bound of each block of the paper's network's structural polynomial.
 
-    The blocks are those the catalecticant strategy ranks (F = e_c^T P_L(S)): the block of
-    S-degree k on the side without the query, k = 0..D, or the residual network's one
-    matrix (key None).
+    The blocks are those the catalecticant strategy ranks (:math:`F = e_c^\top P_L(S)`): the
+    block of :math:`S`-degree :math:`k` on the side without the query,
+    :math:`k = 0, \dots, D`, or the residual network's one matrix (key None).
 
     Parameters
     ----------
@@ -119,8 +119,9 @@ def block_bounds(net, partition) -> dict:
     Returns
     -------
     dict
-        k -> its proved bound min(b_k, a_{D-k}) (``block_terms``), or None -> the residual
-        bound; empty for a network the theorems do not cover (or too many blocks to list).
+        :math:`k` -> its proved bound :math:`\min(b_k, a_{D-k})` (``block_terms``), or
+        None -> the residual bound; empty for a network the theorems do not cover (or too
+        many blocks to list).
     """
     if theorem_of(net) != LINEAR_ATTENTION:
         return {}

@@ -44,7 +44,7 @@ def output_degree(depth: int) -> int:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
 
     Returns
     -------
@@ -60,7 +60,7 @@ def matrix_degree(depth: int) -> int:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
 
     Returns
     -------
@@ -105,19 +105,20 @@ def partitions(k: int, max_parts: int, max_part: int | None = None):
 
 
 def schur_dim(lam: tuple[int, ...], d: int) -> int:
-    """Dimension of the Schur module S_lambda(C^d), by the hook-content formula.
+    r"""Dimension of the Schur module :math:`S_\lambda(\mathbb{C}^d)` (hook-content formula).
 
     Parameters
     ----------
     lam : tuple of int
-        The partition lambda (non-increasing parts).
+        The partition :math:`\lambda` (non-increasing parts).
     d : int
-        Dimension of the underlying space C^d.
+        Dimension of the underlying space :math:`\mathbb{C}^d`.
 
     Returns
     -------
     int
-        dim S_lambda(C^d), exact (0 when lambda has more than ``d`` parts).
+        :math:`\dim S_\lambda(\mathbb{C}^d)`, exact (0 when :math:`\lambda` has more than
+        ``d`` parts).
     """
     if len(lam) > d:
         return 0
@@ -132,21 +133,25 @@ def schur_dim(lam: tuple[int, ...], d: int) -> int:
 
 @cache
 def b_dim(k: int, d: int, n: int) -> int:
-    """Dimension b_k of the degree-k polynomials in S, a sum of n generic x x^T (d x d).
+    r"""Dimension :math:`b_k` of the polynomials of degree :math:`k` in a generic :math:`S`.
+
+    :math:`S = \sum_{j=1}^{n} x^j x^{j\top}`, a sum of :math:`n` generic rank-one
+    :math:`d \times d` matrices.
 
     Parameters
     ----------
     k : int
         Polynomial degree.
     d : int
-        Width (S is d x d).
+        Width (:math:`S` is :math:`d \times d`).
     n : int
         Number of positions summed in S.
 
     Returns
     -------
     int
-        b_k; ``C(m+k-1, k)`` with m = d(d+1)/2 when ``n >= d``, else a sum of Schur dimensions.
+        :math:`b_k = \binom{m+k-1}{k}` with :math:`m = d(d+1)/2` when :math:`n \ge d`, else
+        a sum of Schur dimensions.
     """
     if n >= d:
         m = d * (d + 1) // 2
@@ -156,22 +161,24 @@ def b_dim(k: int, d: int, n: int) -> int:
 
 @cache
 def a_dim(j: int, d: int, n: int) -> int:
-    """Dimension a_j of span{x_c g(S): deg g = j}, S = x x^T plus (n-1) more generic x x^T.
+    r"""Dimension :math:`a_j` of :math:`\operatorname{span}\{x_c\, g(S) : \deg g = j\}`.
+
+    :math:`S = x x^\top` plus :math:`n - 1` more generic terms :math:`x^j x^{j\top}`.
 
     Parameters
     ----------
     j : int
         Degree of g.
     d : int
-        Width (x has d entries).
+        Width (:math:`x` has :math:`d` entries).
     n : int
         Number of positions of the side (the query position included).
 
     Returns
     -------
     int
-        a_j; ``d C(m+j-1, j)`` with m = d(d+1)/2 when ``n >= d``, else a sum of Schur
-        dimensions.
+        :math:`a_j = d \binom{m+j-1}{j}` with :math:`m = d(d+1)/2` when :math:`n \ge d`, else
+        a sum of Schur dimensions.
     """
     if n >= d:
         m = d * (d + 1) // 2
@@ -233,13 +240,13 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
     Parameters
     ----------
     depth : int
-        Number of attention layers L (>= 1).
+        Number of attention layers :math:`L \ge 1`.
     width : int
-        Embedding width d (>= 1).
+        Embedding width :math:`d \ge 1`.
     n_query : int
-        Positions on the side of the partition that holds the query position (>= 1).
+        Positions on the side of the partition that holds the query position (at least 1).
     n_other : int
-        Positions on the other side (>= 1).
+        Positions on the other side (at least 1).
     residual : bool, default False
         Whether the layers have residual connections (the bound's residual form).
 
@@ -251,7 +258,7 @@ def block_bound(depth: int, width: int, n_query: int, n_other: int, residual: bo
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If the integer would have more than ``MAX_DIGITS`` digits (with a side of fewer
         positions than the width: by an upper estimate, the sum of that side's dimensions),
@@ -281,9 +288,9 @@ def block_terms(depth: int, width: int, n_query: int, n_other: int,
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -299,7 +306,7 @@ def block_terms(depth: int, width: int, n_query: int, n_other: int,
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If a side needs too many Schur dimensions.
     """
@@ -337,9 +344,9 @@ def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -355,7 +362,7 @@ def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If a side with fewer positions than the width is too costly (see :func:`block_bound`).
     """
@@ -398,9 +405,9 @@ def generic_block_bound(depth: int, width: int) -> int:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
 
     Returns
     -------
@@ -423,9 +430,9 @@ def generic_block_bound_log10(depth: int, width: int) -> float:
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
 
     Returns
     -------
@@ -451,19 +458,23 @@ def generic_block_bound_log10(depth: int, width: int) -> float:
 def monomial_bound(
     depth: int, width: int, n_query: int, n_other: int, residual: bool = False
 ) -> int:
-    """Trivial bound: split by degree t on the query side, count monomials on each side.
+    r"""Trivial bound: split by degree t on the query side, count monomials on each side.
 
-    No residual: f is homogeneous of degree 3**L, so sep <= sum_t min(M_Q(t), M_O(3**L - t))
-    with M(t) = C(v + t - 1, t) monomials of degree t in v = d * n variables. With residual
-    the degrees are <= 3**L and each side counts monomials of degree <= its share.
+    No residual: :math:`f` is homogeneous of degree :math:`3^L`, so
+
+    .. math:: \operatorname{sep}(f) \le \sum_t \min\bigl(M_Q(t),\, M_O(3^L - t)\bigr),
+
+    with :math:`M(t) = \binom{v + t - 1}{t}` monomials of degree :math:`t` in
+    :math:`v = d n` variables. With residual the degrees are at most :math:`3^L` and each
+    side counts monomials of degree at most its share.
     Computed in closed form (crossover by bisection, hockey-stick sums).
 
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -479,7 +490,7 @@ def monomial_bound(
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     TooBigError
         If the integer would have more than ``MAX_DIGITS`` digits.
     """
@@ -500,9 +511,9 @@ def monomial_bound_log10(
     Parameters
     ----------
     depth : int
-        Number of attention layers L.
+        Number of attention layers :math:`L`.
     width : int
-        Embedding width d.
+        Embedding width :math:`d`.
     n_query : int
         Positions on the side holding the query position.
     n_other : int
@@ -518,7 +529,7 @@ def monomial_bound_log10(
     Raises
     ------
     ConfigError
-        If an argument is not an integer >= 1.
+        If an argument is not a positive integer.
     """
     _check(depth, width, n_query, n_other)
     deg = output_degree(depth)

@@ -32,7 +32,7 @@ GATORTRON = [
 
 
 def fit_width(depth: float) -> float:
-    """The fit's optimal width for a depth, exp(5.039 + 0.0555 L).
+    r"""The fit's optimal width for a depth, :math:`\exp(5.039 + 0.0555 L)`.
 
     Parameters
     ----------
@@ -42,23 +42,23 @@ def fit_width(depth: float) -> float:
     Returns
     -------
     float
-        The width d_x (kind "fit").
+        The width :math:`d_x = \exp(5.039 + 0.0555 L)` (kind "fit").
     """
     return math.exp(FIT_INTERCEPT + FIT_SLOPE * depth)
 
 
 def fit_depth(width: float) -> float:
-    """The depth for which the fit calls ``width`` optimal.
+    r"""The depth for which the fit calls ``width`` optimal.
 
     Parameters
     ----------
     width : float
-        Embedding width d_x (> 0).
+        Embedding width :math:`d_x > 0`.
 
     Returns
     -------
     float
-        (ln d_x - 5.039) / 0.0555.
+        :math:`(\ln d_x - 5.039) / 0.0555`.
 
     Raises
     ------
@@ -71,7 +71,7 @@ def fit_depth(width: float) -> float:
 
 
 def params(depth: float, width: float) -> float:
-    """Non-embedding parameter count 12 L d**2.
+    """Non-embedding parameter count :math:`12 L d^2`.
 
     Parameters
     ----------
@@ -94,7 +94,7 @@ def params(depth: float, width: float) -> float:
 
 
 def fit_optimal_shape(budget: float) -> dict:
-    """Depth and width (real numbers) on the fit with 12 L d(L)**2 = budget.
+    r"""Depth and width (real numbers) on the fit with :math:`12 L\, d(L)^2 = \mathrm{budget}`.
 
     Parameters
     ----------
@@ -136,12 +136,12 @@ def verdict(depth: float, width: float) -> dict:
     depth : float
         Depth L (> 0).
     width : float
-        Embedding width d_x (> 0).
+        Embedding width :math:`d_x > 0`.
 
     Returns
     -------
     dict
-        ``depth``, ``width``, ``params`` (12 L d**2), ``verdict`` (``"too deep"`` when the
+        ``depth``, ``width``, ``params`` (:math:`12 L d^2`), ``verdict`` (``"too deep"`` when the
         depth exceeds the fit's depth at that budget by more than 15%, ``"too shallow"`` when
         it is more than 13% below, else ``"near the fit"``), ``fit_depth_at_params``,
         ``fit_width_at_params``, ``fit_width_for_depth``, ``fit_depth_for_width`` and ``kind``
@@ -209,14 +209,14 @@ def trillion_report() -> dict:
 
 
 def gatortron_report() -> list[dict]:
-    """The fit's verdict on each GatorTron model (``GATORTRON``).
+    r"""The fit's verdict on each GatorTron model (``GATORTRON``).
 
     Returns
     -------
     list of dict
         One :func:`verdict` per model, with ``name``, ``quoted_params``, ``width_derived``
-        (True where the width is derived from params = 12 L d**2, the README giving none) and
-        ``params_12Ld2_vs_quoted``.
+        (True where the width is derived from :math:`\mathrm{params} = 12 L d^2`, the README
+        giving none) and ``params_12Ld2_vs_quoted``.
     """
     rows = []
     for m in GATORTRON:

@@ -29,12 +29,12 @@ def paper_transition_depth(width: float) -> float:
     Parameters
     ----------
     width : float
-        Embedding width d_x.
+        Embedding width :math:`d_x`.
 
     Returns
     -------
     float
-        log_3(width).
+        :math:`\log_3 d_x`.
     """
     return math.log(width, 3)
 
@@ -47,25 +47,25 @@ def doubled_transition_depth(width: float) -> float:
     Parameters
     ----------
     width : float
-        Embedding width d_x.
+        Embedding width :math:`d_x`.
 
     Returns
     -------
     float
-        2 log_3(width).
+        :math:`2 \log_3 d_x`.
     """
     return 2 * math.log(width, 3)
 
 
 def paper_regime(depth: int, width: int) -> str:
-    """The paper's regime of a shape: depth-efficient while L < log_3(d_x).
+    r"""The paper's regime of a shape: depth-efficient while :math:`L < \log_3 d_x`.
 
     Parameters
     ----------
     depth : int
-        Number of layers L.
+        Number of layers :math:`L`.
     width : int
-        Embedding width d_x.
+        Embedding width :math:`d_x`.
 
     Returns
     -------
@@ -257,12 +257,12 @@ def width_at_budget(budget: float, depth: int) -> int:
     budget : float
         Non-embedding parameter count.
     depth : int
-        Depth L.
+        Depth :math:`L`.
 
     Returns
     -------
     int
-        round(sqrt(budget / (12 L))), at least 1.
+        :math:`\operatorname{round}\bigl(\sqrt{\mathrm{budget} / 12 L}\bigr)`, at least 1.
     """
     return max(1, int(round(math.sqrt(budget / (12 * depth)))))
 
@@ -270,18 +270,19 @@ def width_at_budget(budget: float, depth: int) -> int:
 def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
     r"""Deepest L still depth-efficient at its own width :math:`d = \sqrt{\mathrm{budget} / 12 L}`.
 
-    At a fixed budget the H = 1 formula's log sep keeps rising with depth but only
-    marginally once L passes the width's transition (it tends to budget * ln 3 / 24), so
-    an argmax would be "infinitely deep". The meaningful optimum, in the paper's sense,
-    is the largest depth not past the transition: L <= transition_depth(d(L)). A width
-    whose ratio stays >= 2 up to ``max_depth`` has its transition beyond every depth
+    At a fixed budget the :math:`H = 1` formula's :math:`\log \operatorname{sep}` keeps
+    rising with depth but only marginally once :math:`L` passes the width's transition (it
+    tends to :math:`\mathrm{budget} \cdot \ln 3 / 24`), so an argmax would be "infinitely
+    deep". The meaningful optimum, in the paper's sense, is the largest depth not past the
+    transition: :math:`L \le \mathrm{transition\_depth}(d(L))`. A width whose ratio stays
+    at least 2 up to ``max_depth`` has its transition beyond every depth
     searched (depth-efficient). The search stops after four depth-inefficient depths in
     a row (so a gap of up to 3 depths would be bridged).
 
     Parameters
     ----------
     budget : float
-        Non-embedding parameter count 12 L d**2.
+        Non-embedding parameter count :math:`12 L d^2`.
     max_depth : int, default 400
         Deepest depth searched.
 
@@ -301,7 +302,7 @@ def expressivity_optimal_depth(budget: float, max_depth: int = 400) -> int:
 
 
 def paper_optimal_depth(budget: float) -> float:
-    """The paper's rule at a budget: L = log_3 d with 12 L d**2 = budget (real L).
+    r"""The paper's rule at a budget: :math:`L = \log_3 d` with :math:`12 L d^2 = \mathrm{budget}`.
 
     Parameters
     ----------
@@ -311,7 +312,8 @@ def paper_optimal_depth(budget: float) -> float:
     Returns
     -------
     float
-        The real depth L solving L = log_3 sqrt(budget / 12 L), or 0.0 when none is positive.
+        The real depth :math:`L` solving :math:`L = \log_3 \sqrt{\mathrm{budget} / 12 L}`, or
+        0.0 when none is positive.
     """
     from scipy.optimize import brentq
 

@@ -397,7 +397,7 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     seed : int, default 0
         The measurement seed.
     prime : int, optional
-        The modulus (default: the largest prime below 2**26).
+        The modulus (default: the largest prime below :math:`2^{26}`).
     max_samples : int, optional
         The sample budget (see :func:`seprank.measure`).
     progress : bool or callable, optional

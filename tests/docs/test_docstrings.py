@@ -129,3 +129,59 @@ def test_public_docstrings_follow_numpydoc():
                             + "\n    ".join(errors))
     assert not failures, f"{len(failures)} docstrings fail numpydoc's checks:\n" + "\n".join(
         failures)
+
+
+# ------------------------------------------------- formulas as rendered math (:math: roles)
+#: ASCII mathematics in a docstring, outside :math:`...`, ``...`` and doctest lines: Python
+#: powers (2**26, d**2), carets (3^L), log3, binomials as C(...), sqrt(...), d_x and sums.
+ASCII_MATH = re.compile(r"\w\*\*\w|\^\w|\^\{|\blog_?3\b|\bC\(\w|\bsqrt\(|\bd_x\b|\bsum_|"
+                        r"\bmin\(b_")  # fmt: skip
+#: The objects whose docstrings carry formulas: these write them as rendered math.
+MATH_PREFIXES = ("seprank.theory.", "seprank.figures.rank_depth.", "seprank.figures.budget.",
+                 "seprank.figures.float_rank.", "seprank.figures.blocks.",
+                 "seprank.figures.heads.", "seprank.algebra.rank.", "seprank.testing.")  # fmt: skip
+MATH_OBJECTS = {"seprank.ModP", "seprank.measure", "seprank.certify", "seprank.from_torch",
+                "seprank.LinearSelfAttention", "seprank.SoftmaxSelfAttention",
+                "seprank.nets.EmbeddedAttention", "seprank.nets.capabilities.StructuralForm",
+                "seprank.nets.head_counts", "seprank.studies.verify.run"}  # fmt: skip
+
+
+def ascii_math(doc: str, skip_summary: bool = False) -> list[str]:
+    """The ASCII-math fragments of a docstring (outside math roles, literals, doctests);
+    ``skip_summary`` leaves out the first line (an architecture's, which ``seprank archs``
+    prints as text)."""
+    lines = doc.splitlines()[1:] if skip_summary else doc.splitlines()
+    kept, block = [], None  # block: the indentation of a ``.. math::`` directive being read
+    for ln in lines:
+        indent = len(ln) - len(ln.lstrip())
+        if block is not None and (not ln.strip() or indent > block):
+            continue
+        block = indent if ln.lstrip().startswith(".. math::") else None
+        if block is None and not ln.lstrip().startswith((">>>", "...")):
+            kept.append(ln)
+    text = "\n".join(kept)
+    text = re.sub(r":math:`[^`]*`", "", text)
+    text = re.sub(r"``[^`]*``", "", text)
+    return [m.group(0) for m in ASCII_MATH.finditer(text)]
+
+
+def test_the_docstring_math_check_can_fail():
+    assert ascii_math("The largest prime below 2**26.")
+    assert ascii_math("Depth L = log3 d_x, bound C(m+k-1, k).")
+    assert not ascii_math(r"The largest prime below :math:`2^{26}`; ``2**26`` in code.")
+    assert not ascii_math("The paper's network: depth-L, width-d_x\nNo math here.", True)
+    assert not ascii_math("So\n\n.. math:: \\sum_t M(3^L - t)\n\n   x^2\n\nwith it.")
+    assert ascii_math("So\n\n.. math:: x^2\n\nwith 3^L after it.")
+
+
+def test_public_formulas_are_rendered_math():
+    names = sorted({name for kind, name, _ in directives() if kind in VALIDATED
+                    and (name.startswith(MATH_PREFIXES) or name in MATH_OBJECTS)})  # fmt: skip
+    assert len(names) > 40 and MATH_OBJECTS <= set(names), len(names)
+    found = {}
+    for name in names:
+        obj = load(name)
+        hits = ascii_math(inspect.getdoc(obj) or "", skip_summary=inspect.isclass(obj))
+        if hits:
+            found[name] = hits[:4]
+    assert not found, found

@@ -1,6 +1,8 @@
 """The built site as a reader sees it at 1280 px, in headless Chromium: on the proofs, the
 findings and the API reference pages no table is wider than the column it sits in, no
-displayed equation is cut, and MathJax reports no error. Skipped without a built site
+displayed equation is cut, and MathJax reports no error; on those and the other key pages
+(front page, tutorials, how-tos, explanations, proofs) no code block is wider than its
+frame, and the front page's figure is shown at the column's width. Skipped without a built site
 (SEPRANK_DOCS_SITE=FOLDER, docs/dev/testing.md) or without Chromium (``apt-get install
 chromium``; .ci/run installs it where it can)."""
 
@@ -29,7 +31,15 @@ FIXED = ["proofs/index.html", "proofs/exact_values.html", "proofs/transition.htm
          "proofs/heads_two.html", "proofs/block_bound.html", "results.html",
          "reference/api.html", "reference/api/seprank.Measurement.html",
          "reference/api/seprank.measure.html", "reference/api/seprank.sweeps.store.Store.html",
+         "reference/api/seprank.ModP.html", "reference/api/seprank.LinearSelfAttention.html",
+         "reference/api/seprank.nets.capabilities.StructuralForm.html",
+         "reference/api/seprank.theory.bounds.monomial_bound.html",
          "reference/cli.html"]  # fmt: skip
+#: More pages whose code blocks are checked (with FIXED): the pages a reader runs code from.
+CODE_PAGES = ["index.html", "quickstart.html", "torch_example.html", "worked_example.html",
+              "architectures.html", "mixers.html", "citation.html", "gallery.html",
+              "benchmarks.html", "faq.html"]  # fmt: skip
+CODE_FOLDERS = ["proofs", "tutorials", "howto", "explanation"]
 
 #: Loads each page in a 1280-px frame, waits for MathJax, and measures.
 PROBE = """<!DOCTYPE html><html><body><pre id="out">pending</pre>
@@ -49,8 +59,14 @@ async function one(url) {
     .filter(([w]) => w > frame + 1);
   const cut = [...d.querySelectorAll('mjx-container[display="true"]')]
     .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40));
-  return {url, frame, wide, cut, errors: d.querySelectorAll('mjx-merror').length,
-          mathjax: !!w.MathJax};
+  const code = [...d.querySelectorAll('article pre')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => [e.scrollWidth - e.clientWidth, e.textContent.split('\\n')
+               .reduce((a, b) => a.length >= b.length ? a : b).trim().slice(0, 50)]);
+  const figures = [...d.querySelectorAll('article figure img')]
+    .map(e => Math.round(e.getBoundingClientRect().width));
+  return {url, frame, wide, cut, code, figures,
+          errors: d.querySelectorAll('mjx-merror').length, mathjax: !!w.MathJax};
 }
 (async () => { const out = [];
   for (const p of PAGES) { try { out.push(await one(p)); }
@@ -63,11 +79,17 @@ async function one(url) {
 def _pages(site: Path) -> list[str]:
     parts = sorted(p.relative_to(site).as_posix() for p in (site / "reference" / "api").glob(
         "*.html") if not p.name.startswith("seprank"))  # the part pages  # fmt: skip
-    return [p for p in FIXED + parts if (site / p).exists()]
+    folders = sorted(p.relative_to(site).as_posix() for f in CODE_FOLDERS
+                     for p in (site / f).glob("*.html"))  # fmt: skip
+    pages = dict.fromkeys(FIXED + parts + CODE_PAGES + folders)  # in order, once each
+    return [p for p in pages if (site / p).exists()]
 
 
 def _measure(site: Path, pages: list[str], tmp_path: Path) -> list[dict]:
-    urls = [(site / p).resolve().as_uri() for p in pages]
+    return _measure_urls([(site / p).resolve().as_uri() for p in pages], tmp_path)
+
+
+def _measure_urls(urls: list[str], tmp_path: Path) -> list[dict]:
     probe = tmp_path / "probe.html"
     probe.write_text(PROBE.replace("PAGES", json.dumps(urls)))
     r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
@@ -103,6 +125,50 @@ def test_no_displayed_equation_is_cut(measured):
     assert not cut, cut
 
 
+def test_no_code_block_is_wider_than_its_frame(measured):
+    """Python keeps its lines (at most 88 columns on the pages; a repository file shown
+    whole is set smaller so its 100 columns fit); commands, output and data wrap
+    (docs/_static/seprank.css)."""
+    assert len(measured) > 40, len(measured)
+    over = {r["url"].rsplit("/html/", 1)[-1]: r["code"] for r in measured if r["code"]}
+    assert not over, over
+
+
+def _with_block(site: Path, language: str, line: str, tmp_path: Path) -> str:
+    """The built quickstart page with one more code block, holding ``line``, at the top of
+    its article: a copy in ``tmp_path`` that loads the site's own styles."""
+    page = (site / "quickstart.html").read_text()
+    block = (f'<div class="highlight-{language} notranslate"><div class="highlight"><pre>'
+             f"<span></span>{line}</pre></div></div>")  # fmt: skip
+    page = page.replace("<head>", f'<head><base href="{site.resolve().as_uri()}/">', 1)
+    page = re.sub(r"(<article[^>]*>)", lambda m: m.group(1) + block, page, count=1)
+    out = tmp_path / f"with_{language}.html"
+    out.write_text(page)
+    return out.as_uri()
+
+
+def test_the_code_block_check_can_fail(tmp_path):
+    """A Python line of 120 columns overflows its frame and is reported; the same length
+    of shell command wraps (the site's CSS) and is not."""
+    site = Path(SITE)
+    long_python = "total = " + " + ".join(f"x{i}" for i in range(28))
+    long_bash = "seprank certify " + " ".join(f"--opt{i} {i}" for i in range(12))
+    assert len(long_python) > 120 and len(long_bash) > 120
+    r = _measure_urls([_with_block(site, "python", long_python, tmp_path),
+                       _with_block(site, "bash", long_bash, tmp_path)], tmp_path)  # fmt: skip
+    assert [len(x["code"]) for x in r] == [1, 0], r
+    assert r[0]["code"][0][1].startswith("total = x0 + x1") and r[0]["code"][0][0] > 100
+
+
+def test_the_front_page_figure_is_shown_at_the_column_width(measured):
+    """docs/index.md's figure (paper_figures/fig8_overview.png) is drawn for the column:
+    shown at least 700 px wide at 1280 px, its text reads at about 13 px or more
+    (tests/figures/test_plots.py checks the font sizes for a 736-px column)."""
+    index = [r for r in measured if r["url"].endswith("/html/index.html")]
+    assert index and index[0]["figures"], index
+    assert min(index[0]["figures"]) >= 700 and index[0]["frame"] <= 760, index[0]
+
+
 def test_mathjax_renders_without_error(measured):
     assert any(r["mathjax"] for r in measured)
     errors = {r["url"]: r["errors"] for r in measured if r["errors"]}
@@ -114,7 +180,8 @@ def test_search_snippets_are_plain_text():
     page = (Path(SITE) / "search.html").resolve().as_uri() + "?q=hockey"
     r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                         "--allow-file-access-from-files", "--virtual-time-budget=20000",
-                        "--dump-dom", page], capture_output=True, text=True, timeout=120)  # fmt: skip
+                        "--dump-dom", page],
+                       capture_output=True, text=True, timeout=120)  # fmt: skip
     snippets = re.findall(r'<p class="context">(.*?)</p>', r.stdout, flags=re.S)
     assert snippets, "no search result for 'hockey' (the transition proof has the word)"
     tex = [s for s in snippets if re.search(r"\\[(\[]|\\[a-z]+\{|\$\$", s)]

@@ -66,6 +66,7 @@ def _cases():
         (paper.plot_verify_grid, _rows("fig12_verify_grid.csv"), 2),
         (paper.plot_heads_bound, paper.heads_bound_rows(fig4, trows), 1),
         (transition.plot, trows, 2),
+        (transition.plot_overview, trows, 2),
         (vocab_bottleneck.plot, _rows("fig9_vocab_bottleneck.csv"), 2),
         (mixers_compare.plot_compare, _rows("mixers_compare.csv"), 4),
         (mixers_compare.plot_params, _rows("mixers_compare.csv"), 2),
@@ -213,6 +214,23 @@ def test_figures_are_column_sized_with_fonts_of_at_least_7pt(cases):
                  if t.get_visible() and t.get_text().strip() and t.get_fontsize() < MIN_FONT]
         assert not small, (fn.__name__, small[:3])
         plt.close(fig)
+
+
+def test_the_front_page_figure_reads_at_11_px_in_the_site_column():
+    """fig8_overview (docs/index.md) is drawn DOUBLE wide and shown about 736 px wide (the
+    site's column at 1280 px; tests/docs/test_layout_chromium.py measures it): its smallest
+    text, outside mathtext's sub- and superscripts, is at least 11 px there."""
+    from matplotlib.text import Text
+
+    fig = transition.plot_overview(_rows("fig8_measured_transition.csv"))
+    fig.canvas.draw()
+    px_per_pt = 736 / (fig.get_size_inches()[0] * 72)
+    sizes = {t.get_text(): t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()}  # fmt: skip
+    small = {t: round(s * px_per_pt, 1) for t, s in sizes.items() if s * px_per_pt < 11}
+    assert not small, small
+    assert sum(1 for a in fig.axes for line in a.get_lines() if line.get_marker() == "o") > 10
+    plt.close(fig)
 
 
 #: ASCII mathematics in a figure's text outside ``$...$`` (what mathtext writes instead).
