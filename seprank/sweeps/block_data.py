@@ -4,8 +4,7 @@ The result store keys a block by the code that ranked it (:mod:`seprank.sweeps.b
 so a store does not outlive a checkout. A block's rank, though, is a fact about one matrix:
 the block k of the network's coefficient matrix, for the weights drawn from the seed, over
 GF(p). A data file keeps each finished block under that identity (architecture, parameters,
-partition, seed, prime, k) with its rank, shape, the proved term it is compared with and
-its times, the seprank version and the date that ranked it. ``seprank blocks --data FILE``
+partition, seed, prime, k) with its rank, shape and times, the proved one-head term it is compared with, the seprank version and the date that ranked it. ``seprank blocks --data FILE``
 appends each block as it finishes (flushed and synced: a killed run loses only the block
 in flight) and, on a new machine or a new checkout, takes the blocks the file holds as
 done, so a measurement of many hours is committed and resumed in parts.
@@ -19,7 +18,8 @@ import os
 from pathlib import Path
 
 from seprank import _version
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, SeprankError
+from seprank.theory.architecture_bounds import block_bounds
 
 #: The fields that name a block (its identity); everything else in a line is its result.
 IDENTITY = ("arch", "params", "partition", "seed", "prime", "block")
@@ -61,10 +61,22 @@ def read(path: Path) -> dict[str, dict]:
     return out
 
 
-def append(path: Path, spec: dict, extra: dict, engine: str) -> None:
-    """Write one finished block as a line (flushed and synced)."""
+def proved_terms(net, partition) -> dict:
+    """other_s_degree -> the proved one-head term min(b_k, a_{D-k}) the block is compared
+    with (:func:`seprank.theory.architecture_bounds.block_bounds`; empty where not known)."""
+    try:
+        return block_bounds(net, partition)
+    except SeprankError:
+        return {}
+
+
+def append(path: Path, spec: dict, extra: dict, engine: str, term=None) -> None:
+    """Write one finished block as a line (flushed and synced), with the proved term
+    ``term`` it is compared with (None: not known). The term is written beside the result,
+    never read back as part of it: the label step computes its own."""
     line = {k: spec[k] for k in IDENTITY}
     line["result"] = extra
+    line["proved_term"] = None if term is None else int(term)
     line["ranked_by"] = {"seprank": _version.__version__, "engine": engine,
                          "date": datetime.date.today().isoformat()}  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -328,10 +328,12 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
         if taken:
             say(f"blocks {_name(net)}: {taken} taken as done from {path}")
         engine = mp.run.engine.name
+        terms = block_data.proved_terms(net, mp.run.A)
 
         def record(spec, res):
             if res["status"] == "done" and block_data.identity(spec) not in lines:
-                block_data.append(path, spec, res["extra"], engine)
+                term = terms.get(res["extra"]["block"].get("other_s_degree"))
+                block_data.append(path, spec, res["extra"], engine, term)
                 lines[block_data.identity(spec)] = {"result": res["extra"]}
 
     status = store.status_of(s["key"] for s in specs)

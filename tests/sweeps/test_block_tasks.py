@@ -178,6 +178,9 @@ def test_block_data_resumes_on_a_new_store_and_another_version(tmp_path, monkeyp
     assert r.measurement.rank == one.rank and r.measurement.label == one.label
     lines = [json.loads(t) for t in data.read_text().splitlines()]
     assert sorted(x["block"] for x in lines) == list(range(14))
+    bound_of = {b["other_s_degree"]: b["bound"] for b in one.blocks}
+    assert all(x["proved_term"] == bound_of[x["result"]["block"]["other_s_degree"]]
+               for x in lines)  # fmt: skip
     assert {x["ranked_by"]["seprank"] for x in lines} == {"0.0.0-later", before}
     # another seed is another identity: nothing taken
     c.calls.clear()
