@@ -122,7 +122,3 @@ def notice(blas: bool = True, grid: bool = True) -> str | None:
     used = _dispatchers(blas=blas, grid=grid)
     return compiling_message(used) if used and will_compile(used) else None
 
-
-def kernels_cached() -> bool:
-    """``not will_compile()`` (the name earlier versions used)."""
-    return not will_compile()

@@ -19,9 +19,7 @@ Third parties register a strategy by an entry point in the group ``seprank.strat
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -31,12 +29,11 @@ from seprank.engine import line_check, row_check
 from seprank.engine.homogeneity import homogeneity
 from seprank.engine.strategies.base import grid_cost, params_for
 from seprank.errors import ConfigError
+from seprank.registry import Registry
 
 #: The entry-point group third-party strategies register under.
 ENTRY_POINT_GROUP = "seprank.strategies"
 
-_REGISTRY: dict[str, Strategy] = {}
-_LOADED = {"entry_points": False}
 
 
 @dataclass
@@ -217,6 +214,11 @@ class Strategy:
         raise NotImplementedError
 
 
+#: The registered strategies by name (:class:`seprank.registry.Registry`).
+REGISTRY: Registry[Strategy] = Registry("strategy", Strategy, group=ENTRY_POINT_GROUP,
+                                          listed=("auto",))  # fmt: skip
+
+
 def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
     """Add ``strategy`` to the registry (``replace``: over one of the same name).
 
@@ -232,50 +234,30 @@ def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
     Strategy
         ``strategy``.
     """
-    if not isinstance(strategy, Strategy) or not strategy.name or strategy.name == "auto":
-        raise ConfigError(f"strategy={strategy!r} must be a Strategy instance with a name "
-                          "other than 'auto'")  # fmt: skip
-    if strategy.name in _REGISTRY and not replace:
-        raise ConfigError(f"strategy={strategy.name!r} is registered already")
-    _REGISTRY[strategy.name] = strategy
-    return strategy
+    return REGISTRY.register(strategy, replace=replace)
 
 
-def unregister(name: str) -> None:
+def unregister(name: str) -> Strategy | None:
     """Remove a registered strategy (tests, and a plugin that replaces one).
 
     Parameters
     ----------
     name : str
         Its name; an unknown name is ignored.
+
+    Returns
+    -------
+    Strategy or None
+        The strategy removed.
     """
-    _REGISTRY.pop(name, None)
-
-
-def _load_entry_points() -> None:
-    if _LOADED["entry_points"]:
-        return
-    _LOADED["entry_points"] = True
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-            if getattr(obj, "name", None) in _REGISTRY:
-                warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) "
-                              f"skipped: a strategy named {obj.name!r} is registered "
-                              "already", stacklevel=2)  # fmt: skip
-            else:
-                register(obj)
-        except Exception as exc:  # a broken plugin must not break seprank: it is skipped
-            warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) skipped: "
-                          f"{exc}", stacklevel=2)  # fmt: skip
+    return REGISTRY.unregister(name)
 
 
 def ordered(plugins: bool = True) -> list[Strategy]:
     """Every registered strategy, in the planner's order (``plugins``: with those of the
     entry points, loaded on first use)."""
-    if plugins:
-        _load_entry_points()
-    return sorted(_REGISTRY.values(), key=lambda s: (s.order, s.name))
+    return sorted((REGISTRY[n] for n in REGISTRY.names(plugins)),
+                  key=lambda s: (s.order, s.name))  # fmt: skip
 
 
 def names(plugins: bool = True) -> tuple[str, ...]:
@@ -312,7 +294,8 @@ def get(name: str) -> Strategy:
     ConfigError
         If no strategy of that name is registered (the message names the known ones).
     """
-    _load_entry_points()
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
+        REGISTRY.load_entry_points()
+    if name not in REGISTRY:
         raise ConfigError(f"strategy={name!r} must be one of {', '.join(names())}")
-    return _REGISTRY[name]
+    return REGISTRY[name]
