@@ -136,15 +136,21 @@ def schwartz_zippel_bound(m, e: int) -> float:
     """The bound of the module docstring for a modular, random-sampler Measurement."""
     p = m.prime
     sizes = [min(int(r), int(c)) for r, c, _ in m.history]
-    if m.graded is not None:  # one matrix per block, and the degree support's bounds
+    if _detail(m, "graded") is not None:  # one matrix per block, and the degree support's bounds
         total = 0.0
         for b in m.blocks:
             total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
-        g = m.graded or {}
+        g = _detail(m, "graded") or {}
         total += g.get("support_miss_bound", 0.0) + g.get("homogeneity_false_bound", 0.0)
     else:
         total = sum(sizes) * e / p
     return min(1.0, float(total))
+
+
+def _detail(m, key: str) -> dict | None:
+    """The measurement's detail as a dict when it is written under ``key``, else None."""
+    d = getattr(m, "detail", None)
+    return d.to_dict() if d is not None and d.key == key else None
 
 
 def weight_degree(net) -> int:
@@ -207,11 +213,11 @@ def _label_expanded(m, net, threshold: float, random_weights: bool, prime_drawn:
     """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below the
     rank over Q only if p divides every maximal minor; with random weights, a nonzero R x R
     minor of the generic matrix (R at most s, the most monomials on the short side, from
-    the degree: ``m.expand["side_bound"]``, which no draw can shrink, unlike the reduced
+    the degree: the expand detail's ``side_bound``, which no draw can shrink, unlike the reduced
     matrix's shape) has degree <= R e in them (e the entry degree): probability <= s e / p."""
     if not random_weights:
         return _given_weights(m, "coefficient matrix", "the rank over Q")
-    e, side = entry_degree(net, random_weights), (m.expand or {}).get("side_bound")
+    e, side = entry_degree(net, random_weights), (_detail(m, "expand") or {}).get("side_bound")
     b = 1.0 if e is None or side is None else min(1.0, side * e / m.prime)
     cover = _constants_cover(m, net, None, prime_drawn, [side or 0])
     if cover is None:
@@ -285,7 +291,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
     if m.method == "float":
         return _label_float(m, raw, net)
     if not raw:
-        if m.catalecticant is not None and any("sketch" in b for b in m.blocks):
+        if _detail(m, "catalecticant") is not None and any("sketch" in b for b in m.blocks):
             _label_coefficients(m, net, threshold, random_weights)  # each block on its own
             m.saturation_bound = None  # the whole is a lower bound: no probability to state
         m.saturated = False
@@ -294,7 +300,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             "; the blocks whose sketch stopped below its cap are labelled on their own"
             if any("sketch" in b for b in m.blocks) else "")  # fmt: skip
         return m
-    if m.catalecticant is not None:  # its blocks, nothing sampled: only the weights random
+    if _detail(m, "catalecticant") is not None:  # its blocks, nothing sampled: only the weights random
         return _label_coefficients(m, net, threshold, random_weights)
     if m.sampler == "coefficients":  # f's whole coefficient matrix over GF(p): no sample
         return _label_expanded(m, net, threshold, random_weights, prime_drawn)
@@ -329,7 +335,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             f"degree {e}); the rank stopped below the sample size but is a lower bound only")
         return m
     m.saturated = True
-    declared = ("declarations (degree, homogeneity: tested), " if m.graded is not None
+    declared = ("declarations (degree, homogeneity: tested), " if _detail(m, "graded") is not None
                 else "")  # fmt: skip
     m.saturation_reason = (
         f"probability bound: a false saturation (the rank over GF({m.prime}) below the "
@@ -365,7 +371,7 @@ def _step_sizes(m) -> list[int]:
     """The grid sizes of the steps run (per block for graded), as the Schwartz-Zippel
     bound sums them."""
     sizes = [min(int(r), int(c)) for r, c, _ in m.history]
-    if m.graded is not None:
+    if _detail(m, "graded") is not None:
         return [n for b in m.blocks for n in sizes if n <= b["samples"][0]]
     return sizes
 

@@ -204,7 +204,7 @@ def test_saturation_is_never_the_sampling_rule():
     m = seprank.measure(net, (0, 1), strategy="expand")
     e = 3**2 + 2 * (3**2 - 1)  # the entry degree in weights and inputs
     side = min(ex.expand_cost(net, (0, 1))[k] for k in ("rows", "cols"))  # from the degree
-    assert m.expand["side_bound"] == side >= min(m.samples)
+    assert m.detail.side_bound == side >= min(m.samples)
     assert m.saturation_bound == pytest.approx(side * e / m.prime)
     assert m.saturated and m.saturation_reason.startswith("coefficient matrix (nothing sampled")
     assert m.history == [(m.samples[0], m.samples[1], m.rank)]

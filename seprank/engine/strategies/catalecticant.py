@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
+from seprank.engine.detail import Detail
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
 from seprank.engine.strategies import catalecticant_minors as minors
@@ -226,6 +228,50 @@ def run(plan: Plan, reason: str = "") -> Measurement:
     return assemble(plan, int(prep.keys.size), prep.build_seconds, results, reason)
 
 
+#: What a block's ``degree`` and ``other_s_degree`` mean (the detail's ``degree``).
+DEGREE_CONVENTION = ("A-side degree in x (graded's convention); other_s_degree: the degree "
+                     "in S of the side without the query")
+
+
+@dataclass(frozen=True)
+class CatalecticantDetail(Detail):
+    """What the catalecticant strategy records: F's size and the degree convention.
+
+    Parameters
+    ----------
+    D : int
+        F's degree in S (the blocks are k = 0..D).
+    variables : int
+        The variables of S (d (d + 1) / 2).
+    monomials : int or None
+        F's monomials (None: not built).
+    build_seconds : float
+        Time to build F's coefficients.
+    query_side : str
+        ``"A"`` or ``"B"``: the side of the query position.
+    sides : tuple of int
+        Positions on the query's side and on the other.
+    degree : str
+        The blocks' degree convention (:data:`DEGREE_CONVENTION`).
+    residual : bool
+        Whether F is the residual form's.
+    """
+
+    key: ClassVar[str] = "catalecticant"
+    after: ClassVar[str] = "graded"
+    null_when_absent: ClassVar[bool] = True
+    shows_blocks: ClassVar[bool] = True
+
+    D: int
+    variables: int
+    monomials: int | None
+    build_seconds: float
+    query_side: str
+    sides: tuple
+    degree: str
+    residual: bool
+
+
 def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
              reason: str = "", seconds: float | None = None) -> Measurement:  # fmt: skip
     """The Measurement from every block's :func:`measure_block` result, k = 0..D in order
@@ -240,12 +286,10 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
     t_rank = sum(tr for _, _, tr in results)
     total = sum(b["rank"] for b in blocks)
     big = max(blocks, key=lambda b: b["shape"][0] * b["shape"][1])
-    info = {"D": D, "variables": net.width * (net.width + 1) // 2, "monomials": int(monomials),
-            "build_seconds": build_seconds, "query_side": "A" if query_on_A else "B",
-            "sides": [nq, no],
-            "degree": "A-side degree in x (graded's convention); other_s_degree: the degree "
-                      "in S of the side without the query",
-            "residual": bool(net.residual)}  # fmt: skip
+    info = CatalecticantDetail(D=D, variables=net.width * (net.width + 1) // 2,
+                               monomials=int(monomials), build_seconds=build_seconds,
+                               query_side="A" if query_on_A else "B", sides=(nq, no),
+                               degree=DEGREE_CONVENTION, residual=bool(net.residual))
     if seconds is None:
         seconds = time.perf_counter() - plan.t_start
     return Measurement(
@@ -254,7 +298,7 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
         seconds=seconds, seed=plan.seed, config=plan.config,
         partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
         history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
-        strategy_reason=reason, blocks=blocks, catalecticant=info,
+        strategy_reason=reason, blocks=blocks, detail=info,
         minors=minors.collect(plan, blocks, D),
     )  # fmt: skip
 

@@ -27,7 +27,9 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
@@ -35,6 +37,7 @@ from seprank import labels
 from seprank.algebra.domains import DEFAULT_PRIME, Domain, Float64, ModP
 from seprank.algebra.field_array import GF, exact_float, multiple_of_p
 from seprank.engine import line_check, row_check
+from seprank.engine.detail import Detail
 from seprank.engine.evaluate import evaluate
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
@@ -492,8 +495,28 @@ def run(mp) -> Measurement:
         eval_seconds=t_eval, rank_seconds=time.perf_counter() - t0,
         history=[(int(shape[0]), int(shape[1]), int(rank))], strategy="expand",
         strategy_reason=mp.reason, blocks=blocks,
-        expand={"side_bound": _side_bound(mp), "components": len(comps)},
+        detail=ExpandDetail(side_bound=_side_bound(mp), components=len(comps)),
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ExpandDetail(Detail):
+    """What the expand strategy records of f's coefficient matrix.
+
+    Parameters
+    ----------
+    side_bound : int or None
+        The most monomials its short side may have, from the degree (whatever the weights:
+        what its saturation bound reads).
+    components : int
+        The matrix's connected components (ranked one by one).
+    """
+
+    key: ClassVar[str] = "expand"
+    null_when_absent: ClassVar[bool] = True
+
+    side_bound: int | None
+    components: int
 
 
 def _side_bound(mp) -> int | None:

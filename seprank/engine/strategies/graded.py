@@ -19,12 +19,15 @@ dropped. The grid is streamed in row chunks straight into the block matrices.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
 from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
+from seprank.engine.detail import Detail
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import check_matrix_fits
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost
@@ -110,6 +113,69 @@ def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
     return out
 
 
+@dataclass(frozen=True)
+class GradedDetail(Detail):
+    """What the graded strategy records beside the rank.
+
+    f's total degree, its A-degree support (each degree with a block) and the
+    Schwartz-Zippel bounds of that support and of the homogeneity it rests on.
+
+    Parameters
+    ----------
+    total_degree : int
+        The total degree T of the homogeneous f.
+    support : tuple of int
+        The A-degrees with a nonzero component, in order.
+    t_values : int
+        How many scalings t the interpolation evaluated.
+    support_miss_bound : float
+        Probability bound on a degree missed by the support's probe.
+    homogeneity : str
+        Where homogeneity comes from (declared, checked at random points...).
+    homogeneity_false_bound : float
+        Probability bound on a false homogeneity.
+    """
+
+    key: ClassVar[str] = "graded"
+    after: ClassVar[str] = "blocks"
+    null_when_absent: ClassVar[bool] = True
+    shows_blocks: ClassVar[bool] = True
+
+    total_degree: int
+    support: tuple
+    t_values: int
+    support_miss_bound: float
+    homogeneity: str
+    homogeneity_false_bound: float
+
+    def lines(self, m) -> list[str]:
+        """The blocks' summary and the support's and homogeneity's bounds.
+
+        Parameters
+        ----------
+        m : Measurement
+            The measurement (its blocks).
+
+        Returns
+        -------
+        list of str
+            Two lines.
+        """
+        out = []
+        if m.blocks:
+            done = sum(b["saturated"] for b in m.blocks)
+            big = max(m.blocks, key=lambda b: b["rank"])
+            out.append(f"  {len(m.blocks)} blocks (A-degrees {self.support[0]}.."
+                       f"{self.support[-1]}), {done} saturated, largest {big['rank']} at "
+                       f"degree {big['degree']}")  # fmt: skip
+        else:  # f = 0: no A-degree block at all
+            out.append("  no blocks: f is identically zero (rank 0)")
+        out.append(f"  chance a degree was missed <= {self.support_miss_bound:.1e}; "
+                   f"homogeneity: {self.homogeneity} "
+                   f"(false <= {self.homogeneity_false_bound:.1e})")  # fmt: skip
+        return out
+
+
 def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
     """The adaptive loop of the graded strategy for f homogeneous of total degree T."""
     p = plan.domain.p
@@ -120,11 +186,9 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
     support, miss = degree_support(plan, T)
     ts, Vinv = _interpolation(plan, support)
     blocks = [_Block(k, i, plan) for i, k in enumerate(support)]
-    info = {
-        "total_degree": int(T), "support": support, "t_values": len(ts),
-        "support_miss_bound": miss, "homogeneity": homogeneity.source,
-        "homogeneity_false_bound": homogeneity.false_bound,
-    }  # fmt: skip
+    info = GradedDetail(total_degree=int(T), support=tuple(support), t_values=len(ts),
+                        support_miss_bound=miss, homogeneity=homogeneity.source,
+                        homogeneity_false_bound=homogeneity.false_bound)  # fmt: skip
     t_eval, t_rank = time.perf_counter() - te, 0.0
     plan.say(f"  graded: total degree {T}, {len(support)} A-degree blocks")
     n = min(max(2, plan.start), plan.max_samples)
@@ -171,7 +235,7 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
             seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
             partition=plan.A, sampler=plan.sampler, eval_seconds=t_eval, rank_seconds=t_rank,
             budget_hit=budget_hit, history=list(history), strategy="graded",
-            strategy_reason=reason, blocks=[b.result() for b in blocks], graded=info,
+            strategy_reason=reason, blocks=[b.result() for b in blocks], detail=info,
             minors=_minors(blocks), draws=[list(d) for d in plan.draws],
         )  # fmt: skip
         if saturated or budget_hit:

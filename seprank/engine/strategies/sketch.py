@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -80,6 +81,7 @@ from seprank.engine.estimate import MAX_SECONDS, format_seconds
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
 from seprank.engine.strategies.base import BASE_BYTES, say
+from seprank.engine.strategies.catalecticant import DEGREE_CONVENTION, CatalecticantDetail
 from seprank.engine.strategies.catalecticant_sizes import block_shapes, form_of
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import SeprankError, TooBigError
@@ -330,6 +332,29 @@ def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
     return st
 
 
+#: How a sketch is built (the detail's ``sketch``).
+SKETCH = ("R_k = Omega H_k Psi from F(y + t z) u, never materialising H_k "
+          "(seprank.engine.strategies.sketch)")
+
+
+@dataclass(frozen=True)
+class SketchDetail(CatalecticantDetail):
+    """The catalecticant's detail (F never built: ``monomials`` None), and the sketch.
+
+    Parameters
+    ----------
+    D, variables, monomials, build_seconds, query_side, sides, degree, residual : object
+        As :class:`~seprank.engine.strategies.catalecticant.CatalecticantDetail`'s.
+    sketch : str
+        How a sketch is built (:data:`SKETCH`).
+    cap : int or None
+        The most rows and columns a block's sketch may reach (None: its short side).
+    """
+
+    sketch: str
+    cap: int | None
+
+
 def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
     """Grow every block's sketch until its rank stops below the sketch size (module
     docstring); ``cap``: the largest sketch (None: the short side + 1)."""
@@ -356,12 +381,9 @@ def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
             b["saturated"] = False
         blocks.append(b)
     blocks.sort(key=lambda b: b["degree"])
-    info = {"D": D, "variables": d * (d + 1) // 2, "monomials": None, "build_seconds": 0.0,
-            "query_side": "A" if query_on_A else "B", "sides": [nq, no],
-            "degree": "A-side degree in x (graded's convention); other_s_degree: the degree "
-                      "in S of the side without the query",
-            "residual": False, "sketch": "R_k = Omega H_k Psi from F(y + t z) u, never "
-            "materialising H_k (seprank.engine.strategies.sketch)", "cap": cap}  # fmt: skip
+    info = SketchDetail(D=D, variables=d * (d + 1) // 2, monomials=None, build_seconds=0.0,
+                        query_side="A" if query_on_A else "B", sides=(nq, no),
+                        degree=DEGREE_CONVENTION, residual=False, sketch=SKETCH, cap=cap)
     done = all(st["stopped"])
     return Measurement(
         rank=int(sum(st["rank"])), saturated=done, certified=CERTIFIED, method=plan.method,
@@ -369,7 +391,7 @@ def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
         seed=plan.seed, config=plan.config, partition=plan.A, sampler="sketch",
         eval_seconds=time.perf_counter() - t0 - st["rank_seconds"],
         rank_seconds=st["rank_seconds"], history=st["history"], budget_hit=not done,
-        strategy="sketch", strategy_reason=reason, blocks=blocks, catalecticant=info)
+        strategy="sketch", strategy_reason=reason, blocks=blocks, detail=info)
 
 
 # ---------------------------------------------------------------------------------------

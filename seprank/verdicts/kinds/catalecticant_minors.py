@@ -57,7 +57,7 @@ def prepare(plan) -> None:
 def write(net, m) -> dict:
     """The catalecticant fields of a certificate of ``m``: no points, no draws, the key
     convention (``keys``, ``key_radix``) and the blocks."""
-    return {"points": POINTS, "draws": [], "total_degree": (m.graded or {}).get("total_degree"),
+    return {"points": POINTS, "draws": [], "total_degree": getattr(m.detail, "total_degree", None),
             "keys": KEYS_RULE, "key_radix": radix(structural_form(net)),
             "blocks": blocks(m.minors)}
 
