@@ -64,8 +64,8 @@ class MeasurementPlan:
         Why it was taken (the Measurement's ``strategy_reason``).
     weights : dict or None
         The checked given weights (None: drawn from the seed).
-    estimate : dict or None
-        The strategy's cost model (None where it has none).
+    estimate : Cost or None
+        The strategy's cost (:class:`seprank.engine.estimate.Cost`; None where it has none).
     run : Plan or None
         The grid strategies' inputs (:class:`seprank.engine.strategies.base.Plan`).
     homogeneity : Homogeneity or None
@@ -92,7 +92,7 @@ class MeasurementPlan:
     strategy: str
     reason: str
     weights: dict | None = None
-    estimate: dict | None = None
+    estimate: _estimate.Cost | None = None
     run: Plan | None = field(default=None, repr=False)
     homogeneity: object = field(default=None, repr=False)
     t_start: float = field(default_factory=time.perf_counter, repr=False)
@@ -197,7 +197,8 @@ def _skip(s: Strategy, req: Request, purpose: str) -> str | None:
     return None
 
 
-def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None, list]:
+def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, _estimate.Cost | None,
+                                                          list]:
     """The strategy that runs, its cost, and (name, why not or None) for each one asked."""
     considered, notes = [], ""
     wanted = req.requested

@@ -300,7 +300,7 @@ def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = T
             "; the blocks whose sketch stopped below its cap are labelled on their own"
             if any("sketch" in b for b in m.blocks) else "")  # fmt: skip
         return m
-    if _detail(m, "catalecticant") is not None:  # its blocks, nothing sampled: only the weights random
+    if _detail(m, "catalecticant") is not None:  # its blocks, nothing sampled: weights random
         return _label_coefficients(m, net, threshold, random_weights)
     if m.sampler == "coefficients":  # f's whole coefficient matrix over GF(p): no sample
         return _label_expanded(m, net, threshold, random_weights, prime_drawn)

@@ -221,7 +221,7 @@ def test_auto_never_takes_expand_and_says_so():
     mp = plan(LinearSelfAttention(1, 2, 1, 4), None, MeasureOptions())
     assert ("expand", "taken only when requested (strategy='expand')") in mp.considered
     mp = plan(LinearSelfAttention(2, 2, 1, 4), None, MeasureOptions(strategy="expand"))
-    assert mp.strategy == "expand" and mp.run is None and mp.estimate["monomials"] == \
+    assert mp.strategy == "expand" and mp.run is None and mp.estimate.model["monomials"] == \
         math.comb(8 + 9, 9)  # fmt: skip
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
 from seprank.engine.detail import Detail
+from seprank.engine.estimate import Cost
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
 from seprank.engine.strategies import catalecticant_minors as minors
@@ -57,7 +58,6 @@ from seprank.engine.strategies.catalecticant_sizes import (  # noqa: F401 (re-ex
     refusal,
 )
 from seprank.engine.strategies.registry import Strategy, register
-from seprank.theory import bounds
 
 
 def _subset(rng, keys, count: int):
@@ -160,7 +160,7 @@ class Prepared:
 def prepare(plan: Plan) -> Prepared:
     """Build F and its coefficient table (the part of :func:`run` before any block)."""
     net, p = form_of(plan.net), plan.domain.p
-    d, D = net.width, bounds.matrix_degree(net.depth)
+    d, D = net.width, net.matrix_degree
     m = d * (d + 1) // 2
     t0 = time.perf_counter()
     _, F = sp.build_F(net, plan.params, p)
@@ -176,7 +176,7 @@ def prepare(plan: Plan) -> Prepared:
 def block_count(net) -> int:
     """How many matrices :func:`measure_block` ranks: D + 1 blocks, or the residual's one."""
     net = form_of(net)
-    return 1 if net.residual else bounds.matrix_degree(net.depth) + 1
+    return 1 if net.residual else net.matrix_degree + 1
 
 
 def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, float]:
@@ -217,7 +217,7 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
 
 
 def _sides(net, A):
-    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    nq, no = net.sides(A)
     return nq, no, net.query_position in set(A)
 
 
@@ -277,7 +277,7 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
     """The Measurement from every block's :func:`measure_block` result, k = 0..D in order
     (``seconds``: the total to report; default the time since the plan was made)."""
     net, p = form_of(plan.net), plan.domain.p
-    D = bounds.matrix_degree(net.depth)
+    D = net.matrix_degree
     nq, no, query_on_A = _sides(net, plan.A)
     blocks = [dict(b) for b, _, _ in results]
     if not net.residual:
@@ -366,15 +366,14 @@ class Catalecticant(Strategy):
                 "proofs/catalecticant_reduction.md; no grid: the graded blocks' ranks from F's "
                 f"coefficients; largest matrix {big[0]}x{big[1]})")  # fmt: skip
 
-    def cost(self, req, budget) -> dict:
+    def cost(self, req, budget) -> Cost:
         """The largest block's matrix twice (it and a working copy); (2/3) s^3 flops a
         block."""
         shapes = block_shapes(req.net)
         big = max(r * c for r, c in shapes)
-        return {"strategy": "catalecticant", "note": "no grid; matrices of the proved block "
-                "sizes at most (blocks, in the Measurement)",
-                "expected_seconds": sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS,
-                "peak_bytes": int(BASE_BYTES + 2 * 8 * big)}  # fmt: skip
+        return Cost(sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS,
+                    int(BASE_BYTES + 2 * 8 * big), "no grid; matrices of the proved block "
+                    "sizes at most (blocks, in the Measurement)")  # fmt: skip
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.reason)

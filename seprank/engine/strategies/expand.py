@@ -38,6 +38,7 @@ from seprank.algebra.domains import DEFAULT_PRIME, Domain, Float64, ModP
 from seprank.algebra.field_array import GF, exact_float, multiple_of_p
 from seprank.engine import line_check, row_check
 from seprank.engine.detail import Detail
+from seprank.engine.estimate import Cost
 from seprank.engine.evaluate import evaluate
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
@@ -454,8 +455,9 @@ class Expand(Strategy):
         return (f"requested: f expanded from apply on sparse polynomials over {over} "
                 f"(python-flint), {drawn}; its coefficient matrix ranked exactly over {over}")
 
-    def cost(self, req, budget) -> dict:
-        return expand_cost(req.net, req.A)
+    def cost(self, req, budget) -> Cost:
+        est = expand_cost(req.net, req.A)
+        return Cost(None, est.get("peak_bytes"), est["note"], est)
 
     def run(self, mp) -> Measurement:
         return run(mp)
@@ -522,7 +524,7 @@ class ExpandDetail(Detail):
 def _side_bound(mp) -> int | None:
     """The most monomials the coefficient matrix's short side may have (from the degree,
     whatever the weights): the rank over Q is at most this."""
-    cost = mp.estimate or expand_cost(mp.net, mp.A)
+    cost = mp.estimate.model if mp.estimate is not None else expand_cost(mp.net, mp.A)
     rows, cols = cost.get("rows"), cost.get("cols")
     return None if rows is None or cols is None else int(min(rows, cols))
 

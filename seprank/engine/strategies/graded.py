@@ -18,6 +18,7 @@ dropped. The grid is streamed in row chunks straight into the block matrices.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -28,11 +29,13 @@ from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
 from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
 from seprank.engine.detail import Detail
+from seprank.engine.estimate import Cost
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import check_matrix_fits
-from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost
+from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost, grid_model_cost
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
+from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem
 
 #: Probes (random points) used to find which A-degrees occur.
@@ -243,6 +246,62 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         n = plan.next_size(n)
 
 
+def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> Cost:
+    """The graded run's cost with the proved bounds ``blocks`` of its A-degree blocks
+    (:attr:`seprank.engine.estimate.TheoryFacts.graded_blocks`): one grid of f(t a, b) per
+    block degree t, each block ranked on its own and grown until it stops (x1.25 overshoots
+    a block's rank by at most 25%).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    A, B : tuple of int
+        The sides.
+    blocks : sequence of int
+        The blocks' proved bounds.
+    max_samples : int
+        The budget of each block's sample.
+    start : int
+        The first sample size.
+    fast : bool
+        Whether the compiled kernel may evaluate the grid.
+
+    Returns
+    -------
+    Cost
+        Its ``model`` holds the grid model's figures, ``blocks`` and ``largest_block``.
+    """
+    item, m, top = 8, len(blocks), max(blocks)
+    cell = _estimate.cell_seconds(net, fast)
+    n0 = min(max(2, start), max_samples)
+    dim = input_dim(net)
+
+    def final(bound):
+        return min(max_samples, int(1.25 * bound) + 2)
+
+    def seconds(n, every_block_grows=False):
+        ranks = sum(1.42 * (n if every_block_grows else min(final(t), n)) ** 3 for t in blocks)
+        return m * n * n * cell + ranks / _estimate.RANK_OPS_PER_S
+
+    lg = math.log10(max(1, sum(blocks)))
+    est = {"degree": getattr(net, "degree", None), "log10_expected_rank": lg,
+           "strategy": "graded", "blocks": m, "largest_block": top,
+           "param_bytes": _estimate.param_count(net) * item,
+           "first_grid_bytes": n0 * (len(A) + len(B)) * dim * item + m * n0 * n0 * item,
+           "points_bytes_at_budget": max_samples * (len(A) + len(B)) * dim * item,
+           "first_grid_seconds": m * n0 * n0 * cell,
+           "expected_seconds": seconds(final(top)),
+           "worst_seconds": seconds(max_samples, every_block_grows=True),
+           "max_samples": max_samples, "method": "modular"}  # fmt: skip
+    n = max_samples if lg >= math.log10(max_samples) else \
+        min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
+    note = (f"; graded: {m} A-degree blocks, largest <= {top:,}"
+            + ("; that exceeds max_samples, so the result may be a lower bound only"
+               if top >= max_samples else ""))  # fmt: skip
+    return grid_model_cost(est, 3 * n * n * 8, note)
+
+
 def _minors(blocks) -> list | None:
     """Each block's nonsingular minor (degree, rank, rows, cols), or None if one is missing."""
     if any(b.minor is None for b in blocks):
@@ -307,14 +366,17 @@ class Graded(Strategy):
         how = "auto" if req.requested == "auto" else "requested"
         return f"{how}: f homogeneous of degree {h.degree} ({h.source})"
 
-    def cost(self, req, budget: int) -> dict:
+    def cost(self, req, budget: int) -> Cost:
         """With the proved block bounds where they are known before any evaluation (the
-        paper's network without residual), else the direct model at the method's budget."""
-        blocks = _estimate.graded_blocks(req.net, req.A) \
+        paper's network without residual: :func:`blocks_cost`), else the direct model at
+        the method's budget."""
+        blocks = req.facts.graded_blocks \
             if feasibility.interpolates(req.modulus, req.net) else None  # fmt: skip
         if not blocks:
-            budget = int(req.options.max_samples or DEFAULT_MAX_SAMPLES[req.method])
-        return grid_cost(req, budget, blocks)
+            return grid_cost(req, int(req.options.max_samples
+                                      or DEFAULT_MAX_SAMPLES[req.method]))  # fmt: skip
+        fast = req.method == "modular" and req.options.use_kernel
+        return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast)
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason)

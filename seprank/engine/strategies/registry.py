@@ -8,9 +8,9 @@ A strategy declares:
 - ``confirm(req) -> None | reason``: a second, costlier check made only after the cost
   check passed (graded: is f homogeneous? which evaluates f at a few points);
 - ``prime(req) -> (modulus, note)``: its prime policy;
-- ``cost(req, budget) -> dict``: time and memory from the shapes (the one estimate that
-  measure, sweeps, blocks and the refusals read), with ``expected_seconds`` and
-  ``peak_bytes`` where it can give them;
+- ``cost(req, budget) -> Cost``: time and memory from the shapes (the one estimate that
+  measure, sweeps, blocks and the refusals read: ``seconds``, ``peak_bytes``, ``note``),
+  the facts it needs from theory/ read from ``req.facts``, asked once per request;
 - ``run(mp) -> Measurement``; and where it splits, ``tasks`` / ``assemble``.
 
 Third parties register a strategy by an entry point in the group ``seprank.strategies``
@@ -26,6 +26,7 @@ import numpy as np
 
 from seprank.algebra.domains import Float64, ModP
 from seprank.engine import line_check, row_check
+from seprank.engine.estimate import Cost, TheoryFacts
 from seprank.engine.homogeneity import homogeneity
 from seprank.engine.strategies.base import grid_cost, params_for
 from seprank.errors import ConfigError
@@ -89,6 +90,7 @@ class Request:
     #: Whether ``modulus`` was drawn at random (:mod:`seprank.engine.constants`).
     prime_drawn: bool = False
     _homogeneity: Any = field(default=None, init=False, repr=False)
+    _facts: TheoryFacts | None = field(default=None, init=False, repr=False)
     _checked: bool = field(default=False, init=False, repr=False)
     _params: dict = field(default_factory=dict, init=False, repr=False)
 
@@ -100,6 +102,14 @@ class Request:
     @property
     def random_weights(self) -> bool:
         return self.weights is None
+
+    @property
+    def facts(self) -> TheoryFacts:
+        """What the cost models need from theory/ about this network and partition, one
+        object per request (:class:`seprank.engine.estimate.TheoryFacts`)."""
+        if self._facts is None:
+            self._facts = TheoryFacts(self.net, self.A)
+        return self._facts
 
     def params_in(self, domain):
         """The weights in ``domain`` (drawn from the seed, or the given ones), made once per
@@ -204,8 +214,9 @@ class Strategy:
         """Why it was taken (the Measurement's ``strategy_reason``)."""
         return "requested" if req.requested == self.name else f"auto: {self.name}"
 
-    def cost(self, req: Request, budget: int) -> dict | None:
-        """The cost model's estimate (a dict); by default the grid strategies' model
+    def cost(self, req: Request, budget: int) -> Cost | None:
+        """What a run will cost (:class:`seprank.engine.estimate.Cost`: seconds, peak bytes,
+        note), before it starts; by default the grid strategies' model
         (:func:`~seprank.engine.strategies.base.grid_cost`) for a grid strategy, else None."""
         return grid_cost(req, budget) if self.grid else None
 
