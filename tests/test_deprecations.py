@@ -16,6 +16,7 @@ LIVE = {
     "seprank.theory.architecture_bounds.known_bound": "0.2.0",
     "seprank.theory.architecture_bounds.has_known_bound": "0.2.0",
     "--format": "0.2.0",
+    "CertificateKind(prepare=...)": "0.2.0",
 }
 
 

@@ -27,7 +27,7 @@ CERTIFIED = {
 BOOL_COLUMNS = ("saturated", "sample_saturated", "budget_hit", "residual")
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, frozen=True)
 class Measurement:
     """One measured separation rank and everything needed to reproduce it.
 

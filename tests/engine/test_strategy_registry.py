@@ -2,6 +2,8 @@
 order, records why each was or was not taken, and a plugin's strategy (an entry point)
 is planned and run like a shipped one."""
 
+from dataclasses import replace
+
 import pytest
 
 import seprank.registry
@@ -25,9 +27,7 @@ class Toy(strategies.Strategy):
         return None if req.net.width == 2 and req.method == "modular" else "needs width 2"
 
     def run(self, mp):
-        m = run_direct(mp.run, mp.reason)
-        m.strategy = self.name
-        return m
+        return replace(run_direct(mp.run, mp.reason), strategy=self.name)
 
 
 @pytest.fixture

@@ -41,6 +41,7 @@ from seprank.engine.detail import Detail
 from seprank.engine.estimate import Cost
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import available_memory
+from seprank.engine.saturation import Ground, GroundContext, given_weights, unstopped
 from seprank.engine.strategies import catalecticant_minors as minors
 from seprank.engine.strategies.base import BASE_BYTES, Plan
 from seprank.engine.strategies.catalecticant_sizes import (  # noqa: F401 (re-exported)
@@ -303,6 +304,67 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
     )  # fmt: skip
 
 
+def weight_degree(net) -> int:
+    """Degree in the weights of each coefficient of F = e_c^T P_L(S) (LinearSelfAttention):
+    a layer multiplies four weight matrices into three copies of P, so w_{l+1} = 4 + 3 w_l,
+    w_0 = 0: w_L = 2 (3^L - 1)."""
+    return 2 * (3**net.depth - 1)
+
+
+def blocks_ground(raw, ctx: GroundContext) -> Ground:
+    """The ground of a rank summed over the structural polynomial's blocks, nothing sampled.
+
+    A block's GF(p) rank is below its generic rank R only if the random weights hit the
+    zero set of a nonsingular R x R minor of the generic block, of degree <= R w in the
+    weights: probability <= R w / p. R is unknown, so the block's upper bound stands for it
+    (the proved bound where there is one, else its short side); the blocks are summed (a
+    union bound).
+
+    A block ranked through random sketches (the sketch strategy: ``sketch``, the sizes
+    ranked, and ``sketch_degree``, the degree of a sketch entry in its draws) adds
+    sum over its sizes of min(s, upper) x sketch_degree / p (proved in
+    :mod:`seprank.engine.strategies.sketch`), except where its rank is its short side; a
+    sketch that did not stop leaves the whole a lower bound, each block labelled on its own.
+    """
+    sketched = any("sketch" in b for b in raw.blocks)
+    if not raw.saturated:
+        own = _blocks_ground(raw, ctx).blocks if sketched else None
+        return Ground(False, None, unstopped(raw).reason + (
+            "; the blocks whose sketch stopped below its cap are labelled on their own"
+            if sketched else ""), blocks=own)  # fmt: skip
+    return _blocks_ground(raw, ctx)
+
+
+def _blocks_ground(raw, ctx: GroundContext) -> Ground:
+    if not ctx.random_weights:
+        return given_weights("catalecticant")
+    w, threshold, p = weight_degree(ctx.net), ctx.threshold, raw.prime
+    total, blocks = 0.0, []
+    sketched = any("sketch" in b for b in raw.blocks)
+    for b in raw.blocks:
+        upper = min(b["shape"]) if b.get("bound") is None else min(b["bound"], *b["shape"])
+        own = upper * w / p
+        if "sketch" in b and b["rank"] < min(b["shape"]):
+            own += sum(min(s, upper) for s in b["sketch"]) * b["sketch_degree"] / p
+        total += own
+        bound = min(1.0, own)
+        # a sketch that reached its cap did not stop: a lower bound only, whatever its bound
+        blocks.append({**b, "saturation_bound": bound,
+                       "saturated": bound <= threshold and b.get("stopped", True)})
+    bound = min(1.0, total)
+    what = ("sketches (the weights and the sketch points random): a block's sketch rank is "
+            "below its generic rank only if the weights hit a minor's zero set or the sketch "
+            "points hit its sketch minor's, probability <= sum over the blocks of (upper "
+            f"bound) x weight degree {w} / p + sum over its sketch sizes s of min(s, upper) x "
+            f"sketch degree / p = {bound:.2g}" if sketched else
+            "coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
+            "the generic rank only if the weights hit a minor's zero set, probability <= sum "
+            f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g}")
+    return Ground(bound <= threshold, bound, what + " (Schwartz-Zippel)" + (
+        "" if bound <= threshold else
+        f" > threshold {threshold:g}; each block is labelled on its own"), blocks=blocks)
+
+
 #: Flops per second assumed for a block's elimination (this machine's measured rate,
 #: experiments/benchmark_elimination.py: a planning figure only).
 CAT_FLOPS = 3e10
@@ -377,6 +439,10 @@ class Catalecticant(Strategy):
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.reason)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """:func:`blocks_ground`: nothing sampled, only the weights random."""
+        return blocks_ground(raw, ctx)
 
     # The split (what ``seprank blocks`` runs as stored tasks): how many parts and their
     # shapes, a preparation shared by the parts, one part, and the assembly.

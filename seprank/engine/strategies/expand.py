@@ -42,7 +42,16 @@ from seprank.engine.estimate import Cost
 from seprank.engine.evaluate import evaluate
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
-from seprank.engine.saturation import traced_degree
+from seprank.engine.saturation import (
+    Ground,
+    GroundContext,
+    constants_cover,
+    entry_degree,
+    given_weights,
+    traced_degree,
+    uncovered,
+    unstopped,
+)
 from seprank.engine.strategies.base import BASE_BYTES, params_for
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import DomainError, SeprankError, TooBigError
@@ -461,6 +470,30 @@ class Expand(Strategy):
 
     def run(self, mp) -> Measurement:
         return run(mp)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below
+        the rank over Q only if p divides every maximal minor; with random weights, a
+        nonzero R x R minor of the generic matrix (R at most s, the most monomials on the
+        short side, from the degree: the detail's ``side_bound``, which no draw can shrink,
+        unlike the reduced matrix's shape) has degree <= R e in them (e the entry degree):
+        probability <= s e / p."""
+        if not raw.saturated:
+            return unstopped(raw)
+        if not ctx.random_weights:
+            return given_weights("coefficient matrix", "the rank over Q")
+        e, side = entry_degree(ctx.net, ctx.random_weights), raw.detail.side_bound
+        b = 1.0 if e is None or side is None else min(1.0, side * e / raw.prime)
+        cover = constants_cover(raw, ctx, [side or 0])
+        if cover is None:
+            return uncovered(raw.prime, ctx.prime_drawn)
+        b = min(1.0, b + cover[0])
+        return Ground(b <= ctx.threshold, b, (
+            f"coefficient matrix (nothing sampled; only the weights random): its GF(p) rank "
+            f"is below the rank over Q only if the weights hit a minor's zero set (short "
+            f"side's monomials x entry degree / p) or p divides what the constants produce: "
+            f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
+                "" if b <= ctx.threshold else f" > threshold {ctx.threshold:g}")))
 
 
 def _draw_prime(opts, modulus: int | None) -> int:

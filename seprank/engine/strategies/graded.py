@@ -32,6 +32,7 @@ from seprank.engine.detail import Detail
 from seprank.engine.estimate import Cost
 from seprank.engine.result import CERTIFIED, Measurement
 from seprank.engine.sample_grid import check_matrix_fits
+from seprank.engine.saturation import Ground, GroundContext, grid_ground, step_sizes
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost, grid_model_cost
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
@@ -380,6 +381,23 @@ class Graded(Strategy):
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """The random grid's ground, summed over the blocks (each over the steps it was
+        live), plus the chances that a degree was missed or f is not homogeneous."""
+        detail, p = raw.detail, raw.prime
+        sizes = step_sizes(raw)
+
+        def schwartz_zippel(e: int) -> float:
+            total = 0.0
+            for b in raw.blocks:
+                total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
+            total += detail.support_miss_bound + detail.homogeneity_false_bound
+            return min(1.0, float(total))
+
+        live = [n for b in raw.blocks for n in sizes if n <= b["samples"][0]]
+        return grid_ground(raw, ctx, live, schwartz_zippel,
+                           "declarations (degree, homogeneity: tested), ")
 
 
 STRATEGY = register(Graded())

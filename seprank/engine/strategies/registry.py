@@ -11,7 +11,9 @@ A strategy declares:
 - ``cost(req, budget) -> Cost``: time and memory from the shapes (the one estimate that
   measure, sweeps, blocks and the refusals read: ``seconds``, ``peak_bytes``, ``note``),
   the facts it needs from theory/ read from ``req.facts``, asked once per request;
-- ``run(mp) -> Measurement``; and where it splits, ``tasks`` / ``assemble``.
+- ``run(mp) -> Measurement``: the raw result, with its typed ``detail``;
+- ``ground(raw, ctx) -> Ground``: what its rank may be called (default: the random grid's
+  ground); and where it splits, ``tasks`` / ``assemble``.
 
 Third parties register a strategy by an entry point in the group ``seprank.strategies``
 (a module:object that is a Strategy instance), loaded on first use.
@@ -25,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from seprank.algebra.domains import Float64, ModP
-from seprank.engine import line_check, row_check
+from seprank.engine import line_check, row_check, saturation
 from seprank.engine.estimate import Cost, TheoryFacts
 from seprank.engine.homogeneity import homogeneity
+from seprank.engine.saturation import Ground, GroundContext
 from seprank.engine.strategies.base import grid_cost, params_for
 from seprank.errors import ConfigError
 from seprank.registry import Registry
@@ -221,8 +224,16 @@ class Strategy:
         return grid_cost(req, budget) if self.grid else None
 
     def run(self, mp) -> Any:
-        """Measure: a Measurement from the plan (a MeasurementPlan)."""
+        """Measure: the raw Measurement from the plan (a MeasurementPlan): ``saturated`` its
+        stop (the rank below the sample size), its ``detail`` the strategy's own record;
+        :func:`seprank.engine.measure.execute` labels it."""
         raise NotImplementedError
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """What the raw result's rank may be called (:class:`~seprank.engine.saturation.Ground`:
+        saturated, the bound on a false saturation, why); by default the random grid's
+        ground (:func:`seprank.engine.saturation.grid_ground`)."""
+        return saturation.grid_ground(raw, ctx)
 
 
 #: The registered strategies by name (:class:`seprank.registry.Registry`).

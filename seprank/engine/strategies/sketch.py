@@ -80,8 +80,13 @@ from seprank.algebra.vandermonde import vandermonde_inverse
 from seprank.engine.estimate import MAX_SECONDS, Cost, TheoryFacts, format_seconds
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
+from seprank.engine.saturation import Ground, GroundContext
 from seprank.engine.strategies.base import BASE_BYTES, say
-from seprank.engine.strategies.catalecticant import DEGREE_CONVENTION, CatalecticantDetail
+from seprank.engine.strategies.catalecticant import (
+    DEGREE_CONVENTION,
+    CatalecticantDetail,
+    blocks_ground,
+)
 from seprank.engine.strategies.catalecticant_sizes import block_shapes, form_of
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import TooBigError
@@ -490,6 +495,10 @@ class Sketch(Strategy):
         ``max_samples`` when given)."""
         est = estimate(req.net, req.A, self._cap(req), facts=req.facts)
         return Cost(est["expected_seconds"], est["peak_bytes"], est["note"], est)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """The catalecticant's :func:`blocks_ground` with each block's sketch term."""
+        return blocks_ground(raw, ctx)
 
     def confirm(self, req) -> str | None:
         """TooBigError when :func:`estimate` (ranks at their proved bounds, sketches capped

@@ -49,11 +49,6 @@ def radix(net) -> int:
     return 2 * D + 1 if net.residual else D + 1
 
 
-def prepare(plan) -> None:
-    """Ask the planned measurement to record each block's nonsingular minor."""
-    plan.run.minors = {}
-
-
 def write(net, m) -> dict:
     """The catalecticant fields of a certificate of ``m``: no points, no draws, the key
     convention (``keys``, ``key_radix``) and the blocks."""
@@ -211,5 +206,4 @@ def _check_blocks(cert, net, params, A, p: int) -> list:
 
 
 KIND = CertificateKind(name="catalecticant minors", strategies=("catalecticant",),
-                       schema=schema, check=check, write=write, fields=FIELDS,
-                       prepare=prepare)  # fmt: skip
+                       schema=schema, check=check, write=write, fields=FIELDS)
