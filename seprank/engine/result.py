@@ -12,11 +12,6 @@ from seprank.engine.detail import Detail, detail_keys
 
 CERTIFIED = {
     "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
-    "graded": "lower bound (sum over the A-degree blocks of exact ranks over GF(p) of an "
-    "integer-weight network's component grids)",
-    "catalecticant": "lower bound (sum over the blocks of exact ranks over GF(p) of the "
-    "catalecticant matrices of an integer-weight network's structural polynomial F; each is "
-    "at most that block's rank over Q, which is its separation rank)",
     "symbolic": "exact for these weights (rank over Q of the coefficient matrix of this "
                 "integer-weight network)",
     "float": "none (floating-point estimate)",

@@ -39,7 +39,7 @@ from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
 from seprank.engine.detail import Detail
 from seprank.engine.estimate import Cost
-from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
 from seprank.engine.saturation import Ground, GroundContext, given_weights, unstopped
 from seprank.engine.strategies import catalecticant_minors as minors
@@ -229,6 +229,10 @@ def run(plan: Plan, reason: str = "") -> Measurement:
     return assemble(plan, int(prep.keys.size), prep.build_seconds, results, reason)
 
 
+#: What a catalecticant rank certifies (the Measurement's ``certified``).
+CERTIFIED = ("lower bound (sum over the blocks of exact ranks over GF(p) of the "
+             "catalecticant matrices of an integer-weight network's structural polynomial F; "
+             "each is at most that block's rank over Q, which is its separation rank)")
 #: What a block's ``degree`` and ``other_s_degree`` mean (the detail's ``degree``).
 DEGREE_CONVENTION = ("A-side degree in x (graded's convention); other_s_degree: the degree "
                      "in S of the side without the query")
@@ -294,7 +298,7 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
     if seconds is None:
         seconds = time.perf_counter() - plan.t_start
     return Measurement(
-        rank=int(total), saturated=True, certified=CERTIFIED["catalecticant"],
+        rank=int(total), saturated=True, certified=CERTIFIED,
         method=plan.method, prime=p, samples=tuple(big["shape"]),
         seconds=seconds, seed=plan.seed, config=plan.config,
         partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,

@@ -30,7 +30,7 @@ from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
 from seprank.engine.detail import Detail
 from seprank.engine.estimate import Cost
-from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import check_matrix_fits
 from seprank.engine.saturation import Ground, GroundContext, grid_ground, step_sizes
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost, grid_model_cost
@@ -115,6 +115,11 @@ def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
         for i in range(len(live)):
             out[i][s0 : s0 + rc] = Fk[i].reshape(rc, Q)
     return out
+
+
+#: What a graded rank certifies (the Measurement's ``certified``).
+CERTIFIED = ("lower bound (sum over the A-degree blocks of exact ranks over GF(p) of an "
+             "integer-weight network's component grids)")
 
 
 @dataclass(frozen=True)
@@ -234,7 +239,7 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         plan.advance(n, f"rank {total}, {done}/{len(blocks)} blocks below their sample")
         budget_hit = not saturated and n >= plan.max_samples
         last = Measurement(
-            rank=int(total), saturated=saturated, certified=CERTIFIED["graded"],
+            rank=int(total), saturated=saturated, certified=CERTIFIED,
             method=plan.method, prime=p, samples=(n, n),
             seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
             partition=plan.A, sampler=plan.sampler, eval_seconds=t_eval, rank_seconds=t_rank,
