@@ -311,7 +311,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                          A=req.A, B=req.B, strategy=strategy.name, reason=reason,
                          weights=req.weights, estimate=cost, t_start=t0,
                          considered=considered, prime=modulus, prime_drawn=drawn,
-                         homogeneity=req._homogeneity)  # fmt: skip
+                         homogeneity=req.probed)  # fmt: skip
     if strategy.needs_run:
         mp.max_samples = _max_samples(strategy, req)
         if inputs:

@@ -138,6 +138,11 @@ class Request:
             if self.method == "modular":
                 line_check.check_arithmetic(self.net, domain, seed)
 
+    @property
+    def probed(self):
+        """The homogeneity probe's outcome if a strategy asked for it (None: not probed)."""
+        return self._homogeneity
+
     def homogeneity(self):
         """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once
         in GF(modulus) with the run's weights and the probes' own stream
