@@ -31,7 +31,7 @@ sec = time.perf_counter() - t
 short = [[b["degree"], b["rank"], b.get("bound")] for b in m.blocks
          if b.get("bound") is not None and b["rank"] < b["bound"]]
 print(json.dumps({"rank": m.rank, "seconds": sec, "strategy": m.strategy,
-                  "build": (m.catalecticant or {}).get("build_seconds"),
+                  "build": getattr(m.detail, "build_seconds", None),
                   "eval": m.eval_seconds, "rank_s": m.rank_seconds,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "blocks": [[b["degree"], b["rank"]] for b in m.blocks], "short": short}))

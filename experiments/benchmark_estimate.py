@@ -60,11 +60,11 @@ README = [
 UNITS = {"s": 1, "min": 60, "h": 3600, "days": 86400}
 
 
-def printed(est: dict | None) -> bool:
+def printed(cost) -> bool:
     """Whether ``seprank measure`` says this estimate (:func:`estimate.check_cost`)."""
     said = []
-    if est is not None and "expected_seconds" in est:
-        estimate.check_cost(est, 2**62, say=said.append)
+    if cost is not None and "expected_seconds" in cost.model:
+        estimate.check_cost(cost, 2**62, say=said.append)
     return bool(said)
 
 
@@ -73,7 +73,7 @@ def row(label: str, net, options: dict) -> str:
     mp = plan(net, options=MeasureOptions(**options))
     m = execute(mp)
     real = time.perf_counter() - t0
-    est = (mp.estimate or {}).get("expected_seconds")
+    est = None if mp.estimate is None else mp.estimate.seconds
     ratio = "-" if est is None else f"{est / real:.2f}"
     shown = "yes" if printed(mp.estimate) else "no"
     e = "-" if est is None else f"{est:.3g}"

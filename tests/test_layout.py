@@ -112,7 +112,21 @@ def test_import_linter_layers_contract():
     assert lint
     exe = Path(sys.executable).parent / "lint-imports"  # the console script of this env
     r = subprocess.run([str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0 and "1 kept, 0 broken" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "2 kept, 0 broken" in r.stdout, r.stdout + r.stderr
+
+
+#: The engine modules that import theory/, and why (docs/architecture.md, Data flow): the
+#: cost models' facts (asked once per request), and the bounds put beside a finished
+#: measurement for its label. No other engine module may.
+ENGINE_READS_THEORY = {"seprank.engine.estimate", "seprank.engine.bound_compare"}
+
+
+def test_engine_reads_theory_only_where_the_architecture_page_says():
+    got = {n for n, f in _modules() if n.startswith("seprank.engine")
+           for t, *_ in _imports(n, f) if t == "seprank.theory" or t.startswith("seprank.theory.")}
+    assert got == ENGINE_READS_THEORY
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    assert all(f"`engine/{n.rsplit('.', 1)[1]}.py`" in page for n in ENGINE_READS_THEORY)
 
 
 def test_seprank_imports_are_at_module_top():

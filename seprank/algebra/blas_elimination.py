@@ -46,7 +46,6 @@ ROWS = 1024
 #: Matrices up to this size are inverted by Gauss-Jordan, larger ones by blocks.
 LEAF = 64
 _SPLIT = float(1 << 13)
-_EXACT = float(1 << 53)
 
 
 def single_product(p: int, k: int) -> bool:

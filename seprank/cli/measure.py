@@ -130,14 +130,5 @@ def print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
     for name, why in m.considered:  # the planner's record: every strategy, why (not) taken
         said = "taken" if why is None else why if why.startswith("not ") else f"not taken: {why}"
         print(f"    {name}: {said}")
-    if m.graded:
-        g = m.graded
-        done = sum(b["saturated"] for b in m.blocks)
-        if m.blocks:
-            big = max(m.blocks, key=lambda b: b["rank"])
-            print(f"  {len(m.blocks)} blocks (A-degrees {g['support'][0]}..{g['support'][-1]}), "
-                  f"{done} saturated, largest {big['rank']} at degree {big['degree']}")
-        else:  # f = 0: no A-degree block at all
-            print("  no blocks: f is identically zero (rank 0)")
-        print(f"  chance a degree was missed <= {g['support_miss_bound']:.1e}; "
-              f"homogeneity: {g['homogeneity']} (false <= {g['homogeneity_false_bound']:.1e})")
+    for line in m.detail.lines(m) if m.detail is not None else ():
+        print(line)

@@ -10,6 +10,7 @@ from pathlib import Path
 from seprank.cli._common import add_output_args
 from seprank.engine import tables
 from seprank.errors import ConfigError
+from seprank.registry import deprecated
 from seprank.sweeps.fingerprint import fingerprint
 from seprank.sweeps.store import DEFAULT_DB, Store
 
@@ -45,6 +46,9 @@ PAPER = tuple(c for c in TABLE if c not in ("key", "status", "task", "seconds", 
 TITLES = {"arch": "network", "config": "configuration", "partition": "partition $A$"}
 #: --format values that are not deprecated (the paper tables).
 PAPER_FORMATS = ("latex", "markdown")
+#: --format table|csv|json, still read (with a note on stderr).
+FORMAT_FLAG = deprecated("--format", since="0.2.0",
+                         instead="use --json or --csv (default: the table)")  # fmt: skip
 
 
 def add_parser(sub) -> None:
@@ -123,8 +127,7 @@ def output_format(args) -> str:
         return args.format
     if args.format is not None:
         if not args.quiet:
-            print("seprank: note: --format is deprecated: use --json or --csv (default: "
-                  "the table)", file=sys.stderr)  # fmt: skip
+            print(f"seprank: note: {FORMAT_FLAG.message()}", file=sys.stderr)
         if asked and asked[0] != args.format:
             raise ConfigError(f"format={args.format!r}: conflicts with --{asked[0]}")
         asked = asked or [args.format]

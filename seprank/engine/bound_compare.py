@@ -1,7 +1,7 @@
 """After a rank is measured: the upper bounds it is compared with, for its label only.
 
 The rank is measured without them (a measurement path never calls the formula it is
-checked against); afterwards the label step (:func:`label`) puts beside it:
+checked against); afterwards :func:`seprank.engine.measure.execute` puts beside it:
 
 - each block's proved bound (:func:`seprank.theory.architecture_bounds.block_bounds`),
   for a measurement whose blocks are those of the paper's structural polynomial (a block
@@ -15,34 +15,37 @@ checked against); afterwards the label step (:func:`label`) puts beside it:
 
 from __future__ import annotations
 
-from seprank.engine import saturation
 from seprank.errors import SeprankError
 from seprank.theory.architecture_bounds import block_bounds, bound_of
 
 
-def label(m, net, threshold: float, random_weights: bool, prime_drawn: bool = False,
-          weights: dict | None = None):
-    """The whole label step of a finished measurement: the blocks' proved bounds
-    (:func:`attach_blocks`), saturation (:func:`seprank.engine.saturation.label`), then
-    the bound (:func:`attach`). Returns m."""
-    attach_blocks(m, net)
-    saturation.label(m, net, threshold, random_weights=random_weights,
-                     prime_drawn=prime_drawn, weights=weights)
-    attach(m, net)
-    return m
+def with_block_bounds(blocks: list, net, partition) -> list:
+    """The blocks with each structural polynomial block's proved bound (``bound``, None:
+    not known) placed before its ``seconds`` (the order the blocks always had); other blocks
+    are returned unchanged.
 
+    Parameters
+    ----------
+    blocks : list of dict
+        A raw measurement's blocks.
+    net : Architecture
+        The network.
+    partition : tuple of int
+        The A side.
 
-def attach_blocks(m, net) -> None:
-    """Set ``bound`` (None: not known) in each block of the structural polynomial, placed
-    before its ``seconds`` (the order the blocks always had); other blocks are unchanged."""
-    if not any("other_s_degree" in b for b in m.blocks):
-        return
+    Returns
+    -------
+    list of dict
+        New block dicts where a bound was placed.
+    """
+    if not any("other_s_degree" in b for b in blocks):
+        return blocks
     try:
-        per = block_bounds(net, m.partition)
+        per = block_bounds(net, partition)
     except SeprankError:  # too costly to compute: the blocks are compared with nothing
         per = {}
-    m.blocks = [_with_bound(b, per.get(b["other_s_degree"])) if "other_s_degree" in b
-                else b for b in m.blocks]  # fmt: skip
+    return [_with_bound(b, per.get(b["other_s_degree"])) if "other_s_degree" in b
+            else b for b in blocks]  # fmt: skip
 
 
 def _with_bound(block: dict, bound) -> dict:
@@ -56,20 +59,35 @@ def _with_bound(block: dict, bound) -> dict:
     return out
 
 
-def attach(m, net) -> None:
-    """Set ``m.bound`` for a modular measurement (unchanged for the other methods)."""
-    if m.method != "modular":
-        return
+def bound_record(net, partition, method: str) -> dict | None:
+    """The architecture's bound for a modular measurement, as ``Measurement.bound`` records
+    it (None for the other methods, or where there is none).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    partition : tuple of int
+        The A side.
+    method : str
+        The measurement's method.
+
+    Returns
+    -------
+    dict or None
+        ``upper``, ``status``, ``source``, ``kind``; or ``upper`` None and a ``note`` saying
+        why none was compared.
+    """
+    if method != "modular":
+        return None
     try:
-        b = bound_of(net, m.partition)
+        b = bound_of(net, partition)
     except SeprankError as exc:  # the architecture's own upper_bound is broken: say so
-        m.bound = {"upper": None, "note": f"no bound compared: {exc}"}
-        return
+        return {"upper": None, "note": f"no bound compared: {exc}"}
     except Exception as exc:  # noqa: BLE001 - a user's upper_bound raising: the rank stands
-        m.bound = {"upper": None, "note": f"no bound compared: {type(net).__name__}."
-                   f"upper_bound raised {type(exc).__name__}: {exc}"}  # fmt: skip
-        return
+        return {"upper": None, "note": f"no bound compared: {type(net).__name__}."
+                f"upper_bound raised {type(exc).__name__}: {exc}"}  # fmt: skip
     if b is None or b.value is None:
-        return
-    m.bound = {"upper": b.value, "status": b.status, "source": b.source,
-               "kind": b.kind or None}  # fmt: skip
+        return None
+    return {"upper": b.value, "status": b.status, "source": b.source,
+            "kind": b.kind or None}  # fmt: skip

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 from seprank.engine.sample_grid import uses_kernel
-from seprank.errors import ConfigError, TooBigError
+from seprank.errors import ConfigError, SeprankError, TooBigError
 from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem, structural_form
 from seprank.theory import bounds
 from seprank.theory import sequences as seq
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import architecture_bound, block_bounds
 
 #: Runs estimated to take longer than this (worst case) are refused.
 MAX_SECONDS = 12 * 3600
@@ -39,6 +42,81 @@ KERNEL_CELL_SECONDS = 5e-8
 KERNEL_OPS_PER_S = 1.1e10
 GENERIC_OPS_PER_S = 1.5e8
 RANK_OPS_PER_S = 2e10
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a strategy's run will cost, estimated before it starts (never measured).
+
+    Parameters
+    ----------
+    seconds : float or None
+        The expected wall time (None: the strategy has no time model).
+    peak_bytes : int or None
+        The expected peak memory (None: no memory model).
+    note : str, default ""
+        What the figures are, in one line (a grid strategy's: :func:`describe`).
+    model : dict, default {}
+        The model's own figures (the grid model's: ``first_grid_bytes``,
+        ``worst_seconds``, ...; what :func:`check_cost` and the strategy read).
+    """
+
+    seconds: float | None
+    peak_bytes: int | None
+    note: str = ""
+    model: dict = field(default_factory=dict)
+
+
+class TheoryFacts:
+    """What the cost models need from theory/ about one network and partition.
+
+    Asked once per request (:attr:`seprank.engine.strategies.registry.Request.facts`): each
+    fact is computed on first read and kept.
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    A : tuple of int
+        The A side.
+    """
+
+    def __init__(self, net: Any, A) -> None:
+        self.net, self.A = net, tuple(A)
+
+    @cached_property
+    def log10_expected_rank(self) -> float | None:
+        """The log10 of the proved (or the architecture's own) upper bound (None: none)."""
+        return _log10_expected_rank(self.net, self.A)
+
+    @cached_property
+    def graded_blocks(self) -> tuple[int, ...] | None:
+        """Proved bounds of the A-degree blocks the graded strategy will measure.
+
+        Known for the networks whose homogeneity is a theorem (a declared structural form
+        without residual); None for any other network (or too many blocks to list).
+        """
+        if not homogeneous_by_theorem(self.net):
+            return None
+        net = structural_form(self.net)
+        nq, no = net.sides(self.A)
+        if not _sides_cheap(net.width, nq, no):
+            return None
+        return tuple(bounds.block_terms(net.depth, net.width, nq, no))
+
+    @cached_property
+    def block_bounds(self) -> dict[int, int]:
+        """The proved bound of each block of the structural polynomial.
+
+        Keyed by the degree in S of the side without the query (empty: none computed).
+        """
+        form = structural_form(self.net)
+        if form is None:
+            return {}
+        try:
+            return dict(block_bounds(form, self.A))
+        except SeprankError:
+            return {}
 
 
 def check_architecture(net) -> None:
@@ -61,7 +139,7 @@ def _cell_ops(net) -> float:
     return float(L) * (4 * N * d * d + 2 * N * N * d)
 
 
-def _cell_seconds(net, fast: bool) -> float:
+def cell_seconds(net, fast: bool) -> float:
     """Seconds per grid cell: the compiled kernel where the grid uses it (``fast``: a
     modular run with the kernel allowed), else the generic numpy path."""
     if fast and uses_kernel(net, True):
@@ -73,7 +151,8 @@ def _input_dim(net) -> int:
     return input_dim(net)
 
 
-def _param_count(net) -> int:
+def param_count(net) -> int:
+    """The weights' count the grid models assume (4 L d^2 for an attention network)."""
     L, d = getattr(net, "depth", 1), net.width
     return 4 * L * d * d if hasattr(net, "heads") else 0
 
@@ -89,7 +168,7 @@ def _log10_expected_rank(net, A) -> float | None:
     if form is None:
         return _log10_known_upper(net, A)
     net = form
-    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    nq, no = net.sides(A)
     args = (net.depth, net.width, nq, no, net.residual)
     lg = bounds.monomial_bound_log10(*args)
     if _sides_cheap(net.width, nq, no):
@@ -123,31 +202,15 @@ def format_seconds(s: float) -> str:
     return f"{s / 86400:.3g} days"
 
 
-def graded_blocks(net, A) -> list[int] | None:
-    """Proved bounds of the A-degree blocks the graded strategy will measure, for the
-    networks whose homogeneity is a theorem (those that declare the structural form, without
-    residual); None for any other network (or too many blocks to list)."""
-    if not homogeneous_by_theorem(net):
-        return None
-    net = structural_form(net)
-    nq, no = bounds.sides(net.seq_len, A, net.query_position)
-    if not _sides_cheap(net.width, nq, no):
-        return None
-    return bounds.block_terms(net.depth, net.width, nq, no)
-
-
 def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool,
-             blocks: list[int] | None = None) -> dict:
-    """Cost of measuring ``net`` with sides A, B before anything is allocated: of the
-    direct strategy, or with ``blocks`` (:func:`graded_blocks`) of the graded one (one
-    grid of f(t a, b) per block degree t, each block ranked on its own)."""
-    if blocks:
-        return _graded_estimate(net, A, B, blocks, max_samples, start, fast)
+             facts: TheoryFacts | None = None) -> dict:
+    """Cost of measuring ``net`` with sides A, B on one grid matrix (the direct strategy's
+    model) before anything is allocated; ``facts``: the request's, else asked here."""
     item = 8
-    lg = _log10_expected_rank(net, A)
+    lg = (facts or TheoryFacts(net, A)).log10_expected_rank
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
         min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
-    cell = _cell_seconds(net, fast)
+    cell = cell_seconds(net, fast)
     n0 = min(max(2, start), max_samples)
 
     def seconds(n):
@@ -156,7 +219,7 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
     return {
         "degree": getattr(net, "degree", None),
         "log10_expected_rank": lg,
-        "param_bytes": _param_count(net) * item,
+        "param_bytes": param_count(net) * item,
         "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + n0 * n0 * item,
         "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
         "first_grid_seconds": seconds(n0),
@@ -167,36 +230,9 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
     }
 
 
-def _graded_estimate(net, A, B, blocks, max_samples, start, fast) -> dict:
-    item, m = 8, len(blocks)
-    top = max(blocks)
-    cell = _cell_seconds(net, fast)
-    n0 = min(max(2, start), max_samples)
-
-    def final(bound):  # growth x1.25 overshoots a block's rank by at most 25%
-        return min(max_samples, int(1.25 * bound) + 2)
-
-    def seconds(n, every_block_grows=False):
-        ranks = sum(1.42 * (n if every_block_grows else min(final(t), n)) ** 3 for t in blocks)
-        return m * n * n * cell + ranks / RANK_OPS_PER_S
-
-    return {
-        "degree": getattr(net, "degree", None),
-        "log10_expected_rank": math.log10(max(1, sum(blocks))),
-        "strategy": "graded", "blocks": m, "largest_block": top,
-        "param_bytes": _param_count(net) * item,
-        "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + m * n0 * n0 * item,
-        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
-        "first_grid_seconds": m * n0 * n0 * cell,
-        "expected_seconds": seconds(final(top)),
-        "worst_seconds": seconds(max_samples, every_block_grows=True),
-        "max_samples": max_samples,
-        "method": "modular",
-    }  # fmt: skip
-
-
-def describe(est: dict) -> str:
-    """One line: what the run will cost."""
+def describe(est: dict, budget_note: str | None = None) -> str:
+    """One line: what the run will cost (``budget_note``: the strategy's own word on the
+    budget; default the whole bound's against max_samples)."""
     lg = est["log10_expected_rank"]
     rank = "unknown" if lg is None else (
         f"<= {10**lg:,.0f}" if lg < 9 else f"<= 10^{lg:.1f}")  # fmt: skip
@@ -209,24 +245,22 @@ def describe(est: dict) -> str:
             f"{format_seconds(est['expected_seconds'])} expected, "
             f"{format_seconds(est['worst_seconds'])} if it grows to max_samples="
             f"{est['max_samples']}"
-            + _budget_note(est))  # fmt: skip
+            + (_budget_note(est) if budget_note is None else budget_note))  # fmt: skip
 
 
 def _budget_note(est: dict) -> str:
-    """Graded: a block whose bound exceeds max_samples; direct: the whole bound."""
+    """The whole bound against max_samples."""
     lg, n = est["log10_expected_rank"], est["max_samples"]
-    if est.get("strategy") == "graded":
-        return (f"; graded: {est['blocks']} A-degree blocks, largest <= {est['largest_block']:,}"
-                + ("; that exceeds max_samples, so the result may be a lower bound only"
-                   if est["largest_block"] >= n else ""))  # fmt: skip
     if lg is not None and lg >= math.log10(n):
         return "; the bound exceeds max_samples, so the result may be a lower bound only"
     return ""
 
 
-def check_cost(est: dict, limit_bytes: int, say=None) -> None:
-    """Refuse (TooBigError, one line) what cannot finish; announce long runs via ``say``."""
-    gib = 2**30
+def check_cost(cost: Cost, limit_bytes: int, say=None) -> None:
+    """Refuse (TooBigError, one line) what cannot finish; announce long runs via ``say``
+    (a grid strategy's :class:`Cost`: its ``model`` the grid model's figures, its ``note``
+    the line said)."""
+    gib, est = 2**30, cost.model
     mem = [("width", "the weights", est["param_bytes"], "width or depth"),
            ("seq_len", "the first grid's points", est["first_grid_bytes"], "seq_len or width"),
            ("max_samples", f"the sample points at max_samples={est['max_samples']}",
@@ -243,10 +277,10 @@ def check_cost(est: dict, limit_bytes: int, say=None) -> None:
         raise TooBigError(
             f"depth/width/seq_len: the {which} would take about {format_seconds(secs)} (limit "
             f"{format_seconds(MAX_SECONDS)}); lower max_samples for a lower bound sooner, or "
-            f"the sizes. {describe(est)}"
+            f"the sizes. {cost.note}"
         )
     if say is not None and est["expected_seconds"] > SAY_SECONDS and trusted(est):
-        say(describe(est))
+        say(cost.note)
 
 
 def trusted(est: dict) -> bool:

@@ -9,19 +9,28 @@ then; :func:`compile_count` counts the compilations that actually happened.
 
 from __future__ import annotations
 
-from seprank.algebra import blas_elimination
+from seprank.algebra import blas_elimination, lu_rank
 from seprank.nets import attention_kernel
 
 COMPILING = "compiling kernels (first run only; cached for later runs)"
 COMPILING_UNCACHED = "compiling kernels (uncached: compiled again on every run)"
 
 
-def _dispatchers(blas: bool = True, grid: bool = True) -> list:
+def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = None) -> list:
     """The numba dispatchers: the attention kernel unless ``grid`` is False (a run that
     evaluates no attention grid: the catalecticant strategy, another network), and the
-    BLAS engine's unless ``blas`` is False (a run ranking with another engine)."""
-    names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products", "_inv"]
-    out = [getattr(blas_elimination, n, None) for n in names] if blas else []
+    BLAS engine's unless ``blas`` is False (a run ranking with another engine): with
+    ``blocked`` (a run that grows its elimination or records pivots for a certificate)
+    the blocked elimination's, else its rank's (:mod:`seprank.algebra.lu_rank`: the ones
+    every rank past one leaf calls; the products' kernels depend on the prime); None:
+    both."""
+    out = []
+    if blas and blocked is not False:
+        names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products"]
+        out = [getattr(blas_elimination, n, None) for n in names]
+    if blas and not blocked:
+        out += [getattr(lu_rank, n, None) for n in ("_leaf", "_swap_rows", "_trsm_leaf",
+                                                    "_gather")]  # fmt: skip
     if grid:
         out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]
@@ -99,7 +108,7 @@ def compile_count(dispatchers=None) -> int:
     return sum(sum(getattr(d, "_cache_misses", {}).values()) for d in ds)
 
 
-def notice(blas: bool = True, grid: bool = True) -> str | None:
+def notice(blas: bool = True, grid: bool = True, blocked: bool | None = None) -> str | None:
     """The line to print before a measurement, or None when nothing it runs will compile.
 
     Only the kernels the run uses are looked at: one it never calls is never compiled
@@ -113,16 +122,16 @@ def notice(blas: bool = True, grid: bool = True) -> str | None:
         Whether the run evaluates a grid with the compiled attention kernel
         (:func:`seprank.engine.sample_grid.uses_kernel`; not the catalecticant strategy,
         which builds no grid).
+    blocked : bool
+        Whether the run grows its elimination (the grid strategies) or records pivots
+        (certifying): the blocked elimination's kernels, not the recursive LU's (None:
+        both).
 
     Returns
     -------
     str or None
         :func:`compiling_message` when :func:`will_compile` says so, else None.
     """
-    used = _dispatchers(blas=blas, grid=grid)
+    used = _dispatchers(blas=blas, grid=grid, blocked=blocked)
     return compiling_message(used) if used and will_compile(used) else None
 
-
-def kernels_cached() -> bool:
-    """``not will_compile()`` (the name earlier versions used)."""
-    return not will_compile()

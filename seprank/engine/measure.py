@@ -31,6 +31,8 @@ runs the chosen strategy and labels the result. :func:`measure` is ``execute(pla
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from seprank.engine import bound_compare
 from seprank.engine import saturation as _saturation
 from seprank.engine.options import METHODS, SAMPLERS, MeasureOptions
@@ -41,7 +43,7 @@ from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES
 from seprank.errors import ConfigError, MeasurementInterrupted
 
 __all__ = ["DEFAULT_MAX_SAMPLES", "METHODS", "SAMPLERS", "STRATEGIES", "MeasureOptions",
-           "MeasurementPlan", "Measurement", "execute", "measure", "plan"]
+           "MeasurementPlan", "Measurement", "compose", "execute", "measure", "plan"]
 
 
 def execute(mp: MeasurementPlan) -> Measurement:
@@ -55,7 +57,7 @@ def execute(mp: MeasurementPlan) -> Measurement:
     Returns
     -------
     Measurement
-        The labelled result.
+        The labelled result (:func:`compose`), frozen.
 
     Raises
     ------
@@ -63,24 +65,54 @@ def execute(mp: MeasurementPlan) -> Measurement:
         On Ctrl-C, carrying the labelled partial result (nothing computed is lost); any
         progress bar of the run is closed first.
     """
-    opts = mp.options
-
-    def label(m):  # the bound is compared after measuring: for the label only
-        return bound_compare.label(m, mp.net, opts.saturation_threshold,
-                                   random_weights=mp.weights is None,
-                                   prime_drawn=mp.prime_drawn, weights=mp.weights)  # fmt: skip
-
     try:
-        m = mp.chosen.run(mp)
-        m.considered = [[name, why] for name, why in mp.considered]
-        return label(m)
+        return compose(mp, mp.chosen.run(mp))
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
-            label(exc.partial)
+            exc.partial = compose(mp, exc.partial)
         raise
     finally:  # the sample-size bar (progress=True in a terminal or notebook) ends here
         if getattr(mp, "run", None) is not None:
             mp.run.close_progress()
+
+
+def compose(mp: MeasurementPlan, raw: Measurement,
+            threshold: float | None = None) -> Measurement:  # fmt: skip
+    """Build the one Measurement a user sees, once, from the strategy's raw result.
+
+    Its blocks with their proved bounds (compared, never used to measure), the strategy's
+    ground (:func:`seprank.engine.saturation.label`), the architecture's bound and the
+    planner's record of the strategies considered.
+
+    Parameters
+    ----------
+    mp : MeasurementPlan
+        The plan that was run.
+    raw : Measurement
+        The strategy's raw result (``saturated``: the rank stopped below the sample size).
+    threshold : float, optional
+        The saturation threshold (default the plan's option).
+
+    Returns
+    -------
+    Measurement
+        A new, labelled Measurement.
+    """
+    net = mp.net
+    threshold = mp.options.saturation_threshold if threshold is None else threshold
+    symbolic = raw.method == "symbolic"
+    staged = replace(raw, blocks=bound_compare.with_block_bounds(raw.blocks, net, raw.partition),
+                     sample_saturated=bool(raw.saturated),
+                     polynomial=raw.polynomial if symbolic else _saturation.polynomial_of(net))
+    ctx = _saturation.GroundContext(net, float(threshold), random_weights=mp.weights is None,
+                                    prime_drawn=mp.prime_drawn, weights=mp.weights)
+    ground = _saturation.label(staged, mp.chosen, ctx)
+    return replace(staged, saturated=ground.saturated, saturation_bound=ground.bound,
+                   saturation_threshold=float(threshold), saturation_reason=ground.reason,
+                   trusted=staged.trusted if ground.trusted is None else ground.trusted,
+                   blocks=staged.blocks if ground.blocks is None else ground.blocks,
+                   bound=bound_compare.bound_record(net, raw.partition, raw.method),
+                   considered=[[name, why] for name, why in mp.considered])  # fmt: skip
 
 
 def measure(

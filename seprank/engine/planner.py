@@ -64,8 +64,8 @@ class MeasurementPlan:
         Why it was taken (the Measurement's ``strategy_reason``).
     weights : dict or None
         The checked given weights (None: drawn from the seed).
-    estimate : dict or None
-        The strategy's cost model (None where it has none).
+    estimate : Cost or None
+        The strategy's cost (:class:`seprank.engine.estimate.Cost`; None where it has none).
     run : Plan or None
         The grid strategies' inputs (:class:`seprank.engine.strategies.base.Plan`).
     homogeneity : Homogeneity or None
@@ -92,7 +92,7 @@ class MeasurementPlan:
     strategy: str
     reason: str
     weights: dict | None = None
-    estimate: dict | None = None
+    estimate: _estimate.Cost | None = None
     run: Plan | None = field(default=None, repr=False)
     homogeneity: object = field(default=None, repr=False)
     t_start: float = field(default_factory=time.perf_counter, repr=False)
@@ -197,7 +197,8 @@ def _skip(s: Strategy, req: Request, purpose: str) -> str | None:
     return None
 
 
-def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, dict | None, list]:
+def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, _estimate.Cost | None,
+                                                          list]:
     """The strategy that runs, its cost, and (name, why not or None) for each one asked."""
     considered, notes = [], ""
     wanted = req.requested
@@ -270,7 +271,8 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         Progress lines (as :func:`seprank.measure`).
     purpose : {"measure", "certify", "certify-grid"}, default "measure"
         ``"certify"``: auto asks only the strategies that can write a certificate for this
-        network; ``"certify-grid"``: and only grid ones.
+        network, and the run records what the certificate needs (``Plan.minors``);
+        ``"certify-grid"``: and only grid ones.
     inputs : bool, default True
         Build the run's inputs (``run``: the weights, the grid evaluator); False for a plan
         that is only read (a sweep's task estimates), never executed.
@@ -309,11 +311,12 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
                          A=req.A, B=req.B, strategy=strategy.name, reason=reason,
                          weights=req.weights, estimate=cost, t_start=t0,
                          considered=considered, prime=modulus, prime_drawn=drawn,
-                         homogeneity=req._homogeneity)  # fmt: skip
+                         homogeneity=req.probed)  # fmt: skip
     if strategy.needs_run:
         mp.max_samples = _max_samples(strategy, req)
         if inputs:
-            mp.run = _run_plan(mp, req, strategy, modulus, engine, progress)
+            mp.run = _run_plan(mp, req, strategy, modulus, engine, progress,
+                               certify=purpose.startswith("certify"))  # fmt: skip
     return mp
 
 
@@ -322,16 +325,20 @@ def _max_samples(strategy: Strategy, req: Request) -> int:
     return _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
 
 
-def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
-    """The grid strategies' inputs: the domain, the weights in it, the evaluator, budgets."""
+def _run_plan(mp, req, strategy, modulus, engine, progress, certify: bool = False) -> Plan:
+    """The grid strategies' inputs: the domain, the weights in it, the evaluator, budgets,
+    built complete (``certify``: the run records what a certificate needs)."""
     opts, net, seed = mp.options, mp.net, int(mp.options.seed)
     grid_kernel = strategy.grid and _grid.uses_kernel(net, req.method == "modular",
                                                       opts.use_kernel)  # fmt: skip
     if req.method == "modular" and opts.use_kernel and (compiling := kernels.notice(
-            blas=getattr(engine, "name", "") == "blas", grid=grid_kernel)):  # fmt: skip
+            blas=getattr(engine, "name", "") == "blas", grid=grid_kernel,
+            blocked=certify or (strategy.grid and opts.incremental))):  # fmt: skip
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if req.method == "modular" else Float64()
     params = req.params_in(domain)
+    growth = strategy.growth if opts.growth is None else float(opts.growth)
+    fine = strategy.fine_after if opts.growth is None and opts.incremental else None
     run = Plan(
         net=net, params=params, domain=domain, A=mp.A, B=mp.B,
         evaluate=_grid.make_evaluator(net, params, domain, mp.A, mp.B,
@@ -339,16 +346,13 @@ def _run_plan(mp, req, strategy, modulus, engine, progress) -> Plan:
                                       spot_seed=seed if needs_check(net) else None,
                                       sentinel=req.sentinel),
         method=req.method, sampler=req.sampler, seed=seed, config=config_of(net),
-        max_samples=0, start=opts.start, growth=0.0, rank_engine=opts.rank_engine,
+        max_samples=mp.max_samples, start=opts.start, growth=growth,
+        rank_engine=opts.rank_engine, fine_after=fine, minors={} if certify else None,
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),
         incremental=opts.incremental, device=opts.device, engine=engine, t_start=mp.t_start,
     )  # fmt: skip
     if grid_kernel and capability_check.needed(net):  # a user's kernel: checked first
         capability_check.check_kernel(net, capability(net, "kernel")(), params, domain,
                                       mp.A, mp.B, seed)  # fmt: skip
-    run.max_samples = mp.max_samples
-    run.growth = strategy.growth if opts.growth is None else float(opts.growth)
-    if strategy.fine_after is not None and opts.growth is None and run.incremental:
-        run.fine_after = strategy.fine_after
     _grid.check_matrix_fits(run.max_samples, run.max_samples)  # one matrix (or block)
     return run

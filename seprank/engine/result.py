@@ -8,14 +8,10 @@ import numpy as np
 
 from seprank import labels
 from seprank.engine import display, tables
+from seprank.engine.detail import Detail, detail_keys
 
 CERTIFIED = {
     "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
-    "graded": "lower bound (sum over the A-degree blocks of exact ranks over GF(p) of an "
-    "integer-weight network's component grids)",
-    "catalecticant": "lower bound (sum over the blocks of exact ranks over GF(p) of the "
-    "catalecticant matrices of an integer-weight network's structural polynomial F; each is "
-    "at most that block's rank over Q, which is its separation rank)",
     "symbolic": "exact for these weights (rank over Q of the coefficient matrix of this "
                 "integer-weight network)",
     "float": "none (floating-point estimate)",
@@ -26,16 +22,18 @@ CERTIFIED = {
 BOOL_COLUMNS = ("saturated", "sample_saturated", "budget_hit", "residual")
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, frozen=True)
 class Measurement:
     """One measured separation rank and everything needed to reproduce it.
 
     ``strategy`` is ``direct`` (one grid matrix) or ``graded`` (one matrix per A-side
     degree of a homogeneous f; ``blocks`` lists each block's degree, rank, sample size
-    and saturation, and ``graded`` the degree support and its Schwartz-Zippel bounds).
+    and saturation, and its ``detail`` the degree support and its Schwartz-Zippel bounds).
     The total is saturated only when every block is. ``catalecticant`` (no grid): ``blocks``
-    lists each block's degree, rank, matrix shape, proved bound and time, and
-    ``catalecticant`` F's size and the degree convention.
+    lists each block's degree, rank, matrix shape, proved bound and time, and its
+    ``detail`` F's size and the degree convention. Each strategy's ``detail`` is its own
+    typed record (:class:`seprank.engine.detail.Detail`), written under its key by
+    :meth:`to_dict`.
 
     Saturation (:mod:`seprank.engine.saturation`): ``sample_saturated`` says the rank stopped
     below the sample size (every block); ``saturated`` says more: that the rank equals the
@@ -95,10 +93,6 @@ class Measurement:
         Why that strategy (and method) was taken.
     blocks : list, default []
         One dict per block of a graded or catalecticant measurement (see above).
-    graded : dict or None, default None
-        The graded strategy's degree support and its Schwartz-Zippel bounds.
-    catalecticant : dict or None, default None
-        The catalecticant strategy's size of F and degree convention.
     sample_saturated : bool, default False
         Whether the rank stopped below the sample size (every block).
     saturation_bound : float or None, default None
@@ -125,10 +119,10 @@ class Measurement:
     considered : list, default []
         [name, why not] for every registered strategy, in the planner's order (why not is
         None for the one taken).
-    expand : dict or None, default None
-        The expand strategy's coefficient matrix: ``side_bound`` (the most monomials its
-        short side may have, from the degree: what its saturation bound reads) and
-        ``components``.
+    detail : Detail or None, default None
+        What the strategy records beside the rank, typed by the strategy
+        (:class:`seprank.engine.detail.Detail`: ``GradedDetail``, ``CatalecticantDetail``,
+        ``SketchDetail``, ``ExpandDetail``); None for a strategy that records nothing more.
     """
 
     rank: int
@@ -152,8 +146,6 @@ class Measurement:
     strategy: str = "direct"
     strategy_reason: str = ""
     blocks: list = field(default_factory=list)
-    graded: dict | None = None
-    catalecticant: dict | None = None
     sample_saturated: bool = False
     saturation_bound: float | None = None
     saturation_threshold: float | None = None
@@ -164,7 +156,7 @@ class Measurement:
     polynomial: bool | None = True
     bound: dict | None = None
     considered: list = field(default_factory=list)
-    expand: dict | None = None
+    detail: Detail | None = None
 
     @property
     def kind(self) -> str:
@@ -213,7 +205,7 @@ class Measurement:
                 ("partition A", list(self.partition)),
                 ("samples", f"{self.samples[0]} x {self.samples[1]}"), ("seed", self.seed),
                 ("time", f"{self.seconds:.2f} s"), ("ground", self.saturation_reason)]
-        if self.blocks and (self.graded or self.catalecticant):  # a strategy with blocks
+        if self.blocks and self.detail is not None and self.detail.shows_blocks:
             rows.insert(5, ("block ranks", display.block_ranks(self.blocks)))
         return display.html_table("Measurement", rows)
 
@@ -300,6 +292,8 @@ class Measurement:
             (:attr:`label`).
         """
         d = asdict(self)
+        d.pop("detail")
+        d = _with_detail(d, self.detail)
         if not minors:
             d.pop("minors")
             d.pop("draws")
@@ -311,3 +305,18 @@ class Measurement:
             None if (self.spectrum is None or not spectrum) else [float(s) for s in self.spectrum]
         )
         return d
+
+
+def _with_detail(d: dict, detail: Detail | None) -> dict:
+    """``d`` with the detail's keys placed after the fields they follow."""
+    extra = detail_keys(detail)
+    out: dict = {}
+
+    def put(name, value):
+        out[name] = value
+        for key, v in extra.get(name, ()):
+            put(key, v)
+
+    for name, value in d.items():
+        put(name, value)
+    return out

@@ -46,13 +46,14 @@ saturated (its grid is not a generic sample; a rank plateau is evidence, not a b
 
 from __future__ import annotations
 
-from fractions import Fraction
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from seprank import labels
 from seprank.algebra.degree import DegreeDomain
-from seprank.algebra.domains import DEFAULT_PRIME, Symbolic, raw
+from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.algebra.float_rank import float_distrust
 from seprank.engine import constants as _constants
 from seprank.engine import row_check
@@ -133,284 +134,236 @@ def traced_degree(net, random_weights: bool = True) -> int | None:
         return None
 
 
-def schwartz_zippel_bound(m, e: int) -> float:
-    """The bound of the module docstring for a modular, random-sampler Measurement."""
-    p = m.prime
-    sizes = [min(int(r), int(c)) for r, c, _ in m.history]
-    if m.graded is not None:  # one matrix per block, and the degree support's bounds
-        total = 0.0
-        for b in m.blocks:
-            total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
-        g = m.graded or {}
-        total += g.get("support_miss_bound", 0.0) + g.get("homogeneity_false_bound", 0.0)
-    else:
-        total = sum(sizes) * e / p
-    return min(1.0, float(total))
+@dataclass(frozen=True)
+class Ground:
+    """What a measured rank may be called, and why.
+
+    A strategy's answer (:meth:`seprank.engine.strategies.registry.Strategy.ground`).
+
+    Parameters
+    ----------
+    saturated : bool
+        Whether the rank may be called the separation rank.
+    bound : float or None
+        Probability bound on a false saturation (None where none applies).
+    reason : str
+        The ground, or why it is refused.
+    trusted : bool or None, default None
+        Float only: whether the spectrum passed the trust criterion.
+    blocks : list or None, default None
+        The blocks, each labelled on its own (None: as they were).
+    """
+
+    saturated: bool
+    bound: float | None
+    reason: str
+    trusted: bool | None = None
+    blocks: list | None = None
 
 
-def weight_degree(net) -> int:
-    """Degree in the weights of each coefficient of F = e_c^T P_L(S) (LinearSelfAttention):
-    a layer multiplies four weight matrices into three copies of P, so w_{l+1} = 4 + 3 w_l,
-    w_0 = 0: w_L = 2 (3^L - 1)."""
-    return 2 * (3**net.depth - 1)
+@dataclass(frozen=True)
+class GroundContext:
+    """What every ground may read besides the raw result.
+
+    Parameters
+    ----------
+    net : Architecture
+        The network measured.
+    threshold : float
+        The most a saturation bound may be for the label (``saturation_threshold``).
+    random_weights : bool, default True
+        Whether the weights were drawn from the seed (else given).
+    prime_drawn : bool, default False
+        Whether the prime was drawn at random (:mod:`seprank.engine.constants`): the bound
+        then covers the constants of the code and the given ``weights`` too.
+    weights : dict or None, default None
+        The given weights.
+    """
+
+    net: Any
+    threshold: float = DEFAULT_THRESHOLD
+    random_weights: bool = True
+    prime_drawn: bool = False
+    weights: dict | None = None
 
 
-def _given_weights(m, what: str, of: str = "the separation rank"):
+def polynomial_of(net) -> bool | None:
+    """Whether ``net`` declares itself a polynomial (None: unknown, an operation seprank's
+    interpreter does not know)."""
+    poly = bool(getattr(net, "polynomial", True))
+    if not poly and getattr(net, "polynomial_unknown", False):
+        return None
+    return poly
+
+
+def label(raw, strategy, ctx: GroundContext) -> Ground:
+    """What the raw result's rank may be called.
+
+    Exact for a symbolic rank, never saturated for a float one (:func:`float_ground`),
+    else the strategy's own ground
+    (:meth:`~seprank.engine.strategies.registry.Strategy.ground`: the random grid's
+    :func:`grid_ground` unless the strategy says otherwise). No branch on a strategy.
+
+    Parameters
+    ----------
+    raw : Measurement
+        The strategy's result, ``saturated`` its stop (the rank below the sample size) and
+        ``sample_saturated`` the same.
+    strategy : Strategy
+        The strategy that measured it.
+    ctx : GroundContext
+        The network, the threshold and what was random.
+
+    Returns
+    -------
+    Ground
+        Saturated or not, the bound on a false saturation, and why.
+    """
+    if raw.method == "symbolic":
+        return Ground(True, 0.0, "exact: rank of the coefficient matrix (no sampling)")
+    if raw.method == "float":
+        return float_ground(raw, ctx)
+    return strategy.ground(raw, ctx)
+
+
+def unstopped(raw) -> Ground:
+    """The rank reached the sample size (or the budget): a lower bound only."""
+    return Ground(False, None, "budget hit: the rank reached the sample size; a lower bound "
+                  "only" if raw.budget_hit else "the rank reached the sample size")
+
+
+def given_weights(what: str, of: str = "the separation rank") -> Ground:
     """Nothing sampled and nothing random (the weights given): not saturated, no bound."""
-    m.saturated, m.saturation_bound = False, None
-    m.saturation_reason = (f"{what} with given weights: nothing random, so no probability "
-                           f"bound; the rank over GF(p) is a lower bound on {of} of this "
-                           "integer network")  # fmt: skip
-    return m
+    return Ground(False, None, f"{what} with given weights: nothing random, so no "
+                  f"probability bound; the rank over GF(p) is a lower bound on {of} of this "
+                  "integer network")  # fmt: skip
 
 
-def _label_coefficients(m, net, threshold: float, random_weights: bool):
-    """The catalecticant strategy samples nothing: a block's GF(p) rank is below its
-    generic rank R only if the random weights hit the zero set of a nonsingular R x R
-    minor of the generic block, of degree <= R w in the weights: probability <= R w / p.
-    R is unknown, so the block's upper bound stands for it (the proved bound where there
-    is one, else its short side); the blocks are summed (a union bound).
-
-    A block ranked through random sketches (the sketch strategy: ``sketch``, the sizes
-    ranked, and ``sketch_degree``, the degree of a sketch entry in its draws) adds
-    sum over its sizes of min(s, upper) x sketch_degree / p (proved in
-    :mod:`seprank.engine.strategies.sketch`), except where its rank is its short side."""
-    if not random_weights:
-        return _given_weights(m, "catalecticant")
-    w = weight_degree(net)
-    total = 0.0
-    sketched = any("sketch" in b for b in m.blocks)
-    for b in m.blocks:
-        upper = min(b["shape"]) if b.get("bound") is None else min(b["bound"], *b["shape"])
-        own = upper * w / m.prime
-        if "sketch" in b and b["rank"] < min(b["shape"]):
-            own += sum(min(s, upper) for s in b["sketch"]) * b["sketch_degree"] / m.prime
-        total += own
-        b["saturation_bound"] = min(1.0, own)
-        # a sketch that reached its cap did not stop: a lower bound only, whatever its bound
-        b["saturated"] = b["saturation_bound"] <= threshold and b.get("stopped", True)
-    bound = min(1.0, total)
-    m.saturation_bound, m.saturated = bound, bound <= threshold
-    what = ("sketches (the weights and the sketch points random): a block's sketch rank is "
-            "below its generic rank only if the weights hit a minor's zero set or the sketch "
-            "points hit its sketch minor's, probability <= sum over the blocks of (upper "
-            f"bound) x weight degree {w} / p + sum over its sketch sizes s of min(s, upper) x "
-            f"sketch degree / p = {bound:.2g}" if sketched else
-            "coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
-            "the generic rank only if the weights hit a minor's zero set, probability <= sum "
-            f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g}")
-    whose = "seprank's own code" if shipped_function(type(net)) else "the code"
-    m.saturation_reason = what + " (Schwartz-Zippel; the generic rank over GF(p): the " \
-        f"constants of {whose} and the finitely many primes where it is below the rank " \
-        f"over Q are not covered at prime {m.prime}: --confirm K measures at other " \
-        "primes)" + ("" if m.saturated else
-        f" > threshold {threshold:g}; each block is labelled on its own")  # fmt: skip
-    return m
-
-
-def _label_expanded(m, net, threshold: float, random_weights: bool, prime_drawn: bool = False):
-    """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below the
-    rank over Q only if p divides every maximal minor; with random weights, a nonzero R x R
-    minor of the generic matrix (R at most s, the most monomials on the short side, from
-    the degree: ``m.expand["side_bound"]``, which no draw can shrink, unlike the reduced
-    matrix's shape) has degree <= R e in them (e the entry degree): probability <= s e / p."""
-    if not random_weights:
-        return _given_weights(m, "coefficient matrix", "the rank over Q")
-    e, side = entry_degree(net, random_weights), (m.expand or {}).get("side_bound")
-    b = 1.0 if e is None or side is None else min(1.0, side * e / m.prime)
-    cover = _constants_cover(m, net, None, prime_drawn, [side or 0], rows=False)
-    if cover is None:
-        return _uncovered(m, prime_drawn)
-    b = min(1.0, b + cover[0])
-    m.saturation_bound, m.saturated = b, b <= threshold
-    m.saturation_reason = (
-        f"coefficient matrix (nothing sampled; only the weights random): its GF(p) rank is "
-        f"below the rank over Q only if the weights hit a minor's zero set (short side's "
-        f"monomials x entry degree / p) or p divides what the constants produce: "
-        f"probability <= {b:.1e}, covering the weights, {cover[1]}" + ("" if m.saturated else
-                                                   f" > threshold {threshold:g}"))  # fmt: skip
-    return m
-
-
-def _uncovered(m, prime_drawn: bool):
-    """Not saturated: nothing covers the constants (:func:`_constants_cover` gave None)."""
-    m.saturated, m.saturation_bound = False, None
-    m.saturation_reason = (
-        (f"prime {m.prime} was fixed (prime=), and the constants of code seprank does "
+def uncovered(prime: int, prime_drawn: bool) -> Ground:
+    """Not saturated: nothing covers the constants (:func:`constants_cover` gave None)."""
+    return Ground(False, None, (
+        (f"prime {prime} was fixed (prime=), and the constants of code seprank does "
          "not ship and given weights are not random: no probability covers them (they "
          "may cancel mod p); leave prime unset to have it drawn at random, which does"
          if not prime_drawn else
          "the prime was drawn at random to cover the constants, but apply does not run "
          "on the coefficient-size arrays (seprank.algebra.height), so no bound covers "
-         "them") + "; a lower bound only")  # fmt: skip
-    return m
+         "them") + "; a lower bound only"))  # fmt: skip
 
 
-def _label_float(m, stopped: bool, net=None):
+def float_ground(raw, ctx: GroundContext) -> Ground:
     """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
-    # the trust criteria read the raw stop (m.saturated, still the engine's) first
-    why = float_distrust(m) if stopped else ("the rank reached the sample size" + (
-        " (budget hit)" if m.budget_hit else ""))  # fmt: skip
-    m.saturated, m.saturation_bound = False, None
-    m.trusted = why is None and m.polynomial is True
-    if m.polynomial is None:  # not known to be a polynomial, nor known not to be
-        m.saturation_reason = (
+    net, poly = ctx.net, polynomial_of(ctx.net)
+    why = float_distrust(raw) if raw.saturated else ("the rank reached the sample size" + (
+        " (budget hit)" if raw.budget_hit else ""))  # fmt: skip
+    trusted = why is None and poly is True
+    if poly is None:  # not known to be a polynomial, nor known not to be
+        reason = (
             f"untrusted: {getattr(net, 'polynomial_reason', None) or 'an unsupported operation'}"
             "; seprank cannot tell whether the module is a polynomial, so a float rank on one "
             "grid is an estimate only, never trusted" + (f"; also {why}" if why else ""))
-    elif not m.polynomial:
-        m.saturation_reason = (
+    elif not poly:
+        reason = (
             f"{labels.NOT_POLYNOMIAL}: the network is not a polynomial, so its separation "
             "rank need not be finite and a float rank on one grid (which grows with the "
             "grid) is a number about that grid only" + (f"; also {why}" if why else ""))
     elif why is None:
-        m.saturation_reason = ("float: a clear gap at the rank, the same rank after "
-                               "equilibration (float_trustworthy); an estimate with no "
-                               "probability bound, never saturated")  # fmt: skip
+        reason = ("float: a clear gap at the rank, the same rank after "
+                  "equilibration (float_trustworthy); an estimate with no "
+                  "probability bound, never saturated")  # fmt: skip
     else:
-        m.saturation_reason = f"untrusted: {why}; an estimate only"
-    return m
+        reason = f"untrusted: {why}; an estimate only"
+    return Ground(False, None, reason, trusted=trusted)
 
 
-def label(m, net, threshold: float = DEFAULT_THRESHOLD, random_weights: bool = True,
-          prime_drawn: bool = False, weights: dict | None = None):
-    """Set ``sample_saturated``, ``saturated``, ``saturation_bound`` and ``_reason`` on m.
-
-    ``prime_drawn``: the prime was drawn at random (:mod:`seprank.engine.constants`), so
-    the bound covers the constants of the code and the given ``weights`` too."""
-    raw = bool(m.saturated)
-    m.sample_saturated, m.saturation_threshold = raw, float(threshold)
-    if m.method == "symbolic":
-        m.saturation_bound, m.saturated = 0.0, True
-        m.saturation_reason = "exact: rank of the coefficient matrix (no sampling)"
-        return m
-    m.polynomial = bool(getattr(net, "polynomial", True))
-    if not m.polynomial and getattr(net, "polynomial_unknown", False):
-        m.polynomial = None  # an operation seprank's interpreter does not know: unknown
-    if m.method == "float":
-        return _label_float(m, raw, net)
-    if not raw:
-        if m.catalecticant is not None and any("sketch" in b for b in m.blocks):
-            _label_coefficients(m, net, threshold, random_weights)  # each block on its own
-            m.saturation_bound = None  # the whole is a lower bound: no probability to state
-        m.saturated = False
-        m.saturation_reason = ("budget hit: the rank reached the sample size; a lower bound only"
-                               if m.budget_hit else "the rank reached the sample size") + (
-            "; the blocks whose sketch stopped below its cap are labelled on their own"
-            if any("sketch" in b for b in m.blocks) else "")  # fmt: skip
-        return m
-    if m.catalecticant is not None:  # its blocks, nothing sampled: only the weights random
-        return _label_coefficients(m, net, threshold, random_weights)
-    if m.sampler == "coefficients":  # f's whole coefficient matrix over GF(p): no sample
-        return _label_expanded(m, net, threshold, random_weights, prime_drawn)
-    if m.sampler == "alphabet" and not random_weights:  # complete grid, given weights
-        return _given_weights(m, "complete grid over the alphabet")
-    if m.sampler == "alphabet":  # the complete grid: nothing sampled, only the weights random
-        return _label_alphabet(m, net, threshold, random_weights, prime_drawn)
-    if m.sampler != "random":
-        m.saturated = False
-        m.saturation_reason = ("templates sampler: the rank plateaued below the number of "
-                               "distinct rows and columns, but a template grid is not a "
-                               "generic sample: no probability bound; a lower bound only")
-        return m
-    e = entry_degree(net, random_weights)
-    if e is None:
-        m.saturated = False
-        m.saturation_reason = (f"{type(net).__name__} is not a polynomial seprank can bound "
-                               "the degree of: no probability bound on a false saturation; "
-                               "a lower bound only")  # fmt: skip
-        return m
-    sz = schwartz_zippel_bound(m, e)
-    cover = _constants_cover(m, net, weights, prime_drawn, _step_sizes(m))
-    if cover is None:
-        return _uncovered(m, prime_drawn)
-    b = min(1.0, sz + cover[0])
-    m.saturation_bound = b
-    if b > threshold:
-        m.saturated = False
-        m.saturation_reason = (
-            f"not saturated: the bound on a false saturation is {b:.3g} > "
-            f"threshold {threshold:g} (prime {m.prime} too small for rank {m.rank} at entry "
-            f"degree {e}); the rank stopped below the sample size but is a lower bound only")
-        return m
-    m.saturated = True
-    declared = ("declarations (degree, homogeneity: tested), " if m.graded is not None
-                else "")  # fmt: skip
-    m.saturation_reason = (
-        f"probability bound: a false saturation (the rank over GF({m.prime}) below the "
-        f"separation rank over Q) has probability <= {b:.2g}, covering the "
-        f"random {'weights and ' if random_weights else ''}sample points (Schwartz-Zippel, "
-        f"entry degree {e}, prime {m.prime}), {declared}{cover[1]}; threshold {threshold:g}")
-    return m
-
-
-def _label_alphabet(m, net, threshold: float, random_weights: bool, prime_drawn: bool):
-    """The complete grid over an alphabet with random weights: nothing sampled."""
-    e = entry_degree(net, random_weights)
-    # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
-    # rank, which may have fallen below R): the bound must not depend on the draw
-    b = 1.0 if e is None else min(1.0, min(m.samples) * e / m.prime)
-    cover = _constants_cover(m, net, None, prime_drawn, [min(m.samples)],
-                             points=_alphabet_bits(net))
-    if cover is None:
-        return _uncovered(m, prime_drawn)
-    b = min(1.0, b + cover[0])
-    m.saturation_bound = b
-    m.saturated = b <= threshold
-    m.saturation_reason = (
-        f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
-        f"rank over Q only if the random weights hit a minor's zero set (short side x "
-        f"entry degree / p) or p divides what the constants and the alphabet produce: "
-        f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
-            "" if m.saturated else f" > threshold {threshold}"))  # fmt: skip
-    return m
-
-
-def _step_sizes(m) -> list[int]:
-    """The grid sizes of the steps run (per block for graded), as the Schwartz-Zippel
+def step_sizes(raw) -> list[int]:
+    """The grid sizes of the steps run (the short side of each), as the Schwartz-Zippel
     bound sums them."""
-    sizes = [min(int(r), int(c)) for r, c, _ in m.history]
-    if m.graded is not None:
-        return [n for b in m.blocks for n in sizes if n <= b["samples"][0]]
-    return sizes
+    return [min(int(r), int(c)) for r, c, _ in raw.history]
 
 
-def _alphabet_bits(net) -> int | None:
-    """Bits of the largest letter's entry (integer alphabets), None for another alphabet."""
-    try:
-        letters = np.asarray(raw(net.alphabet(Symbolic())), dtype=object).ravel()
-        vals = [Fraction(v) for v in letters]
-    except Exception:  # noqa: BLE001 - no exact letters: not covered
-        return None
-    if any(v.denominator != 1 for v in vals):
-        return None
-    return max([abs(int(v)).bit_length() for v in vals] + [0])
+def grid_ground(raw, ctx: GroundContext, sizes: list[int] | None = None,
+                schwartz_zippel=None, declared: str = "") -> Ground:  # fmt: skip
+    """The random grid's ground, shared by the grid strategies (module docstring).
+
+    Parameters
+    ----------
+    raw : Measurement
+        The raw result (``saturated``: its stop).
+    ctx : GroundContext
+        The network, the threshold and what was random.
+    sizes : list of int, optional
+        The steps' sizes the bound sums (default :func:`step_sizes`).
+    schwartz_zippel : callable, optional
+        ``schwartz_zippel(e)``: the sampling term at entry degree e (default e / p times
+        the sum of ``sizes``, capped at 1).
+    declared : str, default ""
+        What else the bound covers, said before the constants.
+
+    Returns
+    -------
+    Ground
+        Saturated only when the bound is at most the threshold.
+    """
+    net, threshold = ctx.net, ctx.threshold
+    if not raw.saturated:
+        return unstopped(raw)
+    if raw.sampler != "random":
+        return Ground(False, None, "templates sampler: the rank plateaued below the number of "
+                      "distinct rows and columns, but a template grid is not a generic "
+                      "sample: no probability bound; a lower bound only")  # fmt: skip
+    e = entry_degree(net, ctx.random_weights)
+    if e is None:
+        return Ground(False, None, f"{type(net).__name__} is not a polynomial seprank can "
+                      "bound the degree of: no probability bound on a false saturation; a "
+                      "lower bound only")  # fmt: skip
+    sizes = step_sizes(raw) if sizes is None else sizes
+    sz = (min(1.0, float(sum(sizes) * e / raw.prime)) if schwartz_zippel is None
+          else schwartz_zippel(e))  # fmt: skip
+    cover = constants_cover(raw, ctx, sizes, weights=ctx.weights)
+    if cover is None:
+        return uncovered(raw.prime, ctx.prime_drawn)
+    b = min(1.0, sz + cover[0])
+    if b > threshold:
+        return Ground(False, b, (
+            f"not saturated: the bound on a false saturation is {b:.3g} > "
+            f"threshold {threshold:g} (prime {raw.prime} too small for rank {raw.rank} at "
+            f"entry degree {e}); the rank stopped below the sample size but is a lower "
+            "bound only"))
+    return Ground(True, b, (
+        f"probability bound: a false saturation (the rank over GF({raw.prime}) below the "
+        f"separation rank over Q) has probability <= {b:.2g}, covering the "
+        f"random {'weights and ' if ctx.random_weights else ''}sample points (Schwartz-Zippel, "
+        f"entry degree {e}, prime {raw.prime}), {declared}{cover[1]}; threshold {threshold:g}"))
 
 
-def _constants_cover(m, net, weights, prime_drawn: bool, sizes, points: int | None = 0,
-                     rows: bool = True) -> tuple[float, str] | None:  # fmt: skip
+def constants_cover(raw, ctx: GroundContext, sizes, points: int | None = 0,
+                    weights: dict | None = None,
+                    rows: bool = True) -> tuple[float, str] | None:  # fmt: skip
     """(the constants' term of the bound, what the text says of them); None: nothing
     covers them (a fixed prime and constants seprank did not write, or a drawn prime but
-    no bound on the constants' integers could be traced). With ``rows`` (a grid ``apply``
+    no bound on the constants' integers could be traced). ``points``: bits of the grid's
+    constant points (an alphabet's letters; None: unknown). With ``rows`` (a grid ``apply``
     evaluated in batches), a class seprank does not ship adds the one-row check's term and
     sentence (:func:`seprank.engine.row_check.spot_cover`)."""
-    cover = _constants_term(m, net, weights, prime_drawn, sizes, points)
-    spot = row_check.spot_cover(net) if rows and cover is not None else None
+    cover = _constants_term(raw, ctx, sizes, points, weights)
+    spot = row_check.spot_cover(ctx.net) if rows and cover is not None else None
     return cover if spot is None else (cover[0] + spot[0], f"{cover[1]}, {spot[1]}")
 
 
-def _constants_term(m, net, weights, prime_drawn: bool, sizes,
-                    points: int | None = 0) -> tuple[float, str] | None:  # fmt: skip
-    """:func:`_constants_cover` without the one-row check."""
+def _constants_term(raw, ctx: GroundContext, sizes, points: int | None = 0,
+                    weights: dict | None = None) -> tuple[float, str] | None:  # fmt: skip
+    """:func:`constants_cover` without the one-row check."""
+    net, prime_drawn = ctx.net, ctx.prime_drawn
     if not prime_drawn and (weights is not None or not shipped_function(type(net))):
         return None  # constants seprank did not write, at a prime fixed before them
     if not prime_drawn:  # a class seprank ships, drawn weights: the prime is never drawn
         why = ("seprank's default prime, which its own classes keep so that their results "
-               "and certificates are reproducible" if m.prime == DEFAULT_PRIME else
+               "and certificates are reproducible" if raw.prime == DEFAULT_PRIME else
                "fixed by the caller (prime=)")  # fmt: skip
         return 0.0, ("not the integer constants of seprank's own code nor the finitely many "
                      "primes where the ranks over GF(p) and Q differ (no bound on them is "
-                     f"stated at a fixed prime): prime {m.prime} is {why}; confirm with "
+                     f"stated at a fixed prime): prime {raw.prime} is {why}; confirm with "
                      "other primes: --confirm K")  # fmt: skip
     size = _constants.size_bits(net, weights)
     if size is None or points is None:
@@ -420,5 +373,5 @@ def _constants_term(m, net, weights, prime_drawn: bool, sizes,
         size = (size[0] + e_in * points, size[1], size[2])
     c = _constants.bound(sizes, size)
     return c, (f"constants{' and given weights' if weights is not None else ''} (prime "
-               f"{m.prime} drawn at random from [2^25, 2^26): it divides the integers they "
+               f"{raw.prime} drawn at random from [2^25, 2^26): it divides the integers they "
                f"produce with probability <= {c:.1g})")  # fmt: skip

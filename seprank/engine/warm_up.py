@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
+from seprank.algebra import lu_rank
+from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine import kernels
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
@@ -34,6 +38,12 @@ def warm_up(say=None) -> bool:
     # (direct: auto would take the catalecticant strategy, which evaluates no grid)
     measure(LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4), rank_engine="blas",
             strategy="direct")
+    # and the recursive LU (the catalecticant strategy and every rank outside a growth),
+    # at both kinds of prime: one product below 2^23, two split products above
+    for p in (8388593, DEFAULT_PRIME):
+        A = np.random.default_rng(0).integers(0, p, (64, 64))
+        lu_rank.rank(A, p)
+        lu_rank.left_kernel(A[:, :40], p)
     compiled = kernels.compile_count() > before
     if compiled and say is not None:
         say(f"compiled kernels in {time.perf_counter() - t0:.1f} s")

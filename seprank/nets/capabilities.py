@@ -187,3 +187,20 @@ class StructuralForm:
     def matrix_degree(self) -> int:
         """D = (3^L - 1)/2, the degree of P_L in S."""
         return (3**self.depth - 1) // 2
+
+    def sides(self, partition) -> tuple[int, int]:
+        """Return the sizes of the query's side of a partition and of the other side.
+
+        Parameters
+        ----------
+        partition : iterable of int
+            The positions of side A.
+
+        Returns
+        -------
+        tuple of (int, int)
+            ``(n_query, n_other)`` (as :func:`seprank.theory.bounds.sides`).
+        """
+        A = set(partition)
+        nA, nB = len(A), self.seq_len - len(A)
+        return (nA, nB) if self.query_position in A else (nB, nA)

@@ -36,27 +36,30 @@ from seprank.nets.rac import RAC
 from seprank.nets.ssm import S4, S6
 from seprank.nets.tensor_network import MPS
 from seprank.nets.torch_module import TorchModule
+from seprank.registry import Registry
 
-#: name -> architecture class (one file per family in seprank/nets/).
-ARCHITECTURES = {
-    "attention": LinearSelfAttention,
-    "softmax-attention": SoftmaxSelfAttention,
-    "embedded-attention": EmbeddedAttention,
-    "convac-shallow": ConvACShallow,
-    "convac-deep": ConvACDeep,
-    "mps": MPS,
-    "rac": RAC,
-    "gnn": GNN,
-    "linear-attention": LinearAttention,
-    "retention": Retention,
-    "gla": GLA,
-    "s6": S6,
-    "s4": S4,
-    "hyena": Hyena,
-    "mixer": MLPMixer,
-}
 #: The entry-point group an installed package registers its architectures in.
 ENTRY_POINT_GROUP = "seprank.architectures"
+#: name -> architecture class (one file per family in seprank/nets/; a
+#: :class:`seprank.registry.Registry`, read as a mapping).
+ARCHITECTURES: Registry[type] = Registry("arch", object, classes=True, group=ENTRY_POINT_GROUP,
+                                         autoload=False)  # fmt: skip
+for _name, _cls in (("attention", LinearSelfAttention),
+                    ("softmax-attention", SoftmaxSelfAttention),
+                    ("embedded-attention", EmbeddedAttention),
+                    ("convac-shallow", ConvACShallow),
+                    ("convac-deep", ConvACDeep),
+                    ("mps", MPS),
+                    ("rac", RAC),
+                    ("gnn", GNN),
+                    ("linear-attention", LinearAttention),
+                    ("retention", Retention),
+                    ("gla", GLA),
+                    ("s6", S6),
+                    ("s4", S4),
+                    ("hyena", Hyena),
+                    ("mixer", MLPMixer)):  # fmt: skip
+    ARCHITECTURES.register(_cls, name=_name)
 
 
 def check_class(obj, name: str):
@@ -103,19 +106,6 @@ def import_object(name: str, what: str = "arch"):
     return obj
 
 
-def _entry_point(name: str):
-    from importlib.metadata import entry_points
-
-    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
-    if not found:
-        return None
-    try:
-        return found[0].load()
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"arch={name!r}: its entry point {found[0].value!r} "
-                          f"cannot be loaded ({exc})") from None  # fmt: skip
-
-
 def resolve(name) -> type:
     """The architecture class ``name`` stands for (a class is returned as it is).
 
@@ -155,7 +145,7 @@ def resolve(name) -> type:
         return by_class[name]
     if ":" in name:
         return check_class(import_object(name), name)
-    found = _entry_point(name)
+    found = ARCHITECTURES.entry_point(name)
     if found is None:
         raise ConfigError(f"arch={name!r} is not an architecture; valid: "
                           f"{', '.join(ARCHITECTURES)}, module:Class, or an entry point of "
@@ -303,7 +293,7 @@ def resolve_from_file(name, config: dict | None = None, *, allow_import=False,
         raise ConfigError(f"architecture={name!r} must be a registry name, module:Class or an "
                           "entry point name")  # fmt: skip
     name = name.strip()
-    cls = ARCHITECTURES.get(name) or own_classes().get(name)
+    cls = ARCHITECTURES.get(name, None) or own_classes().get(name)
     if cls is None and ":" in name:
         if not allows(allow_import, name):
             raise refusal("architecture", name, source, how)

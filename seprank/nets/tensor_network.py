@@ -26,7 +26,6 @@ Known results (tags: [V] read in the primary text, [V2] secondary source, [D] de
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -176,16 +175,3 @@ def _common_base(n: int):
             return b
     return n  # pragma: no cover
 
-
-def contiguous_and_interleaved(seq_len: int) -> dict[str, tuple[int, ...]]:
-    """The two classic balanced partitions: first half, and even positions."""
-    return {"contiguous": tuple(range(seq_len // 2)),
-            "interleaved": tuple(range(0, seq_len, 2))}  # fmt: skip
-
-
-def all_partitions(seq_len: int):
-    """Every A side containing position 0 (each partition once, up to swapping sides)."""
-    rest = range(1, seq_len)
-    for k in range(0, seq_len - 1):
-        for c in itertools.combinations(rest, k):
-            yield (0, *c)

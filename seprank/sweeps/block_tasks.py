@@ -27,8 +27,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seprank.engine import bars, bound_compare, saturation, strategies
+from seprank.engine import bars, saturation, strategies
 from seprank.engine.estimate import format_seconds
+from seprank.engine.measure import compose
 from seprank.engine.measure import plan as plan_measurement
 from seprank.engine.options import MeasureOptions
 from seprank.errors import ConfigError
@@ -260,9 +261,7 @@ def _assemble(mp, specs: list, store, threshold: float):
     seconds = extra["build_seconds"] + sum(b["seconds"] for b, _, _ in results)
     m = _split(mp).assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
                                mp.reason, seconds=seconds)  # fmt: skip
-    m.considered = [[name, why] for name, why in mp.considered]  # as measure records it
-    m = bound_compare.label(m, mp.net, threshold, random_weights=True)  # as measure does
-    return m
+    return compose(mp, m, threshold)  # as measure labels it
 
 
 def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None = None,

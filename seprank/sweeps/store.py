@@ -50,8 +50,8 @@ APPLICATION_ID = 0x53455052
 STALE_S = 120.0
 #: Claims are refreshed at least this often (seconds) by the sweep holding them.
 HEARTBEAT_S = 20.0
-#: Statuses: done (measured), failed (raised; retried on a rerun), refused (would not fit).
-STATUSES = ("done", "failed", "refused")
+# A task's status: done (measured), failed (raised; retried on a rerun), refused (would
+# not fit).
 #: The store shared by transition, figures and results when no --db is given.
 DEFAULT_DB = "seprank-results/results.sqlite"
 

@@ -112,10 +112,12 @@ def plan(spec: dict) -> dict:
         raise ConfigError(f"{type(exc).__name__}: {exc}") from None
     mp = plan_measurement(net, spec["partition"], options_of(spec), inputs=False)
     runs = 3 if spec["task"] == "verify" else 1  # verify also measures two other partitions
-    est = mp.estimate or {}
+    cost = mp.estimate
     spec["plan"] = mp.summary()
-    spec["est_bytes"] = int(est.get("peak_bytes", BASE_BYTES))
-    spec["est_seconds"] = float(est.get("expected_seconds", 0.0)) * runs
+    spec["est_bytes"] = int(BASE_BYTES if cost is None or cost.peak_bytes is None
+                            else cost.peak_bytes)  # fmt: skip
+    spec["est_seconds"] = float(0.0 if cost is None or cost.seconds is None
+                                else cost.seconds) * runs  # fmt: skip
     return spec
 
 

@@ -24,7 +24,6 @@ for every architecture, in this order:
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import replace
 
 from seprank import labels
@@ -42,7 +41,14 @@ from seprank.nets.bound import (
 from seprank.nets.capabilities import inherited_past
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import shipped_function
+from seprank.registry import deprecated
 from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
+
+#: The older protocols of a user's class, still read (with a DeprecationWarning).
+KNOWN_BOUND_METHOD = deprecated(".known_bound", since="0.2.0",
+                                instead="define upper_bound(partition) -> seprank.nets.bound.Bound")
+PAIR_RETURNED = deprecated(".upper_bound returning (bound, source)", since="0.2.0",
+                           instead="return a seprank.nets.bound.Bound")  # fmt: skip
 
 
 def attention_bound(net, partition) -> Bound:
@@ -246,12 +252,10 @@ def bound_of(net, partition=None) -> Bound | None:
     if got is None or isinstance(got, Bound):
         return got
     if isinstance(got, dict) and attr == "known_bound":
-        warnings.warn(f"{name}.known_bound is deprecated: define upper_bound(partition) -> "
-                      "seprank.nets.bound.Bound", DeprecationWarning, stacklevel=3)  # fmt: skip
+        KNOWN_BOUND_METHOD.warn(name, stacklevel=3)
         return from_dict(got)
     if isinstance(got, tuple):
-        warnings.warn(f"{name}.upper_bound returning (bound, source) is deprecated: return "
-                      "a seprank.nets.bound.Bound", DeprecationWarning, stacklevel=3)  # fmt: skip
+        PAIR_RETURNED.warn(name, stacklevel=3)
     return from_pair(got, name)
 
 
@@ -320,5 +324,18 @@ def proved_upper_bound(net, partition=None) -> dict:
 
 
 #: The names of 0.2.0's first layout, kept (deprecated): they answer for every architecture.
-known_bound = architecture_bound
-has_known_bound = has_architecture_bound
+_OLD_NAMES = {"known_bound": (architecture_bound, deprecated(
+                  "seprank.theory.architecture_bounds.known_bound", since="0.2.0",
+                  instead="use architecture_bound")),
+              "has_known_bound": (has_architecture_bound, deprecated(
+                  "seprank.theory.architecture_bounds.has_known_bound", since="0.2.0",
+                  instead="use has_architecture_bound"))}  # fmt: skip
+
+
+def __getattr__(name: str):
+    """The deprecated names of 0.2.0's first layout, with a DeprecationWarning."""
+    if name in _OLD_NAMES:
+        new, note = _OLD_NAMES[name]
+        note.warn(stacklevel=2)
+        return new
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -367,7 +367,7 @@ def _measure(net, partition, A, *, seed, prime, max_samples, progress, saturatio
               purpose="certify-grid" if grid else "certify")  # fmt: skip
     kind = kinds.for_strategy(mp.strategy)
     if kind is not None:
-        kind.prepare(mp)  # it records what its certificate needs
+        kind.prepare(mp)  # deprecated: a kind of 0.2.0 that still asks (the purpose does)
     return execute(mp)
 
 

@@ -47,17 +47,10 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
         if measure(net, p, seed=seed).rank != m.rank:
             invariant = False
     upper = ub["upper"]
-    if m.rank > upper:
-        verdict = "VIOLATION"
-    elif m.rank == upper:  # certified lower bound == proved upper bound
-        verdict = "exact, proved"
-    elif not m.saturated:
-        verdict = "not saturated (lower bound only)"
-    elif net.heads == 1 and not net.residual and ub["n_query_side"] >= net.width \
-            and ub["n_other_side"] >= net.width:  # fmt: skip
-        verdict = "below formula (H=1 conjecture fails)"
-    else:
-        verdict = "below bound"
+    verdict = bound_verdict(m.rank, m.saturated, upper)  # the proved block bound
+    if verdict == "below bound" and net.heads == 1 and not net.residual \
+            and ub["n_query_side"] >= net.width and ub["n_other_side"] >= net.width:  # fmt: skip
+        verdict = "below formula (H=1 conjecture fails)"  # where the formula is conjectured exact
     row = {
         "depth": net.depth, "width": net.width, "heads": net.heads, "seq_len": net.seq_len,
         "residual": net.residual, "measured": m.rank,

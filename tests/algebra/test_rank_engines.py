@@ -153,9 +153,11 @@ def test_auto_reads_the_declarations_not_the_names():
 
 
 @pytest.mark.parametrize("bad, match", [
-    (int, r"^engine_cls=<class 'int'> must be a RankEngine subclass$"),
-    (type("Auto", (Toy,), {"name": "auto"}), r"^Auto.name='auto' must be a new engine name$"),
-    (type("Blas2", (Toy,), {"name": "blas"}), r"^Blas2.name='blas' is taken by BlasEngine$"),
+    (int, r"^rank_engine=<class 'int'> must be a RankEngine subclass$"),
+    (type("Auto", (Toy,), {"name": "auto"}),
+     r"^rank_engine='auto' must be a name other than '' or 'auto'$"),
+    (type("Blas2", (Toy,), {"name": "blas"}),
+     r"^rank_engine='blas' is registered already \(BlasEngine\)$"),
 ])  # fmt: skip
 def test_register_refuses_in_one_line(bad, match):
     with pytest.raises(ConfigError, match=match):

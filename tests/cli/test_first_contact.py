@@ -78,10 +78,11 @@ def test_long_run_prints_its_estimate():
     lines = []
     net = LinearSelfAttention(depth=50, width=100, seq_len=8)
     from seprank.engine.estimate import check_cost, estimate
+    from seprank.engine.strategies.base import grid_model_cost
 
     est = estimate(net, (0, 1, 2, 3), (4, 5, 6, 7), method="modular", max_samples=600,
                    start=16, fast=True)  # fmt: skip
-    check_cost(est, 2**40, say=lines.append)
+    check_cost(grid_model_cost(est, 0), 2**40, say=lines.append)
     assert len(lines) == 1 and lines[0].startswith("estimate: degree 3^50")
     assert "lower bound only" in lines[0]
 
@@ -90,22 +91,19 @@ def test_graded_estimate_models_the_blocks():
     """The estimate of a graded run counts its A-degree blocks (their proved bounds add up
     to the block bound, computed here by a different route), and warns about the budget
     only when the largest block exceeds it, not the total rank (31460 > 16000 here)."""
-    from seprank.engine.estimate import describe, estimate, graded_blocks
+    from seprank.engine.estimate import TheoryFacts
+    from seprank.engine.strategies.graded import blocks_cost
     from seprank.theory.bounds import block_bound
 
     net = LinearSelfAttention(depth=3, width=4, seq_len=8)
     A, B = (0, 1, 2, 3), (4, 5, 6, 7)
-    blocks = graded_blocks(net, A)
+    blocks = TheoryFacts(net, A).graded_blocks
     assert len(blocks) == 14 and max(blocks) == 11440 and sum(blocks) == block_bound(3, 4, 4, 4)
-    est = estimate(net, A, B, method="modular", max_samples=16000, start=16, fast=True,
-                   blocks=blocks)  # fmt: skip
-    line = describe(est)
+    line = blocks_cost(net, A, B, blocks, 16000, 16, True).note
     assert "14 A-degree blocks, largest <= 11,440" in line and "lower bound only" not in line
-    assert "lower bound only" in describe(estimate(net, A, B, method="modular",
-                                                   max_samples=8000, start=16, fast=True,
-                                                   blocks=blocks))  # fmt: skip
-    assert graded_blocks(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True),
-                         (0, 1)) is None  # fmt: skip
+    assert "lower bound only" in blocks_cost(net, A, B, blocks, 8000, 16, True).note
+    assert TheoryFacts(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True),
+                       (0, 1)).graded_blocks is None  # fmt: skip
 
 
 def test_short_run_says_nothing():

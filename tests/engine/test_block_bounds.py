@@ -39,9 +39,11 @@ def test_the_residual_matrix_carries_the_residual_bound():
 
 
 def test_the_strategy_computes_no_bound():
-    """The strategy's module names no bound formula: the blocks are measured only."""
+    """The strategy's module names no bound formula: the blocks are measured only (its
+    ground reads the bound the label step placed beside a block, never writes one)."""
     src = inspect.getsource(catalecticant)
-    assert "block_terms" not in src and "block_bound" not in src and '"bound"' not in src
+    assert "block_terms" not in src and "block_bound(" not in src and "block_bounds" not in src
+    assert '"bound":' not in src and '["bound"] =' not in src
 
 
 def test_attach_blocks_keeps_a_stored_bound_in_place_and_leaves_other_blocks():
@@ -49,7 +51,7 @@ def test_attach_blocks_keeps_a_stored_bound_in_place_and_leaves_other_blocks():
     m = SimpleNamespace(partition=(0, 1), blocks=[
         {"degree": 1, "other_s_degree": 1, "rank": 2, "seconds": 0.1},
         {"degree": 3, "other_s_degree": 0, "rank": 1, "bound": 99, "seconds": 0.1}])  # fmt: skip
-    bound_compare.attach_blocks(m, net)
+    m.blocks = bound_compare.with_block_bounds(m.blocks, net, m.partition)
     per = block_bounds(net, (0, 1))
     assert m.blocks == [{"degree": 1, "other_s_degree": 1, "rank": 2, "bound": per[1],
                          "seconds": 0.1},
@@ -57,7 +59,7 @@ def test_attach_blocks_keeps_a_stored_bound_in_place_and_leaves_other_blocks():
                          "seconds": 0.1}]  # fmt: skip
     assert list(m.blocks[0]) == ["degree", "other_s_degree", "rank", "bound", "seconds"]
     graded = SimpleNamespace(partition=(0, 1), blocks=[{"degree": 3, "rank": 1}])
-    bound_compare.attach_blocks(graded, net)
+    graded.blocks = bound_compare.with_block_bounds(graded.blocks, net, graded.partition)
     assert graded.blocks == [{"degree": 3, "rank": 1}]
 
 

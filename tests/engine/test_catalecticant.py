@@ -127,7 +127,7 @@ def test_other_query_position_and_output_coordinate():
     net = LinearSelfAttention(depth=2, width=3, seq_len=6, query_position=4, output_coord=2)
     c = measure(net, (0, 1, 2), strategy="catalecticant")
     g = measure(net, (0, 1, 2), strategy="graded")
-    assert c.catalecticant["query_side"] == "B"
+    assert c.detail.query_side == "B"
     assert _blocks(c) == {k: r for k, r in _blocks(g).items() if r}
 
 

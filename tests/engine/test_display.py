@@ -58,7 +58,7 @@ def test_measurement_labels_say_only_what_was_established():
 
 def test_measurement_repr_cuts_a_long_configuration(graded):
     m = measure(LinearSelfAttention(**NET))
-    m.config = dict(m.config, note="x" * 500)
+    m = dataclasses.replace(m, config=dict(m.config, note="x" * 500))
     assert len(repr(m)) <= MAX_REPR and "..." in repr(m)
 
 

@@ -204,7 +204,7 @@ def test_saturation_is_never_the_sampling_rule():
     m = seprank.measure(net, (0, 1), strategy="expand")
     e = 3**2 + 2 * (3**2 - 1)  # the entry degree in weights and inputs
     side = min(ex.expand_cost(net, (0, 1))[k] for k in ("rows", "cols"))  # from the degree
-    assert m.expand["side_bound"] == side >= min(m.samples)
+    assert m.detail.side_bound == side >= min(m.samples)
     assert m.saturation_bound == pytest.approx(side * e / m.prime)
     assert m.saturated and m.saturation_reason.startswith("coefficient matrix (nothing sampled")
     assert m.history == [(m.samples[0], m.samples[1], m.rank)]
@@ -221,7 +221,7 @@ def test_auto_never_takes_expand_and_says_so():
     mp = plan(LinearSelfAttention(1, 2, 1, 4), None, MeasureOptions())
     assert ("expand", "taken only when requested (strategy='expand')") in mp.considered
     mp = plan(LinearSelfAttention(2, 2, 1, 4), None, MeasureOptions(strategy="expand"))
-    assert mp.strategy == "expand" and mp.run is None and mp.estimate["monomials"] == \
+    assert mp.strategy == "expand" and mp.run is None and mp.estimate.model["monomials"] == \
         math.comb(8 + 9, 9)  # fmt: skip
 
 

@@ -67,9 +67,9 @@ def test_degree_support_follows_the_query_side():
     net = LinearSelfAttention(depth=2, width=2, seq_len=4)
     a = measure(net, (0, 1), strategy="graded")
     b = measure(net, (2, 3), strategy="graded")
-    assert a.graded["support"] == [1, 3, 5, 7, 9]
-    assert b.graded["support"] == [0, 2, 4, 6, 8]
-    assert a.graded["support_miss_bound"] < 1e-15
+    assert a.detail.support == (1, 3, 5, 7, 9)
+    assert b.detail.support == (0, 2, 4, 6, 8)
+    assert a.detail.support_miss_bound < 1e-15
 
 
 def test_auto_picks_graded_when_homogeneous_and_direct_for_residual():

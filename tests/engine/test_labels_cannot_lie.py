@@ -76,8 +76,8 @@ def test_a_declared_degree_too_small_is_refused_and_the_truth_measured_without_i
 
 def test_the_declared_degree_is_tested_beyond_the_claim_and_says_so():
     m = seprank.measure(CubeClaimsThree(), [0, 1], strategy="graded")
-    assert "tested beyond the claim" in m.graded["homogeneity"]
-    assert 0 < m.graded["homogeneity_false_bound"] < 1e-12
+    assert "tested beyond the claim" in m.detail.homogeneity
+    assert 0 < m.detail.homogeneity_false_bound < 1e-12
 
 
 @dataclass(frozen=True)

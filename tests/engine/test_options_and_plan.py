@@ -71,7 +71,7 @@ def test_plan_decides_without_measuring_and_execute_runs_it():
     p = plan(NET, options=MeasureOptions(seed=3, strategy="graded"))
     assert isinstance(p, MeasurementPlan) and p.strategy == "graded" and p.method == "modular"
     assert p.sampler == "random" and p.A == (0, 1) and p.B == (2, 3)
-    assert "homogeneous" in p.reason and p.estimate["strategy"] == "graded"
+    assert "homogeneous" in p.reason and p.estimate.model["strategy"] == "graded"
     assert p.run.engine.name in ("blas", "flint")  # the rank engine, chosen once
     m = execute(p)
     assert m.rank == 18 and m.saturated and m.seed == 3

@@ -2,8 +2,11 @@
 order, records why each was or was not taken, and a plugin's strategy (an entry point)
 is planned and run like a shipped one."""
 
+from dataclasses import replace
+
 import pytest
 
+import seprank.registry
 from seprank import measure
 from seprank.engine import planner, strategies
 from seprank.engine.strategies import registry
@@ -24,9 +27,7 @@ class Toy(strategies.Strategy):
         return None if req.net.width == 2 and req.method == "modular" else "needs width 2"
 
     def run(self, mp):
-        m = run_direct(mp.run, mp.reason)
-        m.strategy = self.name
-        return m
+        return replace(run_direct(mp.run, mp.reason), strategy=self.name)
 
 
 @pytest.fixture
@@ -65,7 +66,8 @@ def test_unknown_and_duplicate_names_are_refused(toy):
         strategies.get("nope")
     with pytest.raises(ConfigError, match="registered already"):
         strategies.register(Toy())
-    with pytest.raises(ConfigError, match="Strategy instance"):
+    with pytest.raises(ConfigError, match=r"^strategy=<object object at .*> must be a Strategy "
+                                          "instance$"):
         strategies.register(object())
 
 
@@ -83,9 +85,9 @@ def test_an_entry_point_strategy_is_loaded_on_first_use(monkeypatch):
             raise ImportError("no module named broken_plugin")
 
     wanted = registry.ENTRY_POINT_GROUP
-    monkeypatch.setattr(registry.metadata, "entry_points",
+    monkeypatch.setattr(seprank.registry.metadata, "entry_points",
                         lambda group: [EntryPoint(), Broken()] if group == wanted else [])
-    monkeypatch.setitem(registry._LOADED, "entry_points", False)
+    registry.REGISTRY.reload_entry_points()
     try:
         with pytest.warns(UserWarning, match="'broken'.*skipped: no module named"):
             assert "toy" in strategies.names()

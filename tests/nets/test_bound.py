@@ -310,6 +310,6 @@ def test_the_older_known_bound_dict_of_a_users_class_still_works_deprecated():
     with pytest.warns(DeprecationWarning, match="Old.known_bound is deprecated"):
         b = bound_of(Old(), (0, 1))
     assert b == Bound(2, "a paper [M]", "recalled", "mine", "M")
-    from seprank.theory.architecture_bounds import known_bound
-
+    with pytest.warns(DeprecationWarning, match="architecture_bounds.known_bound is deprecated"):
+        from seprank.theory.architecture_bounds import known_bound
     assert known_bound is architecture_bound  # 0.2.0's function name

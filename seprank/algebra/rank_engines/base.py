@@ -29,11 +29,10 @@ from seprank.algebra.left_kernel import matmul_mod_long
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
 from seprank.algebra.rank_engines.growing import GrowingRank
 from seprank.errors import ConfigError
+from seprank.registry import Registry
 
 #: Devices an engine may declare; "cuda" is a GPU through torch.
 DEVICES = ("cpu", "cuda")
-#: The registered engines by name, in registration order (:func:`register`).
-_ENGINES: dict[str, type[RankEngine]] = {}
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ class RankEngine(ABC):
         """Validate (:func:`check_rank_engine`, ``arg`` names the argument in errors) and
         resolve ``"auto"``: the registered engine's instance for ``p`` and ``device``."""
         check_rank_engine(engine, p, name=arg, device=device)
-        chosen = _auto(int(p), device, arg) if engine == "auto" else _ENGINES[engine]
+        chosen = _auto(int(p), device, arg) if engine == "auto" else ENGINES[engine]
         return chosen(int(p), device)
 
     @abstractmethod
@@ -168,38 +167,34 @@ def pivot_columns(M: np.ndarray, p: int) -> list[int]:
     return [next(j for j in range(M.shape[1]) if int(R[i, j]) != 0) for i in range(r)]
 
 
+#: The registered engines by name, in registration order (:func:`register`).
+ENGINES: Registry[type[RankEngine]] = Registry("rank_engine", RankEngine, classes=True,
+                                               listed=("auto",))  # fmt: skip
+
+
 def register(engine_cls: type[RankEngine]) -> type[RankEngine]:
     """Add ``engine_cls`` to the registry under its ``name`` (usable as a decorator).
 
-    Raises ConfigError for a class that is no RankEngine, a missing name, ``"auto"``, or
-    a name another class holds.
+    Raises ConfigError (:class:`seprank.registry.Registry`'s messages) for a class that is
+    no RankEngine, a missing name, ``"auto"``, or a name another class holds.
     """
-    if not (isinstance(engine_cls, type) and issubclass(engine_cls, RankEngine)):
-        raise ConfigError(f"engine_cls={engine_cls!r} must be a RankEngine subclass")
-    name = engine_cls.name
-    if not isinstance(name, str) or not name or name == "auto":
-        raise ConfigError(f"{engine_cls.__name__}.name={name!r} must be a new engine name")
-    held = _ENGINES.get(name)
-    if held is not None and held is not engine_cls:
-        raise ConfigError(f"{engine_cls.__name__}.name={name!r} is taken by {held.__name__}")
-    _ENGINES[name] = engine_cls
-    return engine_cls
+    return ENGINES.register(engine_cls)
 
 
-def unregister(name: str) -> None:
-    """Remove the engine ``name`` from the registry (nothing if it is not there)."""
-    _ENGINES.pop(name, None)
+def unregister(name: str) -> type[RankEngine] | None:
+    """Remove the engine ``name`` from the registry and return it (None if it is not there)."""
+    return ENGINES.unregister(name)
 
 
 def engine_names() -> tuple[str, ...]:
     """The registered engines' names, by ``preference`` (then registration order)."""
-    order = list(_ENGINES)
-    return tuple(sorted(order, key=lambda n: (_ENGINES[n].preference, order.index(n))))
+    order = list(ENGINES)
+    return tuple(sorted(order, key=lambda n: (ENGINES[n].preference, order.index(n))))
 
 
 def engine_class(name: str) -> type[RankEngine]:
     """The registered engine class ``name`` (KeyError when there is none)."""
-    return _ENGINES[name]
+    return ENGINES[name]
 
 
 class EngineNames(Sequence):
@@ -209,7 +204,7 @@ class EngineNames(Sequence):
         return ("auto", *engine_names())[i]
 
     def __len__(self) -> int:
-        return 1 + len(_ENGINES)
+        return 1 + len(ENGINES)
 
     def __eq__(self, other) -> bool:
         return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
@@ -233,7 +228,7 @@ def _auto(p: int | None, device: str, name: str) -> type[RankEngine]:
     """The engine ``"auto"`` stands for on ``device`` (``p=None``: any prime): the
     engines declaring the device in ``auto_on``, by preference, the first that fits ``p``
     and runs here. Raises ConfigError when none does."""
-    cands = [_ENGINES[n] for n in engine_names() if device in _ENGINES[n].auto_on]
+    cands = [ENGINES[n] for n in engine_names() if device in ENGINES[n].auto_on]
     fit = [c for c in cands if p is None or c.fits(p)]
     if not fit:
         limits = [c.prime_limit for c in cands if c.prime_limit is not None]
@@ -265,15 +260,15 @@ def check_rank_engine(
     if engine == "auto":
         _auto(prime, device, name)
         return
-    cls = _ENGINES[engine]
+    cls = ENGINES[engine]
     if prime is not None and not cls.fits(prime):
-        others = [n for n in engine_names() if _ENGINES[n].fits(prime)]
+        others = [n for n in engine_names() if ENGINES[n].fits(prime)]
         hint = f"; use auto or {' or '.join(others)}" if others else ""
         raise ConfigError(f"{name}={engine!r} needs prime < {_power(cls.prime_limit)} "
                           f"(got prime={p}){hint}")  # fmt: skip
     if device not in cls.devices:
         on = " or ".join(repr(n) for n in RANK_ENGINES if n == "auto"
-                         or device in _ENGINES[n].devices)  # fmt: skip
+                         or device in ENGINES[n].devices)  # fmt: skip
         raise ConfigError(f"device={device!r} needs {name}={on} (got {engine!r})")
     if why := cls.device_problem(device):
         raise ConfigError(f"device={device!r} is unavailable: {why}")

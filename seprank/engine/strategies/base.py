@@ -145,18 +145,26 @@ DEFAULT_MAX_SAMPLES = {"modular": 6000, "float": 2500, "graded": 16000}
 BASE_BYTES = 200 * 2**20
 
 
-def grid_cost(req, budget: int, blocks: list[int] | None = None) -> dict:
-    """The grid strategies' cost model (:func:`seprank.engine.estimate.estimate`: direct,
-    or graded with the proved block bounds ``blocks``), with ``peak_bytes``: the grid
-    matrix at its expected final size, with room for the elimination's working copies."""
+def grid_cost(req, budget: int) -> _estimate.Cost:
+    """The direct grid model (:func:`seprank.engine.estimate.estimate`) as a Cost, with its
+    peak: the grid matrix at its expected final size, with room for the elimination's
+    working copies."""
     fast = req.method == "modular" and req.options.use_kernel
     est = _estimate.estimate(req.net, req.A, req.B, method=req.method, max_samples=budget,
-                             start=req.options.start, fast=fast, blocks=blocks)  # fmt: skip
+                             start=req.options.start, fast=fast, facts=req.facts)  # fmt: skip
     lg = est["log10_expected_rank"]
     n = budget if lg is None or lg >= math.log10(budget) else min(budget, int(1.25 * 10**lg) + 2)
+    return grid_model_cost(est, 3 * n * n * 8)
+
+
+def grid_model_cost(est: dict, matrix_bytes: int, budget_note: str | None = None):
+    """A grid model's figures ``est`` as a Cost: its peak the weights, the points at the
+    budget and ``matrix_bytes``; its note :func:`seprank.engine.estimate.describe`'s line
+    (``budget_note``: the strategy's word on the budget)."""
     est["peak_bytes"] = int(BASE_BYTES + est["param_bytes"] + est["points_bytes_at_budget"]
-                            + 3 * n * n * 8)  # fmt: skip
-    return est
+                            + matrix_bytes)  # fmt: skip
+    return _estimate.Cost(est["expected_seconds"], est["peak_bytes"],
+                          _estimate.describe(est, budget_note), est)  # fmt: skip
 
 
 def params_for(net, domain, seed: int, weights: dict | None):

@@ -31,13 +31,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
-from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.detail import Detail
+from seprank.engine.estimate import Cost
+from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
+from seprank.engine.saturation import Ground, GroundContext, given_weights, unstopped
 from seprank.engine.strategies import catalecticant_minors as minors
 from seprank.engine.strategies.base import BASE_BYTES, Plan
 from seprank.engine.strategies.catalecticant_sizes import (  # noqa: F401 (re-exported)
@@ -55,7 +59,7 @@ from seprank.engine.strategies.catalecticant_sizes import (  # noqa: F401 (re-ex
     refusal,
 )
 from seprank.engine.strategies.registry import Strategy, register
-from seprank.theory import bounds
+from seprank.nets.registry import shipped_function
 
 
 def _subset(rng, keys, count: int):
@@ -158,7 +162,7 @@ class Prepared:
 def prepare(plan: Plan) -> Prepared:
     """Build F and its coefficient table (the part of :func:`run` before any block)."""
     net, p = form_of(plan.net), plan.domain.p
-    d, D = net.width, bounds.matrix_degree(net.depth)
+    d, D = net.width, net.matrix_degree
     m = d * (d + 1) // 2
     t0 = time.perf_counter()
     _, F = sp.build_F(net, plan.params, p)
@@ -174,7 +178,7 @@ def prepare(plan: Plan) -> Prepared:
 def block_count(net) -> int:
     """How many matrices :func:`measure_block` ranks: D + 1 blocks, or the residual's one."""
     net = form_of(net)
-    return 1 if net.residual else bounds.matrix_degree(net.depth) + 1
+    return 1 if net.residual else net.matrix_degree + 1
 
 
 def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, float]:
@@ -215,7 +219,7 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
 
 
 def _sides(net, A):
-    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    nq, no = net.sides(A)
     return nq, no, net.query_position in set(A)
 
 
@@ -226,12 +230,60 @@ def run(plan: Plan, reason: str = "") -> Measurement:
     return assemble(plan, int(prep.keys.size), prep.build_seconds, results, reason)
 
 
+#: What a catalecticant rank certifies (the Measurement's ``certified``).
+CERTIFIED = ("lower bound (sum over the blocks of exact ranks over GF(p) of the "
+             "catalecticant matrices of an integer-weight network's structural polynomial F; "
+             "each is at most that block's rank over Q, which is its separation rank)")
+#: What a block's ``degree`` and ``other_s_degree`` mean (the detail's ``degree``).
+DEGREE_CONVENTION = ("A-side degree in x (graded's convention); other_s_degree: the degree "
+                     "in S of the side without the query")
+
+
+@dataclass(frozen=True)
+class CatalecticantDetail(Detail):
+    """What the catalecticant strategy records: F's size and the degree convention.
+
+    Parameters
+    ----------
+    D : int
+        F's degree in S (the blocks are k = 0..D).
+    variables : int
+        The variables of S (d (d + 1) / 2).
+    monomials : int or None
+        F's monomials (None: not built).
+    build_seconds : float
+        Time to build F's coefficients.
+    query_side : str
+        ``"A"`` or ``"B"``: the side of the query position.
+    sides : tuple of int
+        Positions on the query's side and on the other.
+    degree : str
+        The blocks' degree convention (:data:`DEGREE_CONVENTION`).
+    residual : bool
+        Whether F is the residual form's.
+    """
+
+    key: ClassVar[str] = "catalecticant"
+    after: ClassVar[str] = "graded"
+    null_when_absent: ClassVar[bool] = True
+    shows_blocks: ClassVar[bool] = True
+
+    D: int
+    variables: int
+    monomials: int | None
+    build_seconds: float
+    query_side: str
+    sides: tuple
+    degree: str
+    residual: bool
+
+
 def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
              reason: str = "", seconds: float | None = None) -> Measurement:  # fmt: skip
     """The Measurement from every block's :func:`measure_block` result, k = 0..D in order
     (``seconds``: the total to report; default the time since the plan was made)."""
     net, p = form_of(plan.net), plan.domain.p
-    D = bounds.matrix_degree(net.depth)
+    D = net.matrix_degree
     nq, no, query_on_A = _sides(net, plan.A)
     blocks = [dict(b) for b, _, _ in results]
     if not net.residual:
@@ -240,23 +292,85 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
     t_rank = sum(tr for _, _, tr in results)
     total = sum(b["rank"] for b in blocks)
     big = max(blocks, key=lambda b: b["shape"][0] * b["shape"][1])
-    info = {"D": D, "variables": net.width * (net.width + 1) // 2, "monomials": int(monomials),
-            "build_seconds": build_seconds, "query_side": "A" if query_on_A else "B",
-            "sides": [nq, no],
-            "degree": "A-side degree in x (graded's convention); other_s_degree: the degree "
-                      "in S of the side without the query",
-            "residual": bool(net.residual)}  # fmt: skip
+    info = CatalecticantDetail(D=D, variables=net.width * (net.width + 1) // 2,
+                               monomials=int(monomials), build_seconds=build_seconds,
+                               query_side="A" if query_on_A else "B", sides=(nq, no),
+                               degree=DEGREE_CONVENTION, residual=bool(net.residual))
     if seconds is None:
         seconds = time.perf_counter() - plan.t_start
     return Measurement(
-        rank=int(total), saturated=True, certified=CERTIFIED["catalecticant"],
+        rank=int(total), saturated=True, certified=CERTIFIED,
         method=plan.method, prime=p, samples=tuple(big["shape"]),
         seconds=seconds, seed=plan.seed, config=plan.config,
         partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
         history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
-        strategy_reason=reason, blocks=blocks, catalecticant=info,
+        strategy_reason=reason, blocks=blocks, detail=info,
         minors=minors.collect(plan, blocks, D),
     )  # fmt: skip
+
+
+def weight_degree(net) -> int:
+    """Degree in the weights of each coefficient of F = e_c^T P_L(S) (LinearSelfAttention):
+    a layer multiplies four weight matrices into three copies of P, so w_{l+1} = 4 + 3 w_l,
+    w_0 = 0: w_L = 2 (3^L - 1)."""
+    return 2 * (3**net.depth - 1)
+
+
+def blocks_ground(raw, ctx: GroundContext) -> Ground:
+    """The ground of a rank summed over the structural polynomial's blocks, nothing sampled.
+
+    A block's GF(p) rank is below its generic rank R only if the random weights hit the
+    zero set of a nonsingular R x R minor of the generic block, of degree <= R w in the
+    weights: probability <= R w / p. R is unknown, so the block's upper bound stands for it
+    (the proved bound where there is one, else its short side); the blocks are summed (a
+    union bound).
+
+    A block ranked through random sketches (the sketch strategy: ``sketch``, the sizes
+    ranked, and ``sketch_degree``, the degree of a sketch entry in its draws) adds
+    sum over its sizes of min(s, upper) x sketch_degree / p (proved in
+    :mod:`seprank.engine.strategies.sketch`), except where its rank is its short side; a
+    sketch that did not stop leaves the whole a lower bound, each block labelled on its own.
+    """
+    sketched = any("sketch" in b for b in raw.blocks)
+    if not raw.saturated:
+        own = _blocks_ground(raw, ctx).blocks if sketched else None
+        return Ground(False, None, unstopped(raw).reason + (
+            "; the blocks whose sketch stopped below its cap are labelled on their own"
+            if sketched else ""), blocks=own)  # fmt: skip
+    return _blocks_ground(raw, ctx)
+
+
+def _blocks_ground(raw, ctx: GroundContext) -> Ground:
+    if not ctx.random_weights:
+        return given_weights("catalecticant")
+    w, threshold, p = weight_degree(ctx.net), ctx.threshold, raw.prime
+    total, blocks = 0.0, []
+    sketched = any("sketch" in b for b in raw.blocks)
+    for b in raw.blocks:
+        upper = min(b["shape"]) if b.get("bound") is None else min(b["bound"], *b["shape"])
+        own = upper * w / p
+        if "sketch" in b and b["rank"] < min(b["shape"]):
+            own += sum(min(s, upper) for s in b["sketch"]) * b["sketch_degree"] / p
+        total += own
+        bound = min(1.0, own)
+        # a sketch that reached its cap did not stop: a lower bound only, whatever its bound
+        blocks.append({**b, "saturation_bound": bound,
+                       "saturated": bound <= threshold and b.get("stopped", True)})
+    bound = min(1.0, total)
+    what = ("sketches (the weights and the sketch points random): a block's sketch rank is "
+            "below its generic rank only if the weights hit a minor's zero set or the sketch "
+            "points hit its sketch minor's, probability <= sum over the blocks of (upper "
+            f"bound) x weight degree {w} / p + sum over its sketch sizes s of min(s, upper) x "
+            f"sketch degree / p = {bound:.2g}" if sketched else
+            "coefficients (nothing sampled; only the weights random): the GF(p) rank is below "
+            "the generic rank only if the weights hit a minor's zero set, probability <= sum "
+            f"over the blocks of (upper bound) x weight degree {w} / p = {bound:.2g}")
+    whose = "seprank's own code" if shipped_function(type(ctx.net)) else "the code"
+    return Ground(bound <= threshold, bound, what + " (Schwartz-Zippel; the generic rank over "
+        f"GF(p): the constants of {whose} and the finitely many primes where it is below the "
+        f"rank over Q are not covered at prime {p}: --confirm K measures at other primes)" + (
+        "" if bound <= threshold else
+        f" > threshold {threshold:g}; each block is labelled on its own"), blocks=blocks)
 
 
 #: Flops per second assumed for a block's elimination (this machine's measured rate,
@@ -322,18 +436,21 @@ class Catalecticant(Strategy):
                 "proofs/catalecticant_reduction.md; no grid: the graded blocks' ranks from F's "
                 f"coefficients; largest matrix {big[0]}x{big[1]})")  # fmt: skip
 
-    def cost(self, req, budget) -> dict:
+    def cost(self, req, budget) -> Cost:
         """The largest block's matrix twice (it and a working copy); (2/3) s^3 flops a
         block."""
         shapes = block_shapes(req.net)
         big = max(r * c for r, c in shapes)
-        return {"strategy": "catalecticant", "note": "no grid; matrices of the proved block "
-                "sizes at most (blocks, in the Measurement)",
-                "expected_seconds": sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS,
-                "peak_bytes": int(BASE_BYTES + 2 * 8 * big)}  # fmt: skip
+        return Cost(sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS,
+                    int(BASE_BYTES + 2 * 8 * big), "no grid; matrices of the proved block "
+                    "sizes at most (blocks, in the Measurement)")  # fmt: skip
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.reason)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """:func:`blocks_ground`: nothing sampled, only the weights random."""
+        return blocks_ground(raw, ctx)
 
     # The split (what ``seprank blocks`` runs as stored tasks): how many parts and their
     # shapes, a preparation shared by the parts, one part, and the assembly.

@@ -14,7 +14,6 @@ from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine.sample_grid import available_memory
 from seprank.errors import TooBigError
 from seprank.nets.capabilities import structural_form as form_of
-from seprank.theory import bounds
 
 #: Extra entries of the long side kept in the first, sub-matrix attempt at a block.
 MARGIN = 16
@@ -41,7 +40,7 @@ def _size_refusal(net) -> str | None:
     m = d * (d + 1) // 2
     if net.depth > 40:  # D = (3^L - 1)/2 over 10^19: no table of F is possible
         return f"needs depth <= 40 (got {net.depth}): F has degree (3^L - 1)/2"
-    D = bounds.matrix_degree(net.depth)
+    D = net.matrix_degree
     if D + 1 > MAX_BLOCKS:
         return f"needs at most {MAX_BLOCKS} blocks (D + 1 = {D + 1} at depth {net.depth})"
     log_terms = math.lgamma(D + m) - math.lgamma(D + 1) - math.lgamma(m)  # ln C(D+m-1, D)
@@ -65,7 +64,7 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
         return f"needs method='modular' (got method={method!r})"
     if sampler not in ("random", "auto"):
         return f"samples nothing; sampler={sampler!r} has no meaning for it"
-    nq, no = bounds.sides(net.seq_len, A, net.query_position)
+    nq, no = net.sides(A)
     if min(nq, no) < net.width:
         return (f"needs at least width={net.width} positions on each side (query side {nq}, "
                 f"other side {no}): with fewer, S on that side does not fill the symmetric "
@@ -74,7 +73,7 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     too_big = _size_refusal(net)
     if too_big is not None:
         return too_big
-    D = bounds.matrix_degree(net.depth)
+    D = net.matrix_degree
     if p is None or p <= D:
         return f"needs prime > D = {D} (the factorials up to D! must be invertible mod p)"
     return None
@@ -97,7 +96,7 @@ def block_shapes(net) -> list[tuple[int, int]]:
     is C(k+m-1, k) x d C(D-k+m-1, D-k) (exponents of degree k and D - k in m = d(d+1)/2
     variables); with the residual one matrix over all degrees <= D."""
     net = form_of(net)
-    d, D = net.width, bounds.matrix_degree(net.depth)
+    d, D = net.width, net.matrix_degree
     m = d * (d + 1) // 2
     if net.residual:
         n = math.comb(D + m, m)
@@ -145,7 +144,7 @@ def choose_prime(net, prime: int | None, blas: bool = True) -> tuple[int, str]:
     if _size_refusal(net) is not None:  # refused later, with that reason
         return DEFAULT_PRIME, ""
     short = max(min(r, c) for r, c in block_shapes(net))
-    if short >= FAST_FROM and bounds.matrix_degree(net.depth) < FAST_PRIME:
+    if short >= FAST_FROM and net.matrix_degree < FAST_PRIME:
         return FAST_PRIME, (f"; prime {FAST_PRIME}, the largest below 2^23 (its largest "
                             f"block has a short side of {short}: the GF(p) elimination "
                             "needs one float64 product per step there, not two; the "

@@ -73,7 +73,7 @@ class Coefficients(Strategy):
     def reason(self, req) -> str:
         return "method='symbolic'"
 
-    def cost(self, req, budget) -> dict | None:
+    def cost(self, req, budget) -> None:
         return None
 
     def run(self, mp) -> Measurement:

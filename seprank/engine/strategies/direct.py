@@ -9,12 +9,24 @@ below the sample size (sample-saturated: whether that may be called saturated is
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import numpy as np
 
+from seprank.algebra.domains import Symbolic
+from seprank.algebra.domains import raw as raw_values
 from seprank.algebra.float_rank import rank_float
 from seprank.engine import sample_grid as _grid
 from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.saturation import (
+    Ground,
+    GroundContext,
+    constants_cover,
+    entry_degree,
+    given_weights,
+    grid_ground,
+    uncovered,
+)
 from seprank.engine.strategies.base import Plan
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import MeasurementInterrupted, SamplingError
@@ -206,6 +218,47 @@ class Direct(Strategy):
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.reason)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """The complete grid over an alphabet (:func:`alphabet_ground`), else the random
+        grid's ground."""
+        if raw.sampler == "alphabet" and raw.saturated:
+            return alphabet_ground(raw, ctx)
+        return grid_ground(raw, ctx)
+
+
+def alphabet_ground(raw, ctx: GroundContext) -> Ground:
+    """The complete grid over an alphabet: nothing sampled, only the weights random (none
+    random: given weights, no bound)."""
+    if not ctx.random_weights:
+        return given_weights("complete grid over the alphabet")
+    net, threshold = ctx.net, ctx.threshold
+    e = entry_degree(net, ctx.random_weights)
+    # the rank over Q, R, is unknown but at most the grid's short side (not the GF(p)
+    # rank, which may have fallen below R): the bound must not depend on the draw
+    b = 1.0 if e is None else min(1.0, min(raw.samples) * e / raw.prime)
+    cover = constants_cover(raw, ctx, [min(raw.samples)], points=_alphabet_bits(net))
+    if cover is None:
+        return uncovered(raw.prime, ctx.prime_drawn)
+    b = min(1.0, b + cover[0])
+    return Ground(b <= threshold, b, (
+        f"complete grid over the alphabet (nothing sampled): its GF(p) rank is below the "
+        f"rank over Q only if the random weights hit a minor's zero set (short side x "
+        f"entry degree / p) or p divides what the constants and the alphabet produce: "
+        f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
+            "" if b <= threshold else f" > threshold {threshold}")))  # fmt: skip
+
+
+def _alphabet_bits(net) -> int | None:
+    """Bits of the largest letter's entry (integer alphabets), None for another alphabet."""
+    try:
+        letters = np.asarray(raw_values(net.alphabet(Symbolic())), dtype=object).ravel()
+        vals = [Fraction(v) for v in letters]
+    except Exception:  # noqa: BLE001 - no exact letters: not covered
+        return None
+    if any(v.denominator != 1 for v in vals):
+        return None
+    return max([abs(int(v)).bit_length() for v in vals] + [0])
 
 
 STRATEGY = register(Direct())

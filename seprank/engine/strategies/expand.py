@@ -27,7 +27,9 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
@@ -35,10 +37,21 @@ from seprank import labels
 from seprank.algebra.domains import DEFAULT_PRIME, Domain, Float64, ModP
 from seprank.algebra.field_array import GF, exact_float, multiple_of_p
 from seprank.engine import line_check, row_check
+from seprank.engine.detail import Detail
+from seprank.engine.estimate import Cost
 from seprank.engine.evaluate import evaluate
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
-from seprank.engine.saturation import traced_degree
+from seprank.engine.saturation import (
+    Ground,
+    GroundContext,
+    constants_cover,
+    entry_degree,
+    given_weights,
+    traced_degree,
+    uncovered,
+    unstopped,
+)
 from seprank.engine.strategies.base import BASE_BYTES, params_for
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import DomainError, SeprankError, TooBigError
@@ -451,11 +464,36 @@ class Expand(Strategy):
         return (f"requested: f expanded from apply on sparse polynomials over {over} "
                 f"(python-flint), {drawn}; its coefficient matrix ranked exactly over {over}")
 
-    def cost(self, req, budget) -> dict:
-        return expand_cost(req.net, req.A)
+    def cost(self, req, budget) -> Cost:
+        est = expand_cost(req.net, req.A)
+        return Cost(None, est.get("peak_bytes"), est["note"], est)
 
     def run(self, mp) -> Measurement:
         return run(mp)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """f's coefficient matrix over GF(p), expanded (nothing sampled): its rank is below
+        the rank over Q only if p divides every maximal minor; with random weights, a
+        nonzero R x R minor of the generic matrix (R at most s, the most monomials on the
+        short side, from the degree: the detail's ``side_bound``, which no draw can shrink,
+        unlike the reduced matrix's shape) has degree <= R e in them (e the entry degree):
+        probability <= s e / p."""
+        if not raw.saturated:
+            return unstopped(raw)
+        if not ctx.random_weights:
+            return given_weights("coefficient matrix", "the rank over Q")
+        e, side = entry_degree(ctx.net, ctx.random_weights), raw.detail.side_bound
+        b = 1.0 if e is None or side is None else min(1.0, side * e / raw.prime)
+        cover = constants_cover(raw, ctx, [side or 0], rows=False)
+        if cover is None:
+            return uncovered(raw.prime, ctx.prime_drawn)
+        b = min(1.0, b + cover[0])
+        return Ground(b <= ctx.threshold, b, (
+            f"coefficient matrix (nothing sampled; only the weights random): its GF(p) rank "
+            f"is below the rank over Q only if the weights hit a minor's zero set (short "
+            f"side's monomials x entry degree / p) or p divides what the constants produce: "
+            f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
+                "" if b <= ctx.threshold else f" > threshold {ctx.threshold:g}")))
 
 
 def _draw_prime(opts, modulus: int | None) -> int:
@@ -492,14 +530,34 @@ def run(mp) -> Measurement:
         eval_seconds=t_eval, rank_seconds=time.perf_counter() - t0,
         history=[(int(shape[0]), int(shape[1]), int(rank))], strategy="expand",
         strategy_reason=mp.reason, blocks=blocks,
-        expand={"side_bound": _side_bound(mp), "components": len(comps)},
+        detail=ExpandDetail(side_bound=_side_bound(mp), components=len(comps)),
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ExpandDetail(Detail):
+    """What the expand strategy records of f's coefficient matrix.
+
+    Parameters
+    ----------
+    side_bound : int or None
+        The most monomials its short side may have, from the degree (whatever the weights:
+        what its saturation bound reads).
+    components : int
+        The matrix's connected components (ranked one by one).
+    """
+
+    key: ClassVar[str] = "expand"
+    null_when_absent: ClassVar[bool] = True
+
+    side_bound: int | None
+    components: int
 
 
 def _side_bound(mp) -> int | None:
     """The most monomials the coefficient matrix's short side may have (from the degree,
     whatever the weights): the rank over Q is at most this."""
-    cost = mp.estimate or expand_cost(mp.net, mp.A)
+    cost = mp.estimate.model if mp.estimate is not None else expand_cost(mp.net, mp.A)
     rows, cols = cost.get("rows"), cost.get("cols")
     return None if rows is None or cols is None else int(min(rows, cols))
 

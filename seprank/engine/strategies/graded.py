@@ -18,18 +18,25 @@ dropped. The grid is streamed in row chunks straight into the block matrices.
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
 from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
-from seprank.engine.result import CERTIFIED, Measurement
+from seprank.engine.detail import Detail
+from seprank.engine.estimate import Cost
+from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import check_matrix_fits
-from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost
+from seprank.engine.saturation import Ground, GroundContext, grid_ground, step_sizes
+from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost, grid_model_cost
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
+from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem
 
 #: Probes (random points) used to find which A-degrees occur.
@@ -110,6 +117,74 @@ def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
     return out
 
 
+#: What a graded rank certifies (the Measurement's ``certified``).
+CERTIFIED = ("lower bound (sum over the A-degree blocks of exact ranks over GF(p) of an "
+             "integer-weight network's component grids)")
+
+
+@dataclass(frozen=True)
+class GradedDetail(Detail):
+    """What the graded strategy records beside the rank.
+
+    f's total degree, its A-degree support (each degree with a block) and the
+    Schwartz-Zippel bounds of that support and of the homogeneity it rests on.
+
+    Parameters
+    ----------
+    total_degree : int
+        The total degree T of the homogeneous f.
+    support : tuple of int
+        The A-degrees with a nonzero component, in order.
+    t_values : int
+        How many scalings t the interpolation evaluated.
+    support_miss_bound : float
+        Probability bound on a degree missed by the support's probe.
+    homogeneity : str
+        Where homogeneity comes from (declared, checked at random points...).
+    homogeneity_false_bound : float
+        Probability bound on a false homogeneity.
+    """
+
+    key: ClassVar[str] = "graded"
+    after: ClassVar[str] = "blocks"
+    null_when_absent: ClassVar[bool] = True
+    shows_blocks: ClassVar[bool] = True
+
+    total_degree: int
+    support: tuple
+    t_values: int
+    support_miss_bound: float
+    homogeneity: str
+    homogeneity_false_bound: float
+
+    def lines(self, m) -> list[str]:
+        """The blocks' summary and the support's and homogeneity's bounds.
+
+        Parameters
+        ----------
+        m : Measurement
+            The measurement (its blocks).
+
+        Returns
+        -------
+        list of str
+            Two lines.
+        """
+        out = []
+        if m.blocks:
+            done = sum(b["saturated"] for b in m.blocks)
+            big = max(m.blocks, key=lambda b: b["rank"])
+            out.append(f"  {len(m.blocks)} blocks (A-degrees {self.support[0]}.."
+                       f"{self.support[-1]}), {done} saturated, largest {big['rank']} at "
+                       f"degree {big['degree']}")  # fmt: skip
+        else:  # f = 0: no A-degree block at all
+            out.append("  no blocks: f is identically zero (rank 0)")
+        out.append(f"  chance a degree was missed <= {self.support_miss_bound:.1e}; "
+                   f"homogeneity: {self.homogeneity} "
+                   f"(false <= {self.homogeneity_false_bound:.1e})")  # fmt: skip
+        return out
+
+
 def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
     """The adaptive loop of the graded strategy for f homogeneous of total degree T."""
     p = plan.domain.p
@@ -120,11 +195,9 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
     support, miss = degree_support(plan, T)
     ts, Vinv = _interpolation(plan, support)
     blocks = [_Block(k, i, plan) for i, k in enumerate(support)]
-    info = {
-        "total_degree": int(T), "support": support, "t_values": len(ts),
-        "support_miss_bound": miss, "homogeneity": homogeneity.source,
-        "homogeneity_false_bound": homogeneity.false_bound,
-    }  # fmt: skip
+    info = GradedDetail(total_degree=int(T), support=tuple(support), t_values=len(ts),
+                        support_miss_bound=miss, homogeneity=homogeneity.source,
+                        homogeneity_false_bound=homogeneity.false_bound)  # fmt: skip
     t_eval, t_rank = time.perf_counter() - te, 0.0
     plan.say(f"  graded: total degree {T}, {len(support)} A-degree blocks")
     n = min(max(2, plan.start), plan.max_samples)
@@ -166,17 +239,73 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         plan.advance(n, f"rank {total}, {done}/{len(blocks)} blocks below their sample")
         budget_hit = not saturated and n >= plan.max_samples
         last = Measurement(
-            rank=int(total), saturated=saturated, certified=CERTIFIED["graded"],
+            rank=int(total), saturated=saturated, certified=CERTIFIED,
             method=plan.method, prime=p, samples=(n, n),
             seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
             partition=plan.A, sampler=plan.sampler, eval_seconds=t_eval, rank_seconds=t_rank,
             budget_hit=budget_hit, history=list(history), strategy="graded",
-            strategy_reason=reason, blocks=[b.result() for b in blocks], graded=info,
+            strategy_reason=reason, blocks=[b.result() for b in blocks], detail=info,
             minors=_minors(blocks), draws=[list(d) for d in plan.draws],
         )  # fmt: skip
         if saturated or budget_hit:
             return last
         n = plan.next_size(n)
+
+
+def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> Cost:
+    """The graded run's cost with the proved bounds ``blocks`` of its A-degree blocks
+    (:attr:`seprank.engine.estimate.TheoryFacts.graded_blocks`): one grid of f(t a, b) per
+    block degree t, each block ranked on its own and grown until it stops (x1.25 overshoots
+    a block's rank by at most 25%).
+
+    Parameters
+    ----------
+    net : Architecture
+        The network.
+    A, B : tuple of int
+        The sides.
+    blocks : sequence of int
+        The blocks' proved bounds.
+    max_samples : int
+        The budget of each block's sample.
+    start : int
+        The first sample size.
+    fast : bool
+        Whether the compiled kernel may evaluate the grid.
+
+    Returns
+    -------
+    Cost
+        Its ``model`` holds the grid model's figures, ``blocks`` and ``largest_block``.
+    """
+    item, m, top = 8, len(blocks), max(blocks)
+    cell = _estimate.cell_seconds(net, fast)
+    n0 = min(max(2, start), max_samples)
+    dim = input_dim(net)
+
+    def final(bound):
+        return min(max_samples, int(1.25 * bound) + 2)
+
+    def seconds(n, every_block_grows=False):
+        ranks = sum(1.42 * (n if every_block_grows else min(final(t), n)) ** 3 for t in blocks)
+        return m * n * n * cell + ranks / _estimate.RANK_OPS_PER_S
+
+    lg = math.log10(max(1, sum(blocks)))
+    est = {"degree": getattr(net, "degree", None), "log10_expected_rank": lg,
+           "strategy": "graded", "blocks": m, "largest_block": top,
+           "param_bytes": _estimate.param_count(net) * item,
+           "first_grid_bytes": n0 * (len(A) + len(B)) * dim * item + m * n0 * n0 * item,
+           "points_bytes_at_budget": max_samples * (len(A) + len(B)) * dim * item,
+           "first_grid_seconds": m * n0 * n0 * cell,
+           "expected_seconds": seconds(final(top)),
+           "worst_seconds": seconds(max_samples, every_block_grows=True),
+           "max_samples": max_samples, "method": "modular"}  # fmt: skip
+    n = max_samples if lg >= math.log10(max_samples) else \
+        min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
+    note = (f"; graded: {m} A-degree blocks, largest <= {top:,}"
+            + ("; that exceeds max_samples, so the result may be a lower bound only"
+               if top >= max_samples else ""))  # fmt: skip
+    return grid_model_cost(est, 3 * n * n * 8, note)
 
 
 def _minors(blocks) -> list | None:
@@ -243,17 +372,37 @@ class Graded(Strategy):
         how = "auto" if req.requested == "auto" else "requested"
         return f"{how}: f homogeneous of degree {h.degree} ({h.source})"
 
-    def cost(self, req, budget: int) -> dict:
+    def cost(self, req, budget: int) -> Cost:
         """With the proved block bounds where they are known before any evaluation (the
-        paper's network without residual), else the direct model at the method's budget."""
-        blocks = _estimate.graded_blocks(req.net, req.A) \
+        paper's network without residual: :func:`blocks_cost`), else the direct model at
+        the method's budget."""
+        blocks = req.facts.graded_blocks \
             if feasibility.interpolates(req.modulus, req.net) else None  # fmt: skip
         if not blocks:
-            budget = int(req.options.max_samples or DEFAULT_MAX_SAMPLES[req.method])
-        return grid_cost(req, budget, blocks)
+            return grid_cost(req, int(req.options.max_samples
+                                      or DEFAULT_MAX_SAMPLES[req.method]))  # fmt: skip
+        fast = req.method == "modular" and req.options.use_kernel
+        return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast)
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """The random grid's ground, summed over the blocks (each over the steps it was
+        live), plus the chances that a degree was missed or f is not homogeneous."""
+        detail, p = raw.detail, raw.prime
+        sizes = step_sizes(raw)
+
+        def schwartz_zippel(e: int) -> float:
+            total = 0.0
+            for b in raw.blocks:
+                total += sum(n for n in sizes if n <= b["samples"][0]) * e / p
+            total += detail.support_miss_bound + detail.homogeneity_false_bound
+            return min(1.0, float(total))
+
+        live = [n for b in raw.blocks for n in sizes if n <= b["samples"][0]]
+        return grid_ground(raw, ctx, live, schwartz_zippel,
+                           "declarations (degree, homogeneity: tested), ")
 
 
 STRATEGY = register(Graded())

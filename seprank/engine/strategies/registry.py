@@ -8,10 +8,12 @@ A strategy declares:
 - ``confirm(req) -> None | reason``: a second, costlier check made only after the cost
   check passed (graded: is f homogeneous? which evaluates f at a few points);
 - ``prime(req) -> (modulus, note)``: its prime policy;
-- ``cost(req, budget) -> dict``: time and memory from the shapes (the one estimate that
-  measure, sweeps, blocks and the refusals read), with ``expected_seconds`` and
-  ``peak_bytes`` where it can give them;
-- ``run(mp) -> Measurement``; and where it splits, ``tasks`` / ``assemble``.
+- ``cost(req, budget) -> Cost``: time and memory from the shapes (the one estimate that
+  measure, sweeps, blocks and the refusals read: ``seconds``, ``peak_bytes``, ``note``),
+  the facts it needs from theory/ read from ``req.facts``, asked once per request;
+- ``run(mp) -> Measurement``: the raw result, with its typed ``detail``;
+- ``ground(raw, ctx) -> Ground``: what its rank may be called (default: the random grid's
+  ground); and where it splits, ``tasks`` / ``assemble``.
 
 Third parties register a strategy by an entry point in the group ``seprank.strategies``
 (a module:object that is a Strategy instance), loaded on first use.
@@ -19,24 +21,23 @@ Third parties register a strategy by an entry point in the group ``seprank.strat
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 import numpy as np
 
 from seprank.algebra.domains import Float64, ModP
-from seprank.engine import line_check, row_check
+from seprank.engine import line_check, row_check, saturation
+from seprank.engine.estimate import Cost, TheoryFacts
 from seprank.engine.homogeneity import homogeneity
+from seprank.engine.saturation import Ground, GroundContext
 from seprank.engine.strategies.base import grid_cost, params_for
 from seprank.errors import ConfigError
+from seprank.registry import Registry
 
 #: The entry-point group third-party strategies register under.
 ENTRY_POINT_GROUP = "seprank.strategies"
 
-_REGISTRY: dict[str, Strategy] = {}
-_LOADED = {"entry_points": False}
 
 
 @dataclass
@@ -92,6 +93,7 @@ class Request:
     #: Whether ``modulus`` was drawn at random (:mod:`seprank.engine.constants`).
     prime_drawn: bool = False
     _homogeneity: Any = field(default=None, init=False, repr=False)
+    _facts: TheoryFacts | None = field(default=None, init=False, repr=False)
     _checked: bool = field(default=False, init=False, repr=False)
     #: (p, input row, its value alone) from the arithmetic check, or None.
     sentinel: Any = field(default=None, init=False, repr=False)
@@ -105,6 +107,14 @@ class Request:
     @property
     def random_weights(self) -> bool:
         return self.weights is None
+
+    @property
+    def facts(self) -> TheoryFacts:
+        """What the cost models need from theory/ about this network and partition, one
+        object per request (:class:`seprank.engine.estimate.TheoryFacts`)."""
+        if self._facts is None:
+            self._facts = TheoryFacts(self.net, self.A)
+        return self._facts
 
     def params_in(self, domain):
         """The weights in ``domain`` (drawn from the seed, or the given ones), made once per
@@ -130,6 +140,11 @@ class Request:
             if self.method == "modular":  # its point t = 0: the one-row check's sentinel
                 _, self.sentinel = line_check.check_line(self.net, domain, seed,
                                                          self.params_in(domain))  # fmt: skip
+
+    @property
+    def probed(self):
+        """The homogeneity probe's outcome if a strategy asked for it (None: not probed)."""
+        return self._homogeneity
 
     def homogeneity(self):
         """Is f homogeneous (:func:`seprank.engine.homogeneity.homogeneity`), probed once
@@ -210,14 +225,28 @@ class Strategy:
         """Why it was taken (the Measurement's ``strategy_reason``)."""
         return "requested" if req.requested == self.name else f"auto: {self.name}"
 
-    def cost(self, req: Request, budget: int) -> dict | None:
-        """The cost model's estimate (a dict); by default the grid strategies' model
+    def cost(self, req: Request, budget: int) -> Cost | None:
+        """What a run will cost (:class:`seprank.engine.estimate.Cost`: seconds, peak bytes,
+        note), before it starts; by default the grid strategies' model
         (:func:`~seprank.engine.strategies.base.grid_cost`) for a grid strategy, else None."""
         return grid_cost(req, budget) if self.grid else None
 
     def run(self, mp) -> Any:
-        """Measure: a Measurement from the plan (a MeasurementPlan)."""
+        """Measure: the raw Measurement from the plan (a MeasurementPlan): ``saturated`` its
+        stop (the rank below the sample size), its ``detail`` the strategy's own record;
+        :func:`seprank.engine.measure.execute` labels it."""
         raise NotImplementedError
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """What the raw result's rank may be called (:class:`~seprank.engine.saturation.Ground`:
+        saturated, the bound on a false saturation, why); by default the random grid's
+        ground (:func:`seprank.engine.saturation.grid_ground`)."""
+        return saturation.grid_ground(raw, ctx)
+
+
+#: The registered strategies by name (:class:`seprank.registry.Registry`).
+REGISTRY: Registry[Strategy] = Registry("strategy", Strategy, group=ENTRY_POINT_GROUP,
+                                          listed=("auto",))  # fmt: skip
 
 
 def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
@@ -235,50 +264,30 @@ def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
     Strategy
         ``strategy``.
     """
-    if not isinstance(strategy, Strategy) or not strategy.name or strategy.name == "auto":
-        raise ConfigError(f"strategy={strategy!r} must be a Strategy instance with a name "
-                          "other than 'auto'")  # fmt: skip
-    if strategy.name in _REGISTRY and not replace:
-        raise ConfigError(f"strategy={strategy.name!r} is registered already")
-    _REGISTRY[strategy.name] = strategy
-    return strategy
+    return REGISTRY.register(strategy, replace=replace)
 
 
-def unregister(name: str) -> None:
+def unregister(name: str) -> Strategy | None:
     """Remove a registered strategy (tests, and a plugin that replaces one).
 
     Parameters
     ----------
     name : str
         Its name; an unknown name is ignored.
+
+    Returns
+    -------
+    Strategy or None
+        The strategy removed.
     """
-    _REGISTRY.pop(name, None)
-
-
-def _load_entry_points() -> None:
-    if _LOADED["entry_points"]:
-        return
-    _LOADED["entry_points"] = True
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-            if getattr(obj, "name", None) in _REGISTRY:
-                warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) "
-                              f"skipped: a strategy named {obj.name!r} is registered "
-                              "already", stacklevel=2)  # fmt: skip
-            else:
-                register(obj)
-        except Exception as exc:  # a broken plugin must not break seprank: it is skipped
-            warnings.warn(f"strategy entry point {ep.name!r} ({ENTRY_POINT_GROUP}) skipped: "
-                          f"{exc}", stacklevel=2)  # fmt: skip
+    return REGISTRY.unregister(name)
 
 
 def ordered(plugins: bool = True) -> list[Strategy]:
     """Every registered strategy, in the planner's order (``plugins``: with those of the
     entry points, loaded on first use)."""
-    if plugins:
-        _load_entry_points()
-    return sorted(_REGISTRY.values(), key=lambda s: (s.order, s.name))
+    return sorted((REGISTRY[n] for n in REGISTRY.names(plugins)),
+                  key=lambda s: (s.order, s.name))  # fmt: skip
 
 
 def names(plugins: bool = True) -> tuple[str, ...]:
@@ -315,7 +324,8 @@ def get(name: str) -> Strategy:
     ConfigError
         If no strategy of that name is registered (the message names the known ones).
     """
-    _load_entry_points()
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
+        REGISTRY.load_entry_points()
+    if name not in REGISTRY:
         raise ConfigError(f"strategy={name!r} must be one of {', '.join(names())}")
-    return _REGISTRY[name]
+    return REGISTRY[name]

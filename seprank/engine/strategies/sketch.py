@@ -71,21 +71,26 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.algebra.vandermonde import vandermonde_inverse
-from seprank.engine.estimate import MAX_SECONDS, format_seconds
+from seprank.engine.estimate import MAX_SECONDS, Cost, TheoryFacts, format_seconds
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
+from seprank.engine.saturation import Ground, GroundContext
 from seprank.engine.strategies.base import BASE_BYTES, say
+from seprank.engine.strategies.catalecticant import (
+    DEGREE_CONVENTION,
+    CatalecticantDetail,
+    blocks_ground,
+)
 from seprank.engine.strategies.catalecticant_sizes import block_shapes, form_of
 from seprank.engine.strategies.registry import Strategy, register
-from seprank.errors import SeprankError, TooBigError
+from seprank.errors import TooBigError
 from seprank.paths import jit
-from seprank.theory import bounds
-from seprank.theory.architecture_bounds import block_bounds
 
 #: What a sketch rank certifies (the Measurement's ``certified``).
 CERTIFIED = ("lower bound (sum over the blocks of exact ranks over GF(p) of random sketches "
@@ -330,12 +335,35 @@ def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
     return st
 
 
+#: How a sketch is built (the detail's ``sketch``).
+SKETCH = ("R_k = Omega H_k Psi from F(y + t z) u, never materialising H_k "
+          "(seprank.engine.strategies.sketch)")
+
+
+@dataclass(frozen=True)
+class SketchDetail(CatalecticantDetail):
+    """The catalecticant's detail (F never built: ``monomials`` None), and the sketch.
+
+    Parameters
+    ----------
+    D, variables, monomials, build_seconds, query_side, sides, degree, residual : object
+        As :class:`~seprank.engine.strategies.catalecticant.CatalecticantDetail`'s.
+    sketch : str
+        How a sketch is built (:data:`SKETCH`).
+    cap : int or None
+        The most rows and columns a block's sketch may reach (None: its short side).
+    """
+
+    sketch: str
+    cap: int | None
+
+
 def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
     """Grow every block's sketch until its rank stops below the sketch size (module
     docstring); ``cap``: the largest sketch (None: the short side + 1)."""
     net, p = form_of(plan.net), plan.domain.p
-    d, D = net.width, bounds.matrix_degree(net.depth)
-    nq, no = bounds.sides(net.seq_len, plan.A, net.query_position)
+    d, D = net.width, net.matrix_degree
+    nq, no = net.sides(plan.A)
     query_on_A = net.query_position in set(plan.A)
     t0 = time.perf_counter()
     K = layer_maps(net, plan.params, p)
@@ -356,12 +384,9 @@ def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
             b["saturated"] = False
         blocks.append(b)
     blocks.sort(key=lambda b: b["degree"])
-    info = {"D": D, "variables": d * (d + 1) // 2, "monomials": None, "build_seconds": 0.0,
-            "query_side": "A" if query_on_A else "B", "sides": [nq, no],
-            "degree": "A-side degree in x (graded's convention); other_s_degree: the degree "
-                      "in S of the side without the query",
-            "residual": False, "sketch": "R_k = Omega H_k Psi from F(y + t z) u, never "
-            "materialising H_k (seprank.engine.strategies.sketch)", "cap": cap}  # fmt: skip
+    info = SketchDetail(D=D, variables=d * (d + 1) // 2, monomials=None, build_seconds=0.0,
+                        query_side="A" if query_on_A else "B", sides=(nq, no),
+                        degree=DEGREE_CONVENTION, residual=False, sketch=SKETCH, cap=cap)
     done = all(st["stopped"])
     return Measurement(
         rank=int(sum(st["rank"])), saturated=done, certified=CERTIFIED, method=plan.method,
@@ -369,7 +394,7 @@ def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
         seed=plan.seed, config=plan.config, partition=plan.A, sampler="sketch",
         eval_seconds=time.perf_counter() - t0 - st["rank_seconds"],
         rank_seconds=st["rank_seconds"], history=st["history"], budget_hit=not done,
-        strategy="sketch", strategy_reason=reason, blocks=blocks, catalecticant=info)
+        strategy="sketch", strategy_reason=reason, blocks=blocks, detail=info)
 
 
 # ---------------------------------------------------------------------------------------
@@ -390,38 +415,36 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
         return "needs a network without the residual (its F is not homogeneous)"
     if form.depth > MAX_DEPTH:
         return f"needs depth <= {MAX_DEPTH} (got {form.depth})"
-    nq, no = bounds.sides(form.seq_len, A, form.query_position)
+    nq, no = form.sides(A)
     if min(nq, no) < form.width:
         return (f"needs at least width={form.width} positions on each side (query side {nq}, "
                 f"other side {no}): with fewer the coefficient reduction does not hold; use "
                 "'graded' or 'direct'")  # fmt: skip
-    D = bounds.matrix_degree(form.depth)
+    D = form.matrix_degree
     if p is None or p <= D or p >= 2**26:
         return f"needs D = {D} < prime < 2^26 (got prime={p})"
     return None
 
 
-def rank_guesses(net, A) -> list[int]:
+def rank_guesses(net, A, facts: TheoryFacts | None = None) -> list[int]:
     """Per block the rank the cost model assumes: the proved block bound min(b_k, a_{D-k})
     (an upper bound on the rank for every H; with H > 1 heads the ranks are lower, so
-    the estimate is one from above), else the short side."""
+    the estimate is one from above), else the short side (``facts``: the request's)."""
     shapes = block_shapes(net)
-    try:
-        per = block_bounds(form_of(net), A)
-    except SeprankError:
-        per = {}
+    per = (facts or TheoryFacts(net, A)).block_bounds
     return [min(min(r, c), per.get(k) or min(r, c)) for k, (r, c) in enumerate(shapes)]
 
 
-def estimate(net, A, cap: int | None = None, growth: float = 1.5) -> dict:
+def estimate(net, A, cap: int | None = None, growth: float = 1.5,
+             facts: TheoryFacts | None = None) -> dict:
     """Seconds and peak bytes with every block's rank at :func:`rank_guesses` (capped by
     ``cap``): the evaluation of the largest sketch, the growing eliminations, and every
     block's sketch held at once."""
     form = form_of(net)
-    d, L, D = form.width, form.depth, bounds.matrix_degree(form.depth)
+    d, L, D = form.width, form.depth, form.matrix_degree
     m = d * (d + 1) // 2
     sizes = []
-    for (r, c), g in zip(block_shapes(net), rank_guesses(net, A)):
+    for (r, c), g in zip(block_shapes(net), rank_guesses(net, A, facts)):
         s = min(min(r, c) + 1, math.ceil((g + 1) * growth))
         sizes.append(s if cap is None else min(s, int(cap)))
     big = max(sizes)
@@ -467,15 +490,20 @@ class Sketch(Strategy):
         ms = req.options.max_samples
         return None if ms is None else int(ms)
 
-    def cost(self, req, budget) -> dict:
+    def cost(self, req, budget) -> Cost:
         """:func:`estimate` (ranks at their proved bounds, the sketch capped by
         ``max_samples`` when given)."""
-        return estimate(req.net, req.A, self._cap(req))
+        est = estimate(req.net, req.A, self._cap(req), facts=req.facts)
+        return Cost(est["expected_seconds"], est["peak_bytes"], est["note"], est)
+
+    def ground(self, raw, ctx: GroundContext) -> Ground:
+        """The catalecticant's :func:`blocks_ground` with each block's sketch term."""
+        return blocks_ground(raw, ctx)
 
     def confirm(self, req) -> str | None:
         """TooBigError when :func:`estimate` (ranks at their proved bounds, sketches capped
         by ``max_samples``) is over a quarter of the memory or the time limit."""
-        est = self.cost(req, None)
+        est = self.cost(req, None).model
         allowed = available_memory() // 4
         big = max(est["sizes"])
         if est["peak_bytes"] > allowed or est["expected_seconds"] > MAX_SECONDS:

@@ -11,17 +11,19 @@ seprank, one :func:`register` call.
 from __future__ import annotations
 
 from seprank.errors import ConfigError
+from seprank.registry import Registry
 from seprank.verdicts.certificate_fields import UnknownKindError
 from seprank.verdicts.kinds import catalecticant_minors, grid_minors
 from seprank.verdicts.kinds.base import CertificateKind, CheckContext
 
-__all__ = ["BUILTIN", "CertificateKind", "CheckContext", "for_strategy", "kind_of", "kinds",
-           "register", "unregister"]  # fmt: skip
+__all__ = ["BUILTIN", "KINDS", "CertificateKind", "CheckContext", "for_strategy", "kind_of",
+           "kinds", "register", "unregister"]  # fmt: skip
 
 #: The kinds seprank ships, in registration order.
 BUILTIN = (grid_minors.KIND, catalecticant_minors.KIND)
 
-_KINDS: dict[str, CertificateKind] = {}
+#: The registered kinds by name (:class:`seprank.registry.Registry`).
+KINDS: Registry[CertificateKind] = Registry("kind", CertificateKind)
 
 
 def register(kind: CertificateKind) -> CertificateKind:
@@ -42,19 +44,15 @@ def register(kind: CertificateKind) -> CertificateKind:
     ConfigError
         If a registered kind has its name, or certifies one of its strategies.
     """
-    if not isinstance(kind, CertificateKind):
-        raise ConfigError(f"kind={kind!r} must be a CertificateKind")
-    if kind.name in _KINDS:
-        raise ConfigError(f"kind={kind.name!r} is registered already")
-    for s in kind.strategies:
-        if (other := for_strategy(s)) is not None:
+    for s in getattr(kind, "strategies", ()):
+        other = for_strategy(s)
+        if other is not None and other is not kind:
             raise ConfigError(f"kind={kind.name!r}: strategy {s!r} is certified by the kind "
                               f"{other.name!r} already")  # fmt: skip
-    _KINDS[kind.name] = kind
-    return kind
+    return KINDS.register(kind)
 
 
-def unregister(name: str) -> CertificateKind:
+def unregister(name: str) -> CertificateKind | None:
     """Remove the kind registered as ``name``; return it.
 
     Parameters
@@ -64,17 +62,10 @@ def unregister(name: str) -> CertificateKind:
 
     Returns
     -------
-    CertificateKind
-        The kind removed.
-
-    Raises
-    ------
-    ConfigError
-        If no kind is registered as ``name``.
+    CertificateKind or None
+        The kind removed (None: no kind had that name).
     """
-    if name not in _KINDS:
-        raise ConfigError(f"kind={name!r} is not registered (known: {', '.join(_KINDS)})")
-    return _KINDS.pop(name)
+    return KINDS.unregister(name)
 
 
 def kinds() -> tuple:
@@ -85,7 +76,7 @@ def kinds() -> tuple:
     tuple of CertificateKind
         Every registered kind.
     """
-    return tuple(_KINDS.values())
+    return tuple(KINDS.values())
 
 
 def for_strategy(strategy) -> CertificateKind | None:
@@ -101,7 +92,7 @@ def for_strategy(strategy) -> CertificateKind | None:
     CertificateKind or None
         The kind, or None.
     """
-    return next((k for k in _KINDS.values() if isinstance(strategy, str)
+    return next((k for k in KINDS.values() if isinstance(strategy, str)
                  and strategy in k.strategies), None)  # fmt: skip
 
 
@@ -127,7 +118,7 @@ def kind_of(cert: dict) -> CertificateKind:
     s = cert["strategy"]
     kind = for_strategy(s)
     if kind is None:
-        known = "; ".join(f"{', '.join(k.strategies)}: {k.name}" for k in _KINDS.values())
+        known = "; ".join(f"{', '.join(k.strategies)}: {k.name}" for k in KINDS.values())
         raise UnknownKindError(f"certificate: strategy {s!r:.60} is not a known certificate "
                                f"kind (strategy must be one of {known})")  # fmt: skip
     return kind

@@ -7,9 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from seprank.registry import deprecated
+
 
 def _nothing(plan) -> None:
-    """The default ``prepare``: the strategy records its minors unasked."""
+    """The default ``prepare``: nothing (the planner's ``purpose="certify"`` asks the run to
+    record what a certificate needs)."""
+
+
+#: A kind's own ``prepare`` (writing into the plan) is read still, with a warning.
+PREPARE = deprecated("CertificateKind(prepare=...)", since="0.2.0",
+                     instead="certify plans with purpose='certify', and the run records "
+                     "what the certificate needs (Plan.minors)")  # fmt: skip
 
 
 def _always(m) -> bool:
@@ -47,7 +56,8 @@ class CertificateKind:
     fields : tuple of str, default ()
         The top-level fields only this kind writes (refused in a certificate of another).
     prepare : callable, optional
-        ``prepare(plan)``: ask the planned measurement to record what the certificate needs.
+        Deprecated: ``prepare(plan)`` wrote into the planned measurement; the planner's
+        ``purpose="certify"`` now asks the run to record what a certificate needs.
     certifies : callable, optional
         ``certifies(m)``: whether this modular Measurement with minors can be certified.
     grid : bool, default False
@@ -69,6 +79,10 @@ class CertificateKind:
     prepare: Callable = _nothing
     certifies: Callable = _always
     grid: bool = False
+
+    def __post_init__(self) -> None:
+        if self.prepare is not _nothing:
+            PREPARE.warn(stacklevel=3)
 
 
 @dataclass

@@ -49,15 +49,10 @@ def radix(net) -> int:
     return 2 * D + 1 if net.residual else D + 1
 
 
-def prepare(plan) -> None:
-    """Ask the planned measurement to record each block's nonsingular minor."""
-    plan.run.minors = {}
-
-
 def write(net, m) -> dict:
     """The catalecticant fields of a certificate of ``m``: no points, no draws, the key
     convention (``keys``, ``key_radix``) and the blocks."""
-    return {"points": POINTS, "draws": [], "total_degree": (m.graded or {}).get("total_degree"),
+    return {"points": POINTS, "draws": [], "total_degree": getattr(m.detail, "total_degree", None),
             "keys": KEYS_RULE, "key_radix": radix(structural_form(net)),
             "blocks": blocks(m.minors)}
 
@@ -211,5 +206,4 @@ def _check_blocks(cert, net, params, A, p: int) -> list:
 
 
 KIND = CertificateKind(name="catalecticant minors", strategies=("catalecticant",),
-                       schema=schema, check=check, write=write, fields=FIELDS,
-                       prepare=prepare)  # fmt: skip
+                       schema=schema, check=check, write=write, fields=FIELDS)

@@ -47,7 +47,7 @@ def certifies(m) -> bool:
 def write(net, m) -> dict:
     """The grid fields of a certificate of ``m``: the points rule, the draws and the blocks."""
     return {"points": POINTS_RULE, "draws": [list(d) for d in m.draws],
-            "total_degree": (m.graded or {}).get("total_degree"),
+            "total_degree": getattr(m.detail, "total_degree", None),
             "blocks": [{"degree": b["degree"], "rank": int(b["rank"]), "rows": list(b["rows"]),
                         "cols": list(b["cols"])} for b in m.minors]}  # fmt: skip
 
