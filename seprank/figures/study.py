@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import math
 
-from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, width_color
+from pathlib import Path
+
+from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save, width_color
 from seprank.studies.study_analysis import series_of
 
 NAME = "study"
+#: The PNG's resolution: 1380 pixels across the double column, sharp on a screen at twice
+#: the page's size; the vector PDF (``pdf=True``, ``seprank study --pdf``) is for print.
+DPI = 200
 #: Markers per series (the series' index among those of one width).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 #: Markers by head dimension d_x / H (H > 1; one head: a circle).
@@ -111,6 +116,28 @@ def plot(study, ax=None):
     _ratios(bx, study, groups, marker_of)
     _map(cx, study, groups, marker_of)
     return fig
+
+
+def write(study, out, *, pdf: bool = False) -> list[Path]:
+    """Draw the study's figure and write it into ``out`` (what ``seprank study --out`` does).
+
+    Parameters
+    ----------
+    study : Study
+        A study (:func:`seprank.study`, or :func:`seprank.studies.study.from_csv`).
+    out : str or Path
+        The folder (it exists).
+    pdf : bool, default False
+        Also write the PDF (vector, for print: the figure's slowest part to write).
+
+    Returns
+    -------
+    list of Path
+        The files written: ``study.png`` (at :data:`DPI`), then ``study.pdf`` if asked.
+    """
+    out = Path(out)
+    save(plot(study), out, NAME, pdf=pdf, dpi=DPI)
+    return [out / f"{NAME}.png"] + ([out / f"{NAME}.pdf"] if pdf else [])
 
 
 def _offsets(study) -> dict:
