@@ -15,7 +15,6 @@ where the step is depth-efficient, red where it is not, grey where undetermined.
 from __future__ import annotations
 
 import math
-
 from pathlib import Path
 
 from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save, width_color
