@@ -3,7 +3,8 @@
 Every figure colours a width d_x by :func:`width_color`, so d_x = 3 has the same colour in
 each figure; other encodings (heads, sequence length, depth) use markers and line styles.
 Sizes are the two column widths of a two-column paper (:data:`SINGLE`, :data:`DOUBLE`,
-inches), fonts at least 7 pt, PNG at 300 dpi beside the PDF.
+inches), fonts at least 7 pt, PNG at 300 dpi beside the PDF (:func:`save`; the depth-width
+study's figure, redrawn after every study, writes a 200-dpi PNG and its PDF only when asked).
 """
 
 from __future__ import annotations
