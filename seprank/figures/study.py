@@ -110,7 +110,8 @@ def plot(study, ax=None):
         lax.legend(handles=handles, fontsize=6, loc="center", frameon=False,
                    ncol=min(len(handles), 5))  # fmt: skip
     else:
-        ax.legend(handles=handles, fontsize=5.5, loc="upper left", frameon=False)
+        ax.legend(handles=handles, fontsize=5.5, loc="upper left",
+                  frameon=False).set_in_layout(False)  # fmt: skip
     ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5)
     _ratios(bx, study, groups, marker_of)
     _map(cx, study, groups, marker_of)
@@ -132,10 +133,11 @@ def write(study, out, *, pdf: bool = False) -> list[Path]:
     Returns
     -------
     list of Path
-        The files written: ``study.png`` (at :data:`DPI`), then ``study.pdf`` if asked.
+        The files written: ``study.png`` (at :data:`DPI`, zlib level 1: redrawn after
+        every study, it is written fast rather than small), then ``study.pdf`` if asked.
     """
     out = Path(out)
-    save(plot(study), out, NAME, pdf=pdf, dpi=DPI)
+    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1)
     return [out / f"{NAME}.png"] + ([out / f"{NAME}.pdf"] if pdf else [])
 
 
@@ -188,7 +190,8 @@ def _ratios(bx, study, groups, marker_of) -> None:
             bx.plot(xs, [math.sqrt(g * q) for g, q in zip(deg, lin)], "_--", color=GREY,
                     lw=0.6, ms=10, label="midpoint: the regimes' border")  # fmt: skip
         bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law $L'/L$")
-        bx.legend(fontsize=6, frameon=False, loc="lower left")
+        # a legend inside its panel: the layout need not measure it (the same pixels)
+        bx.legend(fontsize=6, frameon=False, loc="lower left").set_in_layout(False)
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
     bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
     bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
@@ -212,7 +215,7 @@ def _map(cx, study, groups, marker_of) -> None:
                 ms=5)  # fmt: skip
     for reg in ("depth-efficient", "depth-inefficient", "undetermined"):
         cx.plot([], [], "s", color=REGIME_COLORS[reg], label=reg)
-    cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1)
+    cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1).set_in_layout(False)
     cx.set_xlabel("step $L \\to L+1$")
     cx.set_ylabel("width $d_x$" if wk == "width" else wk)
     froms = sorted({s["from"] for s in study.steps})

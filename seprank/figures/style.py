@@ -111,7 +111,8 @@ def new_axes(ax=None, ncols: int = 1, nrows: int = 1, size: tuple = (SINGLE, 2.5
     return (fig, axes[0]) if n == 1 else (fig, axes)
 
 
-def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI) -> None:
+def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI,
+         compress_level: int | None = None) -> None:
     """Write ``fig`` as ``out/name.png`` and (with ``pdf``) ``out/name.pdf``, then close it.
 
     The layout (``tight_layout``) is computed at the PNG's resolution, so that drawing the
@@ -130,6 +131,9 @@ def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI) -> 
         Also write the PDF (vector: for print).
     dpi : int, default :data:`PNG_DPI`
         The PNG's resolution.
+    compress_level : int or None, default None
+        The PNG's zlib level, 0-9 (None: Pillow's default, 6); 1 writes it about a third
+        faster, a tenth larger, the same pixels.
     """
     import matplotlib as mpl
 
@@ -139,7 +143,8 @@ def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI) -> 
         fig.set_layout_engine(None)  # tight_layout leaves a placeholder engine, and with
         # any engine savefig draws the whole figure once more, only to throw it away
     with atomic_write(Path(out) / f"{name}.png", "wb") as f:  # never through a link
-        fig.savefig(f, format="png", dpi=dpi)
+        fig.savefig(f, format="png", dpi=dpi, pil_kwargs=None if compress_level is None
+                    else {"compress_level": compress_level})  # fmt: skip
     if pdf:
         with atomic_write(Path(out) / f"{name}.pdf", "wb") as f:
             fig.savefig(f, format="pdf", metadata={"CreationDate": None})
