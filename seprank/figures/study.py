@@ -193,6 +193,7 @@ def _ratios(bx, study, groups, marker_of) -> None:
         # a legend inside its panel: the layout need not measure it (the same pixels)
         bx.legend(fontsize=6, frameon=False, loc="lower left").set_in_layout(False)
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bx.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))  # 0.5 apart, not 0.25
     bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
     bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
     bx.set_ylim(bottom=1.0)
