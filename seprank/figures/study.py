@@ -64,6 +64,7 @@ def plot(study, ax=None):
     matplotlib.figure.Figure
         The figure drawn into.
     """
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
     lax = None
@@ -91,9 +92,11 @@ def plot(study, ax=None):
         xs = [r["values"][dk] for r in pts]
         ys = [math.log10(r["rank"]) for r in pts]
         ax.plot(xs, ys, "-", color=c, lw=0.8, alpha=0.6)
-        for x, y, r in zip(xs, ys, pts):
-            ax.plot(x, y, mk, color=c, mfc=c if _settled(r) else "white", mew=1, ms=4,
-                    zorder=3)  # fmt: skip
+        for filled in (True, False):  # one marker line per fill (fewer artists to draw)
+            xy = [(x, y) for x, y, r in zip(xs, ys, pts) if _settled(r) == filled]
+            if xy:
+                ax.plot(*zip(*xy), mk, ls="none", color=c, mfc=c if filled else "white",
+                        mew=1, ms=4, zorder=3)  # fmt: skip
         ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows
               if r.get("upper") and r.get("rank")]  # at the measured depths only
         if ub and marker_of[key] == MARKERS[0]:
@@ -101,11 +104,11 @@ def plot(study, ax=None):
     ax.set_xlabel("depth $L$")
     ax.set_ylabel(r"$\log_{10}$ measured rank")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    handles = [ax.plot([], [], marker_of[k], color=width_color(dict(k).get(wk))
-                       if isinstance(dict(k).get(wk), int) else "black",
-                       label=_series_label(dict(k), wk))[0] for k in groups]  # fmt: skip
+    handles = [Line2D([], [], marker=marker_of[k], ls="none", color=width_color(dict(k).get(wk))
+                      if isinstance(dict(k).get(wk), int) else "black",
+                      label=_series_label(dict(k), wk)) for k in groups]  # fmt: skip
     if any(r.get("upper") for r in study.rows):
-        handles.append(ax.plot([], [], "--", color=GREY, lw=0.7, label="proved bound")[0])
+        handles.append(Line2D([], [], ls="--", color=GREY, lw=0.7, label="proved bound"))
     if lax is not None:
         lax.legend(handles=handles, fontsize=6, loc="center", frameon=False,
                    ncol=min(len(handles), 5))  # fmt: skip
