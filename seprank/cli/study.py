@@ -9,7 +9,6 @@ from pathlib import Path
 from seprank.cli._common import _int_list, add_output_args, add_param, add_sweep_args, real_arg
 from seprank.errors import ConfigError
 from seprank.figures import study as plot_study
-from seprank.figures.style import save
 from seprank.nets.base import parse_value
 from seprank.paths import check_out_dir, write_text
 from seprank.studies import study as st
@@ -25,8 +24,8 @@ divisor of the width); --param KEY=VALUE fixes a key; --rule KEY=EXPR computes o
 the result store (a rerun measures only what is missing), cheapest first. Output: the rows
 with their labels, each step's growth ratio and regime, the transitions, the depth-width
 map, the winners by parameter budget and a verdict; --out DIR also writes study.csv and
-study.png/.pdf there. exit codes: 0 done, 1 a cell failed or was refused, 2 bad input,
-130 interrupted (finished cells kept)."""
+study.png there (--pdf: and study.pdf). exit codes: 0 done, 1 a cell failed or was
+refused, 2 bad input, 130 interrupted (finished cells kept)."""
 
 
 def add_parser(sub) -> None:
@@ -59,8 +58,11 @@ def add_parser(sub) -> None:
     s.add_argument("--depth-key", default="depth", help="the key that is the depth")
     s.add_argument("--width-key", default="width", help="the key that is the width")
     s.add_argument("--out", default=None,
-                   help="folder for study.csv and study.png/.pdf (its CSV's rows of the same "
+                   help="folder for study.csv and study.png (its CSV's rows of the same "
                         "cells are reused, their labels derived again)")  # fmt: skip
+    s.add_argument("--pdf", action="store_true",
+                   help="with --out or --plot-only: also write the figure as study.pdf (vector, "
+                        "for print)")  # fmt: skip
     s.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from --csv (or --out's study.csv); measure nothing")
     s.add_argument("--csv", default=None, help="with --plot-only: the CSV to draw from")
@@ -120,14 +122,16 @@ def cmd(args) -> int:
     """
     if args.csv is not None and not args.plot_only:
         raise ConfigError("csv: --csv is read only with --plot-only")
+    if args.pdf and not (args.out or args.plot_only):
+        raise ConfigError("pdf: --pdf writes study.pdf beside study.png; give --out DIR")
     if args.plot_only:
         src = Path(args.csv) if args.csv else Path(args.out or ".") / st.CSV_NAME
         result = st.from_csv(src, args.depth_key, args.width_key)
         out = check_out_dir(args.out or src.parent)
         if src.resolve() != (out / st.CSV_NAME).resolve():  # the figure's data beside it
             write_text(out / st.CSV_NAME, src.read_text())
-        save(plot_study.plot(result), out, plot_study.NAME)
-        return _print(args, result, out, 0)
+        files = plot_study.write(result, out, pdf=args.pdf)
+        return _print(args, result, out, 0, files)
     if not args.vary:
         raise ConfigError("vary: give at least --vary depth=VALUES")
     a, vary, fixed = _arch_and_keys(args)
@@ -146,22 +150,23 @@ def cmd(args) -> int:
     except KeyboardInterrupt:
         print("seprank: interrupted; finished cells are in the store", file=sys.stderr)
         return 130
-    if out is not None:
-        save(plot_study.plot(result), out, plot_study.NAME)
+    files = [] if out is None else plot_study.write(result, out, pdf=args.pdf)
     bad = any(r["status"] in ("failed", "refused") for r in result.rows)
-    return _print(args, result, out, 1 if bad else 0)
+    return _print(args, result, out, 1 if bad else 0, files)
 
 
-def _print(args, result, out, code: int) -> int:
+def _print(args, result, out, code: int, files: list) -> int:
     if args.json:
         d = result.to_dict()
         if out is not None:
             d["csv"] = str(Path(out) / st.CSV_NAME)
-            d["figure"] = str(Path(out) / f"{plot_study.NAME}.png")
+            d["figure"] = str(files[0])
+            if len(files) > 1:
+                d["figure_pdf"] = str(files[1])
         print(json.dumps(d, default=str))
     else:
         for line in result.lines():
             print(line)
         if out is not None:
-            print(f"wrote {Path(out) / st.CSV_NAME} and {Path(out) / plot_study.NAME}.png/.pdf")
+            print(f"wrote {', '.join(str(f) for f in [Path(out) / st.CSV_NAME, *files])}")
     return code

@@ -15,11 +15,15 @@ where the step is depth-efficient, red where it is not, grey where undetermined.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, width_color
+from seprank.figures.style import DOUBLE, GREY, apply_style, new_axes, save, width_color
 from seprank.studies.study_analysis import series_of
 
 NAME = "study"
+#: The PNG's resolution: 1380 pixels across the double column, sharp on a screen at twice
+#: the page's size; the vector PDF (``pdf=True``, ``seprank study --pdf``) is for print.
+DPI = 200
 #: Markers per series (the series' index among those of one width).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 #: Markers by head dimension d_x / H (H > 1; one head: a circle).
@@ -60,6 +64,7 @@ def plot(study, ax=None):
     matplotlib.figure.Figure
         The figure drawn into.
     """
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
     lax = None
@@ -87,9 +92,11 @@ def plot(study, ax=None):
         xs = [r["values"][dk] for r in pts]
         ys = [math.log10(r["rank"]) for r in pts]
         ax.plot(xs, ys, "-", color=c, lw=0.8, alpha=0.6)
-        for x, y, r in zip(xs, ys, pts):
-            ax.plot(x, y, mk, color=c, mfc=c if _settled(r) else "white", mew=1, ms=4,
-                    zorder=3)  # fmt: skip
+        for filled in (True, False):  # one marker line per fill (fewer artists to draw)
+            xy = [(x, y) for x, y, r in zip(xs, ys, pts) if _settled(r) == filled]
+            if xy:
+                ax.plot(*zip(*xy), mk, ls="none", color=c, mfc=c if filled else "white",
+                        mew=1, ms=4, zorder=3)  # fmt: skip
         ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows
               if r.get("upper") and r.get("rank")]  # at the measured depths only
         if ub and marker_of[key] == MARKERS[0]:
@@ -97,20 +104,44 @@ def plot(study, ax=None):
     ax.set_xlabel("depth $L$")
     ax.set_ylabel(r"$\log_{10}$ measured rank")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    handles = [ax.plot([], [], marker_of[k], color=width_color(dict(k).get(wk))
-                       if isinstance(dict(k).get(wk), int) else "black",
-                       label=_series_label(dict(k), wk))[0] for k in groups]  # fmt: skip
+    handles = [Line2D([], [], marker=marker_of[k], ls="none", color=width_color(dict(k).get(wk))
+                      if isinstance(dict(k).get(wk), int) else "black",
+                      label=_series_label(dict(k), wk)) for k in groups]  # fmt: skip
     if any(r.get("upper") for r in study.rows):
-        handles.append(ax.plot([], [], "--", color=GREY, lw=0.7, label="proved bound")[0])
+        handles.append(Line2D([], [], ls="--", color=GREY, lw=0.7, label="proved bound"))
     if lax is not None:
         lax.legend(handles=handles, fontsize=6, loc="center", frameon=False,
                    ncol=min(len(handles), 5))  # fmt: skip
     else:
-        ax.legend(handles=handles, fontsize=5.5, loc="upper left", frameon=False)
+        ax.legend(handles=handles, fontsize=5.5, loc="upper left",
+                  frameon=False).set_in_layout(False)  # fmt: skip
     ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5)
     _ratios(bx, study, groups, marker_of)
     _map(cx, study, groups, marker_of)
     return fig
+
+
+def write(study, out, *, pdf: bool = False) -> list[Path]:
+    """Draw the study's figure and write it into ``out`` (what ``seprank study --out`` does).
+
+    Parameters
+    ----------
+    study : Study
+        A study (:func:`seprank.study`, or :func:`seprank.studies.study.from_csv`).
+    out : str or Path
+        The folder (it exists).
+    pdf : bool, default False
+        Also write the PDF (vector, for print: the figure's slowest part to write).
+
+    Returns
+    -------
+    list of Path
+        The files written: ``study.png`` (at :data:`DPI`, zlib level 1: redrawn after
+        every study, it is written fast rather than small), then ``study.pdf`` if asked.
+    """
+    out = Path(out)
+    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1)
+    return [out / f"{NAME}.png"] + ([out / f"{NAME}.pdf"] if pdf else [])
 
 
 def _offsets(study) -> dict:
@@ -162,8 +193,10 @@ def _ratios(bx, study, groups, marker_of) -> None:
             bx.plot(xs, [math.sqrt(g * q) for g, q in zip(deg, lin)], "_--", color=GREY,
                     lw=0.6, ms=10, label="midpoint: the regimes' border")  # fmt: skip
         bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law $L'/L$")
-        bx.legend(fontsize=6, frameon=False, loc="lower left")
+        # a legend inside its panel: the layout need not measure it (the same pixels)
+        bx.legend(fontsize=6, frameon=False, loc="lower left").set_in_layout(False)
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bx.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))  # 0.5 apart, not 0.25
     bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
     bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
     bx.set_ylim(bottom=1.0)
@@ -186,7 +219,7 @@ def _map(cx, study, groups, marker_of) -> None:
                 ms=5)  # fmt: skip
     for reg in ("depth-efficient", "depth-inefficient", "undetermined"):
         cx.plot([], [], "s", color=REGIME_COLORS[reg], label=reg)
-    cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1)
+    cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1).set_in_layout(False)
     cx.set_xlabel("step $L \\to L+1$")
     cx.set_ylabel("width $d_x$" if wk == "width" else wk)
     froms = sorted({s["from"] for s in study.steps})

@@ -93,6 +93,7 @@ CASES = [
     (["study", "--vary", "depth=1:2", "--arch", "no-such-arch"], "arch="),
     (["study", "--plot-only", "--out", "t", "--csv", "missing.csv"], "does not exist"),
     (["study", "--csv", "x.csv", "--vary", "depth=1"], "only with --plot-only"),
+    (["study", "--vary", "depth=1:2", "--param", "width=2", "--pdf"], "--pdf"),
     (["study", "--vary", "depth=1:2", "--max-seconds", "-1"], "--max-seconds"),
     (["results", "--db", "missing.sqlite"], "does not exist"),
     (["results", "--format", "xml"], "--format"),

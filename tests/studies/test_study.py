@@ -309,12 +309,16 @@ def test_cli_json_and_plot_only(user_module, tmp_path):
     assert {"depth", "rank", "label"} <= set(d["rows"][0])
     assert {"from", "to", "ratio", "regime"} <= set(d["steps"][0])
     assert (tmp_path / "o" / "study.png").stat().st_size > 0
+    assert d["figure"] == str(tmp_path / "o" / "study.png") and "figure_pdf" not in d
+    assert not (tmp_path / "o" / "study.pdf").exists()  # the PDF only with --pdf
     (tmp_path / "o" / "study.png").unlink()
-    r = subprocess.run([sys.executable, "-m", "seprank", "study", "--plot-only", "--out",
-                        str(tmp_path / "o")], capture_output=True, text=True, env=env,
-                       timeout=120)  # fmt: skip
+    r = subprocess.run([sys.executable, "-m", "seprank", "study", "--plot-only", "--pdf",
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True,
+                       env=env, timeout=120)  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "o" / "study.png").exists()
+    assert (tmp_path / "o" / "study.pdf").read_bytes()[:5] == b"%PDF-"
+    assert "study.pdf" in r.stdout.splitlines()[-1]
     bad = subprocess.run([sys.executable, "-m", "seprank", "study", "--vary", "depth=3:1"],
                          capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
     assert bad.returncode == 2 and "depth" in bad.stderr and "Traceback" not in bad.stderr
