@@ -41,7 +41,7 @@ print(json.dumps({"rank": m.rank, "seconds": sec, "strategy": m.strategy,
 def run_case(L, d, H, N, strategy, device="cpu") -> dict:
     out = subprocess.run([sys.executable, "-c", CHILD,
                           json.dumps([L, d, H, N, strategy, device])],
-                         capture_output=True, text=True)  # fmt: skip
+                         capture_output=True, text=True)
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1]}
     return json.loads(out.stdout.strip().splitlines()[-1])

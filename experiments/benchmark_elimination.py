@@ -80,10 +80,10 @@ def rank_rows(sizes: list[int], repeats: int, peak: float) -> list[tuple]:
             work = 2.0 / 3.0 * n**3
             goal = GOALS.get((n, p))
             for name, fn in (("recursive LU", lu_rank.rank),
-                             ("blocked (before)", blas_elimination.rank_blocked)):  # fmt: skip
+                             ("blocked (before)", blas_elimination.rank_blocked)):
                 r, sec = best_of(lambda fn=fn: fn(F.copy(), p, overwrite=True), repeats)
                 rows.append((name, n, p, r, sec, work / sec / 1e9, work / sec / peak,
-                             goal if name == "recursive LU" else None))  # fmt: skip
+                             goal if name == "recursive LU" else None))
     n = max(sizes)
     U = rng.integers(0, FAST_PRIME, (n, n // 2)).astype(np.float64)
     F = np.zeros((n, n))
@@ -92,7 +92,7 @@ def rank_rows(sizes: list[int], repeats: int, peak: float) -> list[tuple]:
     r, sec = best_of(lambda: lu_rank.rank(F.copy(), FAST_PRIME, overwrite=True), repeats)
     work = 2.0 / 3.0 * n**3
     rows.append(("recursive LU, rank n/2", n, FAST_PRIME, r, sec, work / sec / 1e9,
-                 work / sec / peak, None))  # fmt: skip
+                 work / sec / peak, None))
     return rows
 
 
@@ -118,7 +118,7 @@ def headline(case: tuple, peak: float) -> dict:
     L, d, H, N = case
     t = time.perf_counter()
     m = measure(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N),
-                strategy="catalecticant")  # fmt: skip
+                strategy="catalecticant")
     total = time.perf_counter() - t
     sides = [min(b.get("ranked_shape") or b["shape"]) for b in m.blocks]
     floor = sum(2.0 / 3.0 * s**3 for s in sides) / peak
@@ -135,7 +135,7 @@ def main(argv=None) -> None:
     ap.add_argument("--no-headline", action="store_true",
                     help="skip the two headline measurements")
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
-                    help="cuda: also the array backend on torch CUDA")  # fmt: skip
+                    help="cuda: also the array backend on torch CUDA")
     args = ap.parse_args(argv)
     guarded(ap, lambda: _report(args))
 

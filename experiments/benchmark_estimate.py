@@ -49,7 +49,7 @@ CONFIGS = [
     ("gla (L2,d2,N4)", nets.GLA(depth=2, width=2, seq_len=4), {}, True),
     ("s6 (L2,d2,N6)", nets.S6(depth=2, width=2, seq_len=6), {}, True),
     ("s4 (L2,d2,N4)", nets.S4(depth=2, width=2, seq_len=4), {}, True),
-]  # fmt: skip
+]
 
 #: The README's commands (README.md, "Two commands" and "On the command line").
 README = [
@@ -88,14 +88,14 @@ def cli_rows() -> list[str]:
         for argv in README:
             t0 = time.perf_counter()
             r = subprocess.run([sys.executable, "-m", "seprank", *argv], cwd=tmp,
-                               capture_output=True, text=True, timeout=600)  # fmt: skip
+                               capture_output=True, text=True, timeout=600)
             wall = time.perf_counter() - t0
             said = re.search(r"about ([0-9.]+) (s|min|h|days) expected", r.stderr)
             est = float(said.group(1)) * UNITS[said.group(2)] if said else None
             ratio = "-" if est is None else f"{est / wall:.2f}"
             e = "not printed" if est is None else f"{est:.3g}"
             out.append(f"| seprank {' '.join(argv)} | {e} | {wall:.3g} | {ratio} "
-                       f"| {r.returncode} |")  # fmt: skip
+                       f"| {r.returncode} |")
     return out
 
 

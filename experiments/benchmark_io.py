@@ -48,13 +48,13 @@ def _run(code_root: Path, argv: list[str], cwd: Path) -> tuple[tuple[float, floa
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "seprank", *argv], cwd=cwd, env=env,
-                       capture_output=True, text=True)  # fmt: skip
+                       capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     seconds = (time.perf_counter() - t, cpu)
     if r.returncode != 0:
         raise SystemExit(f"{code_root}: seprank {' '.join(argv)} exited {r.returncode}: "
-                         f"{r.stderr.strip()[-300:]}")  # fmt: skip
+                         f"{r.stderr.strip()[-300:]}")
     return seconds, r.stdout
 
 

@@ -74,13 +74,13 @@ def naive_float(L, d, H, N, n, seed=0):
 
 COLUMNS = ["config (L,d,H,N)", "exact rank", "rank < sample", "samples", "grid s", "rank s",
            "total s", "target", "flint-rank total s", "flint/blas", "float rank", "float s",
-           "float/seprank", "sympy rank", "sympy s", "sympy/seprank"]  # fmt: skip
+           "float/seprank", "sympy rank", "sympy s", "sympy/seprank"]
 TARGETS = {(3, 3, 1, 8): 30.0, (4, 2, 1, 4): 30.0}
 GRADED = [(3, 2, 1, 4), (3, 2, 2, 4), (2, 4, 1, 8), (3, 3, 1, 8), (4, 2, 1, 4), (4, 2, 2, 4)]
 BIG = [(5, 2, 1, 4), (3, 4, 1, 8)]
 #: (config, strategy): the adaptive-loop variants compared in table 3.
 LOOP = [((4, 2, 1, 4), "direct"), ((3, 3, 1, 8), "direct"), ((4, 2, 1, 4), "graded"),
-        ((3, 3, 1, 8), "graded")]  # fmt: skip
+        ((3, 3, 1, 8), "graded")]
 
 
 def _net(cfg):
@@ -91,7 +91,7 @@ def _net(cfg):
 def graded_table(quick: bool, big: bool) -> None:
     cols = ["config (L,d,H,N)", "rank", "rank < sample", "blocks", "largest block", "samples",
             "graded s (grid / rank)", "direct rank", "direct s", "direct/graded",
-            "peak RSS"]  # fmt: skip
+            "peak RSS"]
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for cfg in GRADED[:3] if quick else GRADED:
         g = measure(_net(cfg), strategy="graded")
@@ -101,14 +101,14 @@ def graded_table(quick: bool, big: bool) -> None:
         print(f"| {cfg} | {g.rank}{flag} | {below} | {len(g.blocks)} "
               f"| {max(b['rank'] for b in g.blocks)} | {g.samples[0]} | {g.seconds:.2f} "
               f"({g.eval_seconds:.2f} / {g.rank_seconds:.2f}) | {d.rank} | {d.seconds:.2f} | "
-              f"{d.seconds / g.seconds:.1f} | - |", flush=True)  # fmt: skip
+              f"{d.seconds / g.seconds:.1f} | - |", flush=True)
     for cfg in BIG if big else []:
         L, d, H, N = cfg
         t = time.perf_counter()
         out = subprocess.run(
             [sys.executable, "-m", "seprank", "measure", "--depth", str(L), "--width", str(d),
              "--heads", str(H), "--seq-len", str(N), "--json"],
-            capture_output=True, text=True, check=True).stdout  # fmt: skip
+            capture_output=True, text=True, check=True).stdout
         wall = time.perf_counter() - t
         g = json.loads(out)
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20  # KiB -> GiB
@@ -118,12 +118,12 @@ def graded_table(quick: bool, big: bool) -> None:
               f"| {g['seconds']:.0f} ({g['eval_seconds']:.0f} / {g['rank_seconds']:.0f}); "
               f"wall {wall:.0f} | - | not run: one {g['rank'] + 1}-square matrix needs "
               f"{need:.0f} GB | - | {rss:.2f} GiB (max over subprocesses so far) |",
-              flush=True)  # fmt: skip
+              flush=True)
 
 
 def loop_table(quick: bool) -> None:
     cols = ["config (L,d,H,N)", "strategy", "variant", "rank", "samples", "rank s", "total s",
-            "vs scratch, growth default"]  # fmt: skip
+            "vs scratch, growth default"]
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for cfg, strategy in LOOP[::2] if quick else LOOP:
         base = None
@@ -134,7 +134,7 @@ def loop_table(quick: bool) -> None:
             base = base or m.seconds
             print(f"| {cfg} | {strategy} | {name} | {m.rank} | {m.samples[0]} | "
                   f"{m.rank_seconds:.2f} | {m.seconds:.2f} | {base / m.seconds:.2f}x |",
-                  flush=True)  # fmt: skip
+                  flush=True)
 
 
 def main(argv=None) -> int:
@@ -178,7 +178,7 @@ def main(argv=None) -> int:
                f"{m.seconds:.2f}", verdict, f"{mf.seconds:.2f}",
                f"{mf.rank_seconds / max(m.rank_seconds, 1e-9):.1f}",
                str(fr) + ("" if fr == m.rank else " WRONG"), f"{tf:.2f}",
-               f"{tf / m.seconds:.1f}", *sym]  # fmt: skip
+               f"{tf / m.seconds:.1f}", *sym]
         print("| " + " | ".join(row) + " |", flush=True)
     return 0
 

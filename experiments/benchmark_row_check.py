@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     cases = [("worked example SumProduct N=6 d=2 K=4 (row check)", _worked, (ROW,))]
     if importlib.util.find_spec("torch") is not None:
         cases.append(("torch example, module to 4 ranks (row + trace checks)", _torch,
-                      (ROW, TRACE)))  # fmt: skip
+                      (ROW, TRACE)))
     print("| measurement | baseline s | with the checks s | ratio | ranks |")
     print("|---|---|---|---|---|")
     worst = 0.0

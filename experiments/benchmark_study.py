@@ -43,7 +43,7 @@ def one_run() -> dict:
         t4 = time.perf_counter()
     total = t2 - t0
     return {"total": total, "measure": s.measure_seconds, "figure": t2 - t1,
-            "overhead": total - s.measure_seconds, "with_pdf": t4 - t3}  # fmt: skip
+            "overhead": total - s.measure_seconds, "with_pdf": t4 - t3}
 
 
 def main(argv=None) -> int:
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     print(f"  of the rest, the figure (PNG) {best['figure']:8.3f} s")
     frac = best["overhead"] / best["measure"] if best["measure"] else float("inf")
     print(f"  overhead                      {best['overhead']:8.3f} s = {100 * frac:.1f}% of "
-          f"the measuring time (goal: under 10%)")  # fmt: skip
+          f"the measuring time (goal: under 10%)")
     rest = best["overhead"] - best["figure"]
     print(f"  overhead without the figure   {rest:8.3f} s = "
           f"{100 * rest / best['measure']:.1f}% (planning, store, degrees, ratios, CSV)")

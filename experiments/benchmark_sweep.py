@@ -38,7 +38,7 @@ seq_len = [4, 6]
 def _normalised(store) -> dict:
     return {r["key"]: (r["status"], {k: v for k, v in r["measurement"].items()
                                      if "seconds" not in k})
-            for r in store.query()}  # fmt: skip
+            for r in store.query()}
 
 
 def main(argv=None) -> int:
@@ -64,13 +64,13 @@ def main(argv=None) -> int:
         tasks, left_out = specs(read_grid(grid_file))
         print(f"grid: {len(tasks)} tasks (attention, depths 1-3, widths 2-4, every head "
               f"count, N = 4 and 6, 2 seeds; {left_out} configurations over max_bound left "
-              f"out); {os.cpu_count()} CPU cores here, {workers} workers")  # fmt: skip
+              f"out); {os.cpu_count()} CPU cores here, {workers} workers")
         results, times, busy, start = {}, {}, {}, {}
         for ex in ("serial", "processes", "dask"):
             with Store(Path(tmp) / f"{ex}.sqlite") as store:
                 t0 = time.perf_counter()
                 o = run(tasks, store, executor=ex, workers=workers, progress=False,
-                        say=lambda m: None)  # fmt: skip
+                        say=lambda m: None)
                 times[ex] = time.perf_counter() - t0
                 start[ex] = o.start_seconds
                 rows = store.query()
@@ -81,11 +81,11 @@ def main(argv=None) -> int:
                 return 1
     base = times["serial"]
     print(f"{'executor':<10} {'workers':>7} {'wall s':>8} {'start s':>8} {'task s':>8} "
-          f"{'speed-up':>9}")  # fmt: skip
+          f"{'speed-up':>9}")
     for ex in times:
         n = 1 if ex == "serial" else workers
         print(f"{ex:<10} {n:>7} {times[ex]:>8.2f} {start[ex]:>8.2f} {busy[ex]:>8.2f} "
-              f"{base / times[ex]:>8.2f}x")  # fmt: skip
+              f"{base / times[ex]:>8.2f}x")
     same = results["serial"] == results["processes"] == results["dask"]
     print(
         "wall s: the whole sweep, executor start-up included; start s: creating the pool or "

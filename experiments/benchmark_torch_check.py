@@ -63,7 +63,7 @@ def main(argv=None):
 
     def build():
         return seprank.from_torch(CausalLinearAttention(D, N), seq_len=N, width=D,
-                                  output=(N - 1, 0))  # fmt: skip
+                                  output=(N - 1, 0))
 
     net = build()
     t_check = best(lambda: check_trace(net), args.repeats)

@@ -70,7 +70,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if args.deficit >= min(args.sizes):
         ap.error(f"--deficit: {args.deficit} must be below every --sizes value "
-                 f"(the smallest is {min(args.sizes)})")  # fmt: skip
+                 f"(the smallest is {min(args.sizes)})")
     p = args.prime
     todo = engines(args.torch_threads)
     warm = matrix(64, 60, p)

@@ -55,7 +55,7 @@ def check_degree(net, degree: int) -> None:
     D = bounds.matrix_degree(net.depth)
     if degree % 2 == 0 or not 1 <= degree <= 2 * D + 1:
         raise ConfigError(f"--degree: the blocks' A-degrees are odd, 1..{2 * D + 1} "
-                          f"(got {degree})")  # fmt: skip
+                          f"(got {degree})")
 
 
 def block_keys(net, degree: int):
@@ -89,7 +89,7 @@ def kernel_for_seed(net, seed: int, p: int, degree: int, say) -> dict:
     rest = order[first.size:]
     if K.shape[0] and rest.size:
         Z = np.hstack([matmul_mod_long(K, sp.catalecticant(keys, values, rows, rest[s:s + 4096]), p)
-                       for s in range(0, rest.size, 4096)])  # fmt: skip
+                       for s in range(0, rest.size, 4096)])
         if Z.any():  # keep the combinations of K that kill the other columns too
             Zc = Z.copy()
             f2: dict = {}
@@ -97,11 +97,11 @@ def kernel_for_seed(net, seed: int, p: int, degree: int, say) -> dict:
             K = matmul_mod_long(left_kernel(Zc, f2, p), K, p)
     whole = np.hstack([
         matmul_mod_long(K, sp.catalecticant(keys, values, rows, cols[s:s + 4096]), p)
-        for s in range(0, cols.size, 4096)]) if K.shape[0] else np.zeros((0, 1))  # fmt: skip
+        for s in range(0, cols.size, 4096)]) if K.shape[0] else np.zeros((0, 1))
     assert not whole.any(), "K H != 0 on the whole block"
     return {"seed": seed, "K": K, "rows": rows, "radix": radix, "k": k,
             "block": [int(rows.size), int(cols.size * d)], "rank": int(rows.size - K.shape[0]),
-            "seconds": time.perf_counter() - t0}  # fmt: skip
+            "seconds": time.perf_counter() - t0}
 
 
 def rref(K: np.ndarray, p: int) -> tuple[np.ndarray, list[int]]:
@@ -139,7 +139,7 @@ def main(argv=None) -> None:
     ap.add_argument("--out", help="write the kernels (reduced echelon form) as JSON")
     args = ap.parse_args(argv)
     net = guarded(ap, lambda: LinearSelfAttention(depth=args.depth, width=args.width,
-                                                  seq_len=args.seq_len))  # fmt: skip
+                                                  seq_len=args.seq_len))
     guarded(ap, lambda: check_degree(net, args.degree))  # before --out is made
     out_file(ap, args.out)
     guarded(ap, lambda: _report(args, net))  # e.g. a prime too small, a block too large
@@ -155,7 +155,7 @@ def _report(args, net) -> None:
     runs = [kernel_for_seed(net, s, p, args.degree, say) for s in args.seeds]
     pairs = sp.variable_pairs(net.width)
     report = {"config": [args.depth, args.width, 1, args.seq_len], "degree": args.degree,
-              "prime": p, "seeds": []}  # fmt: skip
+              "prime": p, "seeds": []}
     for run in runs:
         E, piv = rref(run["K"], p)
         run["E"] = E
@@ -163,7 +163,7 @@ def _report(args, net) -> None:
         label = labels.rank_label(run["rank"], False)  # a certified lower bound only
         print(f"seed {run['seed']}: block {run['block'][0]} x {run['block'][1]}, rank "
               f"{run['rank']} [{label}], left kernel dimension {E.shape[0]}; support sizes "
-              f"{supports} of {run['rows'].size} gammas (S-degree {run['k']})")  # fmt: skip
+              f"{supports} of {run['rows'].size} gammas (S-degree {run['k']})")
         for i, j in enumerate(piv):
             gamma = monomial(int(run["rows"][j]), run["radix"], pairs)
             print(f"  operator {i}: pivot gamma = {gamma}")
@@ -171,7 +171,7 @@ def _report(args, net) -> None:
                                 "block": run["block"],
                                 "kernel_dimension": int(E.shape[0]), "supports": supports,
                                 "pivots": [monomial(int(run["rows"][j]), run["radix"], pairs)
-                                           for j in piv], "seconds": run["seconds"]})  # fmt: skip
+                                           for j in piv], "seconds": run["seconds"]})
     dims = {int(r["E"].shape[0]) for r in runs}
     if len(runs) > 1 and len(dims) == 1:
         stacked = np.vstack([r["E"] for r in runs])
@@ -179,7 +179,7 @@ def _report(args, net) -> None:
         same = together == dims.pop()
         print(f"span of the kernels over seeds {args.seeds}: rank of the stack {together}: "
               + ("the same subspace for every seed (weight-independent at these seeds)" if same
-                 else "different subspaces (the operators depend on the weights)"))  # fmt: skip
+                 else "different subspaces (the operators depend on the weights)"))
         report["stacked_rank"], report["same_span"] = together, same
     if args.out:
         for r, s in zip(runs, report["seeds"]):

@@ -26,7 +26,7 @@ CELLS = ([(5, h, L) for h in (1, 5) for L in (1, 2)]
          + [(6, h, L) for h in (1, 2, 3, 6) for L in (1, 2)]
          + [(3, 3, L) for L in (1, 2)] + [(4, h, L) for h in (2, 4) for L in (1, 2)]
          + [(3, 3, 3), (4, 2, 3), (4, 4, 3), (2, 2, 4), (2, 2, 5), (5, 1, 3), (6, 1, 3),
-            (5, 5, 3), (6, 6, 3), (6, 3, 3), (6, 2, 3), (3, 3, 4)])  # fmt: skip
+            (5, 5, 3), (6, 6, 3), (6, 3, 3), (6, 2, 3), (3, 3, 4)])
 #: Estimate budgets (seconds) other than --budget's, per cell: the width-5 showcase cell.
 BUDGET = {(5, 5, 3): 600.0, (3, 3, 4): 900.0}
 #: Sketch caps tried, largest first, for a cell whose uncapped estimate is over budget.
@@ -41,7 +41,7 @@ def choose(net, budget: float):
     mem = sketch.available_memory() // 4
     sk = sketch.estimate(net, A)
     fits_cat = catalecticant.fits(*max(catalecticant.block_shapes(net),
-                                       key=lambda rc: rc[0] * rc[1]))  # fmt: skip
+                                       key=lambda rc: rc[0] * rc[1]))
     cat_s = sum(2 / 3 * min(r, c) ** 3 for r, c in catalecticant.block_shapes(net)) / 3e10
     if net.heads == 1:
         return "catalecticant", None, f"one head: catalecticant, estimate {cat_s:.3g} s"
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         cells = CELLS if not args.only else [tuple(int(x) for x in c.split(","))
-                                             for c in args.only]  # fmt: skip
+                                             for c in args.only]
     except ValueError:
         ap.error(f"--only: {args.only!r} must be cells W,H,L of integers")
     if any(len(c) != 3 or min(c) < 1 for c in cells):
@@ -114,9 +114,9 @@ def main(argv=None) -> int:
             if seed == 1:  # the second seed only where the first is not saturated
                 first = [json.loads(x) for x in path.read_text().splitlines()]
                 first = [r for r in first if (r["width"], r["heads"], r["depth"]) == (w, h, L)
-                         and "measurement" in r]  # fmt: skip
+                         and "measurement" in r]
                 if not first or first[0]["measurement"]["saturated"] \
-                        or first[0]["measurement"]["budget_hit"]:  # fmt: skip
+                        or first[0]["measurement"]["budget_hit"]:
                     continue
             r = one(path, w, h, L, seed, BUDGET.get((w, h, L), args.budget))
             m = r.get("measurement", {})

@@ -73,7 +73,7 @@ def blocks(r: dict) -> list[dict]:
         rows.append({"k": k, "j": D - k, "degree": blk["degree"], "term": term,
                      "rank": blk["rank"], "deficit": term - blk["rank"], "saturated": sat,
                      "seed1": "" if again is None else ("=" if again == blk["rank"]
-                                                        else str(again))})  # fmt: skip
+                                                        else str(again))})
     return rows
 
 
@@ -126,7 +126,7 @@ def _misses(rows, b, a, sb: int, sa: int, cap) -> list[dict]:
     out = []
     for x in rows:
         v = min(int(inf_conv(b, x["k"], np.array([sb]))[0]),
-                int(inf_conv(a, x["j"], np.array([sa]))[0]))  # fmt: skip
+                int(inf_conv(a, x["j"], np.array([sa]))[0]))
         v = v if cap is None else min(v, cap)
         if v < x["rank"] or (x["saturated"] and v != x["rank"]):
             out.append({**x, "form": v})
@@ -158,7 +158,7 @@ def fit(r: dict, kind: str) -> tuple[tuple | None, str]:
     x = bad[0] if bad else None
     why = (f"no parameters fit; the closest one-slope s={s_best} misses {len(bad)} "
            f"block(s), first k={x['k']}: form {x['form']}, measured {x['rank']}") if x \
-        else "no block"  # fmt: skip
+        else "no block"
     return None, why
 
 
@@ -189,7 +189,7 @@ def report(path: Path) -> str:
                 "|---|---|---|---|---|---|---|"]
         out += [f"| {x['k']} | {x['j']} | {x['degree']} | {x['term']} | {x['rank']}"
                 f"{'' if x['saturated'] else '*'} | {x['deficit']} | {x['seed1']} |"
-                for x in rows]  # fmt: skip
+                for x in rows]
         out.append("")
     out += ["## Candidate forms", "",
             "Each form is fitted to every saturated block of one (width, heads, depth) "
@@ -210,7 +210,7 @@ def report(path: Path) -> str:
             params, miss = fit(r, kind)
             cols.append(f"fits: s_b={params[0]}, s_a={params[1]}"
                         + (f", cap={params[2]}" if params[2] else "") if params
-                        else f"no fit ({miss})")  # fmt: skip
+                        else f"no fit ({miss})")
         n_def = sum(1 for x in blocks(r) if x["deficit"])
         n_sat = sum(1 for x in blocks(r) if x["saturated"] and x["deficit"])
         out.append(f"| {r['width']} | {r['heads']} | {r['depth']} | {n_def} ({n_sat}) | "
@@ -235,7 +235,7 @@ def main(argv=None) -> int:
         text = report(data)
     except (ValueError, KeyError, TypeError) as exc:  # a line not in the cells' format
         ap.error(f"data={args.data!r} is not in experiments/heads_cells.py's format "
-                 f"({type(exc).__name__}: {exc})")  # fmt: skip
+                 f"({type(exc).__name__}: {exc})")
     out.write_text(text)
     return 0
 

@@ -79,10 +79,10 @@ SIZES = {
     "hyena": {"small": lambda L: Hyena(L, 2, seq_len=N), "large": lambda L: Hyena(L, 3, seq_len=N)},
     "mixer": {"small": lambda L: MLPMixer(L, 2, seq_len=N, token_hidden=1, channel_hidden=2),
               "large": lambda L: MLPMixer(L, 3, seq_len=N, token_hidden=3, channel_hidden=2)},
-}  # fmt: skip
+}
 FIELDS = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
           "degree", "homogeneous", "rank", "upper", "upper_source", "label", "saturated",
-          "saturation_bound", "strategy", "prime", "seconds", "stopped"]  # fmt: skip
+          "saturation_bound", "strategy", "prime", "seconds", "stopped"]
 
 
 def _tagged(source: str, tag) -> str:
@@ -101,7 +101,7 @@ def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
             "upper_source": "" if upper is None else _tagged(b["source"], b.get("tag"))}
     status = labels.bound_status(b.get("tag")) if upper is not None else labels.PROVED
     return cols, labels.rank_label(rank, saturated, False, upper, status,
-                                   cols["upper_source"] or None)  # fmt: skip
+                                   cols["upper_source"] or None)
 
 
 def measured_columns(net, A, got) -> dict:
@@ -113,7 +113,7 @@ def measured_columns(net, A, got) -> dict:
     return {"rank": rank, **cols, "label": label, "saturated": bool(saturated),
             "saturation_bound": f"{bound:.2g}" if bound is not None else "",
             "strategy": strategy, "prime": prime, "seconds": round(seconds, 3),
-            "stopped": ""}  # fmt: skip
+            "stopped": ""}
 
 
 def is_saturated(row) -> bool:
@@ -133,7 +133,7 @@ def row_of(mixer, size, net, part, got) -> dict:
             "params_per_layer": net.parameters() // net.depth, "params": net.parameters(),
             "depth": net.depth, "partition": part, "A": " ".join(map(str, A)),
             "degree": net.degree, "homogeneous": int(net.homogeneous),
-            **measured_columns(net, A, got)}  # fmt: skip
+            **measured_columns(net, A, got)}
 
 
 #: the prime of a second measurement when the first stopped below its sample but its
@@ -148,7 +148,7 @@ def measure_row(net, A, max_samples: int):
     below the first's certified lower bound: then its stop was false and the first stands)."""
     m = measure(net, A, max_samples=max_samples)
     if not m.saturated and m.sample_saturated and m.saturation_bound is not None and \
-            m.prime < RETRY_PRIME:  # fmt: skip
+            m.prime < RETRY_PRIME:
         again = measure(net, A, max_samples=max_samples, prime=RETRY_PRIME)
         if again.rank >= m.rank:  # else the second stop was false: the first, a lower bound
             m = again
@@ -193,7 +193,7 @@ def measure_with_timeout(net, A, max_samples: int, timeout: float):
 REQUIRED = ["mixer", "size", "config", "depth", "partition", "rank"]
 CHECKS = {"mixer": list(SIZES), "size": ["small", "large"], "partition": list(PARTITIONS),
           "depth": 1, "rank": 1, "params": 0, "params_per_layer": 0, "degree": 0,
-          "seconds": float}  # fmt: skip
+          "seconds": float}
 
 
 def _key(r) -> tuple:
@@ -205,7 +205,7 @@ def _slow(row, row_seconds: float) -> str:
     if float(row["seconds"]) > row_seconds or not is_saturated(row):
         return (f"depth {int(row['depth']) + 1} not run: depth {row['depth']} took "
                 f"{float(row['seconds']):.0f} s (more than {row_seconds:g} s) or was not "
-                "saturated")  # fmt: skip
+                "saturated")
     return ""
 
 
@@ -217,7 +217,7 @@ def timed_out(stopped: str, timeout: float) -> str:
 
 
 def run(depths: int, row_seconds: float, timeout: float, max_samples: int, mixers,
-        sizes, done=(), sink=None) -> list[dict]:  # fmt: skip
+        sizes, done=(), sink=None) -> list[dict]:
     """The rows, mixer by mixer and depth by depth. ``done``: rows of an earlier run (a
     row of the same network is taken from them, not measured again, and where the mixer
     stops is decided anew under these limits: a timeout stop stands unless ``timeout`` is
@@ -283,7 +283,7 @@ def _series(ax, rows, x, colour, marker, line="-", label=True) -> None:
         low = [(u, v) for u, v, r in zip(xs, ys, pts) if is_lower_bound_only(r)]
         if low:
             ax.plot(*zip(*low), linestyle="none", marker=marker[mx], markersize=7,
-                    markerfacecolor="white", color=colour[mx])  # fmt: skip
+                    markerfacecolor="white", color=colour[mx])
 
 
 def _styles(rows):
@@ -324,12 +324,12 @@ def plot_compare(rows, ax=None):
             a.set_xticks(depths)
             a.set(title=f"{size} (~{16 if size == 'small' else 36} parameters/layer), {part} "
                   f"$A = \\{{{', '.join(map(str, PARTITIONS[part]))}\\}}$", xlabel="depth $L$",
-                  ylabel=r"$\log_{10}$ separation rank")  # fmt: skip
+                  ylabel=r"$\log_{10}$ separation rank")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4,
-               title="hollow: lower bound only (not saturated)")  # fmt: skip
+               title="hollow: lower bound only (not saturated)")
     fig.suptitle(f"Sequence mixers, $N = {N}$: measured separation rank (over "
-                 r"$\mathrm{GF}(p)$) vs depth, matched parameters per layer", fontsize=8)  # fmt: skip
+                 r"$\mathrm{GF}(p)$) vs depth, matched parameters per layer", fontsize=8)
     return fig
 
 
@@ -358,13 +358,13 @@ def plot_params(rows, ax=None):
             sel = [r for r in rows if r["partition"] == part and r["size"] == size]
             _series(a, sel, "params", colour, marker, line, label=size == "small")
         a.set(xscale="log", xlabel="non-embedding parameters (a point per depth)",
-              ylabel=r"$\log_{10}$ separation rank", title=f"{part} partition")  # fmt: skip
+              ylabel=r"$\log_{10}$ separation rank", title=f"{part} partition")
         a.set_xticks([10, 20, 50, 100, 200])
         a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4,
-               title="solid: small (~16 parameters/layer), dashed: large (~36)")  # fmt: skip
+               title="solid: small (~16 parameters/layer), dashed: large (~36)")
     return fig
 
 
@@ -400,7 +400,7 @@ def plot(rows, out: Path) -> None:
         The folder.
     """
     save_figures(rows, out, ((plot_compare, "mixers_compare", 0.1),
-                             (plot_params, "mixers_params", 0.17)))  # fmt: skip
+                             (plot_params, "mixers_params", 0.17)))
 
 
 #: The rows of a CSV, every value a string.
@@ -417,7 +417,7 @@ def relabel(rows: list[dict]) -> list[dict]:
         if repr(net) != r["config"]:
             raise ValueError(f"row config {r['config']} is not {repr(net)}")
         sat = is_saturated(r) if r.get("saturated") else \
-            r["label"] in ("exact", "saturated", "lower bound, saturated")  # fmt: skip
+            r["label"] in ("exact", "saturated", "lower bound, saturated")
         cols, label = label_of(net, PARTITIONS[r["partition"]], int(r["rank"]), sat)
         out.append({**r, **cols, "label": label, "saturated": sat})
     return out
@@ -455,11 +455,11 @@ def main(argv=None) -> int:
     earlier = read_rows(ap, path, REQUIRED, CHECKS, FIELDS)
     if (args.relabel or args.plot_only) and not earlier:
         ap.error(f"--out {args.out}: no mixers_compare.csv rows to read (run without "
-                 "--relabel and --plot-only first)")  # fmt: skip
+                 "--relabel and --plot-only first)")
     older = [f for f in FIELDS if earlier and f not in earlier[0]]
     if older and not args.relabel:
         ap.error(f"--out: {path} has no column {older[0]} (an older version's CSV): "
-                 "--relabel adds the columns, or choose another --out")  # fmt: skip
+                 "--relabel adds the columns, or choose another --out")
     out = out_folder(ap, args.out)
     if args.relabel:
         try:
@@ -476,7 +476,7 @@ def main(argv=None) -> int:
 
     def measure(sink):
         return run(args.depths, args.row_seconds, args.timeout, args.max_samples,
-                   args.mixers, args.sizes, done, sink)  # fmt: skip
+                   args.mixers, args.sizes, done, sink)
 
     return measure_keeping(path, earlier, measure, _merged,
                            lambda rows: write_csv(rows, path), lambda rows: plot(rows, out))

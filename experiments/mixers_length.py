@@ -58,12 +58,12 @@ BUILD = {
 }
 FIELDS = ["mixer", "config", "params", "depth", "N", "partition", "A", "degree", "rank",
           "upper", "upper_source", "label", "saturated", "saturation_bound", "strategy",
-          "prime", "seconds", "stopped"]  # fmt: skip
+          "prime", "seconds", "stopped"]
 
 
 #: The values checked when the CSV is read back (experiments.script_args.read_rows).
 CHECKS = {"mixer": list(BUILD), "partition": ["prefix", "balanced"], "depth": 1, "N": 2,
-          "rank": 1, "params": 0, "degree": 0, "seconds": float}  # fmt: skip
+          "rank": 1, "params": 0, "degree": 0, "seconds": float}
 
 
 def partition(kind: str, N: int) -> tuple[int, ...]:
@@ -76,7 +76,7 @@ def _row(mixer, net, kind, got) -> dict:
     return {"mixer": mixer, "config": repr(net), "params": net.parameters(),
             "depth": net.depth, "N": net.seq_len, "partition": kind,
             "A": " ".join(map(str, A)), "degree": net.degree,
-            **measured_columns(net, A, got)}  # fmt: skip
+            **measured_columns(net, A, got)}
 
 
 def _key(r) -> tuple:
@@ -92,13 +92,13 @@ def relabel(rows: list[dict]) -> list[dict]:
         if repr(net) != r["config"]:
             raise ValueError(f"row config {r['config']} is not {repr(net)}")
         cols, label = label_of(net, partition(r["partition"], net.seq_len), int(r["rank"]),
-                               is_saturated(r))  # fmt: skip
+                               is_saturated(r))
         out.append({**r, **cols, "label": label})
     return out
 
 
 def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
-        sink=None) -> list[dict]:  # fmt: skip
+        sink=None) -> list[dict]:
     """The rows, line by line (mixer, depth, partition), N growing; ``done``: rows of an
     earlier run, kept where the network is the same (a kept timeout stop stands unless
     ``timeout`` is longer); ``sink(rows)`` is called after each row."""
@@ -114,12 +114,12 @@ def run(mixers, depths, max_len: int, timeout: float, max_samples: int, done=(),
                         stop = timed_out(kept["stopped"], timeout)
                     else:
                         got = measure_with_timeout(net, partition(kind, N), max_samples,
-                                                   timeout)  # fmt: skip
+                                                   timeout)
                         if isinstance(got, str):
                             if rows and _key(rows[-1])[:3] == (mixer, L, kind):
                                 rows[-1]["stopped"] = f"N = {N}: {got}"
                             print(f"{mixer:17s} L={L} {kind:8s} N={N} stopped: {got}",
-                                  flush=True)  # fmt: skip
+                                  flush=True)
                             if sink is not None:
                                 sink(rows)
                             break
@@ -143,7 +143,7 @@ def merged(rows, done) -> list[dict]:
     order, mine = list(BUILD), {_key(r) for r in rows}
     rest = [r for r in done if r["mixer"] in BUILD and _key(r) not in mine]
     return sorted(rows + rest, key=lambda r: (order.index(r["mixer"]), int(r["depth"]),
-                                              r["partition"] != "prefix", int(r["N"])))  # fmt: skip
+                                              r["partition"] != "prefix", int(r["N"])))
 
 
 def plot_length(rows, ax=None):
@@ -170,13 +170,13 @@ def plot_length(rows, ax=None):
             for L, line in ((1, "--"), (2, "-"), (3, ":")):
                 pts = sorted((int(r["N"]) + shift[mixer], math.log10(int(r["rank"])))
                              for r in rows if r["mixer"] == mixer and int(r["depth"]) == L
-                             and r["partition"] == kind)  # fmt: skip
+                             and r["partition"] == kind)
                 if pts:
                     a.plot(*zip(*pts), line, marker="os^"[i], color=colour[mixer],
-                           label=f"{mixer}, $L = {L}$")  # fmt: skip
+                           label=f"{mixer}, $L = {L}$")
         what = r"first $\lfloor N/2 \rfloor$" if kind == "prefix" else "even"
         a.set(xlabel="sequence length $N$", ylabel=r"$\log_{10}$ separation rank",
-              title=f"{kind} partition ($A$ = the {what} positions)")  # fmt: skip
+              title=f"{kind} partition ($A$ = the {what} positions)")
         a.set_xticks(sorted({int(r["N"]) for r in rows}))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3,
@@ -220,7 +220,7 @@ def main(argv=None) -> int:
     earlier = read_rows(ap, path, FIELDS, CHECKS, FIELDS)
     if (args.plot_only or args.relabel) and not earlier:
         ap.error(f"--out {args.out}: no mixers_length.csv rows to read (run without "
-                 "--plot-only and --relabel)")  # fmt: skip
+                 "--plot-only and --relabel)")
     out = out_folder(ap, args.out)
     if args.relabel:
         try:
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
 
     def measure(sink):
         return run(args.mixers, args.depths, args.max_len, args.timeout, args.max_samples,
-                   done, sink)  # fmt: skip
+                   done, sink)
 
     return measure_keeping(path, earlier, measure, merged,
                            lambda rows: write_csv(rows, path, FIELDS), lambda rows: plot(rows, out))

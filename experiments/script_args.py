@@ -34,7 +34,7 @@ from seprank.figures.csv_rows import read_table
 __all__ = ["Parser", "experiment_main", "guarded", "int_at_least", "int_list",
            "measure_keeping", "names", "nonneg_int", "out_file", "out_folder", "pos_int",
            "prime_arg", "read_rows", "sample_count", "seconds", "thread_count",
-           "worker_count"]  # fmt: skip
+           "worker_count"]
 
 #: --timeout, --row-seconds: a positive number of seconds (at most a week).
 seconds = real_arg(0.0, 7 * 24 * 3600.0, lo_open=True)
@@ -77,7 +77,7 @@ def int_list(lo: int, hi: int):
             got = []
         if not got or len(set(got)) < len(got):
             raise argparse.ArgumentTypeError(f"expected a comma list of distinct integers "
-                                             f"in [{lo}, {hi}], got {text[:40]!r}")  # fmt: skip
+                                             f"in [{lo}, {hi}], got {text[:40]!r}")
         return got
 
     parse.__name__ = "comma list of integers"
@@ -141,12 +141,12 @@ def read_rows(ap: Parser, path: Path, required, checks, known) -> list[dict]:
     if missing or unknown:
         what = f"no column {missing[0]}" if missing else f"a column {unknown[0]!r}"
         ap.error(f"--out: {path} is not this script's CSV ({what}); move it or choose "
-                 "another --out")  # fmt: skip
+                 "another --out")
     for i, r in enumerate(rows, 2):
         for f, check in checks.items():
             if f in have and _bad_value(str(r[f] or ""), check):
                 ap.error(f"--out: {path} line {i}: {f}={r[f]!r} is not a valid value "
-                         "(a CSV edited by hand? move it or choose another --out)")  # fmt: skip
+                         "(a CSV edited by hand? move it or choose another --out)")
     return rows
 
 
@@ -162,7 +162,7 @@ def guarded(ap: Parser, work):
 
 
 def experiment_main(folder: str, presets, run_cli, argv=None, threads_default="torch's choice",
-                    columns=()):  # fmt: skip
+                    columns=()):
     """``python -m experiments.<folder>.run``: a torch experiment's command line.
 
     ``--preset`` (one of ``presets``), ``--out`` (default experiments/FOLDER/runs/PRESET),
@@ -215,7 +215,7 @@ def _own_csv(path: Path, columns) -> None:
     missing = [c for c in columns if c not in have]
     if missing:
         raise ConfigError(f"--out: {path} is not this script's CSV (no column {missing[0]}); "
-                          "move it or choose another --out")  # fmt: skip
+                          "move it or choose another --out")
 
 
 def measure_keeping(path: Path, earlier, measure, merge, write, draw) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 #: The one definition of *saturated* (help texts quote it).
 SATURATED = ("saturated: a GF(p) rank that stopped strictly below its sample size, with "
              "the Schwartz-Zippel bound on a false stop at most the threshold; it equals the "
-             "separation rank except with that probability (modular method only)")  # fmt: skip
+             "separation rank except with that probability (modular method only)")
 
 #: The statuses of an upper bound, and what a rank meeting it is called.
 PROVED, RECALLED, ARCHITECTURE, USER = "proved", "recalled", "architecture", "user"
@@ -34,7 +34,7 @@ BOUND_STATUSES = (PROVED, RECALLED, ARCHITECTURE, USER)
 #: primary or secondary source (not proved here); [D] derived in the architecture's module
 #: docstring, "user" the architecture's own ``upper_bound`` (both stated by the architecture).
 TAG_STATUS = {"P": PROVED, "M": RECALLED, "V": RECALLED, "V2": RECALLED,
-              "D": ARCHITECTURE, "user": ARCHITECTURE}  # fmt: skip
+              "D": ARCHITECTURE, "user": ARCHITECTURE}
 
 #: What a rank over Q of f's coefficient matrix is: exact, for the weights of that network
 #: (another draw may give another rank; no sampling, no probability).
@@ -81,7 +81,7 @@ def exact_label(status: str, source=None) -> str:
 
 def _which(status: str, source) -> str:
     what = {RECALLED: "the recalled literature bound", ARCHITECTURE:
-            "the architecture's stated bound", USER: "the stated bound"}[status]  # fmt: skip
+            "the architecture's stated bound", USER: "the stated bound"}[status]
     return f"{what} ({source})"
 
 
@@ -162,7 +162,7 @@ def truthy(v) -> bool:
 
 
 def rank_label(rank, saturated, budget_hit=False, upper=None, status=ARCHITECTURE,
-               source=None) -> str:  # fmt: skip
+               source=None) -> str:
     """Return a GF(p) rank's label from its own recorded fields (a table's row, a CSV's).
 
     Parameters
@@ -223,4 +223,4 @@ def label_of(m: dict) -> str:
         return float_label(truthy(m.get("trusted")), m.get("polynomial", True) is not False)
     b = m.get("bound") or {}
     return rank_label(m["rank"], m.get("saturated"), m.get("budget_hit"), b.get("upper"),
-                      b.get("status", ARCHITECTURE), b.get("source"))  # fmt: skip
+                      b.get("status", ARCHITECTURE), b.get("source"))

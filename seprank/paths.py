@@ -46,7 +46,7 @@ def check_out_dir(path, arg: str = "out") -> Path:
         raise ConfigError(f"{arg}='' is empty: name a folder ('.' for this one)")
     if not isinstance(path, (str, os.PathLike)):
         raise ConfigError(f"{arg}={path!r} must be a folder's path (a string), "
-                          f"got {type(path).__name__}")  # fmt: skip
+                          f"got {type(path).__name__}")
     p = Path(path)
     try:
         p.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def read_bounded(path, limit: int, arg: str = "file") -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO"
-                    if stat.S_ISFIFO(st.st_mode) else "a device or special file")  # fmt: skip
+                    if stat.S_ISFIFO(st.st_mode) else "a device or special file")
             raise ConfigError(f"{name} is {what}, not a regular file")
         if st.st_size > limit:
             raise ConfigError(f"{name} is {st.st_size:,} bytes, at most {limit:,}")
@@ -122,7 +122,7 @@ def _umask() -> int:
 
 @contextlib.contextmanager
 def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8",
-                 newline: str | None = None):  # fmt: skip
+                 newline: str | None = None):
     """Open a temporary file beside ``path`` for writing; on success rename it to ``path``.
 
     The temporary file is made in the target's own folder (``O_EXCL``: never through a
@@ -176,7 +176,7 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8",
         os.fchmod(fd, perm)
         binary = mode == "wb"
         with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else encoding,
-                       newline=None if binary else newline) as f:  # fmt: skip
+                       newline=None if binary else newline) as f:
             if mode == "a" and old is not None:
                 with open(target, encoding=encoding, newline="") as src:  # a regular file
                     for chunk in iter(lambda: src.read(2**20), ""):
@@ -188,7 +188,7 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8",
         tmp = None
     except (OSError, UnicodeError) as exc:
         raise OutputError(f"{target}: cannot be written ({_reason(exc)}); nothing was "
-                          "left there") from None  # fmt: skip
+                          "left there") from None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):

@@ -60,7 +60,7 @@ class Registry(Mapping, Generic[T]):
 
     def __init__(self, what: str, kind: type, *, classes: bool = False,
                  group: str | None = None, listed: tuple[str, ...] = (),
-                 autoload: bool = True) -> None:  # fmt: skip
+                 autoload: bool = True) -> None:
         self.what, self.kind, self.classes = what, kind, classes
         self.group, self.listed, self.autoload = group, tuple(listed), autoload
         self._items: dict[str, T] = {}
@@ -111,7 +111,7 @@ class Registry(Mapping, Generic[T]):
             another object holds the name.
         """
         ok = (isinstance(obj, type) and issubclass(obj, self.kind)) if self.classes \
-            else isinstance(obj, self.kind)  # fmt: skip
+            else isinstance(obj, self.kind)
         if not ok:
             what = "subclass" if self.classes else "instance"
             raise ConfigError(f"{self.what}={obj!r} must be a {self.kind.__name__} {what}")
@@ -227,7 +227,7 @@ class Registry(Mapping, Generic[T]):
             return found[0].load()
         except (ImportError, AttributeError) as exc:
             raise ConfigError(f"{self.what}={name!r}: its entry point {found[0].value!r} "
-                              f"cannot be loaded ({exc})") from None  # fmt: skip
+                              f"cannot be loaded ({exc})") from None
 
     def load_entry_points(self) -> None:
         """Register every object of the entry-point group, once.
@@ -245,12 +245,12 @@ class Registry(Mapping, Generic[T]):
                 if name in self._items:
                     warnings.warn(f"{self.what} entry point {ep.name!r} ({self.group}) "
                                   f"skipped: {self.what}={name!r} is registered already",
-                                  stacklevel=3)  # fmt: skip
+                                  stacklevel=3)
                 else:
                     self.register(obj)
             except Exception as exc:  # a broken plugin must not break seprank: skipped
                 warnings.warn(f"{self.what} entry point {ep.name!r} ({self.group}) skipped: "
-                              f"{exc}", stacklevel=3)  # fmt: skip
+                              f"{exc}", stacklevel=3)
 
     def reload_entry_points(self) -> None:
         """Forget that the entry points were loaded (the next use loads them again)."""

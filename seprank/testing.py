@@ -52,7 +52,7 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- generators
 def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
-            max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):  # fmt: skip
+            max_bound: int = 400, heads=None, residual=None, min_seq_len: int = 2):
     """Strategy of LinearSelfAttention configs whose proved bound is at most ``max_bound``.
 
     The size budget keeps examples fast. The query position is drawn too; the bound is
@@ -94,7 +94,7 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
         res = residual if residual is not None else draw(st.booleans())
         q = draw(st.integers(0, n - 1))
         net = LinearSelfAttention(depth=depth, width=width, heads=h, seq_len=n, residual=res,
-                                  query_position=q)  # fmt: skip
+                                  query_position=q)
         assume(upper_bound(net, _side_with(net, q))["upper"] <= max_bound)
         return net
 
@@ -140,14 +140,14 @@ def configs_of(cls, /, **field_strategies):
     for name in field_strategies:
         if name not in fields:
             raise ConfigError(f"configs_of: {name!r} is not a field of {cls.__name__}; "
-                              f"fields: {', '.join(fields)}")  # fmt: skip
+                              f"fields: {', '.join(fields)}")
     for name, f in fields.items():
         if name not in field_strategies and f.default is dataclasses.MISSING \
-                and f.default_factory is dataclasses.MISSING:  # fmt: skip
+                and f.default_factory is dataclasses.MISSING:
             raise ConfigError(f"configs_of: {cls.__name__}.{name} is required (no default): "
-                              f"give it a strategy, e.g. {name}=st.integers(...)")  # fmt: skip
+                              f"give it a strategy, e.g. {name}=st.integers(...)")
     strats = {k: v if isinstance(v, st.SearchStrategy) else st.just(v)
-              for k, v in field_strategies.items()}  # fmt: skip
+              for k, v in field_strategies.items()}
 
     @st.composite
     def _cfg(draw):
@@ -244,7 +244,7 @@ def register_profiles() -> str:
     from hypothesis import HealthCheck, settings
 
     common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                        HealthCheck.filter_too_much])  # fmt: skip
+                                                        HealthCheck.filter_too_much])
     settings.register_profile("fast", max_examples=8, **common)
     settings.register_profile("thorough", max_examples=150, **common)
     name = "thorough" if os.environ.get("SEPRANK_THOROUGH") == "1" else "fast"
@@ -293,11 +293,11 @@ def reproduce(net, partition=None, seed: int = 0, method: str = "modular") -> st
 
 def _where(net, partition, seed, method) -> str:
     return (f"config={config_of(net)} partition={partition} seed={seed}; reproduce: "
-            f"{reproduce(net, partition, seed, method)}")  # fmt: skip
+            f"{reproduce(net, partition, seed, method)}")
 
 
 def assert_rank_within_bounds(net, partition=None, *, lower=None, upper=None,
-                              method: str = "modular", seed: int = 0, **kw):  # fmt: skip
+                              method: str = "modular", seed: int = 0, **kw):
     """Measure and assert ``lower <= rank <= upper``.
 
     An unsaturated modular measurement is still a certified lower bound, so it can
@@ -382,7 +382,7 @@ def assert_partition_invariant(net, partitions_, *, method: str = "modular", see
         if not m.sample_saturated:
             where = _where(net, p, seed, method)
             raise AssertionError(f"partition {tuple(p)} not saturated ({m.saturation_reason}); "
-                                 f"{where}")  # fmt: skip
+                                 f"{where}")
         ranks[tuple(p)] = m.rank
     if len(set(ranks.values())) > 1:
         first = next(iter(ranks))

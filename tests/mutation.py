@@ -38,7 +38,7 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP = {".git", ".venv", ".hypothesis", "__pycache__", ".pytest_cache", "mutation-results",
-        "seprank-results", "build"}  # fmt: skip
+        "seprank-results", "build"}
 
 
 def load_config(root: Path = ROOT) -> dict:
@@ -54,12 +54,12 @@ def _copy_tree(dst: Path) -> None:
 def _pytest_args(cfg: dict) -> list[str]:
     return ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-o", "addopts=",
             f"--timeout={cfg['test-timeout']}", "--timeout-method=thread",
-            *cfg.get("pytest-args", [])]  # fmt: skip
+            *cfg.get("pytest-args", [])]
 
 
 def _cr_config(module: str, tests: list[str], cfg: dict, scratch: Path, full: bool) -> str:
     run = [sys.executable, "tests/_mutation_tests.py", "run", module, str(scratch / "map.json"),
-           str(scratch / "orig.py"), "--", *_pytest_args(cfg), *tests]  # fmt: skip
+           str(scratch / "orig.py"), "--", *_pytest_args(cfg), *tests]
     if full:  # every test for every mutant (checks the selection)
         run = [sys.executable, "-m", "pytest", *_pytest_args(cfg), *tests]
     lines = [
@@ -82,7 +82,7 @@ def _counts(db: Path) -> dict:
     rows = con.execute("select worker_outcome, test_outcome from work_results").fetchall()
     con.close()
     out = {"mutants": total, "skipped": 0, "killed": 0, "survived": 0, "incompetent": 0,
-           "errors": 0, "pending": 0}  # fmt: skip
+           "errors": 0, "pending": 0}
     for worker, test in rows:
         w, t = worker.lower(), (test or "").lower()
         if w == "skipped":
@@ -120,7 +120,7 @@ def _exec(work: Path, env: dict, db: Path, minutes: float | None) -> str:
     """cosmic-ray exec on the pending mutants: 'done', or 'time' / 'interrupted' when
     stopped by the budget or Ctrl-C (what is done stays in the session; a rerun resumes)."""
     proc = subprocess.Popen(["cosmic-ray", "exec", "cr.toml", str(db)], cwd=work, env=env,
-                            stdout=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+                            stdout=subprocess.DEVNULL, start_new_session=True)
     try:
         proc.wait(timeout=None if minutes is None else 60 * minutes)
     except (subprocess.TimeoutExpired, KeyboardInterrupt) as exc:
@@ -140,7 +140,7 @@ def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dic
     db, meta_file = out / f"{name}.sqlite", out / f"{name}.json"
     meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
     resume = (db.exists() and meta.get("source") == _source_hash(module) and not opts.fresh
-              and not opts.count)  # fmt: skip
+              and not opts.count)
     with tempfile.TemporaryDirectory(prefix="seprank-mut-") as tmp:
         scratch = Path(tmp)
         work = scratch / "tree"
@@ -152,7 +152,7 @@ def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dic
 
         def cr(*args):
             subprocess.run(["cosmic-ray", *args], cwd=work, env=env, check=True,
-                           stdout=subprocess.DEVNULL)  # fmt: skip
+                           stdout=subprocess.DEVNULL)
 
         if opts.count:
             db = scratch / "count.sqlite"
@@ -160,7 +160,7 @@ def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dic
             db.unlink(missing_ok=True)
             cr("init", "cr.toml", str(db))
             subprocess.run(["cr-filter-operators", str(db), "cr.toml"], cwd=work, env=env,
-                           check=True)  # fmt: skip
+                           check=True)
             meta = {"source": _source_hash(module), "seconds": 0}
             if not opts.count:
                 meta_file.write_text(json.dumps(meta))  # a killed run resumes from here
@@ -176,7 +176,7 @@ def run_module(module: str, tests: list[str], cfg: dict, out: Path, opts) -> dic
         # which tests execute which line: one run of the module's tests under coverage
         mapped = subprocess.run([sys.executable, "tests/_mutation_tests.py", "map", module,
                                  str(scratch / "map.json"), "--", *_pytest_args(cfg), *tests],
-                                cwd=work, env=env, stdout=subprocess.DEVNULL)  # fmt: skip
+                                cwd=work, env=env, stdout=subprocess.DEVNULL)
         if mapped.returncode:
             raise SystemExit(f"{module}: its tests fail unmutated; fix them first")
         stopped = _exec(work, env, db, opts.minutes)
@@ -197,13 +197,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "mutation-results"))
     ap.add_argument("--count", action="store_true", help="count the mutants, run nothing")
     ap.add_argument("--minutes", type=float, help="stop each module after this long (resume "
-                    "later: the session in --out keeps what is done)")  # fmt: skip
+                    "later: the session in --out keeps what is done)")
     ap.add_argument("--fresh", action="store_true", help="start over, not resume")
     ap.add_argument("--recheck", action="store_true", help="run the survivors again")
     ap.add_argument("--tests", nargs="+", help="run these tests instead of the module's own "
-                    "(with --recheck: a narrower set that kills a survivor counts)")  # fmt: skip
+                    "(with --recheck: a narrower set that kills a survivor counts)")
     ap.add_argument("--full", action="store_true", help="every test for every mutant, no "
-                    "coverage-guided selection (with --recheck: checks the selection)")  # fmt: skip
+                    "coverage-guided selection (with --recheck: checks the selection)")
     args = ap.parse_args(argv)
     cfg = load_config()
     table = cfg["modules"]
@@ -222,7 +222,7 @@ def main(argv=None) -> int:
         killed = sum(r["killed"] for r in results)
         survived = sum(r["survived"] for r in results)
         print(f"total: {killed} killed, {survived} survived, "
-              f"score {100.0 * killed / max(killed + survived, 1):.1f}%")  # fmt: skip
+              f"score {100.0 * killed / max(killed + survived, 1):.1f}%")
     return 0
 
 

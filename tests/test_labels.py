@@ -27,20 +27,20 @@ NET = {"depth": 1, "width": 2, "heads": 1, "seq_len": 4}
     (3, True, False, 3, "architecture", "exact, given the architecture's stated bound (S)"),
     (4, True, False, 3, "architecture",
      "lower bound, above the architecture's stated bound (S): that bound is false"),
-])  # fmt: skip
+])
 def test_rank_label_from_recorded_fields(rank, saturated, budget_hit, upper, status, want):
     assert labels.rank_label(rank, saturated, budget_hit, upper, status, "S") == want
 
 
 @pytest.mark.parametrize("v, want", [(True, True), ("True", True), ("true", True), (1, True),
                                      ("1", True), (False, False), ("False", False), ("", False),
-                                     (None, False), (0, False), ("yes", False)])  # fmt: skip
+                                     (None, False), (0, False), ("yes", False)])
 def test_truthy_reads_recorded_bools(v, want):
     assert labels.truthy(v) is want
 
 
 @pytest.mark.parametrize("kw", [{}, {"method": "float"}, {"method": "symbolic"},
-                                {"strategy": "direct", "max_samples": 3}])  # fmt: skip
+                                {"strategy": "direct", "max_samples": 3}])
 def test_recorded_label_is_the_printed_one_and_derivable(kw):
     m = measure(LinearSelfAttention(**NET), **kw)
     d = m.to_dict()
@@ -50,7 +50,7 @@ def test_recorded_label_is_the_printed_one_and_derivable(kw):
     words = {labels.EXACT_FOR_WEIGHTS, "exact, proved", "lower bound, saturated",
              "lower bound, not saturated",
              "lower bound, not saturated, budget hit", "float estimate, trusted",
-             "float estimate, untrusted"}  # fmt: skip
+             "float estimate, untrusted"}
     assert m.label in words
     if m.method == "modular" and m.rank == 3:  # the proved bound at L = 1, d = 2, N = 4
         assert m.label == "exact, proved"
@@ -71,11 +71,11 @@ def test_store_rows_have_a_label_older_rows_included(tmp_path):
             spec = make_spec("measure", "attention", dict(NET, residual=True), seed=seed)
             s.put(spec, {"status": "done", "measurement": rec, "seconds": 0.1})
         s.put(make_spec("measure", "attention", NET, seed=2), {"status": "failed",
-                                                               "error": "x"})  # fmt: skip
+                                                               "error": "x"})
         rows = s.query()
         got = [(r["seed"], r["label"]) for r in rows]
         assert got == [(0, m.label), (1, labels.grid_label(m.saturated, m.budget_hit)),
-                       (2, None)]  # fmt: skip
+                       (2, None)]
         assert s.get(rows[0]["key"])["label"] == m.label
         pytest.importorskip("pandas")
         col = s.to_dataframe()["label"]
@@ -117,7 +117,7 @@ def test_transition_rows_and_text_carry_the_label(tmp_path, capsys):
     rows = transition.read(tmp_path / transition.CSV_NAME)
     for r in rows:
         want = ("exact, proved" if r["measured"] == r["upper_proved"] else
-                labels.grid_label(r["saturated"] == "True", False))  # fmt: skip
+                labels.grid_label(r["saturated"] == "True", False))
         assert r["label"] == transition.row_label(r) == want, r
     assert main(["transition", "--plot-only", "--out", str(tmp_path), "--quiet"]) == 0
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("L=")]

@@ -132,14 +132,14 @@ def test_engine_reads_theory_only_where_the_architecture_page_says():
 def test_seprank_imports_are_at_module_top():
     late = [f"{f.relative_to(ROOT)}:{line} {t}" for n, f in _modules()
             for t, func, line, _ in _imports(n, f)
-            if func and (t == "seprank" or t.startswith("seprank."))]  # fmt: skip
+            if func and (t == "seprank" or t.startswith("seprank."))]
     assert late == []
 
 
 def test_function_level_imports_are_optional_or_heavy_dependencies():
     late = [f"{f.relative_to(ROOT)}:{line} {t}" for n, f in _modules()
             for t, func, line, _ in _imports(n, f)
-            if func and t.split(".")[0] not in LAZY_OK | {"seprank"}]  # fmt: skip
+            if func and t.split(".")[0] not in LAZY_OK | {"seprank"}]
     assert late == []
 
 
@@ -176,7 +176,7 @@ def test_no_private_attribute_of_another_seprank_module():
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                     and node.value.id in aliases and node.attr.startswith("_")
-                    and not node.attr.startswith("__")):  # fmt: skip
+                    and not node.attr.startswith("__")):
                 bad.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
     assert bad == []
 
@@ -190,7 +190,7 @@ def _docstring_lines(node) -> set[int]:
         if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             first = n.body[0] if n.body else None
             if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str)):  # fmt: skip
+                    and isinstance(first.value.value, str)):
                 lines.update(range(first.lineno, first.end_lineno + 1))
     return lines
 
@@ -231,7 +231,7 @@ def test_version_is_written_once():
 def test_theory_is_importable_after_import_seprank():
     r = subprocess.run([sys.executable, "-c", "import seprank; print(seprank.theory.bounds"
                         ".upper_bound(seprank.LinearSelfAttention(1, 2, 1, 2))['upper'])"],
-                       capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+                       capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and r.stdout.strip() == "3", r.stderr
 
 
@@ -258,10 +258,10 @@ def test_the_package_never_loads_the_repository_scripts():
     importlib), so there is no loop that the import graph cannot see."""
     bad = [f"{f.relative_to(ROOT)}:{node.lineno} {m}" for _, f in _modules()
            for node in ast.walk(ast.parse(f.read_text())) for m in _loads(node)
-           if m.split(".")[0] == "experiments"]  # fmt: skip
+           if m.split(".")[0] == "experiments"]
     assert bad == []
     assert _loads(ast.parse('importlib.import_module(f"experiments.{x}.run")').body[0].value) \
-        == ["experiments..run"]  # fmt: skip
+        == ["experiments..run"]
 
 
 def test_the_scripts_use_no_private_name_of_the_package():
@@ -275,6 +275,6 @@ def test_the_scripts_use_no_private_name_of_the_package():
             for m in mods:
                 if m.split(".")[0] == "seprank" and any(
                         p.startswith("_") and not p.startswith("__")
-                        for p in m.split(".") + names):  # fmt: skip
+                        for p in m.split(".") + names):
                     bad.append(f"{f.relative_to(ROOT)}:{node.lineno} {m} {names}")
     assert bad == []

@@ -35,10 +35,10 @@ def _run(tmp_path, *argv, timeout=300):
     for d in (ro / "home", ro / "cache", ro):
         d.chmod(0o555)
     env = dict(os.environ, HOME=str(ro / "home"), NUMBA_CACHE_DIR=str(ro / "cache"),
-               XDG_CACHE_HOME=str(ro / "home"), PYTHONPATH=str(ROOT))  # fmt: skip
+               XDG_CACHE_HOME=str(ro / "home"), PYTHONPATH=str(ROOT))
     try:
         return subprocess.run([sys.executable, "-c", CHILD, *argv], env=env, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=timeout)  # fmt: skip
+                              capture_output=True, text=True, timeout=timeout)
     finally:
         for d in (ro, ro / "home", ro / "cache"):
             d.chmod(0o755)
@@ -46,7 +46,7 @@ def _run(tmp_path, *argv, timeout=300):
 
 def test_imports_and_measures_by_float_without_a_writable_cache(tmp_path):
     r = _run(tmp_path, "measure", "--depth", "1", "--width", "2", "--seq-len", "4",
-             "--method", "float", "--quiet")  # fmt: skip
+             "--method", "float", "--quiet")
     assert r.returncode == 0, r.stderr
     assert "separation rank (measured, float)" in r.stdout
     assert r.stderr.count("no writable cache folder") == 1 and "Traceback" not in r.stderr

@@ -23,7 +23,7 @@ def reg():
 
 def test_the_four_registries_are_one_shape():
     for r, what in ((STRATEGIES, "strategy"), (ENGINES, "rank_engine"), (KINDS, "kind"),
-                    (ARCHITECTURES, "arch")):  # fmt: skip
+                    (ARCHITECTURES, "arch")):
         assert isinstance(r, Registry) and r.what == what and len(r.names(plugins=False)) >= 2
         with pytest.raises(ConfigError, match=rf"^{what}='nope' must be one of "):
             r.get("nope")
@@ -41,7 +41,7 @@ def test_register_get_names_unregister(reg):
     ("a", r"^thing='a' must be a Thing instance$"),
     (Thing(""), r"^thing='' must be a name other than '' or 'auto'$"),
     (Thing("auto"), r"^thing='auto' must be a name other than '' or 'auto'$"),
-])  # fmt: skip
+])
 def test_refusals_in_one_form(reg, obj, match):
     with pytest.raises(ConfigError, match=match):
         reg.register(obj)

@@ -29,7 +29,7 @@ DIRECTIVE = re.compile(
 BLOCK = re.compile(r"```\{eval-rst\}\n(.*?)```", re.S)
 #: What each kind of directive documents, said in the object page's first line.
 KINDS = {"autofunction": "function", "autoclass": "class", "autoexception": "exception",
-         "automethod": "method", "autodata": "data", "automodule": "module"}  # fmt: skip
+         "automethod": "method", "autodata": "data", "automodule": "module"}
 
 
 def slug(title: str) -> str:
@@ -43,7 +43,7 @@ def sections(text: str) -> tuple[str, list[tuple[str, str]]]:
     parts = re.split(r"^## (.+)$", text, flags=re.M)
     intro = parts[0].split("\n", 1)[1] if parts[0].startswith("# ") else parts[0]
     return intro.strip(), [(parts[i].strip(), parts[i + 1].strip())
-                           for i in range(1, len(parts), 2)]  # fmt: skip
+                           for i in range(1, len(parts), 2)]
 
 
 def _summary_block(block: str) -> tuple[str, list[tuple[str, str, str]]]:
@@ -51,7 +51,7 @@ def _summary_block(block: str) -> tuple[str, list[tuple[str, str, str]]]:
     names = "\n".join(f"   {name}" for _, name, _ in found)
     toc = "\n".join(f"   {name}" for _, name, _ in found)
     rst = (f"```{{eval-rst}}\n.. autosummary::\n   :nosignatures:\n\n{names}\n\n"
-           f".. toctree::\n   :hidden:\n\n{toc}\n```")  # fmt: skip
+           f".. toctree::\n   :hidden:\n\n{toc}\n```")
     return rst, found
 
 
@@ -60,7 +60,7 @@ def _object_page(kind: str, name: str, options: str, section: str) -> str:
     return (f"# {title}\n\n"
             f"A {KINDS[kind]} of the public API, in [{section}]({slug(section)}.md) "
             f"([the API reference](../api.md)).\n\n"
-            f"```{{eval-rst}}\n.. {kind}:: {name}{options}\n```\n")  # fmt: skip
+            f"```{{eval-rst}}\n.. {kind}:: {name}{options}\n```\n")
 
 
 def write_pages(srcdir: Path) -> None:
@@ -106,11 +106,11 @@ def api_page(app, docname: str, source: list[str]) -> None:
         return
     intro, secs = sections(source[0])
     rows = [f"| [{t}](api/{slug(t)}.md) | {_first_sentence(b) or '-'} | "
-            f"{len(DIRECTIVE.findall(b))} |" for t, b in secs]  # fmt: skip
+            f"{len(DIRECTIVE.findall(b))} |" for t, b in secs]
     toc = "\n".join(f"api/{slug(t)}" for t, _ in secs)
     source[0] = ("# API reference\n\n" + intro + "\n\n| part | what it is for | objects |\n"
                  "|---|---|---|\n" + "\n".join(rows) + "\n\n```{toctree}\n:hidden:\n\n"
-                 + toc + "\n```\n")  # fmt: skip
+                 + toc + "\n```\n")
 
 
 def setup(app):

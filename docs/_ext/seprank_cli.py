@@ -50,7 +50,7 @@ EXAMPLES = {
     "blocks": "seprank blocks --depth 2 --width 2 --seq-len 4 --db blocks.sqlite",
     "results": "seprank results --db runs.sqlite --format markdown --where seed=0",
     "study": "seprank study --vary depth=1:2 --param width=2 --out st",
-}  # fmt: skip
+}
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -127,7 +127,7 @@ def _option_item(action: argparse.Action, parser: argparse.ArgumentParser, comma
 
 
 def _options(parser: argparse.ArgumentParser, positional: bool,
-             command: str) -> nodes.definition_list:  # fmt: skip
+             command: str) -> nodes.definition_list:
     dl = nodes.definition_list(classes=["seprank-cli-options"])
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
@@ -165,7 +165,7 @@ def run_examples() -> dict[str, tuple[str, int]]:
                 continue
             argv = [sys.executable, "-m", "seprank", *command.split()[1:]]
             r = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, text=True,
-                               timeout=300)  # fmt: skip
+                               timeout=300)
             out[name] = (r.stdout.rstrip("\n"), r.returncode)
     return out
 

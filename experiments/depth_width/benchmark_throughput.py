@@ -60,7 +60,7 @@ def main(argv=None):
     ap = Parser()
     for flag, default, most in (("--depth", 4, 64), ("--width", 128, 8192), ("--heads", 8, 1024),
                                 ("--batch", 32, 4096), ("--ctx", 128, 8192),
-                                ("--steps", 10, 10_000)):  # fmt: skip
+                                ("--steps", 10, 10_000)):
         ap.add_argument(flag, type=int_at_least(1, most), default=default,
                         help=f"1..{most} (default {default})")
     ap.add_argument("--rounds", type=int_at_least(1, 100), default=5,

@@ -22,7 +22,7 @@ from seprank.paths import atomic_write, write_text
 FIELDS = [
     "budget", "depth", "width", "heads", "params", "params_12Ld2", "tokens", "seed",
     "train_loss", "val_loss", "seconds", "tokens_per_s", "device",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ PRESETS = {
     "gpu": Preset(budgets=(1_000_000, 4_000_000, 16_000_000), depths=(2, 4, 8, 16),
                   tokens=(20_000_000, 30_000_000, 40_000_000), seeds_smallest=3, head_dim=64,
                   batch=64, ctx=256, lr=1e-3, corpus_bytes=30_000_000),
-}  # fmt: skip
+}
 
 
 def plan(preset: Preset) -> list[dict]:
@@ -126,7 +126,7 @@ def train_one(run: dict, preset: Preset, data, device: str, bar=None) -> dict:
         train_loss=round(float(np.mean(tail)), 5), val_loss=round(float(np.mean(vl)), 5),
         seconds=round(seconds, 2), tokens_per_s=round(steps * preset.batch * preset.ctx / seconds),
         device=device, first_loss=losses[0],
-    )  # fmt: skip
+    )
 
 
 def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = True) -> list[dict]:
@@ -172,7 +172,7 @@ def machine_line(preset: str, device: str) -> str:
 
     desc = (f"preset={preset} device={device} torch={torch.__version__} "
             f"python={platform.python_version()} cpu={platform.machine()} "
-            f"cores={os.cpu_count()} threads={torch.get_num_threads()}")  # fmt: skip
+            f"cores={os.cpu_count()} threads={torch.get_num_threads()}")
     if device.startswith("cuda") and torch.cuda.is_available():
         desc += f" gpu={torch.cuda.get_device_name(0)}"
     return desc

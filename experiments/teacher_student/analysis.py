@@ -54,7 +54,7 @@ def stats(rs) -> dict:
     v = np.array([float(r["test_fvu"]) for r in rs])
     return dict(n=len(v), median=float(np.median(v)), mean=float(v.mean()),
                 std=float(v.std(ddof=1)) if len(v) > 1 else 0.0,
-                min=float(v.min()), max=float(v.max()))  # fmt: skip
+                min=float(v.min()), max=float(v.max()))
 
 
 def target_ranks(rows) -> dict:
@@ -68,7 +68,7 @@ def target_ranks(rows) -> dict:
 def target_order(rows) -> list[str]:
     tr = target_ranks(rows)
     return sorted(tr, key=lambda t: (t.startswith("teacher"), float(np.median(tr[t])),
-                                      t != CONTROL))  # fmt: skip
+                                      t != CONTROL))
 
 
 def control(rows, target: str = CONTROL) -> dict:
@@ -106,7 +106,7 @@ def theory(student: str, budget: int, depths, widths: dict) -> dict:
     trans = {L: formula_transition_depth(widths[L]) for L in depths}
     formula = {L: generic_block_bound_log10(L, widths[L]) for L in depths}
     return dict(optimal=expressivity_optimal_depth(equiv), transition=trans,
-                formula_log10=formula, argmax=max(formula, key=formula.get))  # fmt: skip
+                formula_log10=formula, argmax=max(formula, key=formula.get))
 
 
 def _fmt(s) -> str:
@@ -138,16 +138,16 @@ def report(rows) -> str:
         "Targets (rank across the balanced partition): "
         + "; ".join(f"{t}: {'/'.join(map(str, tr[t]))} ({_rank_how(rows, t)})" for t in order),
         "",
-    ]  # fmt: skip
+    ]
     lines += control_section(all_rows, main)
     bd = best_depths(rows)
     for st in sorted({r["student"] for r in rows}):
         for b in sorted({int(r["budget"]) for r in rows if r["student"] == st}):
             ws = {int(r["depth"]): int(r["width"]) for r in rows
-                  if r["student"] == st and int(r["budget"]) == b}  # fmt: skip
+                  if r["student"] == st and int(r["budget"]) == b}
             lines += ["", f"## {st} student, budget {b:,} non-embedding parameters", "",
                       "| target (rank) | " + " | ".join(f"L={L} (d={ws[L]})" for L in L_)
-                      + " | best depth |", "|---" * (len(L_) + 2) + "|"]  # fmt: skip
+                      + " | best depth |", "|---" * (len(L_) + 2) + "|"]
             for t in order:
                 if (st, b, t) not in bd:
                     continue
@@ -155,7 +155,7 @@ def report(rows) -> str:
                 row = [_fmt(per[L]) if L in per else "" for L in L_]
                 row = [f"**{x}**" if L == best else x for L, x in zip(L_, row)]
                 lines.append(f"| {t} ({'/'.join(map(str, tr[t]))}) | " + " | ".join(row)
-                             + f" | {best} ({how}) |")  # fmt: skip
+                             + f" | {best} ({how}) |")
             th = theory(st, b, L_, ws)
             lines += [
                 "",
@@ -179,7 +179,7 @@ def report(rows) -> str:
                 )
             else:
                 g = [int(r["student_grid_rank"]) for r in rows if r["student"] == st
-                     and int(r["budget"]) == b and r["student_grid_rank"] != ""]  # fmt: skip
+                     and int(r["budget"]) == b and r["student_grid_rank"] != ""]
                 if g:
                     lines.append(
                         f"No capacity theorem for softmax attention; measured float grid "
@@ -196,7 +196,7 @@ def control_section(rows, main: str) -> list[str]:
     lines = [f"## Rank-1 control ({CONTROL})", "",
              f"{CONTROL}: f = (a . u_0)(sum over j in B of b . u_j), a product g(u_A) h(u_B) "
              "that every student class can represent at every depth (the linear student "
-             "exactly: tests set its weights by hand; softmax to any accuracy).", ""]  # fmt: skip
+             "exactly: tests set its weights by hand; softmax to any accuracy).", ""]
     protos = sorted({protocol(r) for r in rows if r["target"] == CONTROL})
     if not protos:
         lines.append(f"No {CONTROL} rows: the control was not run.")
@@ -214,17 +214,17 @@ def control_section(rows, main: str) -> list[str]:
             )
         else:
             verdict = (f"**Every student fits the control**: {len(cells)} of {len(cells)} "
-                       f"(student, budget, depth) cells fit it on every seed")  # fmt: skip
+                       f"(student, budget, depth) cells fit it on every seed")
         lines.append(
             f"Protocol {p}: {verdict} (worst seed FVU {worst:.3g}; "
             f"up to {n_seeds} seeds a cell"
             + (f"; {len(short)} cells have fewer seeds, so their check is incomplete" if short
                else "") + ")."
-        )  # fmt: skip
+        )
         per = {k: s for k, s in cells}
         Ls = sorted({k[2] for k in per})
         lines += ["", "| student, budget | " + " | ".join(f"L={L}" for L in Ls) + " |",
-                  "|---" * (len(Ls) + 1) + "|"]  # fmt: skip
+                  "|---" * (len(Ls) + 1) + "|"]
         for st, b in sorted({k[:2] for k in per}):
             row = []
             for L in Ls:
@@ -251,7 +251,7 @@ def control_section(rows, main: str) -> list[str]:
             f"{n_old} cells" + (". Not fitted (worst seed FVU):" if old["failed"] else ".")
         )
         lines += [f"- {st} B={b} L={L}: {_fmt(s)} (max {s['max']:.3f})" + _why(st, L)
-                  for (st, b, L), s in old["failed"]]  # fmt: skip
+                  for (st, b, L), s in old["failed"]]
     return lines
 
 
@@ -264,19 +264,19 @@ def _miss(r) -> str:
     the validation FVU below 0.9 (val_fvu is the best over epochs, the epoch-0 start too)."""
     tr, va = float(r["train_fvu"]), float(r["val_fvu"])
     why = (f" (stuck at the mean: best validation FVU over all epochs {va:.3g})" if va >= 0.9
-           else "")  # fmt: skip
+           else "")
     return (f"{r['student']} B={int(r['budget']):,} L={r['depth']} seed {r['seed']}: test FVU "
             f"{float(r['test_fvu']):.3g}, train FVU {tr:.3g}, best epoch {r['best_epoch']} of "
-            f"{r['epochs']}" + why)  # fmt: skip
+            f"{r['epochs']}" + why)
 
 
 def _blowups(rows) -> str:
     big = [r for r in rows if float(r["test_fvu"]) > 10]
     div = sum(int(r.get("diverged") or 0) for r in rows)
     desc = ", ".join(f"{r['student']} B={r['budget']} L={r['depth']} {r['target']} seed "
-                     f"{r['seed']}: {float(r['test_fvu']):.3g}" for r in big)  # fmt: skip
+                     f"{r['seed']}: {float(r['test_fvu']):.3g}" for r in big)
     return (f"Runs with test FVU > 10: {len(big)}" + (f" ({desc})" if big else "")
-            + f"; runs stopped by a non-finite validation error: {div}.")  # fmt: skip
+            + f"; runs stopped by a non-finite validation error: {div}.")
 
 
 def _restarts(rows) -> str:
@@ -289,7 +289,7 @@ def _restarts(rows) -> str:
             f"attempt >= 0.5): {len(again)}, of which {len(left)} left the mean on a "
             "later attempt (" + ", ".join(f"{r['student']} B={r['budget']} L={r['depth']} "
                                           f"{r['target']} seed {r['seed']}" for r in left)
-            + ").")  # fmt: skip
+            + ").")
 
 
 def _why(student: str, depth: int) -> str:
@@ -326,7 +326,7 @@ def verdicts(rows, cells, bd) -> list[str]:
     elif n_c:
         out.append(f"- Control ({CONTROL}, same protocol as these tables): fitted in all "
                    f"{n_c} cells, so a failure at larger rank is not a training failure "
-                   "at rank 1.")  # fmt: skip
+                   "at rank 1.")
     # Proved capacity below the target's rank: no exact fit. How close a rank-k function
     # can come is measured by the target's grid spectrum (rank_floor).
     below = []
@@ -360,9 +360,9 @@ def verdicts(rows, cells, bd) -> list[str]:
     for st in sorted({r["student"] for r in rows}):
         for b in sorted({int(r["budget"]) for r in rows if r["student"] == st}):
             seq = [(float(np.median(ranks[t])), t, bd[(st, b, t)]) for t in target_order(rows)
-                   if (st, b, t) in bd]  # fmt: skip
+                   if (st, b, t) in bd]
             ws = {int(r["depth"]): int(r["width"]) for r in rows
-                  if r["student"] == st and int(r["budget"]) == b}  # fmt: skip
+                  if r["student"] == st and int(r["budget"]) == b}
             th = theory(st, b, sorted(ws), ws)
             desc = ", ".join(f"{t}: L={x[0]} ({x[1]})" for _, t, x in seq)
             agree = [t for _, t, x in seq if x[0] == th["optimal"]]
@@ -373,12 +373,12 @@ def verdicts(rows, cells, bd) -> list[str]:
                 f"{len(agree)} of {len(seq)} targets; clear (outside seed spread) for "
                 f"{len(tell)} of {len(seq)}"
                 + ("; the rest cannot tell." if len(tell) < len(seq) else ".")
-            )  # fmt: skip
+            )
             sop = [(int(t.split("R")[1]), t) for _, t, _ in seq if t.startswith("sop-")]
             mono = []
             for L in sorted(ws):
                 m = [stats(cells[(st, b, L, t)])["median"] for _, t in sorted(sop)
-                     if (st, b, L, t) in cells]  # fmt: skip
+                     if (st, b, L, t) in cells]
                 mono.append(all(x <= y for x, y in zip(m, m[1:])))
             if sop:
                 out.append(
@@ -444,7 +444,7 @@ def figure_data(rows) -> list[dict]:
     rows = [r for r in rows if protocol(r) == main]  # like with like
     cells, ranks, bd = _cells(rows), target_ranks(rows), best_depths(rows)
     words = {t: "; ".join(sorted({r.get("label") or row_label(r) for r in rows
-                                  if r["target"] == t})) for t in ranks}  # fmt: skip
+                                  if r["target"] == t})) for t in ranks}
     students = sorted({r["student"] for r in rows})
     budgets = sorted({int(r["budget"]) for r in rows})
     depths = sorted({int(r["depth"]) for r in rows})
@@ -453,12 +453,12 @@ def figure_data(rows) -> list[dict]:
     for st in students:
         for L in depths:
             for t in [t for fam in ("sop", "teacher", "ctrl") for t in order
-                      if t.startswith(fam)]:  # fmt: skip
+                      if t.startswith(fam)]:
                 if (st, budgets[-1], L, t) in cells:
                     data.append(dict(panel="error_vs_rank", student=st, budget=budgets[-1],
                                      depth=L, target=t,
                                      target_rank=float(np.median(ranks[t])), label=words[t],
-                                     **stats(cells[(st, budgets[-1], L, t)])))  # fmt: skip
+                                     **stats(cells[(st, budgets[-1], L, t)])))
     for st in students:
         for b in budgets:
             for t in target_order(rows):
@@ -466,7 +466,7 @@ def figure_data(rows) -> list[dict]:
                     best, how, per = bd[(st, b, t)]
                     data.append(dict(panel="best_depth", student=st, budget=b, depth=best,
                                      target=t, target_rank=float(np.median(ranks[t])),
-                                     label=words[t], clear=how, **per[best]))  # fmt: skip
+                                     label=words[t], clear=how, **per[best]))
     return data
 
 
@@ -502,7 +502,7 @@ def plot_figure(data, ax=None):
             sh = 1.05 ** (i - (len(depths) - 1) / 2)  # side by side, bars stay apart
             for fam, mk, ls in (("sop", "o", "-"), ("teacher", "s", "none")):
                 pts = [d for d in data if d["student"] == st and int(d["depth"]) == L
-                       and d["target"].startswith(fam)]  # fmt: skip
+                       and d["target"].startswith(fam)]
                 if not pts:
                     continue
                 x = [d["target_rank"] * sh for d in pts]
@@ -511,7 +511,7 @@ def plot_figure(data, ax=None):
                 hi = [min(d["max"], 10) - d["median"] for d in pts]
                 a.errorbar(x, y, yerr=[lo, hi], marker=mk, ls=ls, color=cols[L], capsize=1.5,
                            ms=3.5, lw=1, elinewidth=0.6, mfc=cols[L] if fam == "sop" else
-                           "white", label=f"$L = {L}$" if fam == "sop" else None)  # fmt: skip
+                           "white", label=f"$L = {L}$" if fam == "sop" else None)
         a.axhline(FIT, color=GREY, lw=0.8, ls=":")
         a.set_xscale("log", base=2)
         a.set_yscale("log")
@@ -520,17 +520,17 @@ def plot_figure(data, ax=None):
         a.set_xlabel("target separation rank $R$")
         a.set_ylabel("test FVU (median; bars min..max)")
         a.text(0.03, 0.97, f"{st} student, budget {data[0]['budget']:,}",
-               transform=a.transAxes, va="top", fontsize=8)  # fmt: skip
+               transform=a.transAxes, va="top", fontsize=8)
     from matplotlib.lines import Line2D
 
     handles, _ = axes[0].get_legend_handles_labels()
     handles += [Line2D([], [], marker="s", mfc="white", color="black", ls="none",
                        label="teacher"),
-                Line2D([], [], color=GREY, ls=":", label=f"FVU = {FIT}")]  # fmt: skip
+                Line2D([], [], color=GREY, ls=":", label=f"FVU = {FIT}")]
     axes[0].legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.02),
                    ncol=4, columnspacing=0.9, handletextpad=0.4,
                    title="student depth (circles: sum-of-products targets)",
-                   borderaxespad=0.0)  # fmt: skip
+                   borderaxespad=0.0)
     return fig
 
 
@@ -567,7 +567,7 @@ def figure(rows, prefix) -> list[Path]:
 
 #: fig10's CSV columns.
 FIGURE_KEYS = ["panel", "student", "budget", "depth", "target", "target_rank", "label", "n",
-               "median", "mean", "std", "min", "max", "clear"]  # fmt: skip
+               "median", "mean", "std", "min", "max", "clear"]
 
 
 def write_figure_csv(data, path) -> Path:
@@ -579,7 +579,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.teacher_student.analysis")
     ap.add_argument("csv", type=Path)
     ap.add_argument("--figure", type=Path, default=None, help="prefix, e.g. paper_figures/fig10_"
-                    "teacher_student (writes .png, .pdf, .csv)")  # fmt: skip
+                    "teacher_student (writes .png, .pdf, .csv)")
     a = ap.parse_args(argv)
     if not a.csv.exists():
         print(f"error: csv={str(a.csv)!r} does not exist", file=sys.stderr)

@@ -42,7 +42,7 @@ def main(argv=None) -> int:
         data = make_data(t, seed, p.n, p.seq_len, p.dim)
         run = {k: r[k] for k in ("target", "student", "protocol")} | dict(
             budget=int(r["budget"]), depth=int(r["depth"]), width=int(r["width"]),
-            seed=seed, heads=int(r["heads"]))  # fmt: skip
+            seed=seed, heads=int(r["heads"]))
         new = run_one(run, p, t, info, data, "cpu")
         keys = ("test_fvu", "val_fvu", "train_fvu", "epochs", "best_epoch", "student_grid_rank")
         same = all(str(new[k]) == r[k] for k in keys)
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         print(f"row {i}: {r['target']} {r['student']} B={r['budget']} L={r['depth']} seed "
               f"{seed}: recorded test FVU {r['test_fvu']} ({r['epochs']} epochs), rerun "
               f"{new['test_fvu']} ({new['epochs']} epochs): "
-              + ("identical" if same else "DIFFERENT"))  # fmt: skip
+              + ("identical" if same else "DIFFERENT"))
     return 0 if same_all else 1
 
 

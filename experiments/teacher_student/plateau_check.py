@@ -38,13 +38,13 @@ def main(argv=None) -> int:
     model = build(a.student, a.depth, width, p.seq_len, p.dim)
     hist: list[float] = []
     r = train(model, data, lr=p.lr, batch=p.batch, max_epochs=a.epochs, min_epochs=a.epochs,
-              patience=a.epochs, seed=a.seed, on_epoch=lambda e, v, b: hist.append(v))  # fmt: skip
+              patience=a.epochs, seed=a.seed, on_epoch=lambda e, v, b: hist.append(v))
     below = next((i + 1 for i, v in enumerate(hist) if v < 0.9), None)
     print(f"{a.target} {a.student} B={a.budget} L={a.depth} d={width} seed {a.seed}, "
           f"{a.epochs} epochs at constant lr {p.lr}: test FVU {r['test_fvu']:.4g} (best "
-          f"epoch {r['best_epoch']}); first epoch with validation FVU < 0.9: {below}")  # fmt: skip
+          f"epoch {r['best_epoch']}); first epoch with validation FVU < 0.9: {below}")
     print("validation FVU at epochs 1, 11, 21, ...: "
-          + ", ".join(f"{v:.3g}" for v in hist[::10]))  # fmt: skip
+          + ", ".join(f"{v:.3g}" for v in hist[::10]))
     return 0
 
 

@@ -20,7 +20,7 @@ FIELDS = [
     "student", "budget", "depth", "width", "heads", "params", "capacity_log10",
     "capacity_which", "seed", "n_train", "epochs", "best_epoch", "diverged", "train_fvu",
     "val_fvu", "test_fvu", "student_grid_rank", "seconds", "device", "protocol", "restarts",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Preset:
 # for the rank-1 control after protocol v1 left one softmax run at the mean (FVU 1.00,
 # stopped on its plateau at epoch 24); fixed after one trial on that run, not per cell.
 V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience=5,
-          protocol="v2")  # fmt: skip
+          protocol="v2")
 
 # Protocol v3 (preset cpu): v1's constant rate, but early stopping counts only once the best
 # validation FVU is below 0.5 (the run has left the plateau at the mean), and up to 120
@@ -61,7 +61,7 @@ V2 = dict(max_epochs=150, min_epochs=40, patience=20, lr_factor=0.5, lr_patience
 # initialisation (torch seed + 1000 k, up to 2 more times); the attempt with the best
 # validation FVU is kept, `restarts` counts them.
 V3 = dict(max_epochs=120, min_epochs=20, patience=10, arm_below=0.5, restarts=2,
-          protocol="v3")  # fmt: skip
+          protocol="v3")
 
 
 PRESETS = {
@@ -90,7 +90,7 @@ PRESETS = {
                            "teacher-L1", "teacher-L2", "teacher-L3"), seeds=3,
                   n=(8192, 2048, 8192), batch=256, max_epochs=150, patience=15,
                   arm_below=0.5, restarts=2, protocol="gpu"),
-}  # fmt: skip
+}
 
 
 def plan(preset: Preset) -> list[dict]:
@@ -107,13 +107,13 @@ def plan(preset: Preset) -> list[dict]:
                         runs.append(dict(target=target, student=student, budget=budget,
                                          depth=depth, width=width, seed=seed,
                                          heads=heads_of(student, width),
-                                         protocol=preset.protocol))  # fmt: skip
+                                         protocol=preset.protocol))
     return runs
 
 
 def key(row) -> tuple:
     return (row["target"], row["student"], int(row["budget"]), int(row["depth"]),
-            int(row["seed"]), row["protocol"])  # fmt: skip
+            int(row["seed"]), row["protocol"])
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -123,7 +123,7 @@ def read_rows(path: Path) -> list[dict]:
 
     return [{**r, "protocol": r.get("protocol") or "v1", "rank_status": row_status(r),
              "label": r.get("label") or row_label(r)}
-            for r in csv_rows.read_rows(path, missing_ok=True)]  # fmt: skip
+            for r in csv_rows.read_rows(path, missing_ok=True)]
 
 
 def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) -> dict:
@@ -142,7 +142,7 @@ def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) ->
         r = train(m, data, lr=preset.lr, batch=preset.batch, max_epochs=preset.max_epochs,
                   patience=preset.patience, min_epochs=preset.min_epochs,
                   lr_factor=preset.lr_factor, lr_patience=preset.lr_patience,
-                  arm_below=preset.arm_below, seed=run["seed"])  # fmt: skip
+                  arm_below=preset.arm_below, seed=run["seed"])
         spent += r["seconds"]
         if best is None or r["val_fvu"] < best[1]["val_fvu"]:
             best = (m, r)
@@ -166,7 +166,7 @@ def run_one(run: dict, preset: Preset, target, info: dict, data, device: str) ->
         **{k: info[k] for k in ("target_rank", "rank_measured", "rank_upper", "rank_status",
                                 "label")},
         **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in res.items()},
-    )  # fmt: skip
+    )
 
 
 def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = True) -> list[dict]:
@@ -206,7 +206,7 @@ def sweep(preset_name: str, out: Path, device: str = "cpu", progress: bool = Tru
                       f"{row['target_rank']}) {run['student']} B={run['budget']} "
                       f"L={run['depth']} d={run['width']} seed={run['seed']}: test FVU "
                       f"{row['test_fvu']:.4f} ({row['epochs']} epochs, "
-                      f"{row['seconds']:.1f} s)", file=sys.stderr, flush=True)  # fmt: skip
+                      f"{row['seconds']:.1f} s)", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         print(f"\ninterrupted: {len(new_rows)} new rows kept in {path}", file=sys.stderr)
         raise
@@ -232,7 +232,7 @@ def _write_machine(out: Path, preset: str, device: str) -> None:
     desc = machine_line(preset, device)
     path = out / "machine.txt"  # one line per preset run into this folder
     keep = [x for x in (path.read_text().splitlines() if path.exists() else [])
-            if not x.startswith(f"preset={preset} ")]  # fmt: skip
+            if not x.startswith(f"preset={preset} ")]
     write_text(path, "\n".join(keep + [desc]) + "\n")
 
 

@@ -124,7 +124,7 @@ STUDENTS = {
     "softmax": dict(cls=SoftmaxStudent, params=softmax_params,
                     width=lambda b, L: width_for_budget(b, L, SOFTMAX_HEAD_DIM)),
     "linear": dict(cls=LinearStudent, params=linear_params, width=linear_width),
-}  # fmt: skip
+}
 
 
 def heads_of(student: str, width: int) -> int:

@@ -107,7 +107,7 @@ class SumOfProducts:
         status = MEETS if measured == self.rank else "below construction"
         return dict(target_rank=self.rank, rank_measured=measured, rank_upper=self.rank,
                     rank_how="float SVD of a grid (measured); R by construction (proved)",
-                    rank_status=status, label=FLOAT_SVD_LABEL)  # fmt: skip
+                    rank_status=status, label=FLOAT_SVD_LABEL)
 
 
 def grid_rank(m: np.ndarray) -> int:
@@ -152,7 +152,7 @@ class Bilinear:
         return dict(target_rank=1, rank_measured=measured, rank_upper=1,
                     rank_how="float SVD of a grid (measured); 1 by construction (proved)",
                     rank_status=MEETS if measured == 1 else "below construction",
-                    label=FLOAT_SVD_LABEL)  # fmt: skip
+                    label=FLOAT_SVD_LABEL)
 
 
 @dataclass
@@ -168,7 +168,7 @@ class AttentionTeacher:
         from seprank.nets import LinearSelfAttention
 
         self.net = LinearSelfAttention(depth=self.depth, width=self.dim, heads=1,
-                                       seq_len=self.seq_len)  # fmt: skip
+                                       seq_len=self.seq_len)
         rng = np.random.default_rng([self.seed, 3, self.depth])
         L, a, d = self.depth, self.dim, self.dim
         shapes = dict(Wq=(L, 1, a, d), Wk=(L, 1, a, d), Wv=(L, 1, a, d), Wo=(L, 1, d, a))
@@ -196,7 +196,7 @@ class AttentionTeacher:
         status = labels.rank_label(m.rank, m.saturated, m.budget_hit, up, labels.PROVED)
         return dict(target_rank=m.rank, rank_measured=m.rank, rank_upper=up,
                     rank_how="seprank.measure (exact GF(p) grid rank) vs proved block bound",
-                    rank_status=status, label=status)  # fmt: skip
+                    rank_status=status, label=status)
 
 
 def make_target(name: str, seq_len: int, dim: int, seed: int):

@@ -49,14 +49,14 @@ def fvu(model, u, y, batch: int = 4096) -> float:
 
 def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
           seed: int, min_epochs: int = 0, lr_factor: float = 1.0, lr_patience: int = 0,
-          arm_below: float | None = None, on_epoch=None) -> dict:  # fmt: skip
+          arm_below: float | None = None, on_epoch=None) -> dict:
     """Train with early stopping on validation; returns errors and epoch counts."""
     import torch
 
     dev = next(model.parameters()).device
     t = {k: (torch.as_tensor(u, dtype=torch.float32, device=dev),
              torch.as_tensor(y, dtype=torch.float32, device=dev))
-         for k, (u, y) in data.items()}  # fmt: skip
+         for k, (u, y) in data.items()}
     ut, yt = t["train"]
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     sched = None
@@ -100,4 +100,4 @@ def train(model, data, *, lr: float, batch: int, max_epochs: int, patience: int,
         train_fvu=fvu(model, *t["train"]), val_fvu=best, test_fvu=fvu(model, *t["test"]),
         epochs=epoch, best_epoch=best_epoch, diverged=int(diverged),
         seconds=time.perf_counter() - t0,
-    )  # fmt: skip
+    )

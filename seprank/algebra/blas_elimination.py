@@ -415,7 +415,7 @@ def rank_blocked(F: np.ndarray, p: int, block: int = BLOCK, overwrite: bool = Fa
     if not 1 <= block <= (1 << 13):
         raise ValueError(f"block={block} must be in 1..8192")
     if isinstance(F, np.ndarray) and F.dtype == np.float64 and F.ndim == 2 and F.size \
-            and _residues(F, float(p)):  # fmt: skip
+            and _residues(F, float(p)):
         A = F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
         return len(pivots(A, p, block)[0])
     F = np.asarray(F, dtype=np.int64)

@@ -50,7 +50,7 @@ def _drawable(shape):
     n = math.prod(int(d) for d in dims)
     if n > MAX_DRAW:
         raise TooBigError(f"weights of shape {dims}: {float(n):.3g} entries, over the "
-                          f"{MAX_DRAW:,} one draw may hold (lower the sizes)")  # fmt: skip
+                          f"{MAX_DRAW:,} one draw may hold (lower the sizes)")
     return shape
 
 
@@ -440,7 +440,7 @@ class Symbolic(Domain):
         a = np.asarray(x)
         out = np.empty(a.shape, dtype=object)
         out.ravel()[:] = [n if q == 1 else Rational(n, q)
-                          for n, q in (_ratio(v) for v in a.ravel())]  # fmt: skip
+                          for n, q in (_ratio(v) for v in a.ravel())]
         return out
 
     def add(self, a, b):
@@ -463,9 +463,9 @@ class Symbolic(Domain):
 
 def _ratio(v) -> tuple[int, int]:
     if isinstance(v, (float, np.floating)) and (np.dtype(type(v)).itemsize > 8
-                                                 or not math.isfinite(float(v))):  # fmt: skip
+                                                 or not math.isfinite(float(v))):
         raise DomainError(f"the float constant {v!r} is not read exactly: use a "
-                          "fractions.Fraction")  # fmt: skip
+                          "fractions.Fraction")
     q = Fraction(v) if not isinstance(v, (float, np.floating)) else Fraction(float(v))
     return q.numerator, q.denominator  # a float: the exact binary fraction it holds
 

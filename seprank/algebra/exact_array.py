@@ -71,24 +71,24 @@ STRUCTURAL = {
             "squeeze",
         ),
         "first",
-    ),  # fmt: skip
+    ),
     **dict.fromkeys(
         ("concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "block"), "seq"
-    ),  # fmt: skip
+    ),
     "broadcast_arrays": "all",
     "append": (0, 1),
     "insert": (0, 2),
 }
 COMPARISONS = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
                "maximum", "minimum", "fmax", "fmin", "sign", "absolute", "logical_and",
-               "logical_or", "logical_not", "logical_xor", "isnan", "isinf"}  # fmt: skip
+               "logical_or", "logical_not", "logical_xor", "isnan", "isinf"}
 
 
 #: Keywords a ufunc call may carry (anything else, e.g. matmul's axes=, is refused).
 _COMMON = {"casting", "order", "subok", "dtype", "where"}
 UFUNC_KEYWORDS = {"__call__": _COMMON, "outer": _COMMON,
                   "reduce": _COMMON | {"axis", "keepdims", "initial"},
-                  "accumulate": _COMMON | {"axis"}}  # fmt: skip
+                  "accumulate": _COMMON | {"axis"}}
 
 
 class ExactArray(np.ndarray):
@@ -245,11 +245,11 @@ def call(ops, name, inputs):
     if name in ("negative", "positive", "conjugate", "conj", "square"):
         a = ops.operand(inputs[0])
         return ops.wrap(ops.multiply(a, a) if name == "square" else
-                        ops.negative(a) if name == "negative" else a.copy())  # fmt: skip
+                        ops.negative(a) if name == "negative" else a.copy())
     if name == "power":
         base, k = inputs
         if isinstance(k, ExactArray) or np.ndim(k) or isinstance(k, (float, np.floating)) \
-                or int(k) < 0:  # fmt: skip
+                or int(k) < 0:
             raise ops.refuse(f"power with exponent {k!r} (only a non-negative integer)")
         return ops.wrap(ops.power(ops.operand(base), int(k)))
     if name in ("true_divide", "divide", "floor_divide"):
@@ -309,7 +309,7 @@ def einsum(ops, subscripts, *operands, out=None, dtype=None, **kw):
         out = "".join(sorted(ch for ch, n in counts.items() if n == 1))
     if len(terms) != len(operands) or not set(spec) <= set(string.ascii_letters + ",->"):
         raise DomainError(f"einsum: subscripts {subscripts!r} do not match "
-                          f"{len(operands)} operand(s)")  # fmt: skip
+                          f"{len(operands)} operand(s)")
     raws = [ops.operand(x) for x in operands]
     acc_s, acc = terms[0], raws[0]
     for k in range(1, len(terms)):
@@ -324,14 +324,14 @@ def einsum(ops, subscripts, *operands, out=None, dtype=None, **kw):
 def sum_(ops, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     _no_where(ops, "sum", where)
     res = reduction(ops, "add", "reduce", a, {"axis": axis, "keepdims": keepdims,
-                                               "initial": initial})  # fmt: skip
+                                               "initial": initial})
     return _store(res, out)
 
 
 def prod(ops, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     _no_where(ops, "prod", where)
     res = reduction(ops, "multiply", "reduce", a, {"axis": axis, "keepdims": keepdims,
-                                                    "initial": initial})  # fmt: skip
+                                                    "initial": initial})
     return _store(res, out)
 
 
@@ -409,7 +409,7 @@ def diff(ops, a, n=1, axis=-1):
 EXACT = {"einsum": einsum, "sum": sum_, "prod": prod, "cumsum": _cumulative("add"),
          "cumprod": _cumulative("multiply"), "mean": mean, "matmul": matmul,
          "tensordot": tensordot, "dot": dot, "outer": outer, "trace": trace,
-         "diff": diff}  # fmt: skip
+         "diff": diff}
 
 
 # ---------------------------------------------------------------- entries moved, not computed
@@ -458,7 +458,7 @@ def like(ops, name, a, *args, **kwargs):
     fill = args[0] if name == "full_like" and args else kwargs.get("fill_value", 0)
     value = 1 if name == "ones_like" else fill if name == "full_like" else 0
     return ops.wrap(np.broadcast_to(ops.operand(np.full((), value, dtype=object)),
-                                    shape).copy())  # fmt: skip
+                                    shape).copy())
 
 
 def pad(ops, a, pad_width, mode="constant", **kwargs):

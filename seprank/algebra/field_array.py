@@ -107,7 +107,7 @@ def einsum_modp(spec: str, a, b, p: int) -> np.ndarray:
 
     def cut(arr, letters, ch, sl):
         return arr[tuple(sl if c == ch and n > 1 else slice(None)
-                         for c, n in zip(letters, np.shape(arr)))]  # fmt: skip
+                         for c, n in zip(letters, np.shape(arr)))]
 
     def contract(a, limit):
         if total <= limit:
@@ -151,7 +151,7 @@ def multiple_of_p(v, p: int) -> DomainError:
     constants of the code)."""
     return DomainError(f"the constant {v} is a nonzero multiple of the prime p={p}: it is 0 "
                        "in GF(p), so the rank there could fall below the rank over Q; "
-                       "measure with another prime (prime=..., --prime)")  # fmt: skip
+                       "measure with another prime (prime=..., --prime)")
 
 
 def check_no_multiples(a: np.ndarray, p: int) -> None:
@@ -185,12 +185,12 @@ def _residue(v, p: int) -> int:
         q = exact_float(v)
         if q is None:
             raise DomainError(f"the float constant {float(v)!r} is not read exactly: use a "
-                              "fractions.Fraction")  # fmt: skip
+                              "fractions.Fraction")
         v = q
     if isinstance(v, Fraction):
         if v.denominator % p == 0:
             raise DomainError(f"the constant {v} has a denominator divisible by p={p}: "
-                              "measure with another prime (prime=..., --prime)")  # fmt: skip
+                              "measure with another prime (prime=..., --prime)")
         if v.numerator % p == 0 and v.numerator != 0:
             raise multiple_of_p(v, p)
         return v.numerator * pow(v.denominator, -1, p) % p
@@ -223,7 +223,7 @@ class GF(Arithmetic):
                 check_no_multiples(a, self.p)
                 return a % self.p
         if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and \
-                np.all(a == np.round(a)) and float(np.abs(a).max()) < 2**62:  # fmt: skip
+                np.all(a == np.round(a)) and float(np.abs(a).max()) < 2**62:
             a = a.astype(np.int64)
             check_no_multiples(a, self.p)
             return a % self.p

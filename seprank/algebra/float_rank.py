@@ -95,7 +95,7 @@ def float_distrust(m) -> str | None:
         stopped = getattr(m, "saturated", False)
     if not stopped or r <= 0 or r >= len(s):
         return (f"no singular value below the tolerance (rank {r} of a {len(s)}-value "
-                "spectrum: the rank reached the sample size)")  # fmt: skip
+                "spectrum: the rank reached the sample size)")
     if not np.all(np.isfinite(s)):
         return "the spectrum is not finite (the grid overflowed float64)"
     cliff = s[r - 1] / max(s[r], 1e-300)
@@ -104,14 +104,14 @@ def float_distrust(m) -> str | None:
     above = s[r - 1] / tol if tol else float("inf")
     if not above >= FLOAT_GAP:
         return (f"the last kept value is near round-off: s[r-1]/tolerance = {above:.3g} "
-                f"< {FLOAT_GAP:g}")  # fmt: skip
+                f"< {FLOAT_GAP:g}")
     scaled = getattr(m, "scaled_rank", None)
     if scaled is None:
         return "the equilibrated grid's rank was not measured (scale invariance unchecked)"
     if scaled != r:
         return (f"not scale invariant: the row-and-column equilibrated grid has float rank "
                 f"{scaled}, not {r} (the grid is graded; its small directions hide below "
-                f"round-off)")  # fmt: skip
+                f"round-off)")
     return None
 
 

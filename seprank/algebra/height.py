@@ -126,7 +126,7 @@ class HeightBounds(Arithmetic):
     def _contract(self, a, b, terms: int, shape):
         top = max(int(a.max(initial=ZERO)), ZERO) + max(int(b.max(initial=ZERO)), ZERO)
         val = ZERO if (np.size(a) == 0 or np.size(b) == 0 or a.max() <= ZERO
-                       or b.max() <= ZERO) else top + _clog2(terms)  # fmt: skip
+                       or b.max() <= ZERO) else top + _clog2(terms)
         return np.full(shape, val, dtype=np.int64)
 
     def matmul(self, a, b):
@@ -153,7 +153,7 @@ class HeightBounds(Arithmetic):
 
     def reduce(self, name, a, axes):
         count = math.prod(a.shape[ax] for ax in np.atleast_1d(axes)) if axes is not None \
-            else a.size  # fmt: skip
+            else a.size
         if name == "add":
             top = np.maximum.reduce(a, axis=axes, initial=ZERO)
             return np.where(top <= ZERO, ZERO, top + _clog2(count))
@@ -222,7 +222,7 @@ class _Traced(Domain):
 
     def einsum(self, spec, *operands):
         return np.einsum(spec, *(self.exact_array.wrap(self.exact_array.operand(x))
-                                 for x in operands))  # fmt: skip
+                                 for x in operands))
 
     def add(self, a, b):
         return self.exact_array.wrap(self.exact_array.operand(a)) + b

@@ -45,7 +45,7 @@ def _mulmod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
     out = None
     for s in range(0, max(A.shape[1], 1), _INNER):
         part = blas_elimination.matmul_mod(np.ascontiguousarray(A[:, s : s + _INNER]),
-                                np.ascontiguousarray(B[s : s + _INNER]), p)  # fmt: skip
+                                np.ascontiguousarray(B[s : s + _INNER]), p)
         out = part if out is None else np.mod(out + part, float(p))
     return out
 
@@ -57,7 +57,7 @@ def _submod(C: np.ndarray, A: np.ndarray, B: np.ndarray, p: int) -> None:
     pf = float(p)
     for s in range(0, A.shape[1], _INNER):
         H, Lo = blas_elimination.split_products(np.ascontiguousarray(A[:, s : s + _INNER]),
-                                      np.ascontiguousarray(B[s : s + _INNER]))  # fmt: skip
+                                      np.ascontiguousarray(B[s : s + _INNER]))
         blas_elimination.subtract_products(C, H, Lo, pf, 1.0 / pf)
 
 
@@ -92,7 +92,7 @@ class IncrementalRank:
         c = X.shape[1]
         if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != nr or Y.shape[1] != nc + c:
             raise ValueError(f"extend: new_cols {X.shape} and new_rows {Y.shape} do not fit "
-                             f"a {nr}x{nc} matrix")  # fmt: skip
+                             f"a {nr}x{nc} matrix")
         X = np.mod(X[self.row_ids], p)
         for off, k, _ in self.blocks:  # L^-1 on the new columns, block by block
             _submod(X[off + k :], self.Z[off + k :, off : off + k], X[off : off + k], self.p)

@@ -30,13 +30,13 @@ def matmul_mod_long(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
     inner dimension one exact product allows (2**13 for two split products), summed; one
     product (:func:`~seprank.algebra.blas_elimination.matmul_mod`) when it fits in one."""
     step = next((s for s in (8192, 4096, 2048, 1024, 512, 256) if be.single_product(p, s)),
-                8192)  # fmt: skip
+                8192)
     if A.shape[1] <= step:
         return be.matmul_mod(A, B, p)
     out = np.zeros((A.shape[0], B.shape[1]))
     for s in range(0, A.shape[1], step):
         out += be.matmul_mod(np.ascontiguousarray(A[:, s:s + step]),
-                             np.ascontiguousarray(B[s:s + step]), p)  # fmt: skip
+                             np.ascontiguousarray(B[s:s + step]), p)
         out[out >= p] -= p
     return out
 
@@ -58,7 +58,7 @@ def left_kernel(A: np.ndarray, factors: dict, p: int) -> np.ndarray:
         acc = np.array(A[r:, cols_t])  # L_N, block t
         for off_s, k_s, _ in steps[t + 1:]:
             acc -= matmul_mod_long(Y[:, off_s:off_s + k_s], np.ascontiguousarray(
-                A[off_s:off_s + k_s][:, cols_t]), p)  # fmt: skip
+                A[off_s:off_s + k_s][:, cols_t]), p)
             acc[acc < 0] += p
         Y[:, off_t:off_t + k_t] = acc
     K[:, order[:r]] = np.where(Y > 0, p - Y, 0.0)

@@ -289,7 +289,7 @@ def _residues_of(F, p: int, overwrite: bool, leaf: int) -> np.ndarray:
     if not 1 <= leaf <= 128:
         raise ValueError(f"leaf={leaf} must be in 1..128")
     if isinstance(F, np.ndarray) and F.dtype == np.float64 and F.ndim == 2 and F.size \
-            and all_residues(F, float(p)):  # fmt: skip
+            and all_residues(F, float(p)):
         return F if overwrite and F.flags.c_contiguous else np.array(F, order="C")
     F = np.asarray(F, dtype=np.int64)
     if F.size and (F.min() < 0 or F.max() >= p):

@@ -25,7 +25,7 @@ from seprank.algebra.rank_engines import (
 )
 
 __all__ = ["DEVICES", "RANK_ENGINES", "GrowingRank", "RankEngine", "check_rank_engine",
-           "rank_modp", "register", "unregister"]  # fmt: skip
+           "rank_modp", "register", "unregister"]
 
 
 def rank_modp(F: np.ndarray, p: int, engine: str = "auto", device: str = "cpu") -> int:

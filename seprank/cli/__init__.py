@@ -36,7 +36,7 @@ def _build_parser() -> argparse.ArgumentParser:
                  "sweep/verify/transition stored a failed or refused task, or the store "
                  "could not be written or no Dask worker was left mid-run (finished tasks "
                  "kept), or an output could not be written (no partial file left), or check-certificate found a certificate false, 2 bad input or "
-                 "refused (one line on stderr), 130 interrupted")  # fmt: skip
+                 "refused (one line on stderr), 130 interrupted")
     ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -82,7 +82,7 @@ def _say(line: str) -> None:
 
 #: errno values that mean an output stream could not be written (not an input error).
 _OUTPUT_ERRNO = {errno.ENOSPC, errno.EIO, errno.EBADF, errno.EDQUOT, errno.EROFS,
-                 errno.EFBIG}  # fmt: skip
+                 errno.EFBIG}
 
 
 def _readable_streams() -> None:

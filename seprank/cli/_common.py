@@ -109,7 +109,7 @@ def add_param(p, name: str, **kw) -> None:
     """
     r = parameters.row(name)
     opts = {"type": param_arg(name), "help": r.help,
-            "default": r.default if r.cli_default is None else r.cli_default}  # fmt: skip
+            "default": r.default if r.cli_default is None else r.cli_default}
     if r.kind == "choice":
         opts["metavar"] = choices_metavar(r.names())
     p.add_argument(r.flag, **{**opts, **kw})
@@ -120,7 +120,7 @@ nonneg_int, pos_int = _bounded_int(0), _bounded_int(1)
 sample_count = param_arg("max_samples")
 #: --confirm, --retries, --workers: counts of runs, attempts and processes.
 small_count, retry_count, worker_count = _bounded_int(1, 1000), _bounded_int(0, 100), \
-    _bounded_int(1, 4096)  # fmt: skip
+    _bounded_int(1, 4096)
 #: --threads: torch CPU threads (far more than any machine has is a typo, refused).
 thread_count = _bounded_int(1, 1024)
 #: --prime: a prime within the modulus limits (the API's policy: whether it is large enough
@@ -139,7 +139,7 @@ def real_arg(lo: float, hi: float, *, lo_open: bool = False):
         if not math.isfinite(v) or v > hi or v < lo or (lo_open and v == lo):
             side = "(" if lo_open else "["
             raise argparse.ArgumentTypeError(f"must be a finite number in {side}{lo:g}, "
-                                             f"{hi:g}], got {text!r}")  # fmt: skip
+                                             f"{hi:g}], got {text!r}")
         return v
 
     parse.__name__ = f"number in [{lo:g}, {hi:g}]"
@@ -174,7 +174,7 @@ def _add_net_args(p, need=True):
     p.add_argument("--seq-len", type=pos_int, required=need, help=f"sequence length N >= 2{req}")
     p.add_argument("--residual", action="store_true", help="add the skip connection")
     p.add_argument("--query-position", type=nonneg_int, default=0 if need else None,
-                   help="position i whose output y^{L,i} is studied (default 0)")  # fmt: skip
+                   help="position i whose output y^{L,i} is studied (default 0)")
 
 
 def add_output_args(p, json_help: str = "print one JSON object",
@@ -217,7 +217,7 @@ def _progress(args):
 def _byte_size(text: str) -> int:
     """``4GiB``, ``512MiB``, ``2e9`` -> bytes."""
     units = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6,
-             "gb": 10**9, "tb": 10**12, "b": 1}  # fmt: skip
+             "gb": 10**9, "tb": 10**12, "b": 1}
     t = text.strip().lower()
     unit = next((u for u in units if t.endswith(u)), "b")
     try:

@@ -19,13 +19,13 @@ DEFAULT_ARCH = "attention"
 ATTENTION_FLAGS = (("--depth", "depth", None), ("--width", "width", None),
                    ("--heads", "heads", 1), ("--seq-len", "seq_len", None),
                    ("--residual", "residual", False), ("--query-position", "query_position", 0),
-                   ("--output-coord", "output_coord", 0))  # fmt: skip
+                   ("--output-coord", "output_coord", 0))
 ATTENTION_HELP = {
     "depth": "layers L >= 1", "width": "width d_x", "heads": "heads H dividing the width",
     "seq_len": "sequence length N >= 2", "residual": "1: add the skip connection",
     "query_position": "position i whose output y^{L,i} is studied",
     "output_coord": "coordinate of y^{L,i} studied",
-}  # fmt: skip
+}
 
 
 def add_arch_args(p) -> None:
@@ -34,10 +34,10 @@ def add_arch_args(p) -> None:
                    help="architecture: a name (seprank archs lists them), an import path "
                         "module:Class (importable, e.g. on PYTHONPATH) or an entry point of "
                         "the group seprank.architectures; attention keeps the "
-                        "--depth/--width/... flags")  # fmt: skip
+                        "--depth/--width/... flags")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="an architecture parameter, repeatable: ints, comma lists (2,4), 0/1 "
-                        "flags, edges (0-1,1-2)")  # fmt: skip
+                        "flags, edges (0-1,1-2)")
     add_torch_args(p)
 
 
@@ -60,30 +60,30 @@ def net_from_args(args):
         return net
     cls = arch_class(args.arch)
     given = {field: getattr(args, flag[2:].replace("-", "_"), None)
-             for flag, field, _ in ATTENTION_FLAGS}  # fmt: skip
+             for flag, field, _ in ATTENTION_FLAGS}
     if cls in (LinearSelfAttention, SoftmaxSelfAttention):
         pairs = [f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in given.items()
-                 if v is not None and v is not False]  # fmt: skip
+                 if v is not None and v is not False]
         flags = {field: flag for flag, field, _ in ATTENTION_FLAGS
-                 if given[field] is not None and given[field] is not False}  # fmt: skip
+                 if given[field] is not None and given[field] is not False}
         for p in args.param:  # one value per parameter: a flag and a --param both giving it
             key = p.partition("=")[0].strip().replace("-", "_")
             if key in flags:
                 raise ConfigError(f"--param {p.strip()} and {flags[key]}{_shown(given[key])} "
-                                  f"both give {key}: give one")  # fmt: skip
+                                  f"both give {key}: give one")
         pairs += list(args.param)
         keys = {p.partition("=")[0].strip().replace("-", "_") for p in pairs}
         missing = [flag for flag, field, default in ATTENTION_FLAGS
-                   if default is None and field not in keys]  # fmt: skip
+                   if default is None and field not in keys]
         if missing:
             raise ConfigError(f"the following arguments are required for --arch {args.arch}: "
-                              f"{', '.join(missing)}")  # fmt: skip
+                              f"{', '.join(missing)}")
         return build(cls, pairs, args.arch)
     stray = [flag for flag, field, _ in ATTENTION_FLAGS
-             if given[field] is not None and given[field] is not False]  # fmt: skip
+             if given[field] is not None and given[field] is not False]
     if stray:
         raise ConfigError(f"{stray[0]}: belongs to --arch attention; for --arch {args.arch} use "
-                          f"--param KEY=VALUE (seprank archs lists the parameters)")  # fmt: skip
+                          f"--param KEY=VALUE (seprank archs lists the parameters)")
     return build(cls, args.param, args.arch)
 
 
@@ -101,17 +101,17 @@ def listing() -> list[dict]:
             params.append({"name": s["name"], "kind": s["kind"], "format": KIND_HELP[s["kind"]],
                            "required": s["required"],
                            "default": int(default) if isinstance(default, bool) else default,
-                           "help": helptext})  # fmt: skip
+                           "help": helptext})
         if name in ("attention", "softmax-attention"):  # the CLI requires --seq-len
             next(p for p in params if p["name"] == "seq_len")["required"] = True
         polynomial = _declared(cls, "polynomial", True)
         alphabet = callable(getattr(cls, "alphabet", None))
         by = ("float only" if not polynomial else
               "modular, float (complete grid over its alphabet)" if alphabet else
-              "modular, symbolic, float")  # fmt: skip
+              "modular, symbolic, float")
         out.append({"name": name, "class": cls.__name__, "description": describe(cls),
                     "module": cls.__module__, "params": params, "polynomial": polynomial,
-                    "measured_by": by, "alphabet": alphabet})  # fmt: skip
+                    "measured_by": by, "alphabet": alphabet})
     return out
 
 
@@ -143,7 +143,7 @@ def cmd_archs(args) -> int:
 def bounds_for(net, name: str, partition) -> dict:
     """The architecture's known bound for the partition, labelled with its source."""
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
-                           net.seq_len)  # fmt: skip
+                           net.seq_len)
 
     out = {"arch": name, "config": config_of(net), "partition": list(A)}
     known = architecture_bound(net, A)

@@ -31,7 +31,7 @@ from seprank.cli._common import (
 from seprank.paths import atomic_write, check_out_dir, write_text
 
 __all__ = ["MAX_INT", "atomic_write", "bounded_int", "check_out_dir", "nonneg_int", "pos_int",
-           "prime_arg", "real_arg", "sample_count", "thread_count", "worker_count", "write_text"]  # fmt: skip
+           "prime_arg", "real_arg", "sample_count", "thread_count", "worker_count", "write_text"]
 
 
 def bounded_int(lo: int, hi: int = MAX_INT):

@@ -48,7 +48,7 @@ was left, 2 bad input (one line; nothing stored), 130 interrupted (finished bloc
 def add_parser(sub) -> None:
     b = sub.add_parser("blocks", epilog=BLOCKS_EPILOG,
                        help="one catalecticant measurement with its blocks as stored, "
-                            "resumable tasks (serial, processes or Dask)")  # fmt: skip
+                            "resumable tasks (serial, processes or Dask)")
     add_arch_args(b)
     _add_net_args(b, need=False)
     b.add_argument("--output-coord", type=nonneg_int, default=None,
@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
                    help="committed block data: blocks it holds are taken as done, each "
                         "finished block is appended (one JSON line, synced)")
     add_output_args(b, json_help="print the Measurement's JSON once complete (else the "
-                    "counts)", quiet_help="no progress bar or lines")  # fmt: skip
+                    "counts)", quiet_help="no progress bar or lines")
     add_sweep_args(b, f"result store (SQLite; default {DEFAULT_DB})")
     b.add_argument("--worker-timeout", type=real_arg(0.0, 86400.0, lo_open=True),
                    default=None, metavar="SECONDS",
@@ -91,7 +91,7 @@ def cmd(args) -> int:
         raise ConfigError(f"--torch {args.torch}: seprank blocks runs the catalecticant "
                           "strategy, which applies to the linear attention network only; "
                           "measure a torch module with seprank measure --torch (or certify "
-                          "--torch)")  # fmt: skip
+                          "--torch)")
     check_executor_flags(args)
     net = net_from_args(args)
     measurement_plan(net, args.partition, seed=args.seed, prime=args.prime,
@@ -107,7 +107,7 @@ def cmd(args) -> int:
                        progress=not args.quiet, data=args.data, executor=args.executor,
                        scheduler=args.scheduler, workers=args.workers,
                        worker_memory=args.worker_memory, retries=args.retries,
-                       worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S)  # fmt: skip
+                       worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S)
     o = r.outcome
     if r.measurement is not None:
         print_measurement(r.measurement, args.json)
@@ -116,7 +116,7 @@ def cmd(args) -> int:
     elif args.json:
         print(json.dumps({"key": r.key, "blocks": r.blocks, "stored": r.stored,
                           "complete": False, "db": str(db),
-                          "run": None if o is None else o.to_dict()}))  # fmt: skip
+                          "run": None if o is None else o.to_dict()}))
     else:
         print(f"incomplete: {r.line()}")
     if o is not None and o.interrupted:
@@ -124,6 +124,6 @@ def cmd(args) -> int:
         return 130
     if o is not None and (o.failed or o.refused):
         print(f"failed or refused: seprank results --db {db} --where status!=done",
-              file=sys.stderr)  # fmt: skip
+              file=sys.stderr)
         return 1
     return 0

@@ -21,11 +21,11 @@ from seprank.theory.regimes import (
 
 def add_parser(sub) -> None:
     b = sub.add_parser("bounds", help="proved upper bound and regimes for one network (or an "
-                       "architecture's known bound, labelled with its source)")  # fmt: skip
+                       "architecture's known bound, labelled with its source)")
     add_arch_args(b)
     _add_net_args(b, need=False)
     b.add_argument("--partition", type=_int_list, default=None,
-                   help="A-side positions, e.g. 0,1 (default: the first N//2)")  # fmt: skip
+                   help="A-side positions, e.g. 0,1 (default: the first N//2)")
     b.add_argument("--softmax", action="store_true",
                    help="the softmax network (refused: no theorem bounds it)")
     add_output_args(b, quiet_help="no notes on stderr (bounds prints none: accepted "
@@ -56,7 +56,7 @@ def cmd(args) -> int:
     if getattr(args, "softmax", False):
         net = SoftmaxSelfAttention(depth=net.depth, width=net.width, heads=net.heads,
                                    seq_len=net.seq_len, residual=net.residual,
-                                   query_position=net.query_position)  # fmt: skip
+                                   query_position=net.query_position)
     ub = upper_bound(net, args.partition)  # refuses a network no theorem covers
     deeper = upper_bound(LinearSelfAttention(
         depth=net.depth + 1, width=net.width, heads=net.heads, seq_len=net.seq_len,
@@ -85,7 +85,7 @@ def cmd(args) -> int:
         "transition_depth_2log3": doubled_transition_depth(net.width),
         "config": {"depth": net.depth, "width": net.width, "heads": net.heads,
                    "seq_len": net.seq_len, "residual": net.residual},
-    }  # fmt: skip
+    }
     if args.json:
         print(json.dumps(out, default=str))
         return 0
@@ -107,9 +107,9 @@ def cmd(args) -> int:
           f"{out['transition_depth_paper']:.2f}): at L = {L}, {out['regime_paper']}")
     rg = out["regime_bound_growth"]
     print(f"  the proved bound's step L = {L} -> {L + 1} (computed, not measured): {rg} "
-          f"({regime_why})")  # fmt: skip
+          f"({regime_why})")
     print(f"  the proved bound's crossover: 3^L = d^2 + d + 1 at L = "
-          f"{out['crossover_depth']:.2f} (proofs/transition.md)")  # fmt: skip
+          f"{out['crossover_depth']:.2f} (proofs/transition.md)")
     if out["regimes_agree"]:
         print("  the two agree at this depth")
     else:

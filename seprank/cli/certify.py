@@ -59,7 +59,7 @@ check whose cost, estimated from the claimed sizes before anything is built, is 
 
 def add_parsers(sub) -> None:
     c = sub.add_parser("certify", help="exact separation rank as a theorem, with a certificate",
-                       epilog=CERTIFY_EPILOG)  # fmt: skip
+                       epilog=CERTIFY_EPILOG)
     add_arch_args(c)
     _add_net_args(c, need=False)
     c.add_argument("--output-coord", type=int, default=None,
@@ -84,12 +84,12 @@ def add_parsers(sub) -> None:
                        help="re-derive a certificate's minors from its seeds and check their "
                             "determinants over GF(p) with python-flint (exit 0 valid / 1 false); "
                             "imports no module the file names without your word",
-                       epilog=CHECK_EPILOG)  # fmt: skip
+                       epilog=CHECK_EPILOG)
     k.add_argument("file", help="certificate JSON written by seprank certify")
     k.add_argument("--arch", default=None, metavar="NAME|module:Class",
                    help="the certificate's architecture, in your own words: with a "
                         "module:Class, your permission to import that module (it must be "
-                        "the one the certificate names)")  # fmt: skip
+                        "the one the certificate names)")
     k.add_argument("--torch", default=None, metavar="MODULE:FACTORY",
                    help="a torch certificate's factory, in your own words: your permission "
                         "to import MODULE (it must be the factory the certificate names)")
@@ -99,7 +99,7 @@ def add_parsers(sub) -> None:
     k.add_argument("--kernel", action="store_true",
                    help="evaluate the network with the compiled kernel of the measurement "
                         "(faster for deep networks) instead of its reference numpy code; "
-                        "the determinants are python-flint's either way")  # fmt: skip
+                        "the determinants are python-flint's either way")
     k.add_argument("--max-memory", type=_byte_size, default=Budget.bytes, metavar="SIZE",
                    help="memory the check may take, e.g. 8GiB: a certificate whose claimed "
                         "sizes need more (estimated before anything is built) is refused, "
@@ -119,10 +119,10 @@ def cmd_certify(args) -> int:
     out = check_out_dir(args.out)
     progress = None if (args.quiet or args.json) else True
     stated = {} if args.upper is None else {"upper": args.upper,
-                                            "upper_source": args.upper_source}  # fmt: skip
+                                            "upper_source": args.upper_source}
     c = certificates.certify(net, args.partition, seed=args.seed, prime=args.prime,
                              max_samples=args.max_samples, progress=progress,
-                             **stated)  # fmt: skip
+                             **stated)
     if c.certificate is not None:
         c.write(out)
     checked = None
@@ -181,21 +181,21 @@ def _permission(args, cert: dict) -> dict:
         cls = resolve(args.arch)  # your word: imported as for measure --arch
         if name not in (args.arch.strip(), label_of(cls), import_path(cls)):
             raise ConfigError(f"--arch {args.arch}: the certificate names architecture "
-                              f"{name!r}; give that one (or leave --arch out)")  # fmt: skip
+                              f"{name!r}; give that one (or leave --arch out)")
     if args.torch is not None:
         factory = config.get("factory")
         if own_classes().get(name) is not TorchModule:
             raise ConfigError(f"--torch {args.torch}: the certificate is not a torch one "
-                              f"(architecture {name!r}); leave --torch out")  # fmt: skip
+                              f"(architecture {name!r}); leave --torch out")
         if factory != args.torch:
             raise ConfigError(f"--torch {args.torch}: the certificate names factory "
-                              f"{factory!r}; give that one (or leave --torch out)")  # fmt: skip
+                              f"{factory!r}; give that one (or leave --torch out)")
         allow = allow or (args.torch,)
     for what, path in file_imports(name, config, cls):
         if not allows(allow, path):
             raise refusal(what, path, f"{args.file}: the certificate",
                           f"if you trust it, give {FLAGS.get(what, '--arch')} {path} (or "
-                          "--allow-import)")  # fmt: skip
+                          "--allow-import)")
     return {"cls": cls, "allow_import": allow}
 
 
@@ -204,15 +204,15 @@ def cmd_check(args) -> int:
     # unreadable, malformed or over the budget: exit 2, one line, before anything is built
     cert = certificate_schema.load(args.file, budget)
     r = certificates.check_certificate(args.file, kernel=args.kernel, budget=budget,
-                                       **_permission(args, cert))  # fmt: skip
+                                       **_permission(args, cert))
     if r.malformed:  # not a verdict on its claims: one line, exit 2
         raise ConfigError(f"{args.file}: {r.reasons[0]}")
     if args.json:
         print(json.dumps({"ok": r.ok, "exact": r.exact, "rank": r.rank, "status": r.status,
-                          "reasons": r.reasons}))  # fmt: skip
+                          "reasons": r.reasons}))
     elif r.ok:
         what = ("a lower bound" if not r.exact else r.status if r.status != "exact, proved"
-                else "exact, proved (meets the proved upper bound)")  # fmt: skip
+                else "exact, proved (meets the proved upper bound)")
         print(f"valid: separation rank {'=' if r.exact else '>='} {r.rank}; {what}")
     else:
         print("INVALID certificate:", file=sys.stderr)

@@ -82,11 +82,11 @@ def cmd_figures(args) -> int:
     if args.out is not None and not str(args.out).strip():
         check_out_dir(args.out)  # --out '': refused (it is not the default folder)
     folder = Path(args.out if args.out is not None else
-                  QUICK_FIGURES if args.quick else "paper_figures")  # fmt: skip
+                  QUICK_FIGURES if args.quick else "paper_figures")
     if committed_folder(folder) and not args.overwrite:
         raise ConfigError(f"out={str(folder)!r} is the checkout's committed figures folder; "
                           "give --out FOLDER for a new one, or --overwrite to replace the "
-                          "committed figures")  # fmt: skip
+                          "committed figures")
     out = check_out_dir(folder)
     say = say_stderr(args)
     say(f"writing figures to {out.resolve()}")

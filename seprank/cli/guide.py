@@ -22,7 +22,7 @@ def _check_budget(budget: float, arg: str) -> None:
     lo, hi = _fit_range()
     if not lo <= budget <= hi:
         raise ConfigError(f"{arg}={budget:.3g} is outside the fit's range [{lo:.3g}, "
-                          f"{hi:.3g}] (its optimum at depth 1 to {MAX_DEPTH:g})")  # fmt: skip
+                          f"{hi:.3g}] (its optimum at depth 1 to {MAX_DEPTH:g})")
 
 
 def add_parser(sub) -> None:
@@ -57,13 +57,13 @@ def cmd_guide(args) -> int:
             t = out["trillion"]
             print(f"  quoted: width 30K (paper), depth 92 (authors): fit differs by "
                   f"{t['width_difference_pct']:+.1f}% in width, "
-                  f"{t['depth_difference']:+.1f} layers")  # fmt: skip
+                  f"{t['depth_difference']:+.1f} layers")
         if "gpt3" in out:
             g = out["gpt3"]
             print(f"  GPT-3 (96 layers, width 12288; {g['params']:.3g} non-embedding params by "
                   f"12 L d^2, not 175e9): {g['verdict']}; at that count the fit would use "
                   f"{g['fit_depth_at_params']:.1f} layers of width "
-                  f"{g['fit_width_at_params']:.0f}")  # fmt: skip
+                  f"{g['fit_width_at_params']:.0f}")
         return 0
     if args.depth is None or args.width is None:
         raise ConfigError("depth: give --params, or both --depth and --width")
@@ -74,7 +74,7 @@ def cmd_guide(args) -> int:
         return 0
     print(f"depth {args.depth:g}, width {args.width:g} ({v['params']:.3g} params): {v['verdict']}")
     print(f"  fit optimum at these params: depth {v['fit_depth_at_params']:.1f}, width "
-          f"{v['fit_width_at_params']:.0f}")  # fmt: skip
+          f"{v['fit_width_at_params']:.0f}")
     print(f"  fit width for depth {args.depth:g}: {v['fit_width_for_depth']:.0f}; fit depth "
-          f"for width {args.width:g}: {v['fit_depth_for_width']:.1f}")  # fmt: skip
+          f"for width {args.width:g}: {v['fit_depth_for_width']:.1f}")
     return 0

@@ -50,7 +50,7 @@ exit codes: 0 done, 2 bad input or refused as too big (one line on stderr),
 
 def add_parser(sub) -> None:
     m = sub.add_parser("measure", help="measure the separation rank of one network",
-                       epilog=MEASURE_JSON)  # fmt: skip
+                       epilog=MEASURE_JSON)
     add_arch_args(m)
     _add_net_args(m, need=False)
     add_param(m, "method")
@@ -60,18 +60,18 @@ def add_parser(sub) -> None:
     m.add_argument("--output-coord", type=nonneg_int, default=None,
                    help="coordinate p of the output vector y^{L,i} studied (default 0)")
     for name in ("max_samples", "sampler", "prime", "rank_engine", "device", "strategy",
-                 "saturation_threshold"):  # fmt: skip
+                 "saturation_threshold"):
         add_param(m, name)
     m.add_argument("--confirm", type=small_count, default=1, metavar="K",
                    help="measure K times with independent seeds and primes; report the "
-                        "largest rank and the combined bound")  # fmt: skip
+                        "largest rank and the combined bound")
     add_output_args(m, quiet_help="no progress lines")
 
 
 def _keywords(args) -> dict:
     return dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
                 rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,
-                saturation_threshold=args.saturation_threshold)  # fmt: skip
+                saturation_threshold=args.saturation_threshold)
 
 
 def options_from_args(args) -> MeasureOptions:
@@ -86,10 +86,10 @@ def cmd_measure(args) -> int:
     try:
         if args.confirm > 1:
             m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
-                                 prime=args.prime, progress=_progress(args), **kw)  # fmt: skip
+                                 prime=args.prime, progress=_progress(args), **kw)
         else:
             m = measure(net, args.partition, progress=_progress(args),
-                        options=options_from_args(args))  # fmt: skip
+                        options=options_from_args(args))
     except MeasurementInterrupted as exc:
         if exc.partial is not None:
             print_measurement(exc.partial, args.json)

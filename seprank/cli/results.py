@@ -33,34 +33,34 @@ labelled ranks a paper can take as it is.
 exit codes: 0 listed, 2 no such store, not a seprank store, or corrupt (nothing listed)."""
 
 TABLE = ("key", "status", "task", "arch", "config", "partition", "method", "strategy", "seed",
-         "rank", "label", "seconds", "attempts", "error")  # fmt: skip
+         "rank", "label", "seconds", "attempts", "error")
 CSV = ("key", "status", "task", "grid", "arch", "depth", "width", "heads", "seq_len",
        "residual", "partition", "method", "strategy", "seed", "prime", "max_samples",
        "version", "rank", "label", "saturated", "seconds", "est_seconds", "est_bytes", "attempts",
-       "host", "finished", "config", "error", "code", "stale")  # fmt: skip
+       "host", "finished", "config", "error", "code", "stale")
 #: --format latex | markdown: the table's columns less the bookkeeping ones (one list:
 #: a column added to TABLE shows there too).
 PAPER = tuple(c for c in TABLE if c not in ("key", "status", "task", "seconds", "attempts",
-                                            "error"))  # fmt: skip
+                                            "error"))
 #: The titles of the PAPER columns (a column not named here is titled by its name).
 TITLES = {"arch": "network", "config": "configuration", "partition": "partition $A$"}
 #: --format values that are not deprecated (the paper tables).
 PAPER_FORMATS = ("latex", "markdown")
 #: --format table|csv|json, still read (with a note on stderr).
 FORMAT_FLAG = deprecated("--format", since="0.2.0",
-                         instead="use --json or --csv (default: the table)")  # fmt: skip
+                         instead="use --json or --csv (default: the table)")
 
 
 def add_parser(sub) -> None:
     r = sub.add_parser("results", help="list or export the tasks in a result store",
-                       epilog=RESULTS_EPILOG)  # fmt: skip
+                       epilog=RESULTS_EPILOG)
     r.add_argument(
         "--db",
         default=DEFAULT_DB,
         help="the result store (written by seprank sweep and seprank verify)",
     )
     add_output_args(r, json_help="print one JSON array, every stored field of each task",
-                    quiet_help="no notes on stderr")  # fmt: skip
+                    quiet_help="no notes on stderr")
     r.add_argument("--csv", action="store_true", help="print CSV (the indexed columns)")
     r.add_argument("--format", default=None, choices=("table", "csv", "json") + PAPER_FORMATS,
                    help="latex (booktabs) or markdown: a table a paper can take; table, csv, "
@@ -81,7 +81,7 @@ def _config(cfg: dict | None) -> str:
     skip = {"architecture", "query_position", "output_coord"}
     keys = [k for k in short if k in cfg] + [k for k in cfg if k not in short and k not in skip]
     return " ".join(f"{short.get(k, k)}={int(v) if isinstance(v, bool) else v}"
-                    for k in keys if (v := cfg[k]) is not None)  # fmt: skip
+                    for k in keys if (v := cfg[k]) is not None)
 
 
 def _cell(row: dict, col: str) -> str:
@@ -157,7 +157,7 @@ def cmd(args) -> int:
     fmt = output_format(args)
     if not Path(args.db).is_file():
         raise ConfigError(f"db={args.db!r} does not exist (seprank sweep or seprank verify "
-                          "writes it; --db names another)")  # fmt: skip
+                          "writes it; --db names another)")
     with Store(args.db, readonly=True) as store:
         rows = store.query(args.where)
     current = fingerprint()
@@ -172,7 +172,7 @@ def cmd(args) -> int:
         w.writerow(CSV)
         for r in rows:
             w.writerow([json.dumps(r[c]) if c in ("config", "partition") else r.get(c)
-                        for c in CSV])  # fmt: skip
+                        for c in CSV])
     else:
         table = [list(TABLE)] + [[_cell(r, c) + (", stale" if c == "status" and r["stale"]
                                                   else "") for c in TABLE] for r in rows]
@@ -183,7 +183,7 @@ def cmd(args) -> int:
         stale = sum(r["stale"] for r in rows)
         print(f"{len(rows)} tasks: " + ", ".join(f"{v} {k}" for k, v in counts.items())
               + (f"; {stale} stale (other code than {current}: not reused)" if stale else "")
-              + " (rank: measured)")  # fmt: skip
+              + " (rank: measured)")
     return 0
 
 
@@ -230,4 +230,4 @@ def paper_table(rows: list[dict], fmt: str, db: str, quiet: bool = False) -> str
         return tables.markdown_table([h.replace("$A$", "A") for h in header], body)
     return tables.latex_table([tables.math_cell(h) if "$" in h else h for h in header], body,
                               comment=f"seprank results --db {db} (rank: measured; label: "
-                              "the words of docs/explanation/labels.md)")  # fmt: skip
+                              "the words of docs/explanation/labels.md)")

@@ -31,7 +31,7 @@ refused, 2 bad input, 130 interrupted (finished cells kept)."""
 def add_parser(sub) -> None:
     s = sub.add_parser("study", help="does depth pay for an architecture: measured ranks over "
                        "depth x width (x heads...), growth ratios, regimes, transitions, "
-                       "budgets and a verdict", epilog=EPILOG)  # fmt: skip
+                       "budgets and a verdict", epilog=EPILOG)
     s.add_argument("--arch", default="attention",
                    help="registry name (seprank archs), or module:Class (default attention)")
     s.add_argument("--torch", default=None, metavar="MODULE:FACTORY",
@@ -39,35 +39,35 @@ def add_parser(sub) -> None:
                         "it accepts) as keyword arguments; seq_len and width set the input")
     s.add_argument("--vary", action="append", default=[], metavar="KEY=VALUES",
                    help="a varied key: a comma list or an inclusive range a:b (repeatable; "
-                        "depth must be one)")  # fmt: skip
+                        "depth must be one)")
     s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a fixed key (repeatable)")
     s.add_argument("--rule", action="append", default=[], metavar="KEY=EXPR",
                    help="a dependent key, e.g. seq_len=2*width (integers, keys, + - * //, "
-                        "min, max)")  # fmt: skip
+                        "min, max)")
     s.add_argument("--partition", type=_int_list, default=None,
                    help="A-side positions of every cell (default: each network's first N//2)")
     for name in ("method", "seed", "strategy", "prime", "max_samples"):
         add_param(s, name)
     s.add_argument("--max-seconds", type=real_arg(0, 1e9, lo_open=True), default=None,
                    metavar="LIMIT", help="a time budget: start no cell past it (cheapest "
-                   "first); a rerun measures the rest")  # fmt: skip
+                   "first); a rerun measures the rest")
     s.add_argument("--cell-limit", type=real_arg(0, 1e9, lo_open=True), default=None,
                    metavar="LIMIT", help="refuse up front every cell whose estimated time "
-                   "exceeds this (listed with its estimate)")  # fmt: skip
+                   "exceeds this (listed with its estimate)")
     s.add_argument("--depth-key", default="depth", help="the key that is the depth")
     s.add_argument("--width-key", default="width", help="the key that is the width")
     s.add_argument("--out", default=None,
                    help="folder for study.csv and study.png (its CSV's rows of the same "
-                        "cells are reused, their labels derived again)")  # fmt: skip
+                        "cells are reused, their labels derived again)")
     s.add_argument("--pdf", action="store_true",
                    help="with --out or --plot-only: also write the figure as study.pdf (vector, "
-                        "for print)")  # fmt: skip
+                        "for print)")
     s.add_argument("--plot-only", action="store_true",
                    help="redraw the figure from --csv (or --out's study.csv); measure nothing")
     s.add_argument("--csv", default=None, help="with --plot-only: the CSV to draw from")
     add_output_args(s, json_help="print one JSON object (rows, steps, verdict, ...)",
-                    quiet_help="no progress lines")  # fmt: skip
+                    quiet_help="no progress lines")
     add_sweep_args(s, "result store (SQLite; default seprank-results/results.sqlite, shared "
                       "with sweep and verify): stored cells are not measured again")
 

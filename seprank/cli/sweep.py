@@ -52,7 +52,7 @@ a file that is not a seprank store is left untouched), 130 interrupted."""
 def add_parser(sub) -> None:
     s = sub.add_parser("sweep", epilog=SWEEP_EPILOG,
                        help="run a TOML grid of configurations through the result store "
-                            "(resumable; serial, processes or Dask)")  # fmt: skip
+                            "(resumable; serial, processes or Dask)")
     s.add_argument("grid", help="grid TOML file, or a shipped grid's name (e.g. example)")
     s.add_argument(
         "--out",
@@ -78,7 +78,7 @@ def add_parser(sub) -> None:
     s.add_argument("--worker-timeout", type=real_arg(0.0, 86400.0, lo_open=True),
                    default=None, metavar="SECONDS",
                    help="dask: stop (exit 1, finished tasks kept) when the cluster has had no "
-                        f"live worker for this long (default {WORKER_TIMEOUT_S:g})")  # fmt: skip
+                        f"live worker for this long (default {WORKER_TIMEOUT_S:g})")
 
 
 def _grid_path(text: str) -> Path:
@@ -109,7 +109,7 @@ def cmd(args) -> int:
     if not tasks:
         raise ConfigError(f"grid {grid['grid']['name']}: no task to run (max_bound="
                           f"{grid['grid'].get('max_bound')} leaves out all {left_out} "
-                          "configurations)")  # fmt: skip
+                          "configurations)")
     db = Path(args.db) if args.db is not None else Path(args.out) / "results.sqlite"
     check_file(db)  # a foreign, corrupt or empty file: refused before the folder is made
     if args.db is None:
@@ -134,7 +134,7 @@ def cmd(args) -> int:
         return 130
     if pending:  # not done, and not by this sweep: the store is incomplete, so exit 1
         print(f"seprank: error: {claims_line(pending)} (another sweep holds them; rerun "
-              "when it ends, or with --wait)", file=sys.stderr)  # fmt: skip
+              "when it ends, or with --wait)", file=sys.stderr)
         return 1
     return 1 if (o.failed or o.refused) else 0
 
@@ -153,7 +153,7 @@ def _plan_or_refuse(todo: list, grid: dict) -> None:
             shown = ", ".join(f"{k}={v}" for k, v in t.get("params", {}).items())
             raise ConfigError(f"grid {grid['grid']['name']}: a task cannot run ({shown}; "
                               f"method {t.get('method')}, strategy {t.get('strategy')}): "
-                              f"{exc}; nothing was stored") from None  # fmt: skip
+                              f"{exc}; nothing was stored") from None
 
 
 def _planned(spec: dict) -> dict:
@@ -174,7 +174,7 @@ def _run_waiting(args, tasks, store, label):
                    workers=args.workers, worker_memory=args.worker_memory,
                    retries=args.retries, progress=not args.quiet, label=label,
                    worker_timeout=args.worker_timeout or WORKER_TIMEOUT_S,
-                   plan_fn=_planned)  # fmt: skip
+                   plan_fn=_planned)
 
     o = once()
     pending = store.claimed_elsewhere(keys)

@@ -14,14 +14,14 @@ from seprank.nets.torch_module import TorchModule
 
 #: The attention network's flags (measure's own): not parameters of a torch module.
 ATTENTION_ONLY = ("depth", "width", "heads", "seq_len", "residual", "query_position",
-                  "output_coord")  # fmt: skip
+                  "output_coord")
 
 
 def add_torch_args(p) -> None:
     p.add_argument("--torch", default=None, metavar="MODULE:FACTORY",
                    help="a torch nn.Module: FACTORY() in MODULE (on PYTHONPATH) returns it; "
                         "with --param seq_len=N --param width=d [--param position=I "
-                        "--param coordinate=C]")  # fmt: skip
+                        "--param coordinate=C]")
 
 
 def torch_net_from_args(args, default_arch: str):
@@ -35,5 +35,5 @@ def torch_net_from_args(args, default_arch: str):
     if stray:
         flag = "--" + stray[0].replace("_", "-")
         raise ConfigError(f"{flag}: belongs to --arch attention; for --torch use --param "
-                          f"KEY=VALUE (seq_len, width, position, coordinate)")  # fmt: skip
+                          f"KEY=VALUE (seq_len, width, position, coordinate)")
     return build(TorchModule, [f"factory={path}", *args.param], "--torch")

@@ -27,9 +27,9 @@ def add_parser(sub) -> None:
     t = sub.add_parser(
         "transition",
         help="measured ranks at depths 1-5 (width 2) and 1-3 (widths 3, 4) and their growth "
-             "ratios; resumable (rows already in the CSV are skipped)")  # fmt: skip
+             "ratios; resumable (rows already in the CSV are skipped)")
     t.add_argument("--quick", action="store_true",
-                   help="small grid (depths up to 3)")  # fmt: skip
+                   help="small grid (depths up to 3)")
     t.add_argument("--out", default=None,
                    help="folder for fig8_measured_transition.csv/.png/.pdf (default: "
                         "paper_figures, or seprank-transition-quick with --quick)")
@@ -48,7 +48,7 @@ def add_parser(sub) -> None:
                         "of the checkout seprank runs from, so the command works from any "
                         "folder)")
     add_output_args(t, json_help="print one JSON object (rows, csv, figure) instead of the "
-                    "lines", quiet_help="no progress bar")  # fmt: skip
+                    "lines", quiet_help="no progress bar")
     add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
                       "with verify and sweep): stored configurations are not measured again")
 
@@ -74,7 +74,7 @@ def check_csv(path: Path, must_exist: bool) -> None:
         if must_exist:
             raise ConfigError(f"csv: {str(path)!r} does not exist; --plot-only redraws the "
                               "figure from it (give --csv FILE, or run seprank transition "
-                              "first)")  # fmt: skip
+                              "first)")
         return
     try:
         with path.open(newline="") as f:
@@ -86,13 +86,13 @@ def check_csv(path: Path, must_exist: bool) -> None:
     missing = [c for c in transition.COLUMNS if rows and c not in rows[0]]
     if missing:
         raise ConfigError(f"csv={str(path)!r} is not seprank's transition CSV: no column "
-                          f"{missing[0]!r}")  # fmt: skip
+                          f"{missing[0]!r}")
     for i, r in enumerate(rows, start=2):
         for c in INT_COLUMNS:
             v = (r.get(c) or "").strip()
             if not (v.isdigit() and len(v) < 4000 and int(v) >= 1):
                 raise ConfigError(f"csv={str(path)!r} line {i}: {c}={v[:20]!r} must be a "
-                                  "positive integer")  # fmt: skip
+                                  "positive integer")
         f = (r.get("ratio_formula") or "").strip()
         try:
             ok = not f or math.isfinite(float(f))
@@ -100,7 +100,7 @@ def check_csv(path: Path, must_exist: bool) -> None:
             ok = False
         if not ok:
             raise ConfigError(f"csv={str(path)!r} line {i}: ratio_formula={f[:20]!r} must be "
-                              "a number or empty")  # fmt: skip
+                              "a number or empty")
 
 
 def cmd(args) -> int:
@@ -123,7 +123,7 @@ def cmd(args) -> int:
     """
     check_executor_flags(args)  # --out '' and --scheduler without dask: refused
     folder = args.out if args.out is not None else (
-        "seprank-transition-quick" if args.quick else "paper_figures")  # fmt: skip
+        "seprank-transition-quick" if args.quick else "paper_figures")
     if args.csv is not None and not args.plot_only:
         raise ConfigError("csv: --csv is read only with --plot-only (a measuring run writes "
                           "its CSV into --out)")
@@ -156,12 +156,12 @@ def cmd(args) -> int:
         print(f"L={r['depth']} d={r['width']} H={r['heads']} N={r['seq_len']}: measured "
               f"{r['measured']} [{transition.row_label(r)}], proved bound "
               f"{r['upper_proved']}, ratio measured {r['ratio_measured'] or '-'} / bound "
-              f"{r['ratio_formula'] or '-'}")  # fmt: skip
+              f"{r['ratio_formula'] or '-'}")
     if not args.json:
         print(f"wrote {out / transition.CSV_NAME} and {png}")
     if not_measured:
         print(f"seprank: {not_measured} configurations failed or were refused (stored with "
               f"the reason: seprank results --db {args.db or DEFAULT_DB} --where "
-              "status!=done)", file=sys.stderr)  # fmt: skip
+              "status!=done)", file=sys.stderr)
         return 1
     return 0

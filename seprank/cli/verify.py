@@ -57,7 +57,7 @@ finished)."""
 
 def add_parser(sub) -> None:
     v = sub.add_parser("verify", help="the main job: measured ranks vs proved bounds",
-                       epilog=VERIFY_EPILOG)  # fmt: skip
+                       epilog=VERIFY_EPILOG)
     v.add_argument("--quick", action="store_true",
                    help="small grid (verify-quick.toml: depths 1-3, widths 2-4, proved bound "
                         "at most 1500)")
@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
                    help="folder for results.csv and results.md (checked before any work)")
     add_param(v, "seed", help="draws the weights and sample points of every configuration")
     add_output_args(v, json_help="print one JSON object (rows, summary, verdict) instead of "
-                    "the table", quiet_help="no progress bar")  # fmt: skip
+                    "the table", quiet_help="no progress bar")
     v.add_argument("--arch", default=None, metavar="NAME|module:Class",
                    help="verify one network of this architecture instead of the grid")
     v.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -81,22 +81,22 @@ def cmd_arch(args) -> int:
     """``verify --arch``: one network, measured on its partitions against its own bound."""
     if args.quick:
         raise ConfigError("--quick selects the attention grid; with --arch give --param and "
-                          "--partition instead")  # fmt: skip
+                          "--partition instead")
     net = net_from_args(args)
     parts = args.partition or [None]
     if not args.quiet:  # the plan first; measure's estimate line follows for each partition
         print(f"verify --arch: {len(parts)} partition{'s' if len(parts) > 1 else ''} of "
               f"{net!r:.100}, each measured, then compared with its own bound",
-              file=sys.stderr, flush=True)  # fmt: skip
+              file=sys.stderr, flush=True)
     rows = verify_partitions(net, args.partition or None, seed=args.seed,
-                             progress=_progress(args))  # fmt: skip
+                             progress=_progress(args))
     if args.json:
         print(json.dumps({"arch": args.arch or args.torch, "rows": rows}))
     else:
         for r in rows:
             up = "none known" if r["upper"] is None else f"{r['upper']} ({r['status']})"
             print(f"A={r['partition']}: measured {r['measured']} ({r['method']}) "
-                  f"[{r['label']}], upper bound {up}: {r['verdict']}")  # fmt: skip
+                  f"[{r['label']}], upper bound {up}: {r['verdict']}")
             if r["source"]:
                 print(f"  source: {r['source']}")
     bad = [r for r in rows if r["verdict"] == "VIOLATION"]
@@ -135,12 +135,12 @@ def cmd_verify(args) -> int:
     rows, summary = verify.run("quick" if args.quick else "default", out, args.seed,
                                db=args.db, executor=args.executor, scheduler=args.scheduler,
                                workers=args.workers, worker_memory=args.worker_memory,
-                               retries=args.retries, progress=not args.quiet)  # fmt: skip
+                               retries=args.retries, progress=not args.quiet)
     bad = [r for r in rows if r["verdict"] == "VIOLATION"]
     verdict = verify.verdict_lines(rows, summary)
     if args.json:
         print(json.dumps({"summary": summary, "verdict": verdict, "rows": rows,
-                          "out": str(out)}))  # fmt: skip
+                          "out": str(out)}))
     else:
         verify.print_table(rows)
         print("(columns: seprank verify --help; results.md has the legend)")
@@ -151,7 +151,7 @@ def cmd_verify(args) -> int:
     for r in bad:
         print(f"VIOLATION: measured {r['measured']} > proved {r['upper']}: a bug is far "
               f"likelier than a refutation (the bound is proved). Reproduce: "
-              f"{verify.reproduce_command(r)}", file=sys.stderr)  # fmt: skip
+              f"{verify.reproduce_command(r)}", file=sys.stderr)
     if bad:
         return 1
     if summary["interrupted"]:

@@ -55,7 +55,7 @@ def interactive(stream=None) -> bool:
 
 def make_bar(total: int | None, desc: str, *, unit: str = "it", initial: int = 0,
              stream=None, leave: bool = True, force: bool = False,
-             bar_format: str | None = None):  # fmt: skip
+             bar_format: str | None = None):
     """A ``tqdm.auto`` bar, or None where none can be drawn (see :func:`interactive`).
 
     Parameters
@@ -86,7 +86,7 @@ def make_bar(total: int | None, desc: str, *, unit: str = "it", initial: int = 0
         return None
     return auto_tqdm(total=total, desc=desc, unit=unit, initial=initial, file=stream,
                    leave=leave, dynamic_ncols=True, mininterval=0.2,
-                   bar_format=bar_format)  # fmt: skip
+                   bar_format=bar_format)
 
 
 def write(msg: str, stream=None) -> None:

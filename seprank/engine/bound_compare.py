@@ -45,7 +45,7 @@ def with_block_bounds(blocks: list, net, partition) -> list:
     except SeprankError:  # too costly to compute: the blocks are compared with nothing
         per = {}
     return [_with_bound(b, per.get(b["other_s_degree"])) if "other_s_degree" in b
-            else b for b in blocks]  # fmt: skip
+            else b for b in blocks]
 
 
 def _with_bound(block: dict, bound) -> dict:
@@ -86,8 +86,8 @@ def bound_record(net, partition, method: str) -> dict | None:
         return {"upper": None, "note": f"no bound compared: {exc}"}
     except Exception as exc:  # noqa: BLE001 - a user's upper_bound raising: the rank stands
         return {"upper": None, "note": f"no bound compared: {type(net).__name__}."
-                f"upper_bound raised {type(exc).__name__}: {exc}"}  # fmt: skip
+                f"upper_bound raised {type(exc).__name__}: {exc}"}
     if b is None or b.value is None:
         return None
     return {"upper": b.value, "status": b.status, "source": b.source,
-            "kind": b.kind or None}  # fmt: skip
+            "kind": b.kind or None}

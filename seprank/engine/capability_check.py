@@ -61,10 +61,10 @@ def check_kernel(net, kernel, params, domain, A, B, seed: int) -> None:
         return  # it declines this prime: the generic path evaluates
     want = _grid.evaluate_grid(net, params, domain, a_pts, b_pts, A, B)
     if not np.array_equal(np.asarray(got, dtype=np.int64) % domain.p,
-                          np.asarray(want, dtype=np.int64) % domain.p):  # fmt: skip
+                          np.asarray(want, dtype=np.int64) % domain.p):
         raise ConfigError(f"net={type(net).__name__} declares kernel(), but its grid differs "
                           "from apply's at random points over GF(p): the declaration is "
-                          "wrong (remove it, or fix it)")  # fmt: skip
+                          "wrong (remove it, or fix it)")
 
 
 def check_form(net, form, params, domain, F, seed: int) -> None:
@@ -98,4 +98,4 @@ def check_form(net, form, params, domain, F, seed: int) -> None:
         if got != int(want[n]):
             raise ConfigError(f"net={type(net).__name__} declares structural_polynomial(), "
                               "but F(S) x^i differs from apply at a random point over GF(p): "
-                              "the declaration is wrong (remove it, or fix it)")  # fmt: skip
+                              "the declaration is wrong (remove it, or fix it)")

@@ -21,7 +21,7 @@ def next_primes_below(p: int, k: int) -> list[int]:
 
 
 def confirm(net, partition=None, k: int = 3, *, seed: int = 0, prime: int | None = None,
-            **kw) -> tuple[object, dict]:  # fmt: skip
+            **kw) -> tuple[object, dict]:
     """Measure k times with independent seeds (seed, seed+1, ...) and primes (prime and
     the next primes below it; for a class seprank does not ship, or given weights, and no
     ``prime``: a prime drawn at random per run, :mod:`seprank.engine.constants`); return
@@ -49,12 +49,12 @@ def confirm(net, partition=None, k: int = 3, *, seed: int = 0, prime: int | None
     summary = {
         "runs": [{"seed": m.seed, "prime": m.prime, "rank": m.rank,
                   "sample_saturated": m.sample_saturated, "saturation_bound": m.saturation_bound}
-                 for m in runs],  # fmt: skip
+                 for m in runs],
         "max_rank": best.rank, "combined_bound": combined, "saturated": ok,
         "threshold": thr, "agree": len(top) == len(runs),
         "reason": (f"{len(top)}/{len(runs)} runs reached {best.rank}; combined bound "
                    + (f"{combined:.3g}" if combined is not None else "unavailable")
                    + (f" <= threshold {thr:g}: saturated" if ok else
                       f" (threshold {thr:g}): not saturated, a lower bound only")),
-    }  # fmt: skip
+    }
     return best, summary

@@ -136,7 +136,7 @@ def trace_sizes(net, weights=None) -> tuple[float, int, float] | None:
         try:
             params = net.init(np.random.default_rng(0), dom) if weights is None else \
                 {k: dom.exact_array.wrap(dom.exact_array.constant(v))
-                 for k, v in weights.items()}  # fmt: skip
+                 for k, v in weights.items()}
             X = np.zeros((1, net.seq_len, input_dim(net)), dtype=np.int64)
             value = evaluate(net, params, X, dom)
         except Exception:  # noqa: BLE001 - no trace, no bound

@@ -66,7 +66,7 @@ def html_table(title: str, rows: list[tuple[str, object]]) -> str:
     """
     body = "".join(f"<tr><th style=\"text-align:left\">{html.escape(str(k))}</th>"
                    f"<td style=\"text-align:left\">{html.escape(str(v))}</td></tr>"
-                   for k, v in rows)  # fmt: skip
+                   for k, v in rows)
     return f"<table><caption>{html.escape(title)}</caption>{body}</table>"
 
 
@@ -140,5 +140,5 @@ def tidy_frame(records: list[dict], bool_columns=(), list_columns=()):
     for c in list_columns:
         if c in df.columns:
             df[c] = pd.Series([None if v is None else list(v) for v in df[c]], index=df.index,
-                              dtype=object)  # fmt: skip
+                              dtype=object)
     return df

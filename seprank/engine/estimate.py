@@ -209,7 +209,7 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
     item = 8
     lg = (facts or TheoryFacts(net, A)).log10_expected_rank
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
-        min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
+        min(max_samples, int(1.25 * 10**lg) + 2)
     cell = cell_seconds(net, fast)
     n0 = min(max(2, start), max_samples)
 
@@ -235,17 +235,17 @@ def describe(est: dict, budget_note: str | None = None) -> str:
     budget; default the whole bound's against max_samples)."""
     lg = est["log10_expected_rank"]
     rank = "unknown" if lg is None else (
-        f"<= {10**lg:,.0f}" if lg < 9 else f"<= 10^{lg:.1f}")  # fmt: skip
+        f"<= {10**lg:,.0f}" if lg < 9 else f"<= 10^{lg:.1f}")
     deg = est["degree"]
     deg_s = "" if deg is None else (f"degree {deg}, " if deg < 10**9 else
-                                    f"degree 3^{round(math.log(deg, 3))}, ")  # fmt: skip
+                                    f"degree 3^{round(math.log(deg, 3))}, ")
     return (f"estimate: {deg_s}expected rank {rank} (proved bound), weights "
             f"{est['param_bytes'] / 2**20:,.1f} MiB, first grid "
             f"{est['first_grid_bytes'] / 2**20:,.1f} MiB; about "
             f"{format_seconds(est['expected_seconds'])} expected, "
             f"{format_seconds(est['worst_seconds'])} if it grows to max_samples="
             f"{est['max_samples']}"
-            + (_budget_note(est) if budget_note is None else budget_note))  # fmt: skip
+            + (_budget_note(est) if budget_note is None else budget_note))
 
 
 def _budget_note(est: dict) -> str:
@@ -264,7 +264,7 @@ def check_cost(cost: Cost, limit_bytes: int, say=None) -> None:
     mem = [("width", "the weights", est["param_bytes"], "width or depth"),
            ("seq_len", "the first grid's points", est["first_grid_bytes"], "seq_len or width"),
            ("max_samples", f"the sample points at max_samples={est['max_samples']}",
-            est["points_bytes_at_budget"], "max_samples, seq_len or width")]  # fmt: skip
+            est["points_bytes_at_budget"], "max_samples, seq_len or width")]
     for arg, what, need, fix in mem:
         if need > limit_bytes:
             raise TooBigError(

@@ -50,7 +50,7 @@ def _as_float(out):
     """Float64: an object array of real numbers (a Fraction constant met a float array)
     read as float64; anything else as it came."""
     if isinstance(out, np.ndarray) and out.dtype == object and \
-            all(isinstance(v, numbers.Real) for v in out.ravel()):  # fmt: skip
+            all(isinstance(v, numbers.Real) for v in out.ravel()):
         return out.astype(np.float64)
     return out
 
@@ -62,7 +62,7 @@ def check_output(net, out, domain, batch: int) -> np.ndarray:
     if not _kind_ok(out, domain) or np.shape(out) not in ((batch,), (batch, 1)):
         hint = (" (an operation left GF(p): a cast to float, or a library such as torch "
                 "that computes on its own number type)" if domain.exact_array is not None
-                and domain.name == "modp" else "")  # fmt: skip
+                and domain.name == "modp" else "")
         raise DomainError(
             f"{type(net).__name__}.apply returned {_describe(out)}; expected "
             f"{_expected(domain)} of shape ({batch},) or ({batch}, 1){hint}"
@@ -85,5 +85,5 @@ def evaluate(net, params, X, domain) -> np.ndarray:
         raise DomainError(f"{type(net).__name__}.apply does not run on polynomials (the "
                           f"symbolic domain): {type(exc).__name__}: "
                           f"{str(exc).splitlines()[0] if str(exc) else ''}; method='modular' "
-                          "measures it if it is exact there") from None  # fmt: skip
+                          "measures it if it is exact there") from None
     return check_output(net, out, domain, len(X))

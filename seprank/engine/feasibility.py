@@ -55,7 +55,7 @@ def check_feasible(net, start: int, limit_bytes: int, budget: int | None = None)
               ("seq_len", "the first grid's points", n0 * per_sample)]
     if budget is not None:
         checks.append(("max_samples", f"the sample points at max_samples={budget}",
-                       budget * per_sample))  # fmt: skip
+                       budget * per_sample))
     for arg, what, need in checks:
         if need > limit_bytes:
             raise TooBigError(f"{arg}: {what} need {need / 2**30:,.1f} GiB, over the "
@@ -91,7 +91,7 @@ def prime_floor(net) -> tuple[int, str]:
     if depth is not None and depth > _DEEP:
         return DEFAULT_PRIME, (f"3^{depth} exceeds every allowed modulus, so the default "
                                f"prime {DEFAULT_PRIME} (the float64 engines' largest) is "
-                               "the floor")  # fmt: skip
+                               "the floor")
     T = getattr(net, "degree", None)
     e = _saturation.entry_degree(net, True)
     need = max(int(T) + 2 if T is not None else 3, int(e) + 1 if e is not None else 3, 5)

@@ -104,7 +104,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
         return Homogeneity(
             True, T, f"declared by the architecture, checked at {PROBES} random points",
             _per_probe(2 * max(T, D), p),
-        )  # fmt: skip
+        )
     source = "declared degree" if T is not None else "detected degree"
     if T is None:
         T = _find_degree(net, params, domain, rng)
@@ -132,7 +132,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
         return Homogeneity(False, T, f"{source}; components of degrees {sorted(powers)} found")
     T = powers.pop() if powers else T
     how = ("tested beyond the claim at 2 more points per probe, " if source ==
-           "declared degree" else "")  # fmt: skip
+           "declared degree" else "")
     # a false pass: per probe, X kills a top component (<= D/p) or the two extra t are
     # roots of g minus the interpolant (<= (D/(p - T - 1))^2); then the single-power test
     # (a component missed at X: (T + 1) T / p over the probes)
@@ -142,7 +142,7 @@ def homogeneity(net, params, domain, rng) -> Homogeneity:
     return Homogeneity(
         True, T, f"{source}, {how}homogeneity checked by interpolation at {PROBES} random "
         "points", min(1.0, miss + (T + 1) * (max(T, D) / p) ** PROBES),
-    )  # fmt: skip
+    )
 
 
 def _horner(c, t: int, p: int) -> int:

@@ -30,7 +30,7 @@ def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = No
         out = [getattr(blas_elimination, n, None) for n in names]
     if blas and not blocked:
         out += [getattr(lu_rank, n, None) for n in ("_leaf", "_swap_rows", "_trsm_leaf",
-                                                    "_gather")]  # fmt: skip
+                                                    "_gather")]
     if grid:
         out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]

@@ -86,12 +86,12 @@ def check_line(net, domain, seed: int, params=None) -> tuple[int, tuple | None]:
     shape = (1, net.seq_len, input_dim(net))
     X0, X1 = rng.integers(0, p, size=shape), rng.integers(0, p, size=shape)
     g = [int(evaluate(net, _on_line(W0, W1, t, p), _on_line(X0, X1, t, p), domain)[0])
-         for t in range(e + 2)]  # fmt: skip
+         for t in range(e + 2)]
     diff = sum((-1) ** (e + 1 - k) * math.comb(e + 1, k) * g[k] for k in range(e + 2)) % p
     if diff:
         raise DomainError(f"{type(net).__name__}.apply is not a polynomial of degree <= {e} "
                           f"over GF({p}) along a random line: some arithmetic left the field "
                           "arrays (np.asarray or .view(np.ndarray) then products, a numpy "
                           "buffer filled with products, another library's numbers); keep "
-                          "to the arrays apply is given")  # fmt: skip
+                          "to the arrays apply is given")
     return e, (None if params is None else (p, X0[0], g[0]))

@@ -77,7 +77,7 @@ def execute(mp: MeasurementPlan) -> Measurement:
 
 
 def compose(mp: MeasurementPlan, raw: Measurement,
-            threshold: float | None = None) -> Measurement:  # fmt: skip
+            threshold: float | None = None) -> Measurement:
     """Build the one Measurement a user sees, once, from the strategy's raw result.
 
     Its blocks with their proved bounds (compared, never used to measure), the strategy's
@@ -112,7 +112,7 @@ def compose(mp: MeasurementPlan, raw: Measurement,
                    trusted=staged.trusted if ground.trusted is None else ground.trusted,
                    blocks=staged.blocks if ground.blocks is None else ground.blocks,
                    bound=bound_compare.bound_record(net, raw.partition, raw.method),
-                   considered=[[name, why] for name, why in mp.considered])  # fmt: skip
+                   considered=[[name, why] for name, why in mp.considered])
 
 
 def measure(
@@ -225,7 +225,7 @@ def measure(
     given = dict(method=method, seed=seed, max_samples=max_samples, sampler=sampler,
                  prime=prime, tol=tol, growth=growth, rank_engine=rank_engine,
                  strategy=strategy, incremental=incremental, device=device,
-                 saturation_threshold=saturation_threshold)  # fmt: skip
+                 saturation_threshold=saturation_threshold)
     opts = _options(given, options)
     return execute(plan(net, partition, opts, weights=weights, progress=progress))
 
@@ -239,5 +239,5 @@ def _options(given: dict, options: MeasureOptions | None) -> MeasureOptions:
              if not (type(v) is type(getattr(default, k)) and v == getattr(default, k))]
     if clash:
         raise ConfigError(f"options= given together with {', '.join(clash)}: set them on "
-                          "the MeasureOptions instead")  # fmt: skip
+                          "the MeasureOptions instead")
     return options

@@ -117,7 +117,7 @@ class MeasurementPlan:
             Equal for two plans of one network that measure it the same way.
         """
         return {"strategy": self.strategy, "prime": self.prime, "max_samples": self.max_samples,
-                "method": self.method, "sampler": self.sampler}  # fmt: skip
+                "method": self.method, "sampler": self.sampler}
 
 
 def _resolve_method(net, method: str) -> tuple[str, str]:
@@ -129,16 +129,16 @@ def _resolve_method(net, method: str) -> tuple[str, str]:
         if getattr(net, "polynomial_unknown", False) is True:  # neither known to be one nor not
             raise ConfigError(f"method='auto': {why or type(net).__name__}; auto does not hand a "
                               "net that may be a polynomial to the float engine unannounced: "
-                              "pass method='float' for a float estimate")  # fmt: skip
+                              "pass method='float' for a float estimate")
         return "float", (f"method='auto' took 'float': {type(net).__name__} is not a "
                          f"polynomial ({why + '; ' if why else ''}float engine only, no "
-                         "certificate); ")  # fmt: skip
+                         "certificate); ")
     if method != "float" and getattr(net, "polynomial_unknown", False) is True:
         raise ConfigError(f"method={method!r}: {why}")
     if method != "float" and not is_polynomial(net):
         raise ConfigError(f"method={method!r}: {type(net).__name__} is not a polynomial "
                           f"({why or 'declares polynomial=False'}): only method='float' (or "
-                          "'auto') measures it")  # fmt: skip
+                          "'auto') measures it")
     return method, ""
 
 
@@ -178,10 +178,10 @@ def _request(net, partition, opts, weights) -> Request:
     blas = opts.device == "cpu" and opts.rank_engine in ("auto", "blas")  # for the fast prime
     check_rank_engine(opts.rank_engine, modulus, name="rank_engine", device=opts.device)
     A, B = check_partition(default_partition(net.seq_len) if partition is None else partition,
-                           net.seq_len)  # fmt: skip
+                           net.seq_len)
     req = Request(net=net, A=A, B=B, options=opts, method=method, sampler=sampler,
                   weights=weights, modulus=modulus, blas=blas, note=note,
-                  form=structural_form(net))  # fmt: skip
+                  form=structural_form(net))
     req.prime_drawn = drawn
     return req
 
@@ -230,11 +230,11 @@ def _choose(req: Request, progress, purpose: str) -> tuple[Strategy, _estimate.C
             say(progress, line)
         considered += [(o.name, f"not asked: {s.name} was taken first" if wanted == "auto"
                         else f"not requested (strategy={wanted!r})")
-                       for o in strategies[i + 1:]]  # fmt: skip
+                       for o in strategies[i + 1:]]
         req.notes = notes
         return s, cost, considered
     raise ConfigError(f"strategy={wanted!r}: no strategy applies to method={req.method!r}: "
-                      + "; ".join(f"{n}: {w}" for n, w in considered))  # fmt: skip
+                      + "; ".join(f"{n}: {w}" for n, w in considered))
 
 
 def _budget(s: Strategy, req: Request) -> int | None:
@@ -246,7 +246,7 @@ def _budget(s: Strategy, req: Request) -> int | None:
 
 def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=None,
          progress=None, purpose: str = "measure",
-         inputs: bool = True) -> MeasurementPlan:  # fmt: skip
+         inputs: bool = True) -> MeasurementPlan:
     """Validate everything and decide how ``net`` will be measured.
 
     No grid is evaluated (the graded strategy's homogeneity test evaluates the network at
@@ -305,18 +305,18 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     drawn = req.prime_drawn and modulus == req.modulus
     if drawn:
         prime_note += (f"; prime {modulus} drawn at random from [2^25, 2^26), which covers "
-                       "the constants (pass prime= to fix it)")  # fmt: skip
+                       "the constants (pass prime= to fix it)")
     reason = req.note + strategy.reason(req) + prime_note + req.notes + _net_note(net)
     mp = MeasurementPlan(net=net, options=opts, method=req.method, sampler=req.sampler,
                          A=req.A, B=req.B, strategy=strategy.name, reason=reason,
                          weights=req.weights, estimate=cost, t_start=t0,
                          considered=considered, prime=modulus, prime_drawn=drawn,
-                         homogeneity=req.probed)  # fmt: skip
+                         homogeneity=req.probed)
     if strategy.needs_run:
         mp.max_samples = _max_samples(strategy, req)
         if inputs:
             mp.run = _run_plan(mp, req, strategy, modulus, engine, progress,
-                               certify=purpose.startswith("certify"))  # fmt: skip
+                               certify=purpose.startswith("certify"))
     return mp
 
 
@@ -330,10 +330,10 @@ def _run_plan(mp, req, strategy, modulus, engine, progress, certify: bool = Fals
     built complete (``certify``: the run records what a certificate needs)."""
     opts, net, seed = mp.options, mp.net, int(mp.options.seed)
     grid_kernel = strategy.grid and _grid.uses_kernel(net, req.method == "modular",
-                                                      opts.use_kernel)  # fmt: skip
+                                                      opts.use_kernel)
     if req.method == "modular" and opts.use_kernel and (compiling := kernels.notice(
             blas=getattr(engine, "name", "") == "blas", grid=grid_kernel,
-            blocked=certify or (strategy.grid and opts.incremental))):  # fmt: skip
+            blocked=certify or (strategy.grid and opts.incremental))):
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if req.method == "modular" else Float64()
     params = req.params_in(domain)
@@ -350,9 +350,9 @@ def _run_plan(mp, req, strategy, modulus, engine, progress, certify: bool = Fals
         rank_engine=opts.rank_engine, fine_after=fine, minors={} if certify else None,
         tol=opts.tol, progress=progress, pts_rng=np.random.default_rng([seed, 1]),
         incremental=opts.incremental, device=opts.device, engine=engine, t_start=mp.t_start,
-    )  # fmt: skip
+    )
     if grid_kernel and capability_check.needed(net):  # a user's kernel: checked first
         capability_check.check_kernel(net, capability(net, "kernel")(), params, domain,
-                                      mp.A, mp.B, seed)  # fmt: skip
+                                      mp.A, mp.B, seed)
     _grid.check_matrix_fits(run.max_samples, run.max_samples)  # one matrix (or block)
     return run

@@ -181,7 +181,7 @@ class Measurement:
         return labels.label_of({"method": self.method, "rank": self.rank,
                                 "saturated": self.saturated, "budget_hit": self.budget_hit,
                                 "trusted": self.trusted, "polynomial": self.polynomial,
-                                "bound": self.bound})  # fmt: skip
+                                "bound": self.bound})
 
     def __repr__(self) -> str:
         """One short line: rank, label, method, configuration, partition and time."""
@@ -189,7 +189,7 @@ class Measurement:
         how += f", {self.strategy}" if self.strategy not in ("direct", "coefficients") else ""
         return (f"Measurement(rank={self.rank} [{self.label}], {how}, "
                 f"{display.short_config(self.config)}, A={tuple(self.partition)}, "
-                f"{self.seconds:.2f} s)")  # fmt: skip
+                f"{self.seconds:.2f} s)")
 
     def _repr_html_(self) -> str:
         """A small HTML table of the main fields (Jupyter calls it to display the object).
@@ -226,7 +226,7 @@ class Measurement:
             When pandas is not installed (``pip install 'seprank[pandas]'``).
         """
         return display.tidy_frame([self._record()], bool_columns=BOOL_COLUMNS,
-                                  list_columns=("partition", "block_ranks"))  # fmt: skip
+                                  list_columns=("partition", "block_ranks"))
 
     def _record(self) -> dict:
         rec = {"rank": int(self.rank), "label": self.label, "saturated": self.saturated,
@@ -235,19 +235,19 @@ class Measurement:
                "seed": self.seed, "rows": int(self.samples[0]), "cols": int(self.samples[1]),
                "seconds": float(self.seconds), "saturation_bound": self.saturation_bound,
                "partition": [int(a) for a in self.partition],
-               "block_ranks": display.block_ranks(self.blocks)}  # fmt: skip
+               "block_ranks": display.block_ranks(self.blocks)}
         rec.update({k: v for k, v in self.config.items() if k not in rec})
         return rec
 
     def _paper(self, fmt: str) -> tuple[list, list]:
         header = ["network", "configuration", "partition A", "method", "strategy", "seed",
-                  "rank", "label"]  # fmt: skip
+                  "rank", "label"]
         latex = fmt == "latex"
         row = [self.config.get("architecture") or "-",
                (tables.config_math if latex else tables.config_text)(self.config),
                tables.partition_math(self.partition) if latex else
                ",".join(str(int(a)) for a in self.partition),
-               self.method, self.strategy, self.seed, int(self.rank), self.label]  # fmt: skip
+               self.method, self.strategy, self.seed, int(self.rank), self.label]
         if latex:
             header[2] = tables.math_cell("partition $A$")
         return header, [row]

@@ -125,7 +125,7 @@ def _check(net, domain, seed: int) -> None:
     permuted = np.empty_like(whole)
     permuted[perm] = evaluate(net, params, X[perm], domain)
     halves = np.concatenate([evaluate(net, params, X[: ROWS // 2], domain),
-                             evaluate(net, params, X[ROWS // 2 :], domain)])  # fmt: skip
+                             evaluate(net, params, X[ROWS // 2 :], domain)])
     for how, other in (("the batch was permuted", permuted), ("the batch was halved", halves)):
         bad = ~_same(whole, other, exact)
         if bad.any():
@@ -133,7 +133,7 @@ def _check(net, domain, seed: int) -> None:
             raise ConfigError(f"{type(net).__name__}.apply mixes the batch axis: row {i} of "
                               f"the output changed when other rows changed ({how}); row i "
                               "of the output must depend on row i of the input only (an "
-                              "axis=0 reduction, e.g. X.mean(axis=0) for axis=1?)")  # fmt: skip
+                              "axis=0 reduction, e.g. X.mean(axis=0) for axis=1?)")
 
 
 class SpotChecker:
@@ -212,7 +212,7 @@ class SpotChecker:
                               "i of the output must depend on row i of the input only, "
                               "whatever the batch's size, the row's position and the other "
                               "rows (a branch on len(X), a buffer of fixed size, a sum over "
-                              "the batch axis?)")  # fmt: skip
+                              "the batch axis?)")
         if not inside.size:
             return out[:n]
         values = out[:n].copy()
@@ -253,4 +253,4 @@ def spot_cover(net) -> tuple[float, str] | None:
                   f"{COVERED:.0%} of a batch's positions another value than the row alone, "
                   f"whatever rows they hold, passes with probability <= {MISS:.1g}; a "
                   "violation at fewer positions or only for some rows' values is not "
-                  "covered)")  # fmt: skip
+                  "covered)")

@@ -69,7 +69,7 @@ def evaluate_grid(net, params, domain, A_pts, B_pts, A, B, chunk: int = DEFAULT_
         X[:, list(A)] = np.repeat(A_pts[r0:r1], Q, axis=0)
         X[:, list(B)] = np.tile(B_pts, (nr, 1, 1))
         out = evaluate(net, params, X, domain) if spot is None else \
-            spot.evaluate(net, params, domain, X)  # fmt: skip
+            spot.evaluate(net, params, domain, X)
         F[r0:r1] = out.reshape(nr, Q)
     return F
 
@@ -94,7 +94,7 @@ def make_evaluator(net, params, domain, A, B, *, use_kernel=True, chunk=DEFAULT_
     its ``sentinel`` where one was evaluated alone already).
     """
     spot = None if spot_seed is None else \
-        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]), sentinel)  # fmt: skip
+        row_check.SpotChecker(np.random.default_rng([int(spot_seed), 8]), sentinel)
     declared = capability(net, "kernel") if use_kernel and isinstance(domain, ModP) else None
     kernel = None if declared is None else declared()
 

@@ -111,7 +111,7 @@ def trace_degree(net, random_weights: bool = True) -> int:
         raise DomainError(f"{type(net).__name__}.apply does not run on degree arrays "
                           f"({type(exc).__name__}: {exc}); seprank cannot bound its degree "
                           "or check its arithmetic, so it does not measure it exactly "
-                          "(method=float still does)") from None  # fmt: skip
+                          "(method=float still does)") from None
     return int(np.max(out))
 
 
@@ -236,7 +236,7 @@ def given_weights(what: str, of: str = "the separation rank") -> Ground:
     """Nothing sampled and nothing random (the weights given): not saturated, no bound."""
     return Ground(False, None, f"{what} with given weights: nothing random, so no "
                   f"probability bound; the rank over GF(p) is a lower bound on {of} of this "
-                  "integer network")  # fmt: skip
+                  "integer network")
 
 
 def uncovered(prime: int, prime_drawn: bool) -> Ground:
@@ -248,14 +248,14 @@ def uncovered(prime: int, prime_drawn: bool) -> Ground:
          if not prime_drawn else
          "the prime was drawn at random to cover the constants, but apply does not run "
          "on the coefficient-size arrays (seprank.algebra.height), so no bound covers "
-         "them") + "; a lower bound only"))  # fmt: skip
+         "them") + "; a lower bound only"))
 
 
 def float_ground(raw, ctx: GroundContext) -> Ground:
     """A float rank is never saturated; trusted or not, and of a non-polynomial neither."""
     net, poly = ctx.net, polynomial_of(ctx.net)
     why = float_distrust(raw) if raw.saturated else ("the rank reached the sample size" + (
-        " (budget hit)" if raw.budget_hit else ""))  # fmt: skip
+        " (budget hit)" if raw.budget_hit else ""))
     trusted = why is None and poly is True
     if poly is None:  # not known to be a polynomial, nor known not to be
         reason = (
@@ -270,7 +270,7 @@ def float_ground(raw, ctx: GroundContext) -> Ground:
     elif why is None:
         reason = ("float: a clear gap at the rank, the same rank after "
                   "equilibration (float_trustworthy); an estimate with no "
-                  "probability bound, never saturated")  # fmt: skip
+                  "probability bound, never saturated")
     else:
         reason = f"untrusted: {why}; an estimate only"
     return Ground(False, None, reason, trusted=trusted)
@@ -283,7 +283,7 @@ def step_sizes(raw) -> list[int]:
 
 
 def grid_ground(raw, ctx: GroundContext, sizes: list[int] | None = None,
-                schwartz_zippel=None, declared: str = "") -> Ground:  # fmt: skip
+                schwartz_zippel=None, declared: str = "") -> Ground:
     """The random grid's ground, shared by the grid strategies (module docstring).
 
     Parameters
@@ -311,15 +311,15 @@ def grid_ground(raw, ctx: GroundContext, sizes: list[int] | None = None,
     if raw.sampler != "random":
         return Ground(False, None, "templates sampler: the rank plateaued below the number of "
                       "distinct rows and columns, but a template grid is not a generic "
-                      "sample: no probability bound; a lower bound only")  # fmt: skip
+                      "sample: no probability bound; a lower bound only")
     e = entry_degree(net, ctx.random_weights)
     if e is None:
         return Ground(False, None, f"{type(net).__name__} is not a polynomial seprank can "
                       "bound the degree of: no probability bound on a false saturation; a "
-                      "lower bound only")  # fmt: skip
+                      "lower bound only")
     sizes = step_sizes(raw) if sizes is None else sizes
     sz = (min(1.0, float(sum(sizes) * e / raw.prime)) if schwartz_zippel is None
-          else schwartz_zippel(e))  # fmt: skip
+          else schwartz_zippel(e))
     cover = constants_cover(raw, ctx, sizes, weights=ctx.weights)
     if cover is None:
         return uncovered(raw.prime, ctx.prime_drawn)
@@ -339,7 +339,7 @@ def grid_ground(raw, ctx: GroundContext, sizes: list[int] | None = None,
 
 def constants_cover(raw, ctx: GroundContext, sizes, points: int | None = 0,
                     weights: dict | None = None,
-                    rows: bool = True) -> tuple[float, str] | None:  # fmt: skip
+                    rows: bool = True) -> tuple[float, str] | None:
     """(the constants' term of the bound, what the text says of them); None: nothing
     covers them (a fixed prime and constants seprank did not write, or a drawn prime but
     no bound on the constants' integers could be traced). ``points``: bits of the grid's
@@ -352,7 +352,7 @@ def constants_cover(raw, ctx: GroundContext, sizes, points: int | None = 0,
 
 
 def _constants_term(raw, ctx: GroundContext, sizes, points: int | None = 0,
-                    weights: dict | None = None) -> tuple[float, str] | None:  # fmt: skip
+                    weights: dict | None = None) -> tuple[float, str] | None:
     """:func:`constants_cover` without the one-row check."""
     net, prime_drawn = ctx.net, ctx.prime_drawn
     if not prime_drawn and (weights is not None or not shipped_function(type(net))):
@@ -360,11 +360,11 @@ def _constants_term(raw, ctx: GroundContext, sizes, points: int | None = 0,
     if not prime_drawn:  # a class seprank ships, drawn weights: the prime is never drawn
         why = ("seprank's default prime, which its own classes keep so that their results "
                "and certificates are reproducible" if raw.prime == DEFAULT_PRIME else
-               "fixed by the caller (prime=)")  # fmt: skip
+               "fixed by the caller (prime=)")
         return 0.0, ("not the integer constants of seprank's own code nor the finitely many "
                      "primes where the ranks over GF(p) and Q differ (no bound on them is "
                      f"stated at a fixed prime): prime {raw.prime} is {why}; confirm with "
-                     "other primes: --confirm K")  # fmt: skip
+                     "other primes: --confirm K")
     size = _constants.size_bits(net, weights)
     if size is None or points is None:
         return None
@@ -374,4 +374,4 @@ def _constants_term(raw, ctx: GroundContext, sizes, points: int | None = 0,
     c = _constants.bound(sizes, size)
     return c, (f"constants{' and given weights' if weights is not None else ''} (prime "
                f"{raw.prime} drawn at random from [2^25, 2^26): it divides the integers they "
-               f"produce with probability <= {c:.1g})")  # fmt: skip
+               f"produce with probability <= {c:.1g})")

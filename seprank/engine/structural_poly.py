@@ -63,11 +63,11 @@ def build_F(net, params, p: int):
 
     def row_times(r, P):  # row vector r (polys) times the matrix P (polys)
         return [sum((r[k] * P[k][j] for k in range(d) if r[k] != 0 and P[k][j] != 0), zero)
-                for j in range(d)]  # fmt: skip
+                for j in range(d)]
 
     P = [[one if i == j else zero for j in range(d)] for i in range(d)]
     heads = [tuple(const(params[k][layer, h]) for k in ("Wq", "Wk", "Wv", "Wo"))
-             for layer in range(net.depth) for h in range(H)]  # fmt: skip
+             for layer in range(net.depth) for h in range(H)]
     for layer in range(net.depth):
         hs = heads[layer * H:(layer + 1) * H]
         C = [const(np.asarray(wo, dtype=object) @ np.asarray(wv, dtype=object) % p)
@@ -76,7 +76,7 @@ def build_F(net, params, p: int):
              for wq, wk, wv, wo in hs]  # W^K^T W^Q, d x d
         last = layer == net.depth - 1
         PS = [[combo([1] * d, [P[i][k] * S[k][j] for k in range(d)]) for j in range(d)]
-              for i in range(d)]  # fmt: skip
+              for i in range(d)]
         c = net.output_coord
         if last and H <= (d + 1) // 2:  # rows only: H d^2 + d^2 products
             acc = [zero] * d
@@ -94,7 +94,7 @@ def build_F(net, params, p: int):
         N = [[zero] * d for _ in range(d)]
         for Ch, Eh in zip(C, E):
             CM = [[combo([Ch[i][k] for k in range(d)], [M[k][j] for k in range(d)])
-                   for j in range(d)] for i in range(d)]  # fmt: skip
+                   for j in range(d)] for i in range(d)]
             for i in range(d):
                 for j in range(d):
                     N[i][j] += combo([Eh[k][j] for k in range(d)], CM[i])

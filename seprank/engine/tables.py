@@ -20,7 +20,7 @@ from collections.abc import Sequence
 #: LaTeX's special characters and what stands for each in text.
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}  # fmt: skip
+                  "^": r"\textasciicircum{}"}
 
 #: The attention network's parameters, as the paper writes them.
 SYMBOLS = {"depth": "L", "width": "d_x", "heads": "H", "seq_len": "N"}
@@ -76,7 +76,7 @@ def _numeric(column: Sequence[object]) -> bool:
 
 
 def latex_table(header: Sequence[object], rows: Sequence[Sequence[object]],
-                comment: str | None = None) -> str:  # fmt: skip
+                comment: str | None = None) -> str:
     """A booktabs ``tabular`` (``\\toprule``, ``\\midrule``, ``\\bottomrule``).
 
     Parameters
@@ -98,7 +98,7 @@ def latex_table(header: Sequence[object], rows: Sequence[Sequence[object]],
     align = "".join("r" if _numeric(c) else "l" for c in cols)
     out = [f"% {line}" for line in (comment or "").splitlines()]
     out += [f"\\begin{{tabular}}{{{align}}}", r"\toprule",
-            " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]  # fmt: skip
+            " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
     out += [" & ".join(latex_escape("-" if v is None else v) for v in r) + r" \\" for r in rows]
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out)

@@ -33,9 +33,9 @@ def _exact(key: str, v) -> int | Fraction:
         if q is not None:
             return q
         raise ConfigError(f"weights[{key!r}] holds {v!r}, not a finite float64: give "
-                          "integers or fractions.Fraction values")  # fmt: skip
+                          "integers or fractions.Fraction values")
     raise ConfigError(f"weights[{key!r}] holds a {type(v).__name__} ({v!r}): give integers, "
-                      "fractions.Fraction or exact floats")  # fmt: skip
+                      "fractions.Fraction or exact floats")
 
 
 def _structure(net, seed: int):
@@ -44,7 +44,7 @@ def _structure(net, seed: int):
     if not isinstance(expected, dict):
         raise ConfigError(f"weights=: {type(net).__name__}.init returns a "
                           f"{type(expected).__name__}, not a dict of arrays, so its weights "
-                          "cannot be given by name")  # fmt: skip
+                          "cannot be given by name")
     return expected
 
 
@@ -73,23 +73,23 @@ def check_weights(net, weights, seed: int = 0) -> dict:
     """
     if not isinstance(weights, dict):
         raise ConfigError(f"weights={type(weights).__name__}: must be a dict of arrays (the "
-                          "keys of net.init)")  # fmt: skip
+                          "keys of net.init)")
     expected = _structure(net, seed)
     missing = [k for k in expected if k not in weights]
     if missing:
         raise ConfigError(f"weights: key {missing[0]!r} is missing (expected keys: "
-                          f"{', '.join(map(str, expected))})")  # fmt: skip
+                          f"{', '.join(map(str, expected))})")
     extra = [k for k in weights if k not in expected]
     if extra:
         raise ConfigError(f"weights: key {extra[0]!r} is not a weight of "
                           f"{type(net).__name__} (expected keys: "
-                          f"{', '.join(map(str, expected))})")  # fmt: skip
+                          f"{', '.join(map(str, expected))})")
     out = {}
     for k, want in expected.items():
         got = np.array(weights[k], dtype=object)
         if got.shape != np.shape(raw(want)):
             raise ConfigError(f"weights[{k!r}]: shape {got.shape} given, "
-                              f"{np.shape(raw(want))} expected (as net.init draws it)")  # fmt: skip
+                              f"{np.shape(raw(want))} expected (as net.init draws it)")
         out[k] = np.array([_exact(k, v) for v in got.ravel()], dtype=object).reshape(got.shape)
     return out
 

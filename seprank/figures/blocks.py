@@ -13,7 +13,7 @@ from seprank.theory.bounds import (
 
 # --------------------------------------------------------------------------- figure 11
 FIG11_FIELDS = ["width", "heads", "seq_len", "depth", "a_degree", "measured_block_rank",
-                "label", "block_bound", "source"]  # fmt: skip
+                "label", "block_bound", "source"]
 
 
 def block_rows(trows) -> list[dict]:
@@ -95,12 +95,12 @@ def plot_block_ranks(rows, ax=None):
         hi = max(hi, *x)
         c = width_color(d)
         a1.plot(x, y, marks.get(L, "o"), color=c, mfc=c if H == 1 else "white", mew=0.8,
-                ms=3.5, ls="none", gid=f"d_x={d}", zorder=3 if H == 1 else 2)  # fmt: skip
+                ms=3.5, ls="none", gid=f"d_x={d}", zorder=3 if H == 1 else 2)
         if H != 1:
             continue
         row = ones.index((d, H, N, L))
         at = [int(r["a_degree"]) for r in rs if int(r["block_bound"]) ==
-              int(r["measured_block_rank"])]  # fmt: skip
+              int(r["measured_block_rank"])]
         a2.plot(at, [row] * len(at), "o", color=c, ms=2.5, ls="none", gid=f"d_x={d}")
         for r in rs:
             if int(r["block_bound"]) > int(r["measured_block_rank"]):
@@ -108,7 +108,7 @@ def plot_block_ranks(rows, ax=None):
                 a2.plot(g, row, "x", color="black", ms=7, mew=1.5, zorder=4)
                 a2.annotate(f"$A$-degree {g}: measured {r['measured_block_rank']},\n"
                             f"proved bound {r['block_bound']}", (g, row), xytext=(6, 5),
-                            textcoords="offset points", fontsize=7, va="bottom")  # fmt: skip
+                            textcoords="offset points", fontsize=7, va="bottom")
     a1.plot([1, hi * 1.5], [1, hi * 1.5], "-", color=GREY, lw=0.8, zorder=0)
     a1.set_xscale("log")
     a1.set_yscale("log")
@@ -116,7 +116,7 @@ def plot_block_ranks(rows, ax=None):
     a1.set_ylabel(r"measured block rank (over $\mathrm{GF}(p)$)")
     depths = sorted({c[3] for c in configs})
     h = [Line2D([], [], marker=marks.get(L, "o"), color="black", ls="none", mfc="black",
-                label=f"$L = {L}$") for L in depths]  # fmt: skip
+                label=f"$L = {L}$") for L in depths]
     h += [Line2D([], [], marker="o", color="black", mfc="white", ls="none", label="$H > 1$"),
           Line2D([], [], color=GREY, lw=0.8, label="measured = bound")]
     lo, hi = a1.get_ylim()
@@ -130,5 +130,5 @@ def plot_block_ranks(rows, ax=None):
                               label="measured = proved bound"),
                        Line2D([], [], marker="x", color="black", ms=6, mew=1.5, ls="none",
                               label="measured < proved bound")],
-              loc="center right")  # fmt: skip
+              loc="center right")
     return fig

@@ -71,7 +71,7 @@ def depth_reaching(P: float, frac: float, hi: int = 4000) -> int:
 
 
 FIG6_FIELDS = ["kind", "params", "depth_or_fit", "value_or_ours", "fraction_or_paper_rule",
-               "gain_or_depth90", "width", "params_used"]  # fmt: skip
+               "gain_or_depth90", "width", "params_used"]
 FIG6_BUDGETS = (1e8, 1e10, 1e12, 1e14)
 
 
@@ -102,16 +102,16 @@ def equal_params_rows(budgets=FIG6_BUDGETS) -> list[dict]:
             w = width_at_budget(P, L)
             rows.append({"kind": "curve", "params": P, "depth_or_fit": L, "value_or_ours": x,
                          "fraction_or_paper_rule": x / A, "gain_or_depth90": g, "width": w,
-                         "params_used": 12 * L * w * w})  # fmt: skip
+                         "params_used": 12 * L * w * w})
         rows.append({"kind": "depth_90_99", "params": P, "depth_or_fit": depth_reaching(P, 0.9),
-                     "value_or_ours": depth_reaching(P, 0.99)})  # fmt: skip
+                     "value_or_ours": depth_reaching(P, 0.99)})
     for k in range(10, 27):
         P = 10 ** (k / 2)
         rows.append({"kind": "optimum", "params": P,
                      "depth_or_fit": fit_optimal_shape(P)["depth"],
                      "value_or_ours": expressivity_optimal_depth(P),
                      "fraction_or_paper_rule": paper_optimal_depth(P),
-                     "gain_or_depth90": depth_reaching(P, 0.9)})  # fmt: skip
+                     "gain_or_depth90": depth_reaching(P, 0.9)})
     return rows
 
 
@@ -143,7 +143,7 @@ def plot_equal_params(rows, ax=None):
         fig = plt.figure(figsize=(DOUBLE, 4.9))
         gs = fig.add_gridspec(2, 2)
         a1, a2, a3 = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), \
-            fig.add_subplot(gs[1, :])  # fmt: skip
+            fig.add_subplot(gs[1, :])
     else:
         fig, (a1, a2, a3) = new_axes(ax, ncols=3)
     budgets = sorted({float(r["params"]) for r in rows if r["kind"] == "curve"})
@@ -151,13 +151,13 @@ def plot_equal_params(rows, ax=None):
         cur = [r for r in rows if r["kind"] == "curve" and float(r["params"]) == P]
         Ls = [int(r["depth_or_fit"]) for r in cur]
         a1.plot(Ls, [float(r["fraction_or_paper_rule"]) for r in cur], color=col,
-                label=_budget(P))  # fmt: skip
+                label=_budget(P))
         q = next(r for r in rows if r["kind"] == "depth_90_99" and float(r["params"]) == P)
         a1.plot([int(q["depth_or_fit"]), int(q["value_or_ours"])], [0.9, 0.99], "o",
-                color=col, mec="black", mew=0.5, ls="none")  # fmt: skip
+                color=col, mec="black", mew=0.5, ls="none")
         pos = [(math.sqrt(a * b), 100 * float(r["gain_or_depth90"])) for a, b, r in
                zip(Ls, Ls[1:], cur) if r["gain_or_depth90"] != "" and
-               float(r["gain_or_depth90"]) > 0]  # fmt: skip
+               float(r["gain_or_depth90"]) > 0]
         a2.plot(*zip(*pos), color=col, label=_budget(P))
     a1.axhline(1, color=GREY, lw=0.8, ls="--")
     a1.plot([], [], "o", color=GREY, mec="black", mew=0.5, label="depths reaching 0.9, 0.99")
@@ -173,13 +173,13 @@ def plot_equal_params(rows, ax=None):
     opt = [r for r in rows if r["kind"] == "optimum"]
     Ps = [float(r["params"]) for r in opt]
     a3.plot(Ps, [float(r["depth_or_fit"]) for r in opt], "-", color="black",
-            label="paper's empirical fit (its depth for $P$)")  # fmt: skip
+            label="paper's empirical fit (its depth for $P$)")
     a3.plot(Ps, [float(r["value_or_ours"]) for r in opt], "-o", ms=2.5, color=GREY,
-            label="last depth-efficient $L$ ($H = 1$ formula, proved)")  # fmt: skip
+            label="last depth-efficient $L$ ($H = 1$ formula, proved)")
     a3.plot(Ps, [float(r["fraction_or_paper_rule"]) for r in opt], "--", color=GREY,
-            label=r"paper's rule $L = \log_3 d_x$")  # fmt: skip
+            label=r"paper's rule $L = \log_3 d_x$")
     a3.plot(Ps, [float(r["gain_or_depth90"]) for r in opt], ":", color="black", lw=1.5,
-            label="depth reaching $0.9\\,R(P)$ (formula)")  # fmt: skip
+            label="depth reaching $0.9\\,R(P)$ (formula)")
     for (name, P, L), mk in zip((("GPT-3 175B: 96 layers", 175e9, 96),
                                  ("1T model (its authors): 92 layers", 1e12, 92)), "*P"):
         a3.plot(P, L, mk, ms=8, color="white", mec="black", ls="none", label=name)

@@ -185,14 +185,14 @@ def _fig6_excess(out: Path) -> str:
     said = []
     for P in sorted({float(r["params"]) for r in rows}):
         over = [r for r in rows if float(r["params"]) == P and
-                float(r["fraction_or_paper_rule"]) > 1]  # fmt: skip
+                float(r["fraction_or_paper_rule"]) > 1]
         if over:
             top = max(over, key=lambda r: float(r["fraction_or_paper_rule"]))
             said.append(f"P = {P:.0e} exceeds 1 from L = {over[0]['depth_or_fit']} on, at most "
                         f"{float(top['fraction_or_paper_rule']):.3f} (L = {top['depth_or_fit']}, "
                         f"d_x = {top['width']}, {int(top['params_used']):,} parameters)")
     return ("In the CSV's range " + "; ".join(said) + ".") if said else \
-        "No curve exceeds 1 in the CSV's range."  # fmt: skip
+        "No curve exceeds 1 in the CSV's range."
 
 
 def write_readme(out: Path, quick: bool) -> None:
@@ -226,12 +226,12 @@ def write_readme(out: Path, quick: bool) -> None:
         cap = cap.replace("FIG6_EXCESS", _fig6_excess(Path(out)))
         if (Path(out) / f"{name}.png").exists():
             lines += [f"## {name}", "", f"![{name}]({name}.png)", "", cap, "",
-                      f"Data: `{name}.csv`. Command: `{cmd}`.", ""]  # fmt: skip
+                      f"Data: `{name}.csv`. Command: `{cmd}`.", ""]
         else:
             lines += [f"## {name}", "", "Not produced: see the message printed by the "
-                      "command (for figure 7: run the experiment first).", ""]  # fmt: skip
+                      "command (for figure 7: run the experiment first).", ""]
     for name, (cap, other_cmd) in OTHER.items():
         if (Path(out) / f"{name}.png").exists():
             lines += [f"## {name}", "", f"![{name}]({name}.png)", "", cap, "",
-                      f"Data: `{name}.csv`. Command: `{other_cmd}`.", ""]  # fmt: skip
+                      f"Data: `{name}.csv`. Command: `{other_cmd}`.", ""]
     write_text(Path(out) / "README.md", "\n".join(lines))

@@ -61,7 +61,7 @@ def transition_csv(out: Path | str | None = None) -> Path | None:
         That file, else the committed one in paper_figures/, else None.
     """
     for p in ([Path(out) / TRANSITION_CSV] if out is not None else []) + \
-            [PAPER_FIGURES / TRANSITION_CSV]:  # fmt: skip
+            [PAPER_FIGURES / TRANSITION_CSV]:
         if p.exists():
             return p
     return None
@@ -99,7 +99,7 @@ class Measurer:
         self.store = store
 
     def __call__(self, depth, width, heads, seq_len, *, method="modular", seed=0,
-                 max_samples=None, grid=None):  # fmt: skip
+                 max_samples=None, grid=None):
         """Measure one network.
 
         Parameters
@@ -123,20 +123,20 @@ class Measurer:
         net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=seq_len)
         if grid is not None:  # the float engine on a fixed grid (no adaptive stop)
             return measure(net, options=MeasureOptions(method=method, seed=seed, start=grid,
-                                                       max_samples=grid))  # fmt: skip
+                                                       max_samples=grid))
         if self.store is None or method != "modular":
             return measure(net, method=method, seed=seed, max_samples=max_samples)
         from types import SimpleNamespace
 
         spec = sweep_tasks.spec_for_net("measure", net, method="modular", seed=seed,
-                                        max_samples=max_samples, grid="figures")  # fmt: skip
+                                        max_samples=max_samples, grid="figures")
         r = self.store.get(spec["key"])
         if r is None or r["status"] != "done":
             r = sweep_tasks.run_task(spec)
             self.store.put(spec, r)
             if r["status"] != "done":
                 raise SeprankError(f"figures: depth={depth} width={width} heads={heads} "
-                                   f"seq_len={seq_len}: {r['error']}")  # fmt: skip
+                                   f"seq_len={seq_len}: {r['error']}")
         return SimpleNamespace(**r["measurement"])
 
 

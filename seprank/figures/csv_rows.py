@@ -27,7 +27,7 @@ def _cell(v, empty_nan: bool, digits: int | None):
 
 
 def write_rows(path, rows, fields, *, empty_nan: bool = False, digits: int | None = None,
-               append: bool = False) -> Path:  # fmt: skip
+               append: bool = False) -> Path:
     """Write ``rows`` under the header ``fields``.
 
     Parameters

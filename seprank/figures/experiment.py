@@ -50,7 +50,7 @@ def experiment_rows(results) -> list[dict]:
         m = sum(v) / len(v)
         sd = (sum((x - m) ** 2 for x in v) / (len(v) - 1)) ** 0.5 if len(v) > 1 else math.nan
         rows.append({"budget": b, "depth": L, "n_seeds": len(v), "val_loss_mean": m,
-                     "val_loss_std": sd})  # fmt: skip
+                     "val_loss_std": sd})
     return rows
 
 
@@ -80,13 +80,13 @@ def plot_experiment(rows, ax=None, title: str | None = None):
         n = sorted({int(r["n_seeds"]) for r in rs})
         nl = f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}"
         ax.plot(L, m, "-o", color=col, gid=f"budget={b}",
-                label=f"{b:,} params, {nl} seed{'s' if n[-1] > 1 else ''}")  # fmt: skip
+                label=f"{b:,} params, {nl} seed{'s' if n[-1] > 1 else ''}")
         bars = [(x, y, float(r["val_loss_std"])) for x, y, r in zip(L, m, rs)
-                if int(r["n_seeds"]) >= 2]  # fmt: skip
+                if int(r["n_seeds"]) >= 2]
         if bars:
             ax.errorbar([x for x, _, _ in bars], [y for _, y, _ in bars],
                         yerr=[s for _, _, s in bars], fmt="none", ecolor=col, capsize=2,
-                        label=f"_errorbar budget={b}")  # fmt: skip
+                        label=f"_errorbar budget={b}")
     ax.set_xscale("log", base=2)
     Ls = sorted({int(r["depth"]) for r in rows})
     ax.set_xticks(Ls, [str(x) for x in Ls])

@@ -10,7 +10,7 @@ from seprank.figures.style import DOUBLE, GREY, new_axes, width_color
 # --------------------------------------------------------------------------- figure 5
 FIG5_FIELDS = ["depth", "degree", "exact_rank", "label", "float_rank", "float_label",
                "float_tolerance", "float_grid_rows", "float_grid_cols",
-               "spectrum_s_over_s1"]  # fmt: skip
+               "spectrum_s_over_s1"]
 
 
 def float_grid_size(exact_rank: int) -> int:
@@ -88,11 +88,11 @@ def plot_float_vs_exact(rows, ax=None):
     degs = [int(r["degree"]) for r in rows]
     c = width_color(2)
     a1.plot(degs, [int(r["exact_rank"]) for r in rows], "-o", color=c, gid="d_x=2",
-            label=r"exact (over $\mathrm{GF}(p)$, measured)")  # fmt: skip
+            label=r"exact (over $\mathrm{GF}(p)$, measured)")
     a1.plot(degs, [int(r["float_rank"]) for r in rows], "--s", color="black", mfc="white",
-            label="float64 SVD rank")  # fmt: skip
+            label="float64 SVD rank")
     a1.plot(degs, [int(r["float_grid_rows"]) for r in rows], ":", color=GREY,
-            label=r"float grid side $n$ ($n \times n$)")  # fmt: skip
+            label=r"float grid side $n$ ($n \times n$)")
     a1.set_xscale("log", base=3)
     a1.set_yscale("log")
     a1.set_xticks(degs, [str(x) for x in degs])
@@ -104,11 +104,11 @@ def plot_float_vs_exact(rows, ax=None):
     cols = seq_colors(len(rows))
     for col, r in zip(cols, rows):
         s = json.loads(r["spectrum_s_over_s1"]) if isinstance(r["spectrum_s_over_s1"], str) \
-            else r["spectrum_s_over_s1"]  # fmt: skip
+            else r["spectrum_s_over_s1"]
         s = [max(x, 1e-300) for x in s]
         a2.semilogy(range(1, len(s) + 1), s, color=col, lw=1,
                     label=f"$L = {r['depth']}$: exact rank {r['exact_rank']}, "
-                    f"float {r['float_rank']}")  # fmt: skip
+                    f"float {r['float_rank']}")
         a2.axvline(int(r["exact_rank"]), color=col, ls=":", lw=1)
     a2.set_xscale("log")
     a2.set_xlabel("singular value index $i$ (dotted: exact rank)")

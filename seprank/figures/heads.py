@@ -15,7 +15,7 @@ from seprank.theory.bounds import (
 
 # --------------------------------------------------------------------------- figure 4
 FIG4_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "label", "saturated",
-               "upper_proved"]  # fmt: skip
+               "upper_proved"]
 
 
 def heads_rows(quick: bool = False, measurer=None) -> list[dict]:
@@ -43,13 +43,13 @@ def heads_rows(quick: bool = False, measurer=None) -> list[dict]:
             m = _m(L, d, H, N)
             rows.append({"depth": L, "width": d, "seq_len": N, "heads": H,
                          "measured_rank": m.rank, "saturated": bool(m.saturated),
-                         "upper_proved": ub})  # fmt: skip
+                         "upper_proved": ub})
     return rows
 
 
 #: Labelled ticks per decade tried in turn on a narrow log axis, until three are in view.
 LOG_SUBS = ((1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 5.0, 7.0),
-            (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0))  # fmt: skip
+            (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0))
 
 
 def _label_narrow_log_axis(ax) -> None:
@@ -65,7 +65,7 @@ def _label_narrow_log_axis(ax) -> None:
     locator = MaxNLocator(5)  # under a factor of about 1.5: evenly spaced values
     for subs in LOG_SUBS:
         ticks = [m * 10**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)))
-                 for m in subs if lo <= m * 10**e <= hi]  # fmt: skip
+                 for m in subs if lo <= m * 10**e <= hi]
         if len(ticks) >= 3:
             locator = LogLocator(subs=subs)
             break
@@ -93,27 +93,27 @@ def plot_heads(rows, ax=None):
     """
     fig, ax = new_axes(ax, size=(SINGLE, 3.7))
     cases = sorted({(int(r["depth"]), int(r["width"]), int(r["seq_len"])) for r in rows},
-                   key=lambda c: (c[1], c[0], c[2]))  # fmt: skip
+                   key=lambda c: (c[1], c[0], c[2]))
     seen: dict = {}
     for L, d, N in cases:
         pts = sorted((int(r["heads"]), int(r["measured_rank"]), int(r["upper_proved"]))
                      for r in rows if (int(r["depth"]), int(r["width"]), int(r["seq_len"]))
-                     == (L, d, N))  # fmt: skip
+                     == (L, d, N))
         k = seen[(L, d)] = seen.get((L, d), -1) + 1
         shift = 1.06**k
         c = width_color(d)
         xs = [h * shift for h, _, _ in pts]
         ax.plot(xs, [m for _, m, _ in pts], ["-o", "--s"][k % 2], color=c, mfc=c if k == 0
                 else "white", mew=1, gid=f"d_x={d}",
-                label=f"$L = {L},\\ d_x = {d},\\ N = {N}$")  # fmt: skip
+                label=f"$L = {L},\\ d_x = {d},\\ N = {N}$")
         ax.plot([xs[0] / 1.1, xs[-1] * 1.1], [pts[0][2]] * 2, ":", color=c, lw=1,
-                gid=f"d_x={d}")  # fmt: skip
+                gid=f"d_x={d}")
     from matplotlib.lines import Line2D
 
     handles, _ = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], color="black", ls=":", lw=1, label="proved bound (any $H$)"))
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
-              columnspacing=0.8, handlelength=2.2)  # fmt: skip
+              columnspacing=0.8, handlelength=2.2)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     hs = sorted({int(r["heads"]) for r in rows})
@@ -128,7 +128,7 @@ def plot_heads(rows, ax=None):
 
 # --------------------------------------------------------------------------- figure 13
 FIG13_FIELDS = ["depth", "width", "seq_len", "heads", "measured_rank", "label", "saturated",
-                "upper_proved", "source"]  # fmt: skip
+                "upper_proved", "source"]
 
 
 def heads_bound_rows(fig4_rows, trows) -> list[dict]:
@@ -152,7 +152,7 @@ def heads_bound_rows(fig4_rows, trows) -> list[dict]:
     """
     ints = ("depth", "width", "seq_len", "heads", "measured_rank", "upper_proved")
     rows = [{**{k: int(r[k]) for k in ints}, "saturated": truthy(r["saturated"]),
-             "source": "fig4"} for r in fig4_rows]  # fmt: skip
+             "source": "fig4"} for r in fig4_rows]
     have = {(r["depth"], r["width"], r["seq_len"], r["heads"]) for r in rows}
     for r in trows:
         k = tuple(int(r[c]) for c in ("depth", "width", "seq_len", "heads"))
@@ -197,16 +197,16 @@ def plot_heads_bound(rows, ax=None):
                       int(r["upper_proved"])) for r in rows
                      if (int(r["depth"]), int(r["width"]), int(r["seq_len"])) == (L, d, N))
         ax.plot(*zip(*pts), "-" + marks.get(L, "o"), color=width_color(d), ms=3.5, lw=0.8,
-                mfc="white" if N < 2 * d else width_color(d), gid=f"d_x={d}")  # fmt: skip
+                mfc="white" if N < 2 * d else width_color(d), gid=f"d_x={d}")
     from matplotlib.lines import Line2D
 
     ws = sorted({c[1] for c in cases})
     ls = sorted({c[0] for c in cases})
     h = [Line2D([], [], color=width_color(d), lw=2, label=f"$d_x = {d}$") for d in ws]
     h += [Line2D([], [], marker=marks.get(L, "o"), color="black", ls="none",
-                 label=f"$L = {L}$") for L in ls]  # fmt: skip
+                 label=f"$L = {L}$") for L in ls]
     h.append(Line2D([], [], marker="o", mfc="white", color="black", ls="none",
-                    label="hollow: $N < 2 d_x$"))  # fmt: skip
+                    label="hollow: $N < 2 d_x$"))
     ax.legend(handles=h, loc="lower right", ncol=2)
     ax.set_xscale("log", base=2)
     hs = sorted({int(r["width"]) // int(r["heads"]) for r in rows})

@@ -143,7 +143,7 @@ def _experiment_input(out, quick, measurer):
     if src is None:
         msg = ("figure 7 skipped: no experiment output; make it with "
                "`python -m experiments.depth_width.run --preset cpu --out "
-               "experiments/depth_width/results` (in a checkout)")  # fmt: skip
+               "experiments/depth_width/results` (in a checkout)")
         print(msg, file=sys.stderr)
         write_text(Path(out) / "fig7_experiment.MISSING.txt", msg + "\n")
         return None
@@ -182,7 +182,7 @@ FIGURES = {f.name: f for f in (
     Figure("fig12_verify_grid", _read_input(verify_source, verify_rows), plot_verify_grid,
            FIG12_FIELDS, rewrites_csv=False),
     Figure("fig13_heads_bound", _heads_bound_input, plot_heads_bound, FIG13_FIELDS),
-)}  # fmt: skip
+)}
 
 #: Each figure's file name, what ``--only`` takes (``FIGURE_NAMES.values()``).
 FIGURE_NAMES = {f: name for name, f in FIGURES.items()}
@@ -269,7 +269,7 @@ def _with_source_saturation(out: Path, rows: list[dict]) -> list[dict]:
     names = {"fig4": "fig4_heads.csv"}
     return [{**r, "label": "", "saturated": r.get("saturated") or src.get(
         names.get(r["source"], r["source"]), {}).get(tuple(int(r[k]) for k in key), "")}
-        for r in rows]  # fmt: skip
+        for r in rows]
 
 
 def _stderr(msg: str) -> None:

@@ -27,7 +27,7 @@ from seprank.theory.regimes import (
 
 # --------------------------------------------------------------------------- figure 1
 FIG1_FIELDS = ["width", "depth", "measured_rank", "label", "saturated", "exact_proved",
-               "log10_formula", "source"]  # fmt: skip
+               "log10_formula", "source"]
 
 
 def rank_vs_depth_rows(quick: bool = False, measurer=None, transition_rows=None) -> list[dict]:
@@ -63,7 +63,7 @@ def rank_vs_depth_rows(quick: bool = False, measurer=None, transition_rows=None)
             rows[(d, L)] = {"width": d, "depth": L, "measured_rank": m.rank,
                             "saturated": bool(m.saturated), "exact_proved": m.rank == bound,
                             "log10_formula": round(generic_block_bound_log10(L, d), 6),
-                            "source": "seprank figures"}  # fmt: skip
+                            "source": "seprank figures"}
     for r in transition_exact(transition_rows or []):
         d, L = int(r["width"]), int(r["depth"])
         if int(r["heads"]) != 1 or int(r["seq_len"]) != 2 * d or (d, L) in rows:
@@ -72,7 +72,7 @@ def rank_vs_depth_rows(quick: bool = False, measurer=None, transition_rows=None)
                         "saturated": truthy(r["saturated"]),
                         "exact_proved": truthy(r["exact_proved"]),
                         "log10_formula": round(generic_block_bound_log10(L, d), 6),
-                        "source": TRANSITION_CSV}  # fmt: skip
+                        "source": TRANSITION_CSV}
     return [rows[k] for k in sorted(rows)]
 
 
@@ -102,13 +102,13 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
         top = max(top, max(form))
         ax.plot(depths, form, "-", color=c, lw=1, gid=f"d_x={d}", label=f"$d_x = {d}$")
         ax.plot(depths, [form[0] * 3 ** (L - depths[0]) for L in depths], ":", color=c,
-                lw=0.9, gid=f"d_x={d}")  # fmt: skip
+                lw=0.9, gid=f"d_x={d}")
         pts = [r for r in rows if int(r["width"]) == d]
         for r in pts:
             top = max(top, math.log10(int(r["measured_rank"])))
         ax.plot([int(r["depth"]) for r in pts], [math.log10(int(r["measured_rank"]))
                 for r in pts], "o", color=c, mec="black", mew=0.6, ls="none",
-                gid=f"d_x={d}")  # fmt: skip
+                gid=f"d_x={d}")
     from matplotlib.lines import Line2D
 
     leg1 = ax.legend(loc="upper left", title="$H = 1,\\ N = 2 d_x$", ncol=1)
@@ -120,7 +120,7 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
                        Line2D([], [], color="k", ls="-", lw=1, label="proved block formula"),
                        Line2D([], [], color="k", ls=":", lw=0.9,
                               label="$3^L$ shape from $L = 1$")],
-              loc="upper left", bbox_to_anchor=(0.0, 0.6))  # fmt: skip
+              loc="upper left", bbox_to_anchor=(0.0, 0.6))
     ax.set_ylim(0, 1.05 * top)
     ax.set_xticks(depths)
     ax.set_xlabel("depth $L$ (layers)")
@@ -153,7 +153,7 @@ def regimes_rows(widths=REGIME_WIDTHS, x_max: float = 5.0) -> list[dict]:
         t = paper_transition_depth(d)
         for L in range(1, max(4, math.ceil(x_max * t)) + 1):
             rows.append({"width": d, "depth": L, "depth_over_log3_width": L / t,
-                         "growth_ratio_formula": formula_growth_ratio(L, d)})  # fmt: skip
+                         "growth_ratio_formula": formula_growth_ratio(L, d)})
     return rows
 
 
@@ -175,7 +175,7 @@ def plot_regimes(rows, ax=None):
     fig, ax = new_axes(ax, size=(SINGLE, 3.1))
     for d in sorted({int(r["width"]) for r in rows}):
         pts = sorted((float(r["depth_over_log3_width"]), float(r["growth_ratio_formula"]))
-                     for r in rows if int(r["width"]) == d)  # fmt: skip
+                     for r in rows if int(r["width"]) == d)
         ax.plot(*zip(*pts), "-o", ms=2.5, color=width_color(d), gid=f"d_x={d}",
                 label=f"$d_x = {d}$", mec="black" if d == 100 else None, mew=0.3)
     ax.axhline(3, color=GREY, lw=0.8)
@@ -192,7 +192,7 @@ def plot_regimes(rows, ax=None):
     ax.set_ylabel(r"$\log \mathrm{sep}(L{+}1) \,/\, \log \mathrm{sep}(L)$")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
               title="$H = 1$ block formula (proved)", columnspacing=0.8,
-              handlelength=1.5)  # fmt: skip
+              handlelength=1.5)
     return fig
 
 
@@ -229,9 +229,9 @@ def transition_rows(quick: bool = False, measurer=None, transition_rows=None) ->
                  {"source": "doubled", "width": w, "heads": 1,
                   "transition_depth": doubled_transition_depth(w)},
                  {"source": "formula", "width": w, "heads": 1,
-                  "transition_depth": formula_transition_depth(w)}]  # fmt: skip
+                  "transition_depth": formula_transition_depth(w)}]
     cases = [(2, 1), (2, 2), (3, 1), (3, 3)] if quick else [(2, 1), (2, 2), (3, 1), (3, 3),
-                                                             (4, 2), (4, 4)]  # fmt: skip
+                                                             (4, 2), (4, 4)]
     extra = transition_exact(transition_rows or [])
     for w, H in cases:
         logs = {}
@@ -248,7 +248,7 @@ def transition_rows(quick: bool = False, measurer=None, transition_rows=None) ->
         t = transition_from_ratios(growth_ratios(logs))
         rows.append({"source": "measured", "width": w, "heads": H,
                      "transition_depth": "" if t is None else t,
-                     "depths_measured": " ".join(map(str, sorted(logs)))})  # fmt: skip
+                     "depths_measured": " ".join(map(str, sorted(logs)))})
     return rows
 
 
@@ -269,21 +269,21 @@ def plot_transition(rows, ax=None):
     """
     fig, ax = new_axes(ax, size=(SINGLE, 2.7))
     styles = {"paper": ("--", r"paper: $L = \log_3 d_x$"), "doubled": (":", r"$L = 2 \log_3 d_x$"),
-              "formula": ("-", "$H = 1$ block formula (proved)")}  # fmt: skip
+              "formula": ("-", "$H = 1$ block formula (proved)")}
     for src, (ls, label) in styles.items():
         pts = [(int(r["width"]), float(r["transition_depth"])) for r in rows
-               if r["source"] == src and r["transition_depth"] not in ("", None)]  # fmt: skip
+               if r["source"] == src and r["transition_depth"] not in ("", None)]
         ax.plot(*zip(*pts), ls, color="black" if src == "formula" else GREY, lw=1,
-                label=label)  # fmt: skip
+                label=label)
     got = [r for r in rows if r["source"] == "measured" and r["transition_depth"] not in
-           ("", None)]  # fmt: skip
+           ("", None)]
     for r in sorted(got, key=lambda r: int(r["heads"])):
         w, H = int(r["width"]), int(r["heads"])
         one = H == 1  # H = 1: large open circle; H > 1: small filled square inside it
         ax.plot(w, float(r["transition_depth"]), "o" if one else "s", ms=8 if one else 3.5,
                 color=width_color(w), mfc="none" if one else width_color(w), mew=1.3,
                 ls="none", gid=f"d_x={w}", zorder=3,
-                label=f"measured, $d_x = {w},\\ H = {H}$")  # fmt: skip
+                label=f"measured, $d_x = {w},\\ H = {H}$")
     ax.set_xscale("log")
     ax.set_xlabel("width $d_x$")
     ax.set_ylabel("transition depth $L$")

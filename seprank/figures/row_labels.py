@@ -55,7 +55,7 @@ class RankRule:
         elif (up is None or str(up).strip() == "") and labels.truthy(row.get("exact_proved")):
             up = v
         return labels.rank_label(v, row.get("saturated"), row.get("budget_hit"), up, status,
-                                 source)  # fmt: skip
+                                 source)
 
 
 def _attention_n2(row) -> tuple:
@@ -68,7 +68,7 @@ def _embedded(row) -> tuple:
     """Figure 9's networks (balanced partition): their [D] bound, stated by the module."""
     net = EmbeddedAttention(vocab=int(row["vocab"]), embed_rank=int(row["embed_rank"]),
                             width=int(row["width"]), depth=int(row["depth"]),
-                            seq_len=int(row["seq_len"]))  # fmt: skip
+                            seq_len=int(row["seq_len"]))
     b = architecture_bound(net, tuple(range(net.seq_len // 2)))
     return b["upper"], labels.bound_status(b.get("tag")), b.get("source")
 
@@ -140,4 +140,4 @@ def relabel_csv(path: Path | str) -> Path:
     rule = RULES[path.name]
     fields, rows = read_table(path)
     return write_rows(path, [{**r, "label": rule(r)} for r in rows],
-                      fields_with_label(fields, rule.rank))  # fmt: skip
+                      fields_with_label(fields, rule.rank))

@@ -30,7 +30,7 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 HEAD_DIM_MARKERS = {1: "D", 2: "^", 3: "s", 4: "v", 5: "P", 6: "X"}
 #: The map's colour per regime.
 REGIME_COLORS = {"depth-efficient": "#009E73", "depth-inefficient": "#D55E00",
-                 "no gain": "#D55E00", "undetermined": GREY}  # fmt: skip
+                 "no gain": "#D55E00", "undetermined": GREY}
 
 
 def _settled(r: dict) -> bool:
@@ -96,7 +96,7 @@ def plot(study, ax=None):
             xy = [(x, y) for x, y, r in zip(xs, ys, pts) if _settled(r) == filled]
             if xy:
                 ax.plot(*zip(*xy), mk, ls="none", color=c, mfc=c if filled else "white",
-                        mew=1, ms=4, zorder=3)  # fmt: skip
+                        mew=1, ms=4, zorder=3)
         ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows
               if r.get("upper") and r.get("rank")]  # at the measured depths only
         if ub and marker_of[key] == MARKERS[0]:
@@ -106,15 +106,15 @@ def plot(study, ax=None):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     handles = [Line2D([], [], marker=marker_of[k], ls="none", color=width_color(dict(k).get(wk))
                       if isinstance(dict(k).get(wk), int) else "black",
-                      label=_series_label(dict(k), wk)) for k in groups]  # fmt: skip
+                      label=_series_label(dict(k), wk)) for k in groups]
     if any(r.get("upper") for r in study.rows):
         handles.append(Line2D([], [], ls="--", color=GREY, lw=0.7, label="proved bound"))
     if lax is not None:
         lax.legend(handles=handles, fontsize=6, loc="center", frameon=False,
-                   ncol=min(len(handles), 5))  # fmt: skip
+                   ncol=min(len(handles), 5))
     else:
         ax.legend(handles=handles, fontsize=5.5, loc="upper left",
-                  frameon=False).set_in_layout(False)  # fmt: skip
+                  frameon=False).set_in_layout(False)
     ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5)
     _ratios(bx, study, groups, marker_of)
     _map(cx, study, groups, marker_of)
@@ -183,7 +183,7 @@ def _ratios(bx, study, groups, marker_of) -> None:
             continue
         measured = s["ratio_label"] == "measured"
         bx.plot(s["to"] + off[key], s["ratio"], marker_of.get(key, "o"), color=c,
-                mfc=c if measured else "white", mew=1, ms=4, zorder=3)  # fmt: skip
+                mfc=c if measured else "white", mew=1, ms=4, zorder=3)
     if laws:
         xs = sorted(laws)
         deg = [laws[x][0] for x in xs]
@@ -191,7 +191,7 @@ def _ratios(bx, study, groups, marker_of) -> None:
         if all(v is not None for v in deg):
             bx.plot(xs, deg, "_-", color=GREY, lw=0.8, ms=10, label="degree law")
             bx.plot(xs, [math.sqrt(g * q) for g, q in zip(deg, lin)], "_--", color=GREY,
-                    lw=0.6, ms=10, label="midpoint: the regimes' border")  # fmt: skip
+                    lw=0.6, ms=10, label="midpoint: the regimes' border")
         bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law $L'/L$")
         # a legend inside its panel: the layout need not measure it (the same pixels)
         bx.legend(fontsize=6, frameon=False, loc="lower left").set_in_layout(False)
@@ -205,7 +205,7 @@ def _ratios(bx, study, groups, marker_of) -> None:
 def _map(cx, study, groups, marker_of) -> None:
     wk = study.width_key
     others = sorted({tuple((k, v) for k, v in s["series"].items() if k != wk)
-                     for s in study.steps}, key=str)  # fmt: skip
+                     for s in study.steps}, key=str)
     n = max(1, len(others))
     for s in study.steps:
         d = s["series"].get(wk)
@@ -216,7 +216,7 @@ def _map(cx, study, groups, marker_of) -> None:
         col = REGIME_COLORS.get(s["regime"], GREY)
         cx.plot(s["from"] + 0.5 + dx, d, marker_of.get(tuple(s["series"].items()), "o"),
                 color=col, mfc=col if s["ratio_label"] == "measured" else "white", mew=1,
-                ms=5)  # fmt: skip
+                ms=5)
     for reg in ("depth-efficient", "depth-inefficient", "undetermined"):
         cx.plot([], [], "s", color=REGIME_COLORS[reg], label=reg)
     cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1).set_in_layout(False)
@@ -227,7 +227,7 @@ def _map(cx, study, groups, marker_of) -> None:
     if froms:
         cx.set_xlim(froms[0] - 0.1, froms[-1] + 1.1)
     ws = sorted({s["series"].get(wk) for s in study.steps
-                 if isinstance(s["series"].get(wk), int)})  # fmt: skip
+                 if isinstance(s["series"].get(wk), int)})
     if ws:
         cx.set_yticks(ws)
         cx.set_ylim(min(ws) - 0.7, max(ws) + 1.5)

@@ -17,7 +17,7 @@ from seprank.paths import atomic_write
 OKABE_ITO = {
     "blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "purple": "#CC79A7",
     "vermillion": "#D55E00", "sky": "#56B4E9", "black": "#000000", "yellow": "#F0E442",
-}  # fmt: skip
+}
 COLORS = list(OKABE_ITO.values())
 #: Neutral colour for reference lines (thresholds, bounds that are not per width).
 GREY = "#7F7F7F"
@@ -27,7 +27,7 @@ WIDTH_COLORS = {
     2: OKABE_ITO["blue"], 3: OKABE_ITO["orange"], 4: OKABE_ITO["green"],
     5: OKABE_ITO["purple"], 6: OKABE_ITO["vermillion"], 8: OKABE_ITO["sky"],
     10: OKABE_ITO["black"], 100: OKABE_ITO["yellow"],
-}  # fmt: skip
+}
 
 #: Figure widths in inches: one column and the full page width of a two-column paper.
 SINGLE, DOUBLE = 3.3, 6.9
@@ -70,7 +70,7 @@ def apply_style() -> None:
         "lines.linewidth": 1.2, "axes.grid": True, "grid.alpha": 0.3,
         "axes.prop_cycle": mpl.cycler(color=COLORS), "svg.hashsalt": "seprank",
         "pdf.compression": 6, "legend.framealpha": 0.85,
-    })  # fmt: skip
+    })
 
 
 def new_axes(ax=None, ncols: int = 1, nrows: int = 1, size: tuple = (SINGLE, 2.5)):
@@ -144,7 +144,7 @@ def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI,
         # any engine savefig draws the whole figure once more, only to throw it away
     with atomic_write(Path(out) / f"{name}.png", "wb") as f:  # never through a link
         fig.savefig(f, format="png", dpi=dpi, pil_kwargs=None if compress_level is None
-                    else {"compress_level": compress_level})  # fmt: skip
+                    else {"compress_level": compress_level})
     if pdf:
         with atomic_write(Path(out) / f"{name}.pdf", "wb") as f:
             fig.savefig(f, format="pdf", metadata={"CreationDate": None})

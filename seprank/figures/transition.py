@@ -62,10 +62,10 @@ def plot(rows, ax=None):
             ex = settled(r)
             ax.plot(int(r["depth"]) + dx, math.log10(int(r["measured"])), mk, color=c,
                     mfc=c if ex else "white", mew=1, ms=4.5 if H == 1 else 3, zorder=3,
-                    gid=f"d_x={d}")  # fmt: skip
+                    gid=f"d_x={d}")
         if H == 1:  # the proved bound does not depend on H: drawn once
             ax.plot(L, [math.log10(int(r["upper_proved"])) for r in rs], ls, color=c, lw=0.9,
-                    gid=f"d_x={d}")  # fmt: skip
+                    gid=f"d_x={d}")
         by_depth = {int(r["depth"]): r for r in rs}
         for Ld, r in by_depth.items():
             nxt = by_depth.get(Ld + 1)
@@ -74,7 +74,7 @@ def plot(rows, ax=None):
             ratio = math.log(int(nxt["measured"])) / math.log(int(r["measured"]))
             ex = settled(r) and settled(nxt)
             bx.plot(Ld + dx, ratio, mk, color=c, mfc=c if ex else "white", mew=1,
-                    ms=4.5 if H == 1 else 3, zorder=3, gid=f"d_x={d}")  # fmt: skip
+                    ms=4.5 if H == 1 else 3, zorder=3, gid=f"d_x={d}")
         rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
         if rf and H == 1:
             bx.plot(*zip(*rf), ls, color=c, lw=0.9, gid=f"d_x={d}")
@@ -101,7 +101,7 @@ def plot(rows, ax=None):
         Line2D([], [], color="black", ls="-", lw=0.9, label="proved bound (any $H$)"),
         Line2D([], [], color="black", marker="s", ls="none",
                label="$H = 2$ ($H = 3, 4$: 0.3) drawn 0.15 to the right")],
-        loc="upper right")  # fmt: skip
+        loc="upper right")
     return fig
 
 
@@ -143,15 +143,15 @@ def plot_overview(rows, ax=None):
         for Ld, r in by_depth.items():  # filled: exact, proved or saturated; hollow: lower
             ex = settled(r)
             ax.plot(Ld, math.log10(int(r["measured"])), "o", color=c, mfc=c if ex else "white",
-                    mew=1.2, ms=6, zorder=3, gid=f"d_x={d}")  # fmt: skip
+                    mew=1.2, ms=6, zorder=3, gid=f"d_x={d}")
             nxt = by_depth.get(Ld + 1)
             if nxt is not None and int(r["measured"]) > 1:
                 ratio = math.log(int(nxt["measured"])) / math.log(int(r["measured"]))
                 ex = settled(r) and settled(nxt)
                 bx.plot(Ld, ratio, "o", color=c, mfc=c if ex else "white", mew=1.2, ms=6,
-                        zorder=3, gid=f"d_x={d}")  # fmt: skip
+                        zorder=3, gid=f"d_x={d}")
         ax.plot(list(by_depth), [math.log10(int(r["upper_proved"])) for r in rs], "-",
-                color=c, lw=1.2, gid=f"d_x={d}")  # fmt: skip
+                color=c, lw=1.2, gid=f"d_x={d}")
         rf = [(int(r["depth"]), float(r["ratio_formula"])) for r in rs if r["ratio_formula"]]
         if rf:
             bx.plot(*zip(*rf), "-", color=c, lw=1.2, gid=f"d_x={d}")
@@ -163,14 +163,14 @@ def plot_overview(rows, ax=None):
     ax.set_ylabel(r"$\log_{10}$ separation rank", fontsize=font["label"])
     bx.set_xlabel("depth $L$ (ratio from $L$ to $L + 1$)", fontsize=font["label"])
     bx.set_ylabel(r"$\log \mathrm{sep}(L{+}1) \,/\, \log \mathrm{sep}(L)$",
-                  fontsize=font["label"])  # fmt: skip
+                  fontsize=font["label"])
     bx.set_ylim(1, 4.0)  # room above 3 for the legend
     for a in (ax, bx):
         a.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         a.tick_params(labelsize=font["tick"])
         a.margins(x=0.08, y=0.08)
     top = max((math.log10(int(r["measured"])) for rs in series.values() for r in rs),
-              default=1.0)  # fmt: skip
+              default=1.0)
     ax.set_ylim(0, top + 1.6)  # room above the points for the legend
     ax.legend(handles=handles, loc="upper left", fontsize=font["legend"])
     bx.legend(handles=[
@@ -179,7 +179,7 @@ def plot_overview(rows, ax=None):
         Line2D([], [], color="black", marker="o", mfc="white", ls="",
                label="measured: a lower bound only"),
         Line2D([], [], color="black", ls="-", lw=1.2, label="proved bound")],
-        loc="upper right", fontsize=font["legend"])  # fmt: skip
+        loc="upper right", fontsize=font["legend"])
     return fig
 
 

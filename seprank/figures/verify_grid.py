@@ -12,7 +12,7 @@ from seprank.studies.verify import upgrade_row
 
 # --------------------------------------------------------------------------- figure 12
 FIG12_FIELDS = ["depth", "width", "heads", "seq_len", "residual", "measured", "label",
-                "saturated", "upper", "exact_proved"]  # fmt: skip
+                "saturated", "upper", "exact_proved"]
 VERIFY_CSV = "fig12_verify_grid.csv"
 
 
@@ -104,7 +104,7 @@ def plot_verify_grid(rows, ax=None):
         for i, L in enumerate(Ls):
             for j, d in enumerate(ds):
                 rs = [r for r in rows if int(r["depth"]) == L and int(r["width"]) == d
-                      and sel(int(r["heads"]))]  # fmt: skip
+                      and sel(int(r["heads"]))]
                 if not rs:
                     a.text(j, i, "not in grid", ha="center", va="center", fontsize=7)
                     continue

@@ -25,7 +25,7 @@ from seprank.paths import check_out_dir
 
 NAME = "fig9_vocab_bottleneck"
 FIELDS = ["depth", "embed_rank", "width", "vocab", "seq_len", "measured", "label",
-          "saturated", "samples", "seconds"]  # fmt: skip
+          "saturated", "samples", "seconds"]
 FULL = {"vocab": 6, "seq_len": 6, "depths": (1, 2), "ranks": (1, 2, 3, 4), "widths": range(1, 7)}
 QUICK = {"vocab": 4, "seq_len": 4, "depths": (1, 2), "ranks": (1, 2), "widths": range(1, 4)}
 
@@ -43,7 +43,7 @@ def run(out, quick: bool = False, seed: int = 0, say=print) -> list[dict]:
                 rows.append({"depth": L, "embed_rank": r, "width": d, "vocab": V, "seq_len": N,
                              "measured": m.rank, "saturated": m.saturated,
                              "samples": f"{m.samples[0]}x{m.samples[1]}",
-                             "seconds": round(m.seconds, 3)})  # fmt: skip
+                             "seconds": round(m.seconds, 3)})
                 say(f"L={L} r={r} d_x={d}: rank {m.rank}")
     write_csv(Path(out) / f"{NAME}.csv", rows, FIELDS)  # label: figures.row_labels
     return rows
@@ -79,9 +79,9 @@ def plot(rows: list[dict], ax=None):
     for a, L in zip(axes, depths):
         for i, er in enumerate(ranks):
             pts = sorted((int(r["width"]), int(r["measured"])) for r in rows
-                         if int(r["depth"]) == L and int(r["embed_rank"]) == er)  # fmt: skip
+                         if int(r["depth"]) == L and int(r["embed_rank"]) == er)
             a.plot([p[0] for p in pts], [p[1] for p in pts], "-" + marks[i % len(marks)],
-                   color=cols[i], label=f"$r = {er}$")  # fmt: skip
+                   color=cols[i], label=f"$r = {er}$")
             a.axvline(er, color=cols[i], ls=":", lw=1)
         a.set_xlabel("model width $d_x$")
         a.set_ylabel(r"measured separation rank (over $\mathrm{GF}(p)$)")
@@ -114,7 +114,7 @@ def draw(out, rows: list[dict]) -> Path:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m seprank.figures.vocab_bottleneck",
-                                 description=__doc__.splitlines()[0])  # fmt: skip
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="paper_figures", help="folder for CSV, PNG and PDF")
     ap.add_argument("--quick", action="store_true", help="tiny grid, a few seconds")
     ap.add_argument("--seed", type=int, default=0)

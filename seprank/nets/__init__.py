@@ -22,4 +22,4 @@ from seprank.nets.torch_module import TorchModule, from_torch
 __all__ = ["ARCHITECTURES", "GLA", "GNN", "MPS", "RAC", "S4", "S6", "Architecture", "ConvACDeep",
            "ConvACShallow", "EmbeddedAttention", "Hyena", "LinearAttention", "MLPMixer",
            "Retention", "LinearSelfAttention", "SoftmaxSelfAttention", "TorchModule",
-           "config_of", "from_torch", "head_counts", "name_of", "resolve"]  # fmt: skip
+           "config_of", "from_torch", "head_counts", "name_of", "resolve"]

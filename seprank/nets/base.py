@@ -191,7 +191,7 @@ def check_int(name: str, value, lo: int) -> None:
 
 def check_flag(name: str, value) -> None:
     if not isinstance(value, (bool, np.bool_)) and not (
-            isinstance(value, (int, np.integer)) and value in (0, 1)):  # fmt: skip
+            isinstance(value, (int, np.integer)) and value in (0, 1)):
         raise ConfigError(f"{name}={value!r} must be 0 or 1")
 
 
@@ -240,7 +240,7 @@ def param_specs(cls) -> list[dict]:
     """The parameters of an architecture class: name, kind, default (None if required)."""
     if not dataclasses.is_dataclass(cls):
         raise ConfigError(f"{cls.__name__} is not a dataclass: its parameters (--param, grid "
-                          "[params]) are its dataclass fields")  # fmt: skip
+                          "[params]) are its dataclass fields")
     out = []
     for f in dataclasses.fields(cls):
         if not f.init:
@@ -253,7 +253,7 @@ def param_specs(cls) -> list[dict]:
             default = None
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         out.append({"name": f.name, "kind": _kind(f.type), "default": default,
-                    "required": required, "help": f.metadata.get("help", "")})  # fmt: skip
+                    "required": required, "help": f.metadata.get("help", "")})
     return out
 
 
@@ -303,12 +303,12 @@ def build(cls, pairs, name: str | None = None):
         key = key.strip().replace("-", "_")
         if key not in specs:
             raise ConfigError(f"param {key!r} is not a parameter of {label}; valid: "
-                              f"{', '.join(specs)}")  # fmt: skip
+                              f"{', '.join(specs)}")
         kw[key] = parse_value(specs[key]["kind"], key, text.strip())
     missing = [k for k, s in specs.items() if s["required"] and k not in kw]
     if missing:
         raise ConfigError(f"param {missing[0]!r} is required for {label} (--param "
-                          f"{missing[0]}=...); parameters: {', '.join(specs)}")  # fmt: skip
+                          f"{missing[0]}=...); parameters: {', '.join(specs)}")
     return cls(**kw)
 
 

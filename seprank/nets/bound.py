@@ -78,13 +78,13 @@ class Bound:
     def __post_init__(self):
         v = self.value
         if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
-                              or v < 0):  # fmt: skip
+                              or v < 0):
             raise ConfigError(f"Bound value={v!r} must be a non-negative int (None: not known)")
         if not isinstance(self.source, str) or not self.source.strip():
             raise ConfigError(f"Bound source={self.source!r} must say where it comes from")
         if self.status not in labels.BOUND_STATUSES:
             raise ConfigError(f"Bound status={self.status!r} must be one of "
-                              f"{', '.join(labels.BOUND_STATUSES)}")  # fmt: skip
+                              f"{', '.join(labels.BOUND_STATUSES)}")
         if self.tag is not None and labels.TAG_STATUS.get(self.tag) != self.status:
             raise ConfigError(f"Bound tag={self.tag!r} does not give status={self.status!r}")
         if not isinstance(self.kind, str):
@@ -92,7 +92,7 @@ class Bound:
         facts = tuple(dict(self.facts).items())
         if any(not isinstance(k, str) or k in _KEYS for k, _ in facts):
             raise ConfigError(f"Bound facts={self.facts!r} must be named by other strs than "
-                              f"{', '.join(_KEYS)}")  # fmt: skip
+                              f"{', '.join(_KEYS)}")
         object.__setattr__(self, "value", None if v is None else int(v))
         object.__setattr__(self, "source", self.source.strip())
         object.__setattr__(self, "facts", facts)
@@ -123,7 +123,7 @@ class Bound:
             ``upper``, ``kind``, ``tag``, ``source``, then the facts.
         """
         return {"upper": self.value, "kind": self.kind, "tag": self.tag,
-                "source": self.source, **dict(self.facts)}  # fmt: skip
+                "source": self.source, **dict(self.facts)}
 
 
 #: The keys :meth:`Bound.as_dict` writes itself (no fact may take one).
@@ -179,7 +179,7 @@ def derived(value, source: str) -> Bound:
     """
     if value is None:
         return tagged(None, "no bound for this depth and partition known to seprank", "D",
-                      "none known")  # fmt: skip
+                      "none known")
     return tagged(value, source, "D", "upper bound (every weight) [D]")
 
 
@@ -205,7 +205,7 @@ def from_pair(got, name: str) -> Bound:
     """
     if not (isinstance(got, tuple) and len(got) == 2):
         raise ConfigError(f"{name}.upper_bound returned {got!r}; expected (bound, source) "
-                          "or a seprank.nets.bound.Bound")  # fmt: skip
+                          "or a seprank.nets.bound.Bound")
     bound, source = got
     if isinstance(bound, bool) or not isinstance(bound, numbers.Integral) or bound < 0:
         raise ConfigError(f"{name}.upper_bound: bound={bound!r} must be a non-negative int")
@@ -231,7 +231,7 @@ def from_dict(d: dict) -> Bound:
     tag = d.get("tag")
     return Bound(d.get("upper"), d.get("source") or "stated by the architecture",
                  labels.bound_status(tag), d.get("kind") or "",
-                 tag if tag in labels.TAG_STATUS else None, tuple(rest.items()))  # fmt: skip
+                 tag if tag in labels.TAG_STATUS else None, tuple(rest.items()))
 
 
 def theorem_of(net) -> str | None:

@@ -88,7 +88,7 @@ class ConvACShallow(Multilinear):
         return tagged(self.bound(partition), "shallow ConvAC (CP form): sep <= Z for every "
                       "partition [V2, Cohen-Sharir-Shashua via lecture notes]; min(Z, M^|A|, "
                       "M^|B|) for generic weights [D]", "V2",
-                      "upper bound (every weight); equality for generic weights [D]")  # fmt: skip
+                      "upper bound (every weight); equality for generic weights [D]")
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ class ConvACDeep(Multilinear):
             check_int(f"channels[{i}]", r, 1)
         if len(ch) != self.levels:
             raise ConfigError(f"channels={','.join(map(str, ch))} must have log2(seq_len)="
-                              f"{self.levels} entries, one per level")  # fmt: skip
+                              f"{self.levels} entries, one per level")
 
     @property
     def levels(self) -> int:
@@ -178,7 +178,7 @@ class ConvACDeep(Multilinear):
         A = tuple(sorted(set(partition)))
         B = tuple(n for n in range(self.seq_len) if n not in A)
         halves = {tuple(range(self.seq_len // 2)), tuple(range(self.seq_len // 2,
-                                                               self.seq_len))}  # fmt: skip
+                                                               self.seq_len))}
         try:
             upper, kind = self.min_cut(A), "min-cut of the HT tree (every weight)"
             source = "deep ConvAC: tensor-network min-cut of the hierarchical Tucker tree [D]"

@@ -74,7 +74,7 @@ class EmbeddedAttention:
     @property
     def attention(self) -> LinearSelfAttention:
         return LinearSelfAttention(depth=self.depth, width=self.width, heads=self.heads,
-                                   seq_len=self.seq_len)  # fmt: skip
+                                   seq_len=self.seq_len)
 
     # The protocol's input dimension is the vocabulary (one-hot inputs); ``width`` is d_x.
     # seprank reads ``input_dim`` when an architecture has one (see grid/estimate).

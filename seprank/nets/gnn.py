@@ -134,7 +134,7 @@ class GNN:
         """C_I: vertices with a neighbour on the other side of the partition."""
         A = set(partition)
         return [i for i, nbs in enumerate(self.neighbours())
-                if any((j in A) != (i in A) for j in nbs)]  # fmt: skip
+                if any((j in A) != (i in A) for j in nbs)]
 
     def walk_index(self, partition) -> int:
         """WI_{L-1}(I): (L-1)-step walks from the boundary C_I (self-loops added), ending
@@ -154,7 +154,7 @@ class GNN:
         wi = self.walk_index(partition)
         return tagged(self.bound(partition), f"Razin-Verbin-Cohen 2023: sep <= D_h^(4 WI + "
                       f"1) with walk index WI = {wi} [M]", "M",
-                      "upper bound (every weight), recalled", walk_index=wi)  # fmt: skip
+                      "upper bound (every weight), recalled", walk_index=wi)
 
 
 def path(n: int) -> str:

@@ -84,13 +84,13 @@ class Hyena(Readout):
         """[D] depth 1: sep <= d + 1 for every partition."""
         return derived(self.width + 1 if self.depth == 1 else None,
                        "one hyena layer: the side without the query enters through "
-                       "d channel sums, sep <= width + 1 [D]")  # fmt: skip
+                       "d channel sums, sep <= width + 1 [D]")
 
     def init(self, rng, domain) -> dict:
         L, d, N = self.depth, self.width, self.seq_len
         return {"Wq": domain.random(rng, (L, d, d)), "Wk": domain.random(rng, (L, d, d)),
                 "Wv": domain.random(rng, (L, d, d)), "Wo": domain.random(rng, (L, d, d)),
-                "filt": domain.random(rng, (L, d, N))}  # fmt: skip
+                "filt": domain.random(rng, (L, d, N))}
 
     def apply(self, params, X, domain):
         i = self.query

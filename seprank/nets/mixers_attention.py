@@ -155,7 +155,7 @@ class LinearAttention(Readout):
         (module docstring), for every partition."""
         return derived(self.width + 1 if self.depth == 1 else None,
                        "one linear-attention layer: the side without the query "
-                       "enters through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+                       "enters through H d_a numbers, sep <= width + 1 [D]")
 
     def structural_polynomial(self) -> StructuralForm | None:
         """Capability, declared where f is the paper's network's: not causal, feature map
@@ -163,7 +163,7 @@ class LinearAttention(Readout):
         if self.causal or self.feature != "identity":
             return None
         return StructuralForm(self.depth, self.width, self.heads, self.seq_len, False,
-                              self.query, self.output_coord)  # fmt: skip
+                              self.query, self.output_coord)
 
     def kernel(self):
         """Capability: the paper network's compiled GF(p) grid evaluator, where
@@ -225,7 +225,7 @@ class Retention(Readout):
     heads: int = field(default=1, metadata={"help": "heads H, dividing width"})
     seq_len: int = seq_len_field()
     gamma_num: tuple[int, ...] = field(default=(1,), metadata={"help": "decay numerators: "
-                                       "one, or one per head"})  # fmt: skip
+                                       "one, or one per head"})
     gamma_den: int = field(default=2, metadata={"help": "decay denominator (gamma = num/den)"})
     query_position: int | None = query_field()
     output_coord: int = coord_field()
@@ -239,7 +239,7 @@ class Retention(Readout):
             check_int(f"gamma_num[{n}]", g, -(2**31))
         if len(self.gamma_num) not in (1, self.heads):
             raise ConfigError(f"gamma_num={self.gamma_num} must have 1 or heads={self.heads} "
-                              "entries")  # fmt: skip
+                              "entries")
         check_int("gamma_den", self.gamma_den, 1)
         check_readout(self, True)
 
@@ -264,7 +264,7 @@ class Retention(Readout):
         enters through H d_a numbers: sep <= d + 1 for every partition."""
         return derived(self.width + 1 if self.depth == 1 else None,
                        "one retention layer: the side without the query enters "
-                       "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+                       "through H d_a numbers, sep <= width + 1 [D]")
 
     def init(self, rng, domain) -> dict:
         return _qkv_weights(self, rng, domain)
@@ -323,7 +323,7 @@ class GLA(GatedRecurrence):
         ok = self.depth == 1 and prefix_without_query(partition, self.seq_len, self.query)
         return derived(self.width + 1 if ok else None,
                        "one gla layer, prefix/suffix partition: the prefix enters "
-                       "through H d_a numbers, sep <= width + 1 [D]")  # fmt: skip
+                       "through H d_a numbers, sep <= width + 1 [D]")
 
     def init(self, rng, domain) -> dict:
         p = _qkv_weights(self, rng, domain)

@@ -72,9 +72,9 @@ class MLPMixer(Readout):
     width: int = field(metadata={"help": "channels d"})
     seq_len: int = seq_len_field()
     token_hidden: int | None = field(default=None, metadata={"help": "token-MLP hidden size "
-                                     "N_h (none: N)"})  # fmt: skip
+                                     "N_h (none: N)"})
     channel_hidden: int | None = field(default=None, metadata={"help": "channel-MLP hidden "
-                                       "size d_h (none: d)"})  # fmt: skip
+                                       "size d_h (none: d)"})
     query_position: int | None = query_field("0")
     output_coord: int = coord_field()
 
@@ -111,7 +111,7 @@ class MLPMixer(Readout):
         upper = sum(min(comb(k + d - 1, d - 1), comb(D - k + d - 1, d - 1)) for k in range(D + 1))
         return derived(upper, "mixer with one hidden token: f = P(T1 X), a form of "
                        "degree 4^L in d numbers, sep <= sum_k min(C(k+d-1, d-1), "
-                       "C(4^L-k+d-1, d-1)) [D]")  # fmt: skip
+                       "C(4^L-k+d-1, d-1)) [D]")
 
     def parameters(self) -> int:
         """Parameter count: 2 N N_h + 2 d d_h per block (the token maps scale with N)."""

@@ -32,10 +32,10 @@ def check_partition(partition, seq_len: int) -> tuple[tuple[int, ...], tuple[int
     N = _size("seq_len", seq_len)
     if N > MAX_POSITIONS:
         raise ConfigError(f"seq_len={N} is over {MAX_POSITIONS:,} positions: a partition's "
-                          "sides are listed, so longer sequences are refused")  # fmt: skip
+                          "sides are listed, so longer sequences are refused")
     if isinstance(partition, (str, bytes)) or not isinstance(partition, Iterable):
         raise ConfigError(f"partition={partition!r:.60} must be a list of positions "
-                          "(integers)")  # fmt: skip
+                          "(integers)")
     n = len(partition) if isinstance(partition, Sized) else None
     if n is not None and n > N:
         raise ConfigError(f"partition has {n:,} positions, more than seq_len={N}")
@@ -43,7 +43,7 @@ def check_partition(partition, seq_len: int) -> tuple[tuple[int, ...], tuple[int
     for a in itertools.islice(partition, N + 1):
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Integral):
             raise ConfigError(f"partition={_show(partition)} must be a list of positions "
-                              f"(integers), got {a!r:.20} ({type(a).__name__})")  # fmt: skip
+                              f"(integers), got {a!r:.20} ({type(a).__name__})")
         A.append(int(a))
     if len(A) > N:
         raise ConfigError(f"partition has more than seq_len={N} positions")
@@ -54,12 +54,12 @@ def check_partition(partition, seq_len: int) -> tuple[tuple[int, ...], tuple[int
     bad = [a for a in A if not 0 <= a < N]
     if bad:
         raise ConfigError(f"partition={_show(A)} has positions out of range 0..{N - 1}: "
-                          f"{_show(bad)}")  # fmt: skip
+                          f"{_show(bad)}")
     in_a = set(A)
     B = [n for n in range(N) if n not in in_a]
     if not B:
         raise ConfigError(f"partition={_show(A)} takes every position: the B side would be "
-                          "empty")  # fmt: skip
+                          "empty")
     return tuple(sorted(A)), tuple(B)
 
 
@@ -73,5 +73,5 @@ def default_partition(seq_len: int) -> tuple[int, ...]:
     N = _size("seq_len", seq_len)
     if N > MAX_POSITIONS:
         raise ConfigError(f"seq_len={N} is over {MAX_POSITIONS:,} positions: its default "
-                          "partition (the first half) is not listed")  # fmt: skip
+                          "partition (the first half) is not listed")
     return tuple(range(N // 2))

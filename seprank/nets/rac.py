@@ -80,10 +80,10 @@ class RAC:
     def init(self, rng, domain) -> dict:
         R, M = self.hidden, self.in_dim
         p = {"h0_1": domain.random(rng, (R,)), "WH1": domain.random(rng, (R, R)),
-             "WI1": domain.random(rng, (R, M)), "WO": domain.random(rng, (R,))}  # fmt: skip
+             "WI1": domain.random(rng, (R, M)), "WO": domain.random(rng, (R,))}
         if self.depth == 2:
             p.update({"h0_2": domain.random(rng, (R,)), "WH2": domain.random(rng, (R, R)),
-                      "WI2": domain.random(rng, (R, R))})  # fmt: skip
+                      "WI2": domain.random(rng, (R, R))})
         return p
 
     def apply(self, params, X, domain):
@@ -95,12 +95,12 @@ class RAC:
             out = []
             for x in inputs:
                 h = domain.mul(domain.einsum("bs,rs->br", h, WH),
-                               domain.einsum("bm,rm->br", x, WI))  # fmt: skip
+                               domain.einsum("bm,rm->br", x, WI))
                 out.append(h)
             return out
 
         hs = run([X[:, t] for t in range(self.seq_len)], params["h0_1"], params["WH1"],
-                 params["WI1"])  # fmt: skip
+                 params["WI1"])
         if self.depth == 2:
             hs = run(hs, params["h0_2"], params["WH2"], params["WI2"])
         return domain.einsum("br,r->b", hs[-1], params["WO"])
@@ -118,15 +118,15 @@ class RAC:
             return tagged(min(R, M ** len(A), M ** (T - len(A))),
                           "shallow RAC, prefix partition: sep <= R for every T [D] (= R "
                           "for generic weights: Levine-Sharir-Shashua 2018 [M])", "D",
-                          "upper bound (every weight)")  # fmt: skip
+                          "upper bound (every weight)")
         if self.depth == 2 and A == self.start_end():
             return tagged(None, "deep RAC, Start-End: sep >= C(T/2 + min(M,R) - 1, T/2) "
                           "(Levine-Sharir-Shashua 2018) [M]", "M",
                           "lower bound (generic weights), recalled",
-                          lower=recalled_deep_lower_bound(T, M, R))  # fmt: skip
+                          lower=recalled_deep_lower_bound(T, M, R))
         return tagged(min(M ** len(A), M ** (T - len(A))) if self.depth == 1 else None,
                       "no published bound for this partition known to seprank", "D",
-                      "trivial")  # fmt: skip
+                      "trivial")
 
 
 def recalled_deep_lower_bound(T: int, M: int, R: int) -> int:

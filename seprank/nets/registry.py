@@ -43,7 +43,7 @@ ENTRY_POINT_GROUP = "seprank.architectures"
 #: name -> architecture class (one file per family in seprank/nets/; a
 #: :class:`seprank.registry.Registry`, read as a mapping).
 ARCHITECTURES: Registry[type] = Registry("arch", object, classes=True, group=ENTRY_POINT_GROUP,
-                                         autoload=False)  # fmt: skip
+                                         autoload=False)
 for _name, _cls in (("attention", LinearSelfAttention),
                     ("softmax-attention", SoftmaxSelfAttention),
                     ("embedded-attention", EmbeddedAttention),
@@ -58,7 +58,7 @@ for _name, _cls in (("attention", LinearSelfAttention),
                     ("s6", S6),
                     ("s4", S4),
                     ("hyena", Hyena),
-                    ("mixer", MLPMixer)):  # fmt: skip
+                    ("mixer", MLPMixer)):
     ARCHITECTURES.register(_cls, name=_name)
 
 
@@ -66,11 +66,11 @@ def check_class(obj, name: str):
     """``obj`` if it is an architecture class (init, apply, seq_len), else ConfigError."""
     fields = {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
     has_len = "seq_len" in fields or hasattr(obj, "seq_len") or \
-        "seq_len" in getattr(obj, "__annotations__", {})  # fmt: skip
+        "seq_len" in getattr(obj, "__annotations__", {})
     if not isinstance(obj, type) or not callable(getattr(obj, "init", None)) or \
-            not callable(getattr(obj, "apply", None)) or not has_len:  # fmt: skip
+            not callable(getattr(obj, "apply", None)) or not has_len:
         raise ConfigError(f"arch={name!r} is {obj!r}, not an architecture class (a class "
-                          "with init, apply and seq_len: seprank.nets.base)")  # fmt: skip
+                          "with init, apply and seq_len: seprank.nets.base)")
     return obj
 
 
@@ -95,10 +95,10 @@ def import_object(name: str, what: str = "arch"):
         obj = _import_module(mod)
     except ImportError as exc:
         raise ConfigError(f"{what}={name!r}: module {mod!r} cannot be imported ({exc}); is "
-                          "it on PYTHONPATH?") from None  # fmt: skip
+                          "it on PYTHONPATH?") from None
     except Exception as exc:  # the user's module itself fails: say so in one line
         raise ConfigError(f"{what}={name!r}: importing module {mod!r} raised "
-                          f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+                          f"{type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise ConfigError(f"{what}={name!r}: module {mod!r} has no attribute {attr!r}")
@@ -136,7 +136,7 @@ def resolve(name) -> type:
         return check_class(name, getattr(name, "__name__", str(name)))
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"arch={name!r} must be a registry name, module:Class or an "
-                          "entry point name")  # fmt: skip
+                          "entry point name")
     name = name.strip()
     if name in ARCHITECTURES:
         return ARCHITECTURES[name]
@@ -149,7 +149,7 @@ def resolve(name) -> type:
     if found is None:
         raise ConfigError(f"arch={name!r} is not an architecture; valid: "
                           f"{', '.join(ARCHITECTURES)}, module:Class, or an entry point of "
-                          f"the group {ENTRY_POINT_GROUP}")  # fmt: skip
+                          f"the group {ENTRY_POINT_GROUP}")
     return check_class(found, name)
 
 
@@ -205,7 +205,7 @@ def check_allow_import(allow_import):
         paths = None
     if paths is None or not all(isinstance(p, str) for p in paths):
         raise ConfigError(f"allow_import={allow_import!r} must be True, False, or the "
-                          "import paths (module:Class, module:function) allowed")  # fmt: skip
+                          "import paths (module:Class, module:function) allowed")
     return paths
 
 
@@ -246,14 +246,14 @@ def refusal(what: str, path: str, source: str, how: str) -> ConfigError:
     mod = path.partition(":")[0]
     return ConfigError(f"{source} names the module {mod!r} ({what} {path!r}); a module a "
                        f"file names is not imported without your word (importing runs its "
-                       f"code): {how}")  # fmt: skip
+                       f"code): {how}")
 
 
 API_HOW = "pass cls=the class, or allow_import=True (or the import path) if you trust it"
 
 
 def resolve_from_file(name, config: dict | None = None, *, allow_import=False,
-                      source: str = "the file", how: str = API_HOW) -> type:  # fmt: skip
+                      source: str = "the file", how: str = API_HOW) -> type:
     """The architecture class a name read from a file stands for, importing only what the
     user allows.
 
@@ -291,7 +291,7 @@ def resolve_from_file(name, config: dict | None = None, *, allow_import=False,
     check_allow_import(allow_import)
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"architecture={name!r} must be a registry name, module:Class or an "
-                          "entry point name")  # fmt: skip
+                          "entry point name")
     name = name.strip()
     cls = ARCHITECTURES.get(name, None) or own_classes().get(name)
     if cls is None and ":" in name:
@@ -305,7 +305,7 @@ def resolve_from_file(name, config: dict | None = None, *, allow_import=False,
 
 
 def import_fields(cls, config: dict | None, allow_import=False, source: str = "the file",
-                  how: str = API_HOW) -> None:  # fmt: skip
+                  how: str = API_HOW) -> None:
     """Import what ``cls``'s import fields in ``config`` name (a torch factory's module and
     function), if allowed; ConfigError (nothing imported) if not, or if it cannot be."""
     for what, path in file_imports(None, config, cls):

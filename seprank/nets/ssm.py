@@ -103,12 +103,12 @@ class S6(GatedRecurrence):
         ok = self.depth == 1 and prefix_without_query(partition, self.seq_len, self.query)
         return derived(self.state + 1 if ok else None,
                        "one s6 layer, prefix/suffix partition: the prefix enters "
-                       "through the read channel's state, sep <= state + 1 [D]")  # fmt: skip
+                       "through the read channel's state, sep <= state + 1 [D]")
 
     def init(self, rng, domain) -> dict:
         L, d, n = self.depth, self.width, self.state
         return {"WB": domain.random(rng, (L, n, d)), "WC": domain.random(rng, (L, n, d)),
-                "wD": domain.random(rng, (L, d)), "a": domain.random(rng, (L, d, n))}  # fmt: skip
+                "wD": domain.random(rng, (L, d)), "a": domain.random(rng, (L, d, n))}
 
     def apply(self, params, X, domain):
         i = self.query
@@ -180,12 +180,12 @@ class S4(Readout):
         ok = not self.product or self.depth == 1
         return derived(2 if ok else None,
                        "s4: f = l_A + l_B (linear) or (l_A + l_B) e(x_query) (one "
-                       "product layer), sep <= 2 [D]")  # fmt: skip
+                       "product layer), sep <= 2 [D]")
 
     def init(self, rng, domain) -> dict:
         L, d, n = self.depth, self.width, self.state
         p = {"A": domain.random(rng, (L, n, n)), "B": domain.random(rng, (L, n, d)),
-             "C": domain.random(rng, (L, d, n))}  # fmt: skip
+             "C": domain.random(rng, (L, d, n))}
         if self.product:
             p["E"] = domain.random(rng, (L, d, d))
         return p

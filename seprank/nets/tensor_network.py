@@ -58,7 +58,7 @@ def min_cut(n_nodes: int, hyperedges, legs, A) -> int:
     """
     if n_nodes > MAX_FREE_NODES:
         raise ConfigError(f"seq_len: the min-cut of {n_nodes} tensors is enumerated exactly "
-                          f"only up to {MAX_FREE_NODES}")  # fmt: skip
+                          f"only up to {MAX_FREE_NODES}")
     A = set(A)
     edges = [(tuple(nodes), int(dim)) for nodes, dim in hyperedges]
     legs = [(int(v), int(pos), int(dim)) for v, pos, dim in legs]
@@ -162,7 +162,7 @@ class MPS(Multilinear):
                       if not self.periodic else "periodic: can fall below the min-cut "
                       "(Gesmundo, Landsberg, Walter 2018 [V abstract]); measure it"),
             bond_is_power=_common_base(self.bond) is not None,
-        )  # fmt: skip
+        )
 
 
 def _common_base(n: int):

@@ -60,7 +60,7 @@ def _gap(a, b) -> str:
     if a.shape != b.shape:
         return f"shapes {a.shape} and {b.shape}"
     return f"largest difference {float(np.max(np.abs(a - b))):.3g}, magnitude " \
-           f"{float(np.max(np.abs(b), initial=0.0)):.3g}"  # fmt: skip
+           f"{float(np.max(np.abs(b), initial=0.0)):.3g}"
 
 
 def check_trace(net) -> None:
@@ -77,7 +77,7 @@ def check_trace(net) -> None:
             f"module={name}: the graph torch.fx traced computes something else than the "
             f"module's eager forward at two random inputs ({_gap(graph, eager)}; relative "
             f"tolerance {RTOL:g}): randomness or a Python side effect in forward? seprank "
-            f"does not measure a graph that computes something else")  # fmt: skip
+            f"does not measure a graph that computes something else")
     if t.reason is not None:
         return
     ar = NumpyArith(_Float())
@@ -92,16 +92,16 @@ def check_trace(net) -> None:
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise ConfigError(f"module={name}: seprank's interpretation of the traced graph fails"
                           f"{at}: {type(exc).__name__}: {first}; seprank does not measure "
-                          "it: please report the operation") from None  # fmt: skip
+                          "it: please report the operation") from None
     if _close(ours, graph):
         return
     node = _first_parting(net, params, X, ours_env)
     at = (f"first at node '{node.name}' ({node.op} {getattr(node.target, '__name__', node.target)})"
-          f"{where(node)}" if node is not None else "at the output read")  # fmt: skip
+          f"{where(node)}" if node is not None else "at the output read")
     raise ConfigError(
         f"module={name}: seprank's interpretation of the traced graph differs from torch's "
         f"{at} ({_gap(ours, graph)}; relative tolerance {RTOL:g}); seprank does not measure "
-        f"it: please report the operation")  # fmt: skip
+        f"it: please report the operation")
 
 
 def _first_parting(net, params, X, ours_env):
@@ -143,7 +143,7 @@ def inexact_constant(kept) -> str | None:
             v = float(a[np.argmax(bad)])
             return (f"{kind} '{name}' holds {v}, not a finite number: the exact engines keep "
                     "the module's constants exactly; make it a trainable parameter to draw "
-                    "it at random, or pass draw='all'")  # fmt: skip
+                    "it at random, or pass draw='all'")
     return None
 
 

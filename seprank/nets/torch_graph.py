@@ -60,14 +60,14 @@ META = frozenset({"size", "dim", "numel", "shape", "ndim", "dtype", "device", "i
 ALIASES = {"iadd": "add", "isub": "sub", "imul": "mul", "imatmul": "matmul", "bmm": "matmul",
            "multiply": "mul", "subtract": "sub", "negative": "neg", "concat": "cat",
            "concatenate": "cat", "swapaxes": "transpose", "swapdims": "transpose",
-           "true_divide": "truediv", "div": "truediv", "pos": "positive"}  # fmt: skip
+           "true_divide": "truediv", "div": "truediv", "pos": "positive"}
 #: Arguments that select (an index, a mask), by position: passed as they are, not lifted.
 SELECTORS = {"getitem": 1, "masked_fill": 1, "index_select": 2, "setitem": 1}
 #: Constant arguments read as torch tensors, not lifted (a where's condition, a divisor:
 #: the handler reads them exactly), by position.
 RAW = {"where": 0, "truediv": 1}
 POLY_MODULES = frozenset({"Linear", "Conv1d", "Identity", "Dropout", "Dropout1d", "AlphaDropout",
-                          "Flatten", "Bilinear"}) | BATCH_NORMS  # fmt: skip
+                          "Flatten", "Bilinear"}) | BATCH_NORMS
 
 
 HANDLERS.update(MORE_HANDLERS)  # one table (tests patch torch_ops.HANDLERS, this object)
@@ -83,7 +83,7 @@ def op_name(node) -> str:
 
 def _rational(v) -> bool:
     return isinstance(v, (numbers.Integral, Fraction)) or (
-        isinstance(v, float) and math.isfinite(v))  # fmt: skip
+        isinstance(v, float) and math.isfinite(v))
 
 
 # ------------------------------------------------------------------------ classification
@@ -120,7 +120,7 @@ def _reason(why: str, node) -> str:
     at = f" ({line})" if line else ""
     if why.split()[0] in NONPOLY_FUNCS | NONPOLY_MODULES | NONPOLY_CASES:
         return (f"{why} at node '{node.name}' is not a polynomial{at}: the exact engines "
-                "cannot measure it; method=float")  # fmt: skip
+                "cannot measure it; method=float")
     return (f"{why} at node '{node.name}' is not supported by seprank's torch "
             f"interpreter{at} (the module may still be a polynomial: seprank cannot tell): the "
             "exact engines cannot measure it; method='float' gives a float estimate")
@@ -141,7 +141,7 @@ def _check(gm, node, live, params=frozenset()) -> str | None:
             return f"BatchNorm without running statistics ({kind}: batch statistics)"
         if kind in BATCH_NORMS and any(f"{node.target}.running_var" == n for n in params):
             return (f"BatchNorm with a drawn running_var ({kind}, draw='all'): 1/sqrt of a "
-                    "drawn tensor")  # fmt: skip
+                    "drawn tensor")
         return None
     name = op_name(node)
     if name in NONPOLY_FUNCS:
@@ -166,7 +166,7 @@ def _check(gm, node, live, params=frozenset()) -> str | None:
     if name == "pow":
         k = node.args[1] if len(node.args) > 1 else node.kwargs.get("exponent")
         integral = isinstance(k, numbers.Integral) and not isinstance(k, bool) or \
-            isinstance(k, float) and k.is_integer()  # fmt: skip
+            isinstance(k, float) and k.is_integer()
         if _is_node(node.args[0]) and node.args[0] not in live or not (integral and k >= 0):
             return "pow by a non-integer or tensor exponent"
     if name == "pad":
@@ -179,7 +179,7 @@ def _check(gm, node, live, params=frozenset()) -> str | None:
         if (_is_node(mask) and mask in live) or _is_node(value) or not _rational(value):
             return f"masked_fill with value {value}" if not _is_node(value) else "masked_fill"
     if name in SELECTORS and any(_is_node(a) and a in live
-                                 for a in _flat(node.args[SELECTORS[name]:][:1])):  # fmt: skip
+                                 for a in _flat(node.args[SELECTORS[name]:][:1])):
         return "indexing by a computed tensor"
     return None
 
@@ -270,7 +270,7 @@ def run(gm, live, X, params: dict, alias: dict, ar, record: dict | None = None):
                 if node.op == "call_module":
                     more = type(gm.get_submodule(node.target)).__name__ in MORE_MODULES
                     env[node] = (call_module_more if more else call_module)(
-                        ar, gm, node, args, kwargs, weight)  # fmt: skip
+                        ar, gm, node, args, kwargs, weight)
                 else:
                     env[node] = HANDLERS[op_name(node)](ar, *args, **kwargs)
             except DomainError as exc:
@@ -300,7 +300,7 @@ def _lifted(node, args, kwargs, lift):
         origin = sorted(_origins(node))
         what = (" ".join(f"'{o}'" for o in origin) + ": ") if origin else ""
         raise DomainError(f"the module's constant {what}{exc} (used at node "
-                          f"'{node.name}')") from None  # fmt: skip
+                          f"'{node.name}')") from None
 
 
 def _origins(node, seen=None) -> set:

@@ -152,16 +152,16 @@ class TorchModule:
     coordinate: int | None = field(default=0, metadata={"help": "output coordinate read"})
     draw: str = field(default="trainable", metadata={
         "help": "trainable: draw requires_grad parameters, keep frozen ones and buffers; "
-                "all: draw every floating-point tensor"})  # fmt: skip
+                "all: draw every floating-point tensor"})
     kwargs: tuple = field(default=(), metadata={
-        "help": "(name, value) pairs the factory is called with (seprank study)"})  # fmt: skip
+        "help": "(name, value) pairs the factory is called with (seprank study)"})
     module: object = field(default=None, init=False, compare=False, repr=False)
     traced: Traced = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self):
         if self.factory is None:
             raise ConfigError("factory=None: build it from a module object with "
-                              "seprank.from_torch(module, seq_len=N, width=d)")  # fmt: skip
+                              "seprank.from_torch(module, seq_len=N, width=d)")
         self._setup(load_factory(self.factory, self.kwargs), None)
 
     def _key(self):
@@ -187,7 +187,7 @@ class TorchModule:
             raise ConfigError(f"draw={self.draw!r} must be one of {', '.join(DRAWS)}")
         object.__setattr__(self, "module", module)
         object.__setattr__(self, "traced", trace(module, output_fn, self.seq_len, self.width,
-                                                 self.draw))  # fmt: skip
+                                                 self.draw))
         self._check_output()
         check_trace(self)
 
@@ -221,7 +221,7 @@ class TorchModule:
             note += f"; kept as the module's constants: {kept}"
         if t.defaults:
             note += "; forward's optional arguments at their defaults: " + ", ".join(
-                f"{k}={v!r}" for k, v in t.defaults)  # fmt: skip
+                f"{k}={v!r}" for k, v in t.defaults)
         return note
 
     # ------------------------------------------------------------------ protocol
@@ -279,16 +279,16 @@ class TorchModule:
             ) from None
         if self.traced.output_fn is None:
             if not isinstance(out, np.ndarray) or out.ndim != 3 or \
-                    out.shape[1] <= self.position or out.shape[2] <= self.coordinate:  # fmt: skip
+                    out.shape[1] <= self.position or out.shape[2] <= self.coordinate:
                 got = out.shape if isinstance(out, np.ndarray) else type(out).__name__
                 raise ConfigError(f"output=({self.position}, {self.coordinate}) reads a "
                                   f"(batch, seq_len, features) output; the module returns "
-                                  f"{got}: pass output=callable")  # fmt: skip
+                                  f"{got}: pass output=callable")
             return
         got = np.shape(self.traced.output_fn(out))
         if got != (2,):
             raise ConfigError(f"output: the callable must return shape (batch,), got {got} "
-                              f"for batch 2")  # fmt: skip
+                              f"for batch 2")
 
 
 def to_numpy(out):
@@ -311,7 +311,7 @@ def load_callable(path: str):
         mod = importlib.import_module(mod_name)
     except ImportError as exc:
         raise ConfigError(f"factory={path!r}: cannot import {mod_name!r} ({exc}); is its "
-                          f"folder on PYTHONPATH?") from None  # fmt: skip
+                          f"folder on PYTHONPATH?") from None
     fn = mod
     for part in fn_name.split("."):
         fn = getattr(fn, part, None)
@@ -325,7 +325,7 @@ def load_factory(path: str, kwargs=()):
     none by default)."""
     if not isinstance(kwargs, (tuple, list)) or not all(
             isinstance(kv, (tuple, list)) and len(kv) == 2 and isinstance(kv[0], str)
-            for kv in kwargs):  # fmt: skip
+            for kv in kwargs):
         raise ConfigError(f"kwargs={kwargs!r} must be (name, value) pairs")
     fn = load_callable(path)
     try:
@@ -368,7 +368,7 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
         raise ConfigError(f"module={name}: torch.fx cannot trace it{at}: "
                           f"{type(exc).__name__}: {first}; fix: write that line with torch "
                           "operations on tensors (Python numbers from x.size() or x.shape "
-                          "are fine)") from None  # fmt: skip
+                          "are fine)") from None
     shapes = tuple((n, tuple(t.shape)) for n, t in drawn)
     live, reason = classify(gm, names)
     used = {alias.get(n.target) for n in gm.graph.nodes if n.op == "get_attr"}
@@ -377,7 +377,7 @@ def trace(module, output_fn=None, seq_len: int = 2, width: int = 1,
                   reason=reason, output_fn=output_fn, kept=tuple(kept),
                   unknown=reason is not None and "not supported" in reason,
                   inexact=inexact, defaults=tuple(defaults.items()),
-                  was_training=bool(module.training))  # fmt: skip
+                  was_training=bool(module.training))
 
 
 def _optional_arguments(work) -> dict:
@@ -388,12 +388,12 @@ def _optional_arguments(work) -> dict:
     except (TypeError, ValueError):  # pragma: no cover - a builtin forward
         return {}
     rest = [p for p in sig.parameters.values()
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)][1:]  # fmt: skip
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)][1:]
     missing = [p.name for p in rest if p.default is inspect.Parameter.empty]
     if missing:
         raise ConfigError(f"forward's argument {missing[0]!r} has no default: seprank calls "
                           "forward with the input tensor alone (give it a default, or wrap "
-                          "the module)")  # fmt: skip
+                          "the module)")
     return {p.name: p.default for p in rest}
 
 
@@ -467,11 +467,11 @@ def from_torch(module, *, seq_len: int, width: int, output=(0, 0),
             pos, coord = output
         except (TypeError, ValueError):
             raise ConfigError(f"output={output!r} must be (position, coordinate) or a "
-                              "callable") from None  # fmt: skip
+                              "callable") from None
         fn = None
     net = object.__new__(TorchModule)
     for k, v in (("factory", None), ("seq_len", seq_len), ("width", width), ("position", pos),
-                 ("coordinate", coord), ("draw", draw)):  # fmt: skip
+                 ("coordinate", coord), ("draw", draw)):
         object.__setattr__(net, k, v)
     net._setup(module, fn)
     return net

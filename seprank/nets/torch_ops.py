@@ -19,7 +19,7 @@ from seprank.errors import DomainError
 
 IDENTITY = frozenset({"contiguous", "clone", "detach", "float", "double", "positive",
                       "dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d",
-                      "dropout2d", "dropout3d"})  # fmt: skip
+                      "dropout2d", "dropout3d"})
 
 
 def explicit(eq: str, ops) -> str:
@@ -33,10 +33,10 @@ def explicit(eq: str, ops) -> str:
     used = set(eq) - {".", ",", "-", ">"}
     free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
     most = max((np.ndim(o) - len(t.replace("...", "")) for t, o in zip(terms, ops)
-                if "..." in t), default=0)  # fmt: skip
+                if "..." in t), default=0)
     dots = "".join(free[:most])
     terms = [t.replace("...", dots[most - (np.ndim(o) - len(t.replace("...", ""))) :])
-             for t, o in zip(terms, ops)]  # fmt: skip
+             for t, o in zip(terms, ops)]
     if arrow:
         out = out.replace("...", dots)
     else:
@@ -270,7 +270,7 @@ def _roll(ar, x, shifts, dims=None):
         k = int(shift) % n
         if k:
             x = np.concatenate([at_axis(x, dim, slice(n - k, n)), at_axis(x, dim, slice(0, n - k))],
-                               axis=int(dim) % x.ndim)  # fmt: skip
+                               axis=int(dim) % x.ndim)
     return x
 
 
@@ -380,7 +380,7 @@ HANDLERS = {
     "index_select": lambda ar, x, dim, index: at_axis(x, dim, index_arg(index)),
     "tril": lambda ar, x, diagonal=0: np.tril(x, int(diagonal)),
     "triu": lambda ar, x, diagonal=0: np.triu(x, int(diagonal)),
-}  # fmt: skip
+}
 HANDLERS.update({name: (lambda ar, x, *a, **kw: x) for name in IDENTITY})
 HANDLERS.update({"to": _to, "type_as": _to})
 
@@ -403,11 +403,11 @@ def call_module(ar, gm, node, args, kwargs, weight):
     x = args[0]
     if kind == "Linear":
         return _linear(ar, x, weight(f"{node.target}.weight"),
-                       None if mod.bias is None else weight(f"{node.target}.bias"))  # fmt: skip
+                       None if mod.bias is None else weight(f"{node.target}.bias"))
     if kind == "Conv1d":
         return _conv1d(ar, x, weight(f"{node.target}.weight"),
                        None if mod.bias is None else weight(f"{node.target}.bias"),
-                       mod.stride, mod.padding, mod.dilation, mod.groups)  # fmt: skip
+                       mod.stride, mod.padding, mod.dilation, mod.groups)
     if kind == "Flatten":
         return _flatten(ar, x, mod.start_dim, mod.end_dim)
     return x  # Identity, Dropout (evaluation mode)

@@ -43,13 +43,13 @@ def _new(value):
     """``x.new_zeros(size)`` / ``new_ones``: a constant of that size."""
     def make(ar, x, *size, **kw):
         return _filled(ar, dims_arg(size, {k: v for k, v in kw.items() if k == "size"}, "size"),
-                       value)  # fmt: skip
+                       value)
     return make
 
 
 def _new_full(ar, x, size, fill_value, **kw):
     return _filled(ar, dims_arg((size,), {}, "size") if not isinstance(size, (tuple, list))
-                   else tuple(size), fill_value)  # fmt: skip
+                   else tuple(size), fill_value)
 
 
 def _full(ar, size, fill_value, **kw):
@@ -66,7 +66,7 @@ def _var(ar, x, dim=None, unbiased=None, keepdim=False, correction=None, axis=No
     axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     n = math.prod(x.shape[a] for a in axes)
     c = 1 if correction is None and unbiased is None else \
-        (int(correction) if correction is not None else int(bool(unbiased)))  # fmt: skip
+        (int(correction) if correction is not None else int(bool(unbiased)))
     if n - c <= 0:
         raise DomainError(f"var over {n} entries with correction {c}: division by zero")
     d = ar.sub(x, mean(ar, x, axis, True))
@@ -78,7 +78,7 @@ def _diff(ar, x, n=1, dim=-1, prepend=None, append=None):
     if len(parts) > 1:
         x = np.concatenate([np.broadcast_to(v, x.shape[:int(dim) % x.ndim] + (np.shape(v)[
             int(dim) % x.ndim],) + x.shape[int(dim) % x.ndim + 1:], subok=True)
-            if v is not x else v for v in parts], axis=int(dim))  # fmt: skip
+            if v is not x else v for v in parts], axis=int(dim))
     for _ in range(int(n)):
         x = ar.sub(at_axis(x, dim, slice(1, None)), at_axis(x, dim, slice(None, -1)))
     return x
@@ -87,7 +87,7 @@ def _diff(ar, x, n=1, dim=-1, prepend=None, append=None):
 def _tensordot(ar, a, b, dims=2, out=None):
     if isinstance(dims, (tuple, list)):
         dims = tuple(tuple(int(v) for v in (d if isinstance(d, (tuple, list)) else (d,)))
-                     for d in dims)  # fmt: skip
+                     for d in dims)
     return np.tensordot(a, b, axes=dims)
 
 
@@ -146,11 +146,11 @@ def _batch_norm_eval(ar, x, mean, var, weight, bias, eps):
 
 #: ``F.batch_norm``'s arguments, in order.
 BATCH_NORM_ARGS = ("input", "running_mean", "running_var", "weight", "bias", "training",
-                   "momentum", "eps")  # fmt: skip
+                   "momentum", "eps")
 
 
 def _batch_norm(ar, input, running_mean=None, running_var=None, weight=None, bias=None,
-                training=False, momentum=0.1, eps=1e-5):  # fmt: skip
+                training=False, momentum=0.1, eps=1e-5):
     """``F.batch_norm`` in evaluation mode (``training=False``) with given running
     statistics: the module's affine map (``running_var`` arrives as the torch tensor, not
     lifted: its float value sets the scale; the classification refused the other cases)."""
@@ -166,7 +166,7 @@ MORE_HANDLERS = {
     "ones_like": lambda ar, x, **kw: _filled(ar, _shape_of(x), 1),
     "full_like": lambda ar, x, fill_value, **kw: _filled(ar, _shape_of(x), fill_value),
     "new_zeros": _new(0), "new_ones": _new(1), "new_full": _new_full, "full": _full,
-}  # fmt: skip
+}
 
 #: The modules :func:`call_module_more` computes.
 MORE_MODULES = BATCH_NORMS | {"Bilinear"}
@@ -185,7 +185,7 @@ def call_module_more(ar, gm, node, args, kwargs, weight):
         return None if getattr(mod, name, None) is None else weight(f"{node.target}.{name}")
 
     return _batch_norm_eval(ar, x, opt("running_mean"), mod.running_var, opt("weight"),
-                            opt("bias"), mod.eps)  # fmt: skip
+                            opt("bias"), mod.eps)
 
 
 __all__ = ["BATCH_NORMS", "BATCH_NORM_ARGS", "MORE_HANDLERS", "MORE_MODULES", "call_module_more"]

@@ -55,7 +55,7 @@ BATCHES = (2, 3, 5)
 INPLACE_OPERATORS = {operator.iadd: operator.add, operator.isub: operator.sub,
                      operator.imul: operator.mul, operator.itruediv: operator.truediv,
                      operator.imatmul: operator.matmul, operator.ipow: operator.pow,
-                     operator.ifloordiv: operator.floordiv}  # fmt: skip
+                     operator.ifloordiv: operator.floordiv}
 #: Operations whose result may share memory with their first argument.
 VIEW_OPS = frozenset(
     "view view_as reshape reshape_as transpose permute t expand expand_as squeeze unsqueeze "
@@ -178,7 +178,7 @@ class _ShapedProxy:
         vals = self.tracer.example(self.node)
         tensor = vals is None or any(hasattr(v, "detach") for v in vals)
         return self.tracer.create_proxy("call_function", op if tensor else
-                                        INPLACE_OPERATORS[op], (self, other), {})  # fmt: skip
+                                        INPLACE_OPERATORS[op], (self, other), {})
 
     def __iadd__(self, other):
         return self._inplace(operator.iadd, other)
@@ -224,7 +224,7 @@ class _ShapeTracer:
         rng = np.random.default_rng(0)
         self.example_root, self.proxy_cls = root, proxy_cls
         self.inputs = [torch.as_tensor(rng.standard_normal((b, seq_len, width)))
-                       for b in BATCHES]  # fmt: skip
+                       for b in BATCHES]
         self.values: dict = {}
         self.pending: collections.deque = collections.deque()
         self.placeholders = 0
@@ -233,7 +233,7 @@ class _ShapeTracer:
         return self.proxy_cls(node, self)
 
     def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None,
-                     proxy_factory_fn=None):  # fmt: skip
+                     proxy_factory_fn=None):
         p = super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
         p.node.meta["seprank_frame"] = _user_frame()
         self.pending.append(p.node)
@@ -303,7 +303,7 @@ class _ShapeTracer:
         while stack:
             n = stack.pop()
             if n.op == "placeholder" or n.op == "get_attr" and n.target in self.drawn \
-                    or owns_weight(n, self.drawn):  # fmt: skip
+                    or owns_weight(n, self.drawn):
                 return False
             seen.add(n)
             stack.extend(m for m in n.all_input_nodes if m not in seen)
@@ -323,12 +323,12 @@ class _ShapeTracer:
             raise ConfigError(
                 f"{at}the module uses the batch size (input dimension 0, which seprank "
                 f"varies: it evaluates batches of many sizes) as {what}; fix: use -1 in "
-                f"view/reshape (x.view(-1, T, C)) or tensor operations instead")  # fmt: skip
+                f"view/reshape (x.view(-1, T, C)) or tensor operations instead")
         raise ConfigError(
             f"{at}the module uses the values of its input or of a tensor drawn at random "
             f"(a trainable parameter) as {what}: data-dependent control "
             f"flow is not a fixed graph, and seprank needs one; fix: write it with tensor "
-            f"operations, or fix the branch in the module's constructor")  # fmt: skip
+            f"operations, or fix the branch in the module's constructor")
 
 
 def make_tracer(root, seq_len: int, width: int, drawn=()):
@@ -439,7 +439,7 @@ def functionalise(gm) -> None:
         if base.op == "get_attr":
             raise ConfigError(f"{what} writes to the module's tensor '{base.target}': its state "
                               f"would change from call to call; fix: compute a new tensor "
-                              f"(y = {base.target} + ...) instead of writing to it")  # fmt: skip
+                              f"(y = {base.target} + ...) instead of writing to it")
         for g in nodes[: order[m]]:
             if g is t or g is m or _base(gm, g, memo) is not base:
                 continue
@@ -447,7 +447,7 @@ def functionalise(gm) -> None:
                 raise ConfigError(
                     f"{what} writes to a tensor that shares memory with node '{g.name}'"
                     f"{where(g)}, read after the write: seprank does not follow writes "
-                    f"through views; fix: write it out of place (h = h + ...)")  # fmt: skip
+                    f"through views; fix: write it out of place (h = h + ...)")
         for u in list(t.users):
             if u is not m and order[u] > order[m]:
                 u.replace_input_with(t, m)
@@ -460,7 +460,7 @@ def functionalise(gm) -> None:
 
 
 __all__ = ["BATCHES", "VIEW_OPS", "copy", "float64", "functionalise", "make_tracer", "setitem",
-           "user_line", "where"]  # fmt: skip
+           "user_line", "where"]
 
 
 def owns_weight(node, names) -> bool:

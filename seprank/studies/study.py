@@ -45,7 +45,7 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
           workers: int | None = None, worker_memory: int | None = None, retries: int = 2,
           max_seconds: float | None = None, cell_limit: float | None = None,
           depth_key: str = "depth", width_key: str = "width", out=None,
-          progress: bool = False, say=None) -> Study:  # fmt: skip
+          progress: bool = False, say=None) -> Study:
     """Measure every cell of a depth-width study and answer from the measured ranks.
 
     Parameters
@@ -120,19 +120,19 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
     vary = {k: list(v) if isinstance(v, (list, tuple, range)) else [v] for k, v in vary.items()}
     if depth_key not in vary:
         raise ConfigError(f"vary: a study varies the depth ({depth_key!r}); got "
-                          f"{', '.join(vary) or 'nothing'}")  # fmt: skip
+                          f"{', '.join(vary) or 'nothing'}")
     a = sc.resolve_arch(arch)
     rules_in = sc.default_rules(a, dict(sc.parse_rule(r) for r in (rules or [])), vary, fixed)
     out_dir = None if out is None else Path(out)
     old = {r.get("cell"): r for r in read_csv(out_dir / CSV_NAME)} if out_dir else {}
     measure_kw = dict(partition=partition, method=method, strategy=strategy, seed=seed,
-                      prime=prime, max_samples=max_samples)  # fmt: skip
+                      prime=prime, max_samples=max_samples)
     run_kw = dict(executor=executor, scheduler=scheduler, workers=workers,
                   worker_memory=worker_memory, retries=retries, progress=progress,
-                  label=f"study {a.name}", say=say, max_seconds=max_seconds)  # fmt: skip
+                  label=f"study {a.name}", say=say, max_seconds=max_seconds)
     rows, measure_seconds, outcome = measure_cells(
         sc.expand(a, vary, fixed, rules_in), list(vary), measure_kw, run_kw, db=db,
-        cell_limit=cell_limit, previous=old)  # fmt: skip
+        cell_limit=cell_limit, previous=old)
     degrees: dict = {}
     for row in rows:
         if row.get("rank") is not None and row.get("kind") != sa.ESTIMATE:
@@ -142,7 +142,7 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
             row["degree"] = degrees[k]
         row.pop("net", None), row.pop("spec", None), row.pop("measurement", None)
     result = analyse(a.name, list(vary), fixed, sc.rule_text(rules_in), rows, depth_key,
-                     width_key)  # fmt: skip
+                     width_key)
     result.measure_seconds = measure_seconds
     result.measured_now = sum(r["status"] == "done" for r in rows)
     result.from_store = sum(r["status"].startswith("done (") for r in rows)
@@ -160,22 +160,22 @@ def _notes(s: Study, unrun: int) -> list[str]:
     notes = []
     if unrun:
         notes.append(f"{unrun} cells left unrun by the time limit (run again to measure "
-                     "them: finished cells are kept)")  # fmt: skip
+                     "them: finished cells are kept)")
     for r in s.rows:
         if r["status"] in ("refused", "failed", "invalid", "not run"):
             notes.append(f"{kv_text(r['values'])}: {r['status']}"
-                         + (f": {short(r['error'])}" if r.get("error") else ""))  # fmt: skip
+                         + (f": {short(r['error'])}" if r.get("error") else ""))
     if any(r.get("degree") for r in s.rows):
         notes.append("f's degree (the degree law) measured by interpolation over GF(p) along "
                      "three random lines (exact except with probability <= 3 deg / p)")
     if any(r.get("params") is not None for r in s.rows):
         notes.append("parameters counted from the architecture's own init (every scalar "
-                      "weight it draws)")  # fmt: skip
+                      "weight it draws)")
     if s.arch == "attention" and s.budgets:
         notes.append("parameters here count the attention weights, 4 L d^2; the paper counts "
                      "12 L d^2 (with the feed-forward layers), so its fit is read at three "
                      "times the budget (an empirical fit on language modelling, not a "
-                     "measurement)")  # fmt: skip
+                     "measurement)")
     return notes
 
 

@@ -92,7 +92,7 @@ def step(a: dict, b: dict, depth_key: str) -> dict:
     L0, L1 = a["values"][depth_key], b["values"][depth_key]
     out = {"from": L0, "to": L1, "ratio": None, "ratio_label": "none",
            "linear_law": L1 / L0 if L0 > 0 else None, "degree_law": None,
-           "regime": UNDETERMINED, "why": ""}  # fmt: skip
+           "regime": UNDETERMINED, "why": ""}
     if a.get("degree") and b.get("degree"):
         out["degree_law"] = b["degree"] / a["degree"]
     if a.get("rank") is None or b.get("rank") is None:
@@ -103,7 +103,7 @@ def step(a: dict, b: dict, depth_key: str) -> dict:
         out["why"] = f"rank {a['rank']} at {depth_key}={L0}: log r = 0"
     elif not settled(a):
         out["why"] = (f"the rank at {depth_key}={L0} is a lower bound only: the true ratio may "
-                      "be smaller")  # fmt: skip
+                      "be smaller")
     else:
         out["ratio"] = _ratio(a["rank"], b["rank"])
         out["ratio_label"] = "measured" if settled(b) else "lower bound"
@@ -114,7 +114,7 @@ def step(a: dict, b: dict, depth_key: str) -> dict:
     if a.get("upper") and b.get("upper") and a["upper"] > 1:
         out["bound_ratio"] = _ratio(a["upper"], b["upper"])
         out["bound_regime"] = step_regime(out["bound_ratio"], out["degree_law"],
-                                          out["linear_law"])[0]  # fmt: skip
+                                          out["linear_law"])[0]
     return out
 
 
@@ -159,7 +159,7 @@ def transition(steps: list[dict]) -> dict:
         return {"status": "before", "at_or_before": first_bad["from"],
                 "text": f"at or before depth {first_bad['from']} (the first step with a "
                         f"regime, {first_bad['from']}->{first_bad['to']}, is already "
-                        f"{first_bad['regime']})"}  # fmt: skip
+                        f"{first_bad['regime']})"}
     lo, hi = good[-1]["to"], first_bad["to"]
     return {"status": "bracketed", "between": [lo, hi],
             "text": f"between depths {lo} and {hi} (step {good[-1]['from']}->{lo} "
@@ -199,7 +199,7 @@ def depth_width_map(steps: list[dict], width_key: str) -> list[dict]:
     for (L0, L1, others), g in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][:2])):
         out.append({"from": L0, "to": L1, "others": dict(others),
                     **{k: sorted(v) for k, v in g.items()},
-                    "stops_paying_up_to": max(g["inefficient"], default=None)})  # fmt: skip
+                    "stops_paying_up_to": max(g["inefficient"], default=None)})
     return out
 
 
@@ -225,7 +225,7 @@ def budgets(rows: list[dict]) -> list[dict]:
         (how many cells fit the budget).
     """
     done = [r for r in rows if r.get("rank") is not None and r.get("params") is not None
-            and r.get("kind") != ESTIMATE]  # fmt: skip
+            and r.get("kind") != ESTIMATE]
     out, last = [], None
     for budget in sorted({r["params"] for r in done}):
         within = [r for r in done if r["params"] <= budget]
@@ -234,7 +234,7 @@ def budgets(rows: list[dict]) -> list[dict]:
         if last == (id(best), certain):
             continue
         out.append({"budget": budget, "winner": best["values"], "rank": best["rank"],
-                    "kind": best["kind"], "certain": certain, "within": len(within)})  # fmt: skip
+                    "kind": best["kind"], "certain": certain, "within": len(within)})
         last = (id(best), certain)
     return out
 
@@ -274,9 +274,9 @@ def verdict(rows: list[dict], steps: list[dict], depth_key: str, width_key: str)
         t = transition(ss)
         parts = [f"{s['from']}->{s['to']} {s['regime']}"
                  + (f" (ratio {s['ratio']:.3f}, {s['ratio_label']})" if s["ratio"] else
-                    f" ({s['why']})") for s in ss]  # fmt: skip
+                    f" ({s['why']})") for s in ss]
         lines.append(f"{name}: transition {t['text']}; steps: {'; '.join(parts)}; rests on "
-                     + ", ".join(_cell(r, depth_key) for r in done))  # fmt: skip
+                     + ", ".join(_cell(r, depth_key) for r in done))
     known = [s for s in steps if s["regime"] != UNDETERMINED]
     eff = sum(s["regime"] == EFFICIENT for s in known)
     und = len(steps) - len(known)

@@ -46,7 +46,7 @@ MAX_CELLS = 10_000
 TORCH_FIELDS = ("seq_len", "width", "position", "coordinate", "draw")
 
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.FloorDiv: operator.floordiv}  # fmt: skip
+        ast.FloorDiv: operator.floordiv}
 
 
 def parse_rule(text: str) -> tuple[str, ast.Expression]:
@@ -78,16 +78,16 @@ def parse_rule(text: str) -> tuple[str, ast.Expression]:
         raise ConfigError(f"rule={text!r}: {expr.strip()!r} is not an expression") from None
     for node in ast.walk(tree):
         ok = isinstance(node, (ast.Expression, ast.BinOp, ast.Name, ast.Load, ast.Constant,
-                               ast.Call, ast.UnaryOp, ast.USub, *_OPS))  # fmt: skip
+                               ast.Call, ast.UnaryOp, ast.USub, *_OPS))
         if isinstance(node, ast.Constant) and not isinstance(node.value, int):
             ok = False
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in ("min", "max") and not
-            node.keywords):  # fmt: skip
+            node.keywords):
             ok = False
         if not ok:
             raise ConfigError(f"rule={text!r}: only integers, keys, + - * //, min and max "
-                              f"are allowed (found {type(node).__name__})")  # fmt: skip
+                              f"are allowed (found {type(node).__name__})")
     return key, tree
 
 
@@ -101,9 +101,9 @@ def evaluate_rule(tree: ast.Expression, values: dict, key: str) -> int:
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in values or isinstance(values[node.id], bool) or \
-                    not isinstance(values[node.id], (int, np.integer)):  # fmt: skip
+                    not isinstance(values[node.id], (int, np.integer)):
                 raise ConfigError(f"rule for {key}: {node.id!r} is not an integer key of the "
-                                  f"study (keys: {', '.join(values) or 'none'})")  # fmt: skip
+                                  f"study (keys: {', '.join(values) or 'none'})")
             return int(values[node.id])
         if isinstance(node, ast.UnaryOp):
             return -ev(node.operand)
@@ -155,7 +155,7 @@ def parse_values(key: str, text: str, kind: str = "int") -> list:
             raise ConfigError(f"vary {key}={t!r}: a range is a:b with integers a <= b") from None
         if b < a or b - a >= MAX_CELLS:
             raise ConfigError(f"vary {key}={t!r}: a range a:b needs a <= b and at most "
-                              f"{MAX_CELLS} values")  # fmt: skip
+                              f"{MAX_CELLS} values")
         return list(range(a, b + 1))
     vals = [v.strip() for v in t.split(",")] if kind != "ints" else [t]
     if not t or any(not v for v in vals):
@@ -191,7 +191,7 @@ def resolve_arch(arch) -> Arch:
         params = () if sig is None else tuple(sig.parameters)
         kinds = {k: _factory_kind(sig.parameters[k]) for k in params}
         kinds.update({"seq_len": "int", "width": "int", "position": "int",
-                      "coordinate": "int", "draw": "str"})  # fmt: skip
+                      "coordinate": "int", "draw": "str"})
         if sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
             params = params + ("**",)
         return Arch(name=arch, factory=path, accepts=params, kinds=kinds)
@@ -244,14 +244,14 @@ def build_cell(arch: Arch, values: dict) -> Cell:
             missing = [k for k in ("seq_len", "width") if k not in torch_kw]
             if missing:
                 raise ConfigError(f"param {missing[0]!r} is required for a torch factory "
-                                  f"(--param {missing[0]}=... or --vary)")  # fmt: skip
+                                  f"(--param {missing[0]}=... or --vary)")
             net = TorchModule(factory=arch.factory, kwargs=_factory_kwargs(arch, values),
-                              **torch_kw)  # fmt: skip
+                              **torch_kw)
         else:
             unknown = [k for k in values if k not in arch.kinds]
             if unknown:
                 raise ConfigError(f"vary/param {unknown[0]!r} is not a parameter of "
-                                  f"{arch.name}; valid: {', '.join(arch.kinds)}")  # fmt: skip
+                                  f"{arch.name}; valid: {', '.join(arch.kinds)}")
             net = arch.cls(**values)
     except SeprankError as exc:
         return Cell(values, invalid=str(exc))
@@ -270,7 +270,7 @@ def expand(arch: Arch, vary: dict, fixed: dict, rules: dict) -> list[Cell]:
     if both:
         k = sorted(both)[0]
         raise ConfigError(f"{k!r} is both varied and fixed (--vary {k}=... and --param "
-                          f"{k}=...): give one")  # fmt: skip
+                          f"{k}=...): give one")
     ruled = set(rules) & (set(vary) | set(fixed))
     if ruled:
         k = sorted(ruled)[0]
@@ -282,7 +282,7 @@ def expand(arch: Arch, vary: dict, fixed: dict, rules: dict) -> list[Cell]:
         total *= len(vals)
         if total > MAX_CELLS:
             raise ConfigError(f"vary: {total:,}+ combinations; a study plans at most "
-                              f"{MAX_CELLS:,} cells")  # fmt: skip
+                              f"{MAX_CELLS:,} cells")
     cells = []
     keys = list(vary)
     for combo in itertools.product(*(vary[k] for k in keys)):

@@ -23,7 +23,7 @@ CSV_NAME = "study.csv"
 RESULT_COLUMNS = ["rank", "label", "kind", "status", "saturated", "saturation_bound",
                   "upper", "upper_status", "params", "degree", "strategy", "method", "seconds",
                   "est_seconds", "seed", "prime", "error", "cell", "block_ranks",
-                  "varied"]  # fmt: skip
+                  "varied"]
 @dataclass
 class Study:
     """The result of :func:`study`: rows (one per cell), steps, answers and a verdict.
@@ -93,13 +93,13 @@ class Study:
             (``from``, ``to``, ``ratio``, ``regime``...), ``verdict`` and the other answers.
         """
         rows = [{**r["values"], **{c: r.get(c) for c in RESULT_COLUMNS if c != "varied"}}
-                for r in self.rows]  # fmt: skip
+                for r in self.rows]
         return {"arch": self.arch, "varied": self.varied, "fixed": self.fixed,
                 "rules": self.rules, "rows": rows, "steps": self.steps,
                 "transitions": self.transitions, "depth_width": self.depth_width,
                 "budgets": self.budgets, "verdict": self.verdict, "notes": self.notes,
                 "seconds": round(self.seconds, 3),
-                "measure_seconds": round(self.measure_seconds, 3)}  # fmt: skip
+                "measure_seconds": round(self.measure_seconds, 3)}
 
     def to_frame(self):
         """The rows as a pandas DataFrame (pandas must be installed).
@@ -117,7 +117,7 @@ class Study:
         cols = self.keys() + ["rank", "label", "params"]
         rows = [[r["values"].get(k) for k in self.keys()]
                 + [r.get("rank"), r.get("label") or r.get("status"), r.get("params")]
-                for r in self.rows]  # fmt: skip
+                for r in self.rows]
         return cols, rows
 
     def to_latex(self) -> str:
@@ -175,7 +175,7 @@ class Study:
         for r in self.rows:
             w.writerow({**{k: _text(v) for k, v in r["values"].items()},
                         **{c: _text(r.get(c)) for c in RESULT_COLUMNS},
-                        "varied": ",".join(self.varied)})  # fmt: skip
+                        "varied": ",".join(self.varied)})
         return write_text(path, buf.getvalue())
 
     def lines(self) -> list[str]:
@@ -188,11 +188,11 @@ class Study:
         """
         out = [f"study of {self.arch}: varying {', '.join(self.varied)}"
                + (f"; fixed {kv_text(self.fixed)}" if self.fixed else "")
-               + (f"; rules {'; '.join(self.rules)}" if self.rules else "")]  # fmt: skip
+               + (f"; rules {'; '.join(self.rules)}" if self.rules else "")]
         for r in self.rows:
             what = (f"{r['rank']} [{r['label']}]" if r.get("rank") is not None and
                     str(r.get("status", "done")).startswith("done") else
-                    f"{r['status']}: {short(r.get('error') or '')}")  # fmt: skip
+                    f"{r['status']}: {short(r.get('error') or '')}")
             extra = f"  ({r['params']} parameters)" if r.get("params") is not None else ""
             out.append(f"  {kv_text({k: r['values'][k] for k in self.varied})}: {what}{extra}")
         if self.steps:
@@ -200,16 +200,16 @@ class Study:
         for s in self.steps:
             ratio = "-" if s["ratio"] is None else f"{s['ratio']:.3f} ({s['ratio_label']})"
             bound = (f"; proved bound's regime: {s['bound_regime']}"
-                     if s.get("bound_regime") else "")  # fmt: skip
+                     if s.get("bound_regime") else "")
             out.append(f"  {kv_text(s['series'])} {s['from']}->{s['to']}: {ratio}: "
-                       f"{s['regime']} ({s['why']}){bound}")  # fmt: skip
+                       f"{s['regime']} ({s['why']}){bound}")
         for t in self.transitions:
             out.append(f"transition {kv_text(t['series']) or ''}: {t['text']}")
         for m in self.depth_width:
             others = f" {kv_text(m['others'])}" if m["others"] else ""
             out.append(f"map{others} {m['from']}->{m['to']}: depth-efficient at "
                        f"{self.width_key} {m['efficient'] or '-'}, not at "
-                       f"{m['inefficient'] or '-'}")  # fmt: skip
+                       f"{m['inefficient'] or '-'}")
         for b in self.budgets:
             fit = b.get("paper_fit")
             beside = "" if not fit else (
@@ -217,11 +217,11 @@ class Study:
                 f"{fit['depth']:.2f}, width {fit['width']:.0f}"
                 + (f" ({fit['note']})" if fit["note"] else
                    " (under one layer: the fit says no depth at this size)"
-                   if fit["depth"] < 1 else ""))  # fmt: skip
+                   if fit["depth"] < 1 else ""))
             out.append(f"budget <= {b['budget']} parameters: {kv_text(b['winner'])} with rank "
                        f"{b['rank']} [{b['kind']}]"
                        + ("" if b["certain"] else " (another cell within the budget has a "
-                          "lower bound only: it might be larger)") + beside)  # fmt: skip
+                          "lower bound only: it might be larger)") + beside)
         out += [f"note: {n}" for n in self.notes]
         out += [f"verdict: {v}" for v in self.verdict]
         return out
@@ -275,7 +275,7 @@ def read_csv(path) -> list[dict]:
 
 
 def analyse(arch: str, varied: list, fixed: dict, rules: list, rows: list,
-            depth_key: str = "depth", width_key: str = "width") -> Study:  # fmt: skip
+            depth_key: str = "depth", width_key: str = "width") -> Study:
     """A :class:`Study` from its rows, measured now or read from a CSV.
 
     The steps, transitions, map, budgets and verdict come from
@@ -310,14 +310,14 @@ def analyse(arch: str, varied: list, fixed: dict, rules: list, rows: list,
             paper = 3 * b["budget"]  # 12 L d^2 (with the feed-forward layers) = 3 x 4 L d^2
             fit = fit_optimal_shape(paper)
             b["paper_fit"] = {"params_paper_count": paper, "depth": fit["depth"],
-                              "width": fit["width"], "note": fit.get("note", "")}  # fmt: skip
+                              "width": fit["width"], "note": fit.get("note", "")}
     return Study(
         arch=arch, varied=list(varied), fixed=fixed, rules=list(rules), rows=rows,
         steps=steps, transitions=_transitions(steps),
         depth_width=sa.depth_width_map(steps, width_key), budgets=budgets,
         verdict=sa.verdict(rows, steps, depth_key, width_key) + _paper_lines(
             arch, rows, depth_key, width_key),
-        depth_key=depth_key, width_key=width_key)  # fmt: skip
+        depth_key=depth_key, width_key=width_key)
 
 
 def _number(text):
@@ -328,7 +328,7 @@ def _number(text):
 
 
 def from_csv(path, depth_key: str = "depth", width_key: str = "width",
-             arch: str = "") -> Study:  # fmt: skip
+             arch: str = "") -> Study:
     """A :class:`Study` drawn from a study CSV (``--plot-only``).
 
     The CSV is data, read as it is: nothing it names is imported or measured.
@@ -358,7 +358,7 @@ def from_csv(path, depth_key: str = "depth", width_key: str = "width",
     cols = list(raw[0])
     if "rank" not in cols or depth_key not in cols:
         raise ConfigError(f"csv={str(path)!r} is not a study CSV (no column "
-                          f"{'rank' if 'rank' not in cols else depth_key!r})")  # fmt: skip
+                          f"{'rank' if 'rank' not in cols else depth_key!r})")
     keys = cols[: cols.index("rank")]
     rows = []
     for i, r in enumerate(raw, start=2):
@@ -369,7 +369,7 @@ def from_csv(path, depth_key: str = "depth", width_key: str = "width",
             v = (r.get(c) or "").strip()
             if v and not (v.isdigit() and len(v) < 4000):
                 raise ConfigError(f"csv={str(path)!r} line {i}: {c}={v[:20]!r} must be a "
-                                  "non-negative integer or empty")  # fmt: skip
+                                  "non-negative integer or empty")
             row[c] = int(v) if v else None
         row["block_ranks"] = json_list(r.get("block_ranks"))
         if not isinstance(row["values"].get(depth_key), int):
@@ -388,14 +388,14 @@ def _paper_lines(arch: str, rows: list, depth_key: str, width_key: str) -> list[
     if arch != "attention":
         return []
     widths = sorted({r["values"].get(width_key) for r in rows
-                     if isinstance(r["values"].get(width_key), int)})  # fmt: skip
+                     if isinstance(r["values"].get(width_key), int)})
     out = []
     for d in widths:
         paper = math.log(d, 3)
         formula = math.log(d * d + d + 1, 3)
         out.append(f"{width_key}={d}: the paper puts the transition at L = log3 d = "
                    f"{paper:.2f}; the proved one-head block formula's regimes meet at "
-                   f"3^L = d^2 + d + 1, L = {formula:.2f} (proofs/transition.md)")  # fmt: skip
+                   f"3^L = d^2 + d + 1, L = {formula:.2f} (proofs/transition.md)")
     return out
 
 

@@ -66,7 +66,7 @@ def f_degree(net, seed: int = 0, prime: int | None = None) -> int | None:
                 v = np.asarray(evaluate(net, params, batch, dom), dtype=np.int64) % p
                 c = interpolate(ts[: n + 1], v[: n + 1], p)
                 pred = [sum(int(ci) * pow(t, k, p) for k, ci in enumerate(c)) % p
-                        for t in ts[n + 1:]]  # fmt: skip
+                        for t in ts[n + 1:]]
                 if pred != [int(x) for x in v[n + 1:]]:
                     ok = False
                     break
@@ -83,7 +83,7 @@ def f_degree(net, seed: int = 0, prime: int | None = None) -> int | None:
 def _cell_id(spec: dict) -> str:
     """What decides a cell's result, without the code version (a CSV row's identity)."""
     keep = {k: spec[k] for k in ("arch", "params", "partition", "method", "strategy", "seed",
-                                 "prime", "max_samples")}  # fmt: skip
+                                 "prime", "max_samples")}
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -121,7 +121,7 @@ def _from_csv_row(row: dict, old: dict) -> bool:
         return False
     saturated = labels.truthy(old.get("saturated", ""))
     row.update(rank=rank, saturated=saturated, strategy=old.get("strategy"),
-               method=old.get("method"), status="done (from the CSV)")  # fmt: skip
+               method=old.get("method"), status="done (from the CSV)")
     for k in ("seconds", "saturation_bound"):
         try:
             row[k] = float(old[k]) if old.get(k) not in (None, "") else None
@@ -132,13 +132,13 @@ def _from_csv_row(row: dict, old: dict) -> bool:
     up, status = row.get("upper"), row.get("upper_status")
     row["label"] = labels.rank_label(rank, saturated, False, up, status or labels.ARCHITECTURE)
     row["kind"] = (sa.EXACT if row["label"].startswith("exact") else
-                   sa.SATURATED if saturated else sa.LOWER)  # fmt: skip
+                   sa.SATURATED if saturated else sa.LOWER)
     return True
 
 
 def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
                   db=DEFAULT_DB, cell_limit: float | None = None,
-                  previous: dict | None = None) -> tuple[list, float, object]:  # fmt: skip
+                  previous: dict | None = None) -> tuple[list, float, object]:
     """Measure cells through the planner and the result store: the one path of
     :func:`study` and of ``seprank transition``'s preset.
 
@@ -181,13 +181,13 @@ def _rows(cells, varied: list, measure_kw: dict, old: dict) -> tuple[list, list]
     rows, todo = [], []
     for c in cells:
         row = {"values": c.values, "varied": varied, "status": "invalid", "error": c.invalid,
-               "seed": measure_kw["seed"]}  # fmt: skip
+               "seed": measure_kw["seed"]}
         rows.append(row)
         if c.net is None:
             continue
         spec = sweep_tasks.spec_for_net("measure", c.net, grid="study", **measure_kw)
         row.update(net=c.net, key=spec["key"], cell=_cell_id(spec), status="not run",
-                   error=None, spec=spec)  # fmt: skip
+                   error=None, spec=spec)
         row["upper"], row["upper_status"] = _bound_of(c.net, measure_kw["partition"])
         try:
             row["params"] = sc.count_parameters(c.net)
@@ -213,7 +213,7 @@ def _plan(row: dict, cell_limit) -> dict | None:
     row["est_seconds"] = round(spec["est_seconds"], 3)
     if cell_limit is not None and spec["est_seconds"] > cell_limit:
         row.update(status="refused", error=f"estimated {spec['est_seconds']:,.1f} s "
-                   f"exceeds the cell limit {cell_limit:,.1f} s")  # fmt: skip
+                   f"exceeds the cell limit {cell_limit:,.1f} s")
         return None
     return spec
 
@@ -229,7 +229,7 @@ def _measure(todo: list, db, cell_limit, run_kw: dict) -> tuple[float, object]:
         before = {k for k, v in status.items() if v == "done"}
         ready = [r["spec"] if r["key"] in before else _plan(r, cell_limit) for r in todo]
         outcome = sweep_run([s for s in ready if s is not None], store, order="cheapest",
-                            plan_fn=_planned, **run_kw)  # fmt: skip
+                            plan_fn=_planned, **run_kw)
         seconds = 0.0
         for row in todo:
             r = store.get(row["key"]) if row["status"] == "not run" else None

@@ -48,19 +48,19 @@ GRIDS = {
     "deep": [(2, 1, 4, (1, 2, 3, 4, 5)), (2, 2, 4, (1, 2, 3, 4, 5)), (3, 1, 6, (1, 2, 3)),
              (3, 3, 6, (1, 2, 3)), (4, 1, 8, (1, 2, 3)), (4, 2, 8, (1, 2, 3)),
              (4, 4, 8, (1, 2, 3))],
-}  # fmt: skip
+}
 CSV_NAME = "fig8_measured_transition.csv"
 COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "label", "sample_saturated",
            "saturation_bound", "saturated", "upper_proved", "exact_proved", "ratio_measured",
            "ratio_formula", "strategy", "blocks", "largest_block", "samples", "seconds",
-           "seed", "prime", "block_ranks"]  # fmt: skip
+           "seed", "prime", "block_ranks"]
 
 
 def plan(grid: str) -> list[LinearSelfAttention]:
     """The grid's networks: one head first (the formula's case), then the others, each
     cheapest first (by proved bound: a planning estimate only, never a result)."""
     nets = [LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
-            for d, H, N, depths in GRIDS[grid] for L in depths]  # fmt: skip
+            for d, H, N, depths in GRIDS[grid] for L in depths]
     return sorted(nets, key=lambda n: (n.heads > 1, upper_bound(n)["upper"]))
 
 
@@ -80,7 +80,7 @@ def row_label(row: dict) -> str:
     """
     up = proved_upper(row)
     return labels.rank_label(row["measured"], row.get("saturated"), row.get("budget_hit"),
-                             up, labels.PROVED)  # fmt: skip
+                             up, labels.PROVED)
 
 
 def proved_upper(row: dict) -> int | None:
@@ -89,7 +89,7 @@ def proved_upper(row: dict) -> int | None:
     row then earns no "exact, proved") or the bound is too large to write."""
     try:
         net = LinearSelfAttention(depth=int(row["depth"]), width=int(row["width"]),
-                                  heads=int(row["heads"]), seq_len=int(row["seq_len"]))  # fmt: skip
+                                  heads=int(row["heads"]), seq_len=int(row["seq_len"]))
     except (KeyError, TypeError, ValueError):
         return None
     up = upper_bound(net).get("upper")
@@ -160,7 +160,7 @@ def row_from(net, m: dict, seed: int) -> dict:
         "largest_block": max(b["rank"] for b in m["blocks"]), "samples": m["samples"][0],
         "seconds": round(m["seconds"], 1), "seed": seed, "prime": m["prime"],
         "block_ranks": json.dumps([[b["degree"], b["rank"]] for b in m["blocks"]]),
-    }  # fmt: skip
+    }
     row["label"] = row_label(row)  # from the columns the CSV keeps: a relabel gives the same
     return row
 
@@ -213,7 +213,7 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
         progress: bool = True, max_bound: int | None = None, *,
         db: Path | str = DEFAULT_DB, executor: str = "processes",
         scheduler: str | None = None, workers: int | None = None,
-        worker_memory: int | None = None, retries: int = 2) -> tuple[list[dict], int]:  # fmt: skip
+        worker_memory: int | None = None, retries: int = 2) -> tuple[list[dict], int]:
     """Measure what the transition CSV in ``out`` lacks, as a sweep, then write the CSV.
 
     The sweep goes through the result store ``db`` (configurations already stored are not
@@ -265,16 +265,16 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
             and (max_bound is None or upper_bound(n)["upper"] <= max_bound)]
     say = bars.write if progress else (lambda s: None)  # above the sweep's bar
     say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure "
-        f"(or read from the store {db})")  # fmt: skip
+        f"(or read from the store {db})")
     # the study's one path (a preset): these cells, measured through the planner and store
     cells = [Cell(dict(config_of(n), architecture=None), net=n) for n in todo]
     for c in cells:
         c.values.pop("architecture")
     run_kw = dict(executor=executor, scheduler=scheduler, workers=workers,
                   worker_memory=worker_memory, retries=retries, progress=progress,
-                  label=f"transition {grid}", say=say)  # fmt: skip
+                  label=f"transition {grid}", say=say)
     measure_kw = dict(partition=None, method="modular", strategy="auto", seed=seed, prime=None,
-                      max_samples=None)  # fmt: skip
+                      max_samples=None)
     found, _, o = measure_cells(cells, ["depth"], measure_kw, run_kw, db=db)
     failed = 0
     for net, r in zip(todo, found):
@@ -283,7 +283,7 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
         elif r["status"] != "not run":
             failed += 1
             say(f"  depth {net.depth} width {net.width} heads {net.heads}: {r['status']}: "
-                f"{r['error']}")  # fmt: skip
+                f"{r['error']}")
     write(rows, path)
     if o.interrupted:
         raise KeyboardInterrupt

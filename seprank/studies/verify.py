@@ -33,7 +33,7 @@ COLUMNS = [
     "depth", "width", "heads", "seq_len", "residual", "measured", "label", "saturated",
     "upper", "log10_upper", "bound", "exact_proved", "gap", "regime_paper", "regime_growth",
     "partitions_checked", "partition_invariant", "verdict", "seconds",
-]  # fmt: skip
+]
 
 #: The grids are TOML files shipped in the package: seprank/sweeps/grids/verify-{quick,default}.toml
 GRID_NAMES = ("quick", "default")
@@ -136,7 +136,7 @@ class VerifyReport(NamedTuple):
         return (f"VerifyReport(grid {s['grid']}, seed {s['seed']}: {s['configurations']} "
                 f"configurations, {s['exact_proved']} exact, proved, {s['saturated']} "
                 f"saturated, {s['violations']} violations{bad}{stop}; {seconds:.1f} s "
-                "measuring)")  # fmt: skip
+                "measuring)")
 
     def _repr_html_(self) -> str:
         """The summary and the verdict as a small HTML table.
@@ -167,7 +167,7 @@ class VerifyReport(NamedTuple):
         """
         return tables.latex_table(*self._paper("latex"),
                                   comment=f"seprank verify ({self.summary.get('grid')}): "
-                                  "measured ranks, proved upper bounds")  # fmt: skip
+                                  "measured ranks, proved upper bounds")
 
     def to_markdown(self) -> str:
         """The rows as a Markdown pipe table (the columns of :meth:`to_latex`).
@@ -213,7 +213,7 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
         progress: bool = True, *, db: Path | str | None = None, executor: str = "processes",
         scheduler: str | None = None, workers: int | None = None,
         worker_memory: int | None = None, dask_processes: bool = True, retries: int = 2,
-        ) -> VerifyReport:  # fmt: skip
+        ) -> VerifyReport:
     """Sweep a verify grid through the result store and write the results.
 
     Configurations already in the store are not measured again. results.csv and results.md
@@ -266,12 +266,12 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
     out = Path(out)
     tasks = [sweep_tasks.spec_for_net("verify", net, seed=seed, max_samples=budget,
                                       grid=f"verify-{grid}")
-             for net in nets]  # fmt: skip
+             for net in nets]
     with Store(out / DB_NAME if db is None else db) as store:
         outcome = runner.run(tasks, store, executor=executor, scheduler=scheduler,
                              workers=workers, worker_memory=worker_memory, progress=progress,
                              dask_processes=dask_processes, retries=retries,
-                             label=f"verify {grid}")  # fmt: skip
+                             label=f"verify {grid}")
         stored = [store.get(t["key"]) for t in tasks]
     rows = [upgrade_row(r["extra"]) for r in stored if r is not None and r["status"] == "done"]
     missing = [r for r in stored if r is not None and r["status"] != "done"]
@@ -287,7 +287,7 @@ def run(grid: str = "default", out: Path | str = "seprank-results", seed: int = 
         "not_measured": [{"config": r["config"], "status": r["status"], "error": r["error"]}
                          for r in missing],
         "run": outcome.to_dict(),
-    }  # fmt: skip
+    }
     write(rows, summary, out)
     return VerifyReport(rows, summary)
 
@@ -315,7 +315,7 @@ def summary_lines(summary: dict) -> list[str]:
     if s.get("not_measured"):
         lines.append(f"{len(s['not_measured'])} configurations failed or were refused: "
                      f"seprank results --db {s['run'].get('db') or 'OUT/results.sqlite'} "
-                     "--where status!=done shows why")  # fmt: skip
+                     "--where status!=done shows why")
     if s["interrupted"]:
         lines.append("INTERRUPTED: the table holds the configurations finished so far")
     return lines
@@ -351,7 +351,7 @@ def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
         + ("" if held == n else f"; VIOLATED in {n - held}: a bug, see stderr")
     )
     h1 = [r for r in sat if r["heads"] == 1 and not r["residual"]
-          and r["seq_len"] // 2 >= r["width"]]  # fmt: skip
+          and r["seq_len"] // 2 >= r["width"]]
     h1_exact = sum(r["exact_proved"] for r in h1)
     lines.append(
         f"- H = 1 block formula (conjectured exact for one head, no residual, >= d_x positions "
@@ -389,7 +389,7 @@ def verdict_lines(rows: list[dict], summary: dict) -> list[str]:
     if len(sat) < n:
         lines.append(f"- {n - len(sat)} configurations are neither exact, proved nor "
                      "saturated (the Schwartz-Zippel bound on a false saturation above the "
-                     "threshold): their ranks are lower bounds only")  # fmt: skip
+                     "threshold): their ranks are lower bounds only")
     return lines
 
 
@@ -417,14 +417,14 @@ def markdown(rows: list[dict], summary: dict) -> str:
     verdict = "\n".join(verdict_lines(rows, summary)[1:])
     return "# seprank verify\n\n" + "\n".join(f"- {x}" for x in summary_lines(summary)) + \
         "\n\n## Verdict\n\n" + verdict + "\n\n## Table\n\n" + LEGEND + "\n\n" + head + \
-        body  # fmt: skip
+        body
 
 
 def print_table(rows: list[dict], file=None) -> None:
     file = sys.stdout if file is None else file  # looked up per call, not at import
     cols = ["depth", "width", "heads", "seq_len", "residual", "measured", "saturated",
             "upper", "exact_proved", "regime_paper", "regime_growth", "partition_invariant",
-            "verdict"]  # fmt: skip
+            "verdict"]
     short = {"seq_len": "N", "residual": "res", "saturated": "sat", "partition_invariant": "part"}
     table = [[short.get(c, c) for c in cols]] + [[str(r[c]) for c in cols] for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
@@ -435,4 +435,4 @@ def print_table(rows: list[dict], file=None) -> None:
 def reproduce_command(row: dict) -> str:
     return (f"seprank measure --depth {row['depth']} --width {row['width']} --heads "
             f"{row['heads']} --seq-len {row['seq_len']}" + (" --residual" if row["residual"]
-            else ""))  # fmt: skip
+            else ""))

@@ -56,7 +56,7 @@ def read(path: Path) -> dict[str, dict]:
                 raise ConfigError(f"--data {path}:{no}: not a block record of seprank blocks")
             if key in out and out[key]["result"]["block"]["rank"] != block["rank"]:
                 raise ConfigError(f"--data {path}:{no}: block {line['block']} recorded twice "
-                                  "with different ranks")  # fmt: skip
+                                  "with different ranks")
             out[key] = line
     return out
 
@@ -78,7 +78,7 @@ def append(path: Path, spec: dict, extra: dict, engine: str, term=None) -> None:
     line["result"] = extra
     line["proved_term"] = None if term is None else int(term)
     line["ranked_by"] = {"seprank": _version.__version__, "engine": engine,
-                         "date": datetime.date.today().isoformat()}  # fmt: skip
+                         "date": datetime.date.today().isoformat()}
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line, sort_keys=True) + "\n")
@@ -102,6 +102,6 @@ def take_into(store, specs: list[dict], lines: dict[str, dict], path: Path) -> i
             continue
         store.put(s, {"status": "done", "measurement": None, "extra": line["result"],
                       "seconds": float(line["result"]["block"].get("seconds", 0.0)),
-                      "host": f"data:{path.name}"})  # fmt: skip
+                      "host": f"data:{path.name}"})
         taken += 1
     return taken

@@ -49,7 +49,7 @@ _LOCK = threading.Lock()
 def measurement_plan(net, partition=None, *, seed: int = 0, prime: int | None = None,
                      rank_engine: str = "auto",
                      saturation_threshold: float = saturation.DEFAULT_THRESHOLD,
-                     progress=None):  # fmt: skip
+                     progress=None):
     """The catalecticant measurement's plan (:func:`seprank.engine.measure.plan`).
 
     Parameters
@@ -115,13 +115,13 @@ def block_specs(mp, partition=None, rank_engine: str = "auto") -> tuple[dict, li
     net = mp.net
     parent = spec_for_net("measure", net, partition=partition, method="modular",
                           strategy="catalecticant", seed=int(mp.run.seed),
-                          prime=int(mp.run.domain.p))  # fmt: skip
+                          prime=int(mp.run.domain.p))
     split = _split(mp)
     specs = []
     for k, (rows, cols) in enumerate(split.parts(net)):
         key = hashlib.sha256(f"{parent['key']}:{TASK}:{k}".encode()).hexdigest()[:32]
         s = dict(parent, task=TASK, key=key, parent=parent["key"], block=k,
-                 grid=f"blocks-{parent['key'][:12]}", rank_engine=rank_engine)  # fmt: skip
+                 grid=f"blocks-{parent['key'][:12]}", rank_engine=rank_engine)
         s["est_seconds"], s["est_bytes"] = split.part_cost(rows, cols, net)
         specs.append(s)
     return parent, specs
@@ -166,7 +166,7 @@ def run_block_task(spec: dict) -> dict:
         return {"measurement": None,
                 "extra": {"block": block, "fill_seconds": tf, "rank_seconds": tr,
                           "monomials": int(prep.keys.size),
-                          "build_seconds": prep.build_seconds}}  # fmt: skip
+                          "build_seconds": prep.build_seconds}}
 
     return run_guarded(work)
 
@@ -251,23 +251,23 @@ def _assemble(mp, specs: list, store, threshold: float):
         row = store.get(s["key"])
         if row is None or row["status"] != "done" or not row.get("extra") \
                 or (row.get("spec") or {}).get("parent") != s["parent"] \
-                or row["spec"].get("block") != s["block"]:  # fmt: skip
+                or row["spec"].get("block") != s["block"]:
             return None
         extra = row["extra"]
         b = extra["block"]  # the store sorts a JSON object's keys: back to the block's order
         b = {k: b[k] for k in BLOCK_KEYS if k in b} | {k: v for k, v in b.items()
-                                                        if k not in BLOCK_KEYS}  # fmt: skip
+                                                        if k not in BLOCK_KEYS}
         results.append((b, extra["fill_seconds"], extra["rank_seconds"]))
     seconds = extra["build_seconds"] + sum(b["seconds"] for b, _, _ in results)
     m = _split(mp).assemble(mp.run, extra["monomials"], extra["build_seconds"], results,
-                               mp.reason, seconds=seconds)  # fmt: skip
+                               mp.reason, seconds=seconds)
     return compose(mp, m, threshold)  # as measure labels it
 
 
 def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None = None,
                rank_engine: str = "auto", max_blocks: int | None = None,
                saturation_threshold: float = saturation.DEFAULT_THRESHOLD,
-               progress: bool = True, say=None, data=None, **executor) -> BlockRun:  # fmt: skip
+               progress: bool = True, say=None, data=None, **executor) -> BlockRun:
     """Rank the blocks of a catalecticant measurement not yet stored, then assemble it.
 
     Once every block of ``net``'s measurement is in ``store``, the Measurement is
@@ -317,7 +317,7 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
         say = bars.write if progress else (lambda msg: None)
     part = None if partition is None else [int(p) for p in partition]
     mp = measurement_plan(net, part, seed=seed, prime=prime, rank_engine=rank_engine,
-                          saturation_threshold=saturation_threshold)  # fmt: skip
+                          saturation_threshold=saturation_threshold)
     parent, specs = block_specs(mp, part, rank_engine)
     record = lambda spec, res: None  # noqa: E731
     if data is not None:
@@ -337,7 +337,7 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
 
     status = store.status_of(s["key"] for s in specs)
     todo = sorted((s for s in specs if status.get(s["key"]) != "done"),
-                  key=lambda s: -s["est_seconds"])  # fmt: skip
+                  key=lambda s: -s["est_seconds"])
     out = BlockRun(key=parent["key"], blocks=len(specs), stored=len(specs) - len(todo))
     left = sum(s["est_seconds"] for s in todo)  # of the whole measurement, for the time left
     if max_blocks is not None:
@@ -354,7 +354,7 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
 
         out.outcome = runner.run(stored + todo, store, progress=progress, label=label, say=say,
                                  task_fn=run_block_task, plan_fn=_as_planned,
-                                 on_result=on_result, **executor)  # fmt: skip
+                                 on_result=on_result, **executor)
         out.stored = report.stored
     if data is not None:  # blocks stored before (a run without --data) go to the file too
         for s in specs:
@@ -363,10 +363,10 @@ def run_blocks(net, store, partition=None, *, seed: int = 0, prime: int | None =
                 record(s, row)
     out.measurement = _assemble(mp, specs, store, saturation_threshold)
     if out.measurement is not None and store.status_of([parent["key"]]).get(parent["key"]) \
-            != "done":  # fmt: skip
+            != "done":
         store.put(parent, {"status": "done", "measurement": out.measurement.to_dict(),
                            "extra": None, "seconds": out.measurement.seconds,
-                           "host": f"{socket.gethostname()}:{os.getpid()}"})  # fmt: skip
+                           "host": f"{socket.gethostname()}:{os.getpid()}"})
     return out
 
 

@@ -29,7 +29,7 @@ def _died(exc: BaseException, lost: bool = False) -> dict:
     broken pool fails every task in it), so the sweep reruns it alone before charging it
     an attempt (:func:`seprank.sweeps.runner.run`)."""
     out = {"status": "failed", "retry": True,
-           "error": f"worker lost: {type(exc).__name__}: {exc}".rstrip(": ")}  # fmt: skip
+           "error": f"worker lost: {type(exc).__name__}: {exc}".rstrip(": ")}
     if lost:
         out["lost"] = True
     return out
@@ -67,7 +67,7 @@ class Serial:
             return [(spec, fn(spec))]
         except Exception as exc:  # a failed outcome, retried, as a pool would report it
             return [(spec, {"status": "failed", "retry": True,
-                            "error": f"{type(exc).__name__}: {exc}"})]  # fmt: skip
+                            "error": f"{type(exc).__name__}: {exc}"})]
 
     def close(self, cancel: bool = False) -> None:
         self._queue.clear()
@@ -94,7 +94,7 @@ def _worker_init(parent: int) -> None:
 #: Read by the libraries when they load, so set in the environment the workers inherit
 #: (a variable the user set is left alone).
 SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                     "NUMBA_NUM_THREADS")  # fmt: skip
+                     "NUMBA_NUM_THREADS")
 
 
 class _WorkerEnv:
@@ -142,7 +142,7 @@ class Processes(_Futures):
 
         ctx = multiprocessing.get_context("spawn")  # no fork of a threaded parent
         return ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(os.getpid(),))  # fmt: skip
+                                   initargs=(os.getpid(),))
 
     def submit(self, fn, spec: dict) -> None:
         """Run ``fn(spec)`` in a worker (``fn`` importable by name: workers are spawned)."""
@@ -222,7 +222,7 @@ def check_scheduler(address: str) -> None:
         why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         raise ConfigError(f"scheduler={address!r}: no TCP connection to {host}:{port} within "
                           f"{CONNECT_S:g} s ({why}); is a Dask scheduler running there?") \
-            from None  # fmt: skip
+            from None
 
 
 class Dask(_Futures):
@@ -233,7 +233,7 @@ class Dask(_Futures):
     name = "dask"
 
     def __init__(self, workers=None, worker_memory=None, scheduler=None, processes=True,
-                 worker_timeout=None):  # fmt: skip
+                 worker_timeout=None):
         self.worker_timeout = WORKER_TIMEOUT_S if worker_timeout is None else worker_timeout
         self._no_worker_since = None
         self._looked = 0.0
@@ -241,7 +241,7 @@ class Dask(_Futures):
             import distributed
         except ImportError:
             raise ConfigError("executor='dask' needs Dask distributed: pip install "
-                              "'seprank[sweep]' (or distributed==2026.8.0)") from None  # fmt: skip
+                              "'seprank[sweep]' (or distributed==2026.8.0)") from None
         import logging
 
         self._cluster = None
@@ -254,14 +254,14 @@ class Dask(_Futures):
             except Exception as exc:  # silence, or something else answering (a bad reply)
                 raise ConfigError(f"scheduler={scheduler!r}: no Dask scheduler answered within "
                                   f"{CONNECT_S:g} s ({type(exc).__name__}: "
-                                  f"{str(exc)[:80]})") from None  # fmt: skip
+                                  f"{str(exc)[:80]})") from None
             try:  # a scheduler without workers would take the tasks and never run them
                 self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
             except (OSError, TimeoutError) as exc:
                 self._client.close()
                 raise ConfigError(f"scheduler={scheduler!r}: no worker connected within "
                                   f"{WORKER_WAIT_S} s ({type(exc).__name__}); start "
-                                  f"'dask worker {scheduler}' on the hosts") from None  # fmt: skip
+                                  f"'dask worker {scheduler}' on the hosts") from None
         else:
             n = workers or os.cpu_count() or 1
             mem = worker_memory or _memory() // n
@@ -276,7 +276,7 @@ class Dask(_Futures):
                     n_workers=n, threads_per_worker=1, processes=processes, memory_limit=mem,
                     dashboard_address=":0", silence_logs=logging.ERROR,
                     preload=["seprank.sweeps.dask_worker"] if processes else [],
-                )  # fmt: skip
+                )
             self._client = distributed.Client(self._cluster)
         info = self._client.scheduler_info(n_workers=-1)["workers"].values()
         limits = [w.get("memory_limit") or 0 for w in info]
@@ -289,7 +289,7 @@ class Dask(_Futures):
         """Run ``fn(spec)`` on a worker of the cluster (``fn`` importable there)."""
         self._n += 1
         f = self._client.submit(fn, spec, key=f"seprank-{spec['key']}-{self._n}",
-                                pure=False, priority=int(spec.get("est_seconds") or 0))  # fmt: skip
+                                pure=False, priority=int(spec.get("est_seconds") or 0))
         self._futures[f] = spec
 
     def wait(self, timeout: float) -> list:
@@ -331,7 +331,7 @@ class Dask(_Futures):
         if now - self._no_worker_since >= self.worker_timeout:
             raise NoWorkerError(f"executor dask: no live worker for {self.worker_timeout:g} s "
                                 f"(--worker-timeout); {len(self._futures)} tasks unfinished, "
-                                "every finished task is stored (rerun to go on)")  # fmt: skip
+                                "every finished task is stored (rerun to go on)")
 
     def close(self, cancel: bool = False) -> None:
         try:
@@ -345,7 +345,7 @@ class Dask(_Futures):
 
 
 def make(name: str, *, workers=None, worker_memory=None, scheduler=None, dask_processes=True,
-         worker_timeout=None):  # fmt: skip
+         worker_timeout=None):
     """An executor by name; ConfigError naming the argument for a bad choice."""
     if name not in EXECUTORS:
         raise ConfigError(f"executor={name!r} must be one of {', '.join(EXECUTORS)}")

@@ -33,7 +33,7 @@ LIST_KEYS = ("methods", "strategies", "seeds", "primes", "partitions")
 MAX_COMBOS = 20_000
 _KIND_WORDS = {"int": "an integer", "flag": "true or false", "ints": "a list of integers",
                "edges": "a list of [a, b] pairs", "int-or-none": 'an integer or "none"',
-               "str": "a string"}  # fmt: skip
+               "str": "a string"}
 
 
 def _fail(name: str, where: str, why: str):
@@ -82,7 +82,7 @@ def _grid_lists(g: dict, name: str) -> None:
         if r.grid is None:
             continue
         values = _alternatives(g, r.grid, name) if r.grid in LIST_KEYS else \
-            [g[r.grid]] if g.get(r.grid) is not None else []  # fmt: skip
+            [g[r.grid]] if g.get(r.grid) is not None else []
         for v in values:
             try:
                 validate(r.name, v)
@@ -159,7 +159,7 @@ def check_values(grid: dict, cls, expand, name: str) -> None:
             if not _kind_ok(kinds[key], x):
                 _fail(name, f"[params] {key}", f"value {_show(x)} ({type(x).__name__}) must be "
                       f"{_KIND_WORDS[kinds[key]]}" + (" (heads may also be \"divisors\")"
-                                                 if key == "heads" else ""))  # fmt: skip
+                                                 if key == "heads" else ""))
         count *= len(values)
     if count > 8 * MAX_COMBOS:  # before a combination is made (heads counted as 8)
         _fail(name, "[params]", f"expands into about {count:,} combinations, at most "

@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover
     import tomli as tomllib
 
 GRID_KEYS = ("name", "task", "arch", "torch", "methods", "strategies", "seeds", "primes",
-             "max_samples", "max_bound", "partitions")  # fmt: skip
+             "max_samples", "max_bound", "partitions")
 #: What ``[grid] torch = "module:factory"`` stands for: this arch, with that factory.
 TORCH_ARCH = "seprank.nets.torch_module:TorchModule"
 
@@ -106,17 +106,17 @@ def read_grid(path: Path | str) -> dict:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ConfigError(f"grid={str(path)!r} is not valid TOML "
-                          f"({str(exc)[:120]})") from None  # fmt: skip
+                          f"({str(exc)[:120]})") from None
     grid_check.check_tables(data, path.name)  # every value's type and range, before use
     extra = set(data) - {"grid", "params", "exclude"}
     if extra:
         raise ConfigError(f"grid {path.name}: unknown table {sorted(extra)[0]!r}; expected "
-                          "[grid], [params] and [[exclude]]")  # fmt: skip
+                          "[grid], [params] and [[exclude]]")
     g = dict(data.get("grid", {}))
     bad = set(g) - set(GRID_KEYS)
     if bad:
         raise ConfigError(f"grid {path.name}: [grid] key {sorted(bad)[0]!r} is unknown; valid: "
-                          f"{', '.join(GRID_KEYS)}")  # fmt: skip
+                          f"{', '.join(GRID_KEYS)}")
     g.setdefault("name", path.stem)
     g.setdefault("task", "measure")
     if "torch" in g:  # a torch module: its factory is a parameter of TorchModule
@@ -128,7 +128,7 @@ def read_grid(path: Path | str) -> dict:
 
     if g["task"] not in KINDS:
         raise ConfigError(f"grid {path.name}: task={g['task']!r} must be one of "
-                          f"{', '.join(KINDS)}")  # fmt: skip
+                          f"{', '.join(KINDS)}")
 
     try:
         cls = resolve(g["arch"])
@@ -140,11 +140,11 @@ def read_grid(path: Path | str) -> dict:
     for k in params:
         if k not in names:
             raise ConfigError(f"grid {path.name}: [params] {k!r} is not a parameter of "
-                              f"{g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
+                              f"{g['arch']}; valid: {', '.join(sorted(names))}")
     for k in LIST_KEYS:  # a bare string would be iterated letter by letter
         if k in g and not isinstance(g[k], list):
             raise ConfigError(f"grid {path.name}: [grid] {k} must be a list, e.g. "
-                              f"{k} = [{g[k]!r}], got {g[k]!r}")  # fmt: skip
+                              f"{k} = [{g[k]!r}], got {g[k]!r}")
     exclude = data.get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(r, dict) for r in exclude):
         raise ConfigError(f"grid {path.name}: exclude must be [[exclude]] tables")
@@ -152,14 +152,14 @@ def read_grid(path: Path | str) -> dict:
         for k in rule:  # a mistyped key would match nothing and exclude nothing
             if k not in names:
                 raise ConfigError(f"grid {path.name}: [[exclude]] {k!r} is not a parameter "
-                                  f"of {g['arch']}; valid: {', '.join(sorted(names))}")  # fmt: skip
+                                  f"of {g['arch']}; valid: {', '.join(sorted(names))}")
     grid = {"grid": g, "params": params, "exclude": exclude, "path": str(path)}
     try:
         grid_check.check_values(grid, resolve(g["arch"]), iter_combos, path.name)
     except ConfigError as exc:  # nothing stored
         msg = str(exc)
         raise ConfigError(msg if msg.startswith("grid ") else f"grid {path.name}: {msg}") \
-            from None  # fmt: skip
+            from None
     return grid
 
 
@@ -172,7 +172,7 @@ def _values(key, v, combo):
         w = combo.get("width")
         if not isinstance(w, int) or isinstance(w, bool) or not 0 <= w <= MAX_DIVISORS_WIDTH:
             raise ConfigError(f'[params] heads = "divisors" needs an integer width in [0, '
-                              f"{MAX_DIVISORS_WIDTH}], got width={w!r:.40}")  # fmt: skip
+                              f"{MAX_DIVISORS_WIDTH}], got width={w!r:.40}")
         return head_counts(w)
     return v if isinstance(v, list) else [v]
 
@@ -242,8 +242,8 @@ def specs(grid: dict, *, seeds=None) -> tuple[list[dict], int]:
             for method, strategy, seed, prime in itertools.product(
                 g.get("methods", ["auto"]), g.get("strategies", ["auto"]),
                 g.get("seeds", [0]) if seeds is None else seeds, g.get("primes", [None]),
-            ):  # fmt: skip
+            ):
                 out.append(make_spec(g["task"], g["arch"], c, partition=part, method=method,
                                      strategy=strategy, seed=seed, prime=prime,
-                                     max_samples=g.get("max_samples"), grid=g["name"]))  # fmt: skip
+                                     max_samples=g.get("max_samples"), grid=g["name"]))
     return out, skipped

@@ -40,7 +40,7 @@ class Progress:
     """
 
     def __init__(self, total: int, skipped: int, *, enabled: bool = True, stream=None,
-                 every: float = 10.0, label: str = "sweep", bar: bool | None = None):  # fmt: skip
+                 every: float = 10.0, label: str = "sweep", bar: bool | None = None):
         self.stream = sys.stderr if stream is None else stream
         self.enabled = enabled
         self.total, self.skipped, self.label, self.every = total, skipped, label, every
@@ -51,7 +51,7 @@ class Progress:
         self.bar = None
         if enabled and (bar or (bar is None and bars.interactive(self.stream))):
             self.bar = bars.make_bar(total, label, unit="task", initial=skipped,
-                                     stream=self.stream, force=True)  # fmt: skip
+                                     stream=self.stream, force=True)
 
     @property
     def finished(self) -> int:
@@ -66,7 +66,7 @@ class Progress:
         str
         """
         s = (f"{self.done} done, {self.running} running, {self.failed} failed, "
-             f"{self.refused} refused, {self.skipped} skipped: in the store")  # fmt: skip
+             f"{self.refused} refused, {self.skipped} skipped: in the store")
         left = self.eta()
         if left is not None:
             s += f", about {format_seconds(left)} left (estimate)"

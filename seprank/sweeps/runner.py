@@ -106,7 +106,7 @@ class Outcome:
              + (f", {self.elsewhere} run by another sweep" if self.elsewhere else "")
              + (f", {self.unrun} left unrun (time limit)" if self.unrun else "")
              + f" ({self.executor}, "
-             f"{_workers(self.workers)}, {self.seconds:.1f} s; store {self.db})")  # fmt: skip
+             f"{_workers(self.workers)}, {self.seconds:.1f} s; store {self.db})")
         return s + (" INTERRUPTED: finished tasks are kept" if self.interrupted else "")
 
 
@@ -131,7 +131,7 @@ def _plan_all(todo: list, store, bar, out, plan_fn=plan) -> list:
             out.failed += 1
         except Exception as exc:
             bars.write(f"task {s.get('key', '?')[:12]} ({s.get('arch')}): planning raised "
-                       f"{type(exc).__name__}: {exc}; it runs without estimates")  # fmt: skip
+                       f"{type(exc).__name__}: {exc}; it runs without estimates")
             ready.append(dict(s, est_seconds=0.0, est_bytes=None))
     return sorted(ready, key=lambda s: -s["est_seconds"])
 
@@ -219,7 +219,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
         progress: bool = True, dask_processes: bool = True, label: str = "sweep",
         say=None, task_fn=run_task, worker_timeout: float | None = None, plan_fn=plan,
         on_result=None, order: str = "largest", max_seconds: float | None = None
-        ) -> Outcome:  # fmt: skip
+        ) -> Outcome:
     """Run every task not yet ``done`` in ``store``; see the module docstring.
 
     Parameters
@@ -288,7 +288,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     unique = list({s["key"]: s for s in task_specs}.values())
     t0 = time.perf_counter()
     out = Outcome(planned=len(unique), executor=executor, db=str(store.path),
-                  keys=[s["key"] for s in unique])  # fmt: skip
+                  keys=[s["key"] for s in unique])
     status = store.status_of(out.keys)
     todo = [s for s in unique if status.get(s["key"]) != "done"]
     out.skipped = len(unique) - len(todo)
@@ -303,7 +303,7 @@ def run(task_specs: list[dict], store, *, executor: str = "processes", scheduler
     try:
         ex = executors.make(executor, workers=workers, worker_memory=worker_memory,
                             scheduler=scheduler, dask_processes=dask_processes,
-                            worker_timeout=worker_timeout)  # fmt: skip
+                            worker_timeout=worker_timeout)
     except BaseException:
         bar.discard()  # the error line follows alone, not after a half-drawn bar
         raise

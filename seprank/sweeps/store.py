@@ -43,7 +43,7 @@ COLUMNS = (
     "partition", "method", "strategy", "seed", "prime", "max_samples", "version", "rank",
     "saturated", "seconds", "est_seconds", "est_bytes", "attempts", "error", "host",
     "finished", "code",
-)  # fmt: skip
+)
 #: SQLite's application_id of a seprank store ("SEPR"), set when the store is created.
 APPLICATION_ID = 0x53455052
 #: A claim whose heartbeat is older than this (seconds) belongs to a sweep that died.
@@ -117,28 +117,28 @@ def check_file(path: Path, readonly: bool = False) -> bool:
         return False
     if not path.is_file() or not head:
         raise ConfigError(f"{where} is empty (or not a file), not a seprank store: left "
-                          "untouched (remove it, or name a new file with --db)")  # fmt: skip
+                          "untouched (remove it, or name a new file with --db)")
     if head != _HEADER:
         raise ConfigError(f"{where} is not an SQLite file, so not a seprank store: left "
-                          "untouched")  # fmt: skip
+                          "untouched")
     try:
         db = sqlite3.connect(_read_only_uri(path), uri=True, timeout=60)
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE "
-                                                "type = 'table'")}  # fmt: skip
+                                                "type = 'table'")}
             cols = {r[1] for r in db.execute("PRAGMA table_info(tasks)")}
             check = db.execute("PRAGMA quick_check(1)").fetchone()[0]
         finally:
             db.close()
     except sqlite3.Error as exc:
         raise ConfigError(f"{where} is corrupt or not a seprank store ({exc}): left "
-                          "untouched") from None  # fmt: skip
+                          "untouched") from None
     if not tables and not readonly:  # another sweep is creating this store right now
         return True
     if tables - _TABLES or "tasks" not in tables or not set(COLUMNS) - {"code"} <= cols:
         other = sorted(tables - _TABLES) or ["tasks (other columns)"]
         raise ConfigError(f"{where} is another program's SQLite file (table {other[0]}), "
-                          "not a seprank store: left untouched")  # fmt: skip
+                          "not a seprank store: left untouched")
     if check != "ok":
         check = " ".join(check.split())
         raise health.corrupt(where, f"SQLite quick_check: {check[:80]}")
@@ -190,7 +190,7 @@ class Store:
         try:
             if readonly:
                 self._db = sqlite3.connect(_read_only_uri(self.path), uri=True, timeout=60,
-                                           isolation_level=None)  # fmt: skip
+                                           isolation_level=None)
             else:
                 if why := health.read_only(self.path):  # said as such, not as "corrupt"
                     raise PermissionError(errno.EACCES, why)
@@ -304,20 +304,20 @@ class Store:
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "spec": spec, "config": m.get("config", cfg), "measurement": m or None,
             "extra": result.get("extra"), "code": spec.get("code"),
-        }  # fmt: skip
+        }
         for k in _JSON:
             row[k] = None if row[k] is None else json.dumps(row[k], sort_keys=True)
         cols = list(row)
         sql = (f"INSERT INTO tasks ({', '.join(cols)}, attempts) VALUES "
                f"({', '.join('?' * len(cols))}, 1) ON CONFLICT(key) DO UPDATE SET "
                + ", ".join(f"{c} = excluded.{c}" for c in cols if c != "key")
-               + ", attempts = tasks.attempts + 1")  # fmt: skip
+               + ", attempts = tasks.attempts + 1")
         try:
             with self._db:  # one transaction per finished task
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.execute(sql, [row[c] for c in cols])
                 self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?",
-                                 (spec["key"], self.owner))  # fmt: skip
+                                 (spec["key"], self.owner))
         except (OSError, sqlite3.Error) as exc:
             raise StoreWriteError(f"db={str(self.path)!r}: cannot store task {spec['key'][:10]} "
                                   f"({exc}); every task finished before it is kept") from None
@@ -349,12 +349,12 @@ class Store:
                 if r is not None and r[0] == "done":
                     return "done"
                 c = self._db.execute("SELECT owner, heartbeat FROM claims WHERE key = ?",
-                                     (key,)).fetchone()  # fmt: skip
+                                     (key,)).fetchone()
                 if c is not None and c[0] != self.owner and now - c[1] < STALE_S \
-                        and _alive(c[0]):  # fmt: skip
+                        and _alive(c[0]):
                     return c[0]
                 self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)",
-                                 (key, self.owner, now))  # fmt: skip
+                                 (key, self.owner, now))
         except (OSError, sqlite3.Error) as exc:
             raise StoreWriteError(f"db={str(self.path)!r}: cannot claim a task ({exc})") from None
         self._start_heartbeat()
@@ -374,7 +374,7 @@ class Store:
             try:
                 while not stop.wait(HEARTBEAT_S):
                     db.execute("UPDATE claims SET heartbeat = ? WHERE owner = ?",
-                               (time.time(), self.owner))  # fmt: skip
+                               (time.time(), self.owner))
             except sqlite3.Error:  # the store fails: the claims go stale, put() reports it
                 pass
             finally:
@@ -494,7 +494,7 @@ class Store:
             rec["stale"] = r.get("code") != current
             records.append(rec)
         df = display.tidy_frame(records, bool_columns=("residual", "saturated", "stale"),
-                                list_columns=("partition", "block_ranks"))  # fmt: skip
+                                list_columns=("partition", "block_ranks"))
         if not records:
             df = df.reindex(columns=[*COLUMNS, "config", "label", "block_ranks", "stale"])
         return df
@@ -539,7 +539,7 @@ def _where(filters) -> tuple[str, list]:
         filters = [filters]
     if not isinstance(filters, (list, tuple)) or not all(isinstance(f, str) for f in filters):
         raise ConfigError(f"where={filters!r:.60} must be a list of filters such as "
-                          "['depth>=2'] (strings)")  # fmt: skip
+                          "['depth>=2'] (strings)")
     for f in filters:
         op = next((o for o in _OPS if o in f), None)
         if op is None:

@@ -26,7 +26,7 @@ _READONLY_ERRNO = {errno.EROFS, errno.EACCES, errno.EPERM}
 def corrupt(where: str, why: str) -> ConfigError:
     """The one message every verb gives for a damaged store."""
     return ConfigError(f"{where} is corrupt ({why}); not listed or written (restore it, or "
-                       "rerun into a new --db)")  # fmt: skip
+                       "rerun into a new --db)")
 
 
 def check_rows(db: sqlite3.Connection, where: str) -> None:
@@ -52,7 +52,7 @@ def check_rows(db: sqlite3.Connection, where: str) -> None:
             keys = None  # an SQLite without JSON functions: every row decoded below
         rows = db.execute(f"SELECT key, {cols} FROM tasks") if keys is None else (
             r for k in keys for r in db.execute(f"SELECT key, {cols} FROM tasks WHERE key = ?",
-                                                (k,)))  # fmt: skip
+                                                (k,)))
         for row in rows:
             for name, text in zip(JSON_COLUMNS, row[1:]):
                 if text is not None:
@@ -60,7 +60,7 @@ def check_rows(db: sqlite3.Connection, where: str) -> None:
                         json.loads(text)
                     except ValueError as exc:
                         raise corrupt(where, f"row {str(row[0])[:10]}: {name} is not JSON: "
-                                      f"{exc}") from None  # fmt: skip
+                                      f"{exc}") from None
     except sqlite3.Error as exc:
         raise corrupt(where, str(exc)) from None
 
@@ -97,12 +97,12 @@ def open_failure(exc: BaseException, where: str, path: Path) -> ConfigError:
     if name in _READONLY_CODES or code in _READONLY_ERRNO:
         why = read_only(path) or "the file system refuses writes"
         return ConfigError(f"{where} cannot be written: {why} (read it with seprank results, "
-                           "or choose another --db)")  # fmt: skip
+                           "or choose another --db)")
     return ConfigError(f"{where} is not a usable SQLite file ({exc})")
 
 
 def claimed_elsewhere(db: sqlite3.Connection, keys, owner: str, stale_s: float,
-                      alive) -> dict[str, int]:  # fmt: skip
+                      alive) -> dict[str, int]:
     """``{HOST:PID: count}``: tasks among ``keys`` not done that another live owner claims
     (a claim older than ``stale_s``, or of a dead process here, is no one's: it is taken
     over by the next sweep that asks)."""
@@ -113,7 +113,7 @@ def claimed_elsewhere(db: sqlite3.Connection, keys, owner: str, stale_s: float,
         part = keys[i : i + 500]
         q = ("SELECT c.owner FROM claims c LEFT JOIN tasks t ON t.key = c.key WHERE c.key IN "
              f"({','.join('?' * len(part))}) AND c.owner != ? AND c.heartbeat >= ? AND "
-             "(t.status IS NULL OR t.status != 'done')")  # fmt: skip
+             "(t.status IS NULL OR t.status != 'done')")
         for (who,) in db.execute(q, [*part, owner, fresh]):
             if not alive(str(who)):
                 continue
@@ -127,7 +127,7 @@ def claims_line(pending: dict[str, int]) -> str:
     """``3 tasks claimed by host:123, not finished`` (owners listed, most tasks first)."""
     n = sum(pending.values())
     who = ", ".join(f"{o}" + (f" ({k})" if len(pending) > 1 else "")
-                    for o, k in sorted(pending.items(), key=lambda x: -x[1]))  # fmt: skip
+                    for o, k in sorted(pending.items(), key=lambda x: -x[1]))
     return f"{n} task{'s' if n != 1 else ''} claimed by {who}, not finished"
 
 

@@ -39,7 +39,7 @@ def arch_name(net) -> str:
 
 def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str = "auto",
               strategy: str = "auto", seed: int = 0, prime: int | None = None,
-              max_samples: int | None = None, grid: str | None = None) -> dict:  # fmt: skip
+              max_samples: int | None = None, grid: str | None = None) -> dict:
     """The task as a dict, with ``key``: sha256 of (kind, architecture, config, partition,
     method, strategy, seed, prime, max_samples, package version, code fingerprint).
     ``arch`` is recorded as its registry name, else as the resolved import path
@@ -53,7 +53,7 @@ def make_spec(kind: str, arch: str, params: dict, *, partition=None, method: str
             "partition": None if partition is None else [int(p) for p in partition],
             "method": method, "strategy": strategy, "seed": int(seed), "prime": prime,
             "max_samples": max_samples, "version": _version.__version__,
-            "code": fingerprint()}  # fmt: skip
+            "code": fingerprint()}
     text = json.dumps(spec, sort_keys=True, default=str)
     spec["key"] = hashlib.sha256(text.encode()).hexdigest()[:32]
     spec["grid"] = grid
@@ -94,9 +94,9 @@ def options_of(spec: dict) -> MeasureOptions:
     would be given for it (verify: its seed and budget, the rest measure's defaults)."""
     if spec["task"] == "verify":
         return MeasureOptions(seed=spec["seed"],
-                              max_samples=spec["max_samples"] or DEFAULT_BUDGET)  # fmt: skip
+                              max_samples=spec["max_samples"] or DEFAULT_BUDGET)
     return MeasureOptions(method=spec["method"], strategy=spec["strategy"], seed=spec["seed"],
-                          prime=spec["prime"], max_samples=spec["max_samples"])  # fmt: skip
+                          prime=spec["prime"], max_samples=spec["max_samples"])
 
 
 def plan(spec: dict) -> dict:
@@ -115,9 +115,9 @@ def plan(spec: dict) -> dict:
     cost = mp.estimate
     spec["plan"] = mp.summary()
     spec["est_bytes"] = int(BASE_BYTES if cost is None or cost.peak_bytes is None
-                            else cost.peak_bytes)  # fmt: skip
+                            else cost.peak_bytes)
     spec["est_seconds"] = float(0.0 if cost is None or cost.seconds is None
-                                else cost.seconds) * runs  # fmt: skip
+                                else cost.seconds) * runs
     return spec
 
 
@@ -155,7 +155,7 @@ def run_guarded(work) -> dict:
     except Exception as exc:  # recorded, and retried a bounded number of times
         tb = traceback.format_exc(limit=-3).strip().splitlines()
         out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "retry": True,
-               "traceback": tb[-6:]}  # fmt: skip
+               "traceback": tb[-6:]}
     out["seconds"] = round(time.perf_counter() - t0, 4)
     out["host"] = _host()
     return out
@@ -176,12 +176,12 @@ def _run(spec: dict) -> dict:
     net = build_net(spec)
     if spec["task"] == "verify":
         row, m = verdict.verify_one(net, seed=spec["seed"], with_measurement=True,
-                                   max_samples=options_of(spec).max_samples)  # fmt: skip
+                                   max_samples=options_of(spec).max_samples)
         out = {"measurement": m.to_dict(), "extra": row}
     elif spec["task"] == "measure":
         m = measure(net, spec["partition"], method=spec["method"], seed=spec["seed"],
                     prime=spec["prime"], strategy=spec["strategy"],
-                    max_samples=spec["max_samples"])  # fmt: skip
+                    max_samples=spec["max_samples"])
         out = {"measurement": m.to_dict(), "extra": None}
     else:
         raise ValueError(f"task={spec['task']!r} must be one of {', '.join(KINDS)}")

@@ -48,7 +48,7 @@ from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
 KNOWN_BOUND_METHOD = deprecated(".known_bound", since="0.2.0",
                                 instead="define upper_bound(partition) -> seprank.nets.bound.Bound")
 PAIR_RETURNED = deprecated(".upper_bound returning (bound, source)", since="0.2.0",
-                           instead="return a seprank.nets.bound.Bound")  # fmt: skip
+                           instead="return a seprank.nets.bound.Bound")
 
 
 def attention_bound(net, partition) -> Bound:
@@ -76,11 +76,11 @@ def _embedded(net, partition) -> Bound:
     k = min(len(set(partition)), net.seq_len - len(set(partition)))
     eff = min(net.width, net.embed_rank)
     ub = upper_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
-                                         seq_len=net.seq_len), partition)["upper"]  # fmt: skip
+                                         seq_len=net.seq_len), partition)["upper"]
     return tagged(min(ub, net.vocab**k), f"attention block bound at width min(d_x, r) = "
                   f"{eff} (the embedding has rank r; structural lemma) and the token grid "
                   f"size V^{k} [D]; saturation in d_x at r: Wies-Levine-Jannai-Shashua "
-                  "2021 [M]", "D", "upper bound (every weight) [D]")  # fmt: skip
+                  "2021 [M]", "D", "upper bound (every weight) [D]")
 
 
 def embedded_attention_bound(net, partition) -> dict:
@@ -223,12 +223,12 @@ def bound_of(net, partition=None) -> Bound | None:
     """
     seq_len = getattr(net, "seq_len", None)
     if isinstance(net, (str, type)) or not isinstance(seq_len, numbers.Integral) or \
-            isinstance(seq_len, bool):  # fmt: skip
+            isinstance(seq_len, bool):
         raise ConfigError(f"net={net!r:.60} is not an architecture instance (an object with "
                           "an integer seq_len, e.g. seprank.LinearSelfAttention(depth=2, "
-                          "width=3, seq_len=6))")  # fmt: skip
+                          "width=3, seq_len=6))")
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
-                           net.seq_len)  # fmt: skip
+                           net.seq_len)
     theorem = THEOREMS.get(theorem_of(net))
     if theorem is not None:
         proved = theorem(net, A)
@@ -240,7 +240,7 @@ def bound_of(net, partition=None) -> Bound | None:
                        source=f"{proved.source}; claimed by {type(net).__name__} "
                               f"(bound_theorem={theorem_of(net)!r}), a class seprank does "
                               "not ship, with methods of its own: not proved for its "
-                              "function")  # fmt: skip
+                              "function")
     attr, own = _method(net)
     if own is None:
         return None
@@ -248,7 +248,7 @@ def bound_of(net, partition=None) -> Bound | None:
     if isinstance(got, Bound) and got.status == labels.PROVED:
         raise ConfigError(f"{name}.{attr}: status='proved' is for the theorems of theory/ "
                           "(a proof in proofs/): declare bound_theorem, or state it as "
-                          "'architecture' or 'recalled'")  # fmt: skip
+                          "'architecture' or 'recalled'")
     if got is None or isinstance(got, Bound):
         return got
     if isinstance(got, dict) and attr == "known_bound":
@@ -319,7 +319,7 @@ def proved_upper_bound(net, partition=None) -> dict:
     if out is None or out.get("upper") is None and out.get("log10_upper") is None:
         raise ConfigError(f"net={type(net).__name__}: no proved upper bound in seprank (give "
                           "the class an upper_bound(partition) -> Bound method, or "
-                          "certify(..., upper=U, upper_source=...))")  # fmt: skip
+                          "certify(..., upper=U, upper_source=...))")
     return out
 
 
@@ -329,7 +329,7 @@ _OLD_NAMES = {"known_bound": (architecture_bound, deprecated(
                   instead="use architecture_bound")),
               "has_known_bound": (has_architecture_bound, deprecated(
                   "seprank.theory.architecture_bounds.has_known_bound", since="0.2.0",
-                  instead="use has_architecture_bound"))}  # fmt: skip
+                  instead="use has_architecture_bound"))}
 
 
 def __getattr__(name: str):

@@ -192,7 +192,7 @@ def a_dim(j: int, d: int, n: int) -> int:
 
 def _check(depth, width, n_query, n_other):
     for name, v, lo in (("depth", depth, 1), ("width", width, 1), ("n_query", n_query, 1),
-                        ("n_other", n_other, 1)):  # fmt: skip
+                        ("n_other", n_other, 1)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ConfigError(f"{name}={v!r} must be an integer >= {lo}")
 
@@ -338,7 +338,7 @@ def _refuse_digits(what: str, log10_value: float) -> None:
 
 
 def block_bound_log10(depth: int, width: int, n_query: int, n_other: int,
-                      residual: bool = False) -> float:  # fmt: skip
+                      residual: bool = False) -> float:
     """Compute log10 of :func:`block_bound`, for any depth.
 
     Parameters
@@ -495,7 +495,7 @@ def monomial_bound(
         If the integer would have more than ``MAX_DIGITS`` digits.
     """
     _refuse_digits("monomial bound", monomial_bound_log10(depth, width, n_query, n_other,
-                                                          residual))  # fmt: skip
+                                                          residual))
     deg = output_degree(depth)
     q, o = _seq.Generic(width * n_query), _seq.Generic(width * n_other)
     if residual:
@@ -633,7 +633,7 @@ def upper_bound(net, partition=None) -> dict:
         raise TooBigError(f"depth={net.depth} is too deep for the exact bound: its bisection "
                           f"over D = (3^L-1)/2 takes ~1.6 L steps on L-digit integers (about "
                           f"{2 * (net.depth / 10_000) ** 2:,.0f} s here, 2 s at L = 10,000, "
-                          f"growing as L^2); at most {MAX_DEPTH:,}")  # fmt: skip
+                          f"growing as L^2); at most {MAX_DEPTH:,}")
     if partition is None:
         partition = default_partition(net.seq_len)
     A, _ = check_partition(partition, net.seq_len)

@@ -20,11 +20,11 @@ def _lgamma_ratio(a: int, delta: int) -> float:
         if b > 10**300 and delta * 10**12 < b:  # beyond floats (depths ~ 630+): (b - 1/2)
             return delta * math.log(a)  # * log1p(delta / b) = delta to float precision
         return (b - 0.5) * math.log1p(delta / b) + delta * math.log(a) - delta + \
-            1 / (12 * a) - 1 / (12 * b) - 1 / (360 * a**3) + 1 / (360 * b**3)  # fmt: skip
+            1 / (12 * a) - 1 / (12 * b) - 1 / (360 * a**3) + 1 / (360 * b**3)
     if a < 10**6:
         return math.lgamma(a) - math.lgamma(b)
     return (a - 0.5) * math.log(a) - a + 0.5 * math.log(2 * math.pi) + 1 / (12 * a) - \
-        math.lgamma(b)  # fmt: skip
+        math.lgamma(b)
 
 
 def log_comb(n: int, r: int) -> float:

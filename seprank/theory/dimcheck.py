@@ -20,7 +20,7 @@ from seprank.algebra.rank import rank_modp
 
 
 def evaluation_dim(k: int, width: int, positions: int, kind: str, seed: int = 0,
-                   p: int = DEFAULT_PRIME) -> int:  # fmt: skip
+                   p: int = DEFAULT_PRIME) -> int:
     """Rank over GF(p) of the evaluations of one side's spanning functions.
 
     X is width x positions, S = X X^T. ``kind="b"``: the degree-k monomials in the entries
@@ -39,5 +39,5 @@ def evaluation_dim(k: int, width: int, positions: int, kind: str, seed: int = 0,
         S = X.dot(X.T)
         ent = [int(S[i, j]) % p for i, j in iu]
         rows.append([(1 if c is None else int(X[c, 0])) * math.prod(ent[t] for t in mon) % p
-                     for c, mon in cols])  # fmt: skip
+                     for c, mon in cols])
     return rank_modp(np.array(rows, dtype=np.int64), p)

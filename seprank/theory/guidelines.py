@@ -123,7 +123,7 @@ def fit_optimal_shape(budget: float) -> dict:
     lo, hi = 1e-9, 1e4
     if g(lo) > 0:
         return {"depth": 0.0, "width": fit_width(0.0), "params": budget, "kind": "fit",
-                "note": "budget below the fit's range"}  # fmt: skip
+                "note": "budget below the fit's range"}
     L = brentq(g, lo, hi)
     return {"depth": L, "width": fit_width(L), "params": budget, "kind": "fit"}
 
@@ -171,7 +171,7 @@ def verdict(depth: float, width: float) -> dict:
         "fit_depth_at_params": opt["depth"], "fit_width_at_params": opt["width"],
         "fit_width_for_depth": fit_width(depth), "fit_depth_for_width": ideal_depth_for_width,
         "kind": "fit",
-    }  # fmt: skip
+    }
 
 
 def gpt3_report() -> dict:
@@ -205,7 +205,7 @@ def trillion_report() -> dict:
         "quoted_width_paper": q["width_paper"], "quoted_depth_authors": q["depth_authors"],
         "width_difference_pct": 100 * (opt["width"] - q["width_paper"]) / q["width_paper"],
         "depth_difference": opt["depth"] - q["depth_authors"],
-    }  # fmt: skip
+    }
 
 
 def gatortron_report() -> list[dict]:
@@ -226,6 +226,6 @@ def gatortron_report() -> list[dict]:
             width = math.sqrt(m["params"] / (12 * m["depth"]))
         v = verdict(m["depth"], width)
         v.update(name=m["name"], quoted_params=m["params"], width_derived=derived,
-                 params_12Ld2_vs_quoted=v["params"] / m["params"])  # fmt: skip
+                 params_12Ld2_vs_quoted=v["params"] / m["params"])
         rows.append(v)
     return rows

@@ -152,7 +152,7 @@ def step_regime(ratio: float | None, degree_law: float | None, linear_law: float
             " although only a lower bound" if lower_bound else "")
     if lower_bound:
         return UNDETERMINED, (f"lower bound {ratio:.3f} below the midpoint ({laws}): the true "
-                              "ratio may be larger")  # fmt: skip
+                              "ratio may be larger")
     return INEFFICIENT, f"ratio {ratio:.3f} nearer the linear law ({laws})"
 
 

@@ -33,11 +33,11 @@ __all__ = ["MALFORMED", "CheckResult", "check_certificate"]
 
 #: What makes a certificate malformed or unreadable: answered as "invalid", not raised.
 MALFORMED = (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError, OSError,
-             SeprankError)  # fmt: skip
+             SeprankError)
 
 
 def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
-                      cls=None, allow_import=False, budget=None) -> CheckResult:  # fmt: skip
+                      cls=None, allow_import=False, budget=None) -> CheckResult:
     """Check a certificate without trusting seprank's measurement.
 
     It regenerates the weights from the seed and, by the checker of the certificate's kind
@@ -125,11 +125,11 @@ def check_certificate(cert, *, recheck_upper: bool = True, kernel: bool = False,
 
 def _malformed(exc) -> CheckResult:
     return CheckResult(False, [f"malformed or unreadable certificate: "
-                               f"{type(exc).__name__}: {exc}"], malformed=True)  # fmt: skip
+                               f"{type(exc).__name__}: {exc}"], malformed=True)
 
 
 def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import,
-           budget=None) -> CheckResult:  # fmt: skip
+           budget=None) -> CheckResult:
     bad: list[str] = []
     net = net_from(cert["architecture"], cert["config"], cls, allow_import)
     certificate_schema.check_work(cert, max(input_dim(net), int(net.width)), budget)
@@ -149,7 +149,7 @@ def _check(cert: dict, recheck_upper: bool, kernel: bool, cls, allow_import,
     if int(cert["rank"]) != total:
         bad.append(f"claimed rank {cert['rank']} != sum of the block ranks {total}")
     ctx = kinds.CheckContext(net=net, params=params, dom=dom, A=A, B=B, total=total,
-                             kernel=kernel, bad=bad)  # fmt: skip
+                             kernel=kernel, bad=bad)
     failed = kinds.kind_of(cert).check(cert, ctx)  # its minors re-derived from the seed
     if failed is not None:
         return failed
@@ -167,7 +167,7 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
     the architecture's own bound (and ``upper_source`` to its source) unless stated by
     the user (``upper_given``); ``exact`` only when rank == upper_bound."""
     up, given, source = cert.get("upper_bound"), cert.get("upper_given", False), \
-        cert.get("upper_source")  # fmt: skip
+        cert.get("upper_source")
     if up is not None and not _is_int(up):
         return CheckResult(False, [f"upper_bound={up!r} must be an integer or null"])
     if given not in (True, False):
@@ -184,20 +184,20 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         own = architecture_bound(net, A) or {}
         if own.get("upper") != up:
             bad.append(f"upper_bound {up} is not the architecture's proved bound "
-                       f"({own.get('upper')}; {own.get('source', 'none known')})")  # fmt: skip
+                       f"({own.get('upper')}; {own.get('source', 'none known')})")
         elif "upper_source" in cert and source != own.get("source"):
             bad.append(f"upper_source {source!r} is not the architecture's: "
-                       f"{own.get('source')!r}")  # fmt: skip
+                       f"{own.get('source')!r}")
     meets = up is not None and up == total
     if not bad and bool(cert.get("exact")) != meets:
         bad.append(f"exact={cert.get('exact')!r}, but the rank {total} "
-                   f"{'meets' if meets else 'does not meet'} upper_bound {up}")  # fmt: skip
+                   f"{'meets' if meets else 'does not meet'} upper_bound {up}")
     if not bad and (given or recheck):  # the claim text, regenerated from verified fields
         want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS,
                           stated=bound_status(own.get("tag")) == ARCHITECTURE)
         if cert.get("claim") != want:
             bad.append(f"claim {cert.get('claim')!r} is not what the verified fields give: "
-                       f"{want!r}")  # fmt: skip
+                       f"{want!r}")
     exact = not bad and meets and bool(cert.get("exact"))
     return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
-                       source=source, tag=own.get("tag"), rechecked=recheck)  # fmt: skip
+                       source=source, tag=own.get("tag"), rechecked=recheck)

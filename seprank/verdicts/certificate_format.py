@@ -20,7 +20,7 @@ WEIGHTS_RULE = "net.init(numpy.random.default_rng(seed), ModP(prime)) (integers 
 
 
 def architecture_for(name: str, config: dict, cls=None, allow_import=False,
-                     how: str = API_HOW):  # fmt: skip
+                     how: str = API_HOW):
     """What a certificate's network is built from, with every module it needs imported
     here and only with permission: ``cls`` (the user's word: a class, a name resolved as
     ``--arch`` is, or the architecture itself), else the class the certificate's
@@ -34,7 +34,7 @@ def architecture_for(name: str, config: dict, cls=None, allow_import=False,
         return cls  # the architecture itself: nothing to import
     if cls is None:
         return resolve_from_file(name, config, allow_import=allow_import,
-                                 source="the certificate", how=how)  # fmt: skip
+                                 source="the certificate", how=how)
     cls = resolve(cls)  # a class, or a name in your words (resolved as --arch is)
     import_fields(cls, config, allow_import, "the certificate", how)
     return cls
@@ -52,7 +52,7 @@ def net_from(name: str, config: dict, cls=None, allow_import=False):
         want = {k: v for k, v in config.items() if k != "architecture"}
         if json.loads(json.dumps(own, default=str)) != json.loads(json.dumps(want, default=str)):
             raise ConfigError(f"the architecture given has config {own}, the certificate "
-                              f"{want}")  # fmt: skip
+                              f"{want}")
         return cls
     kw = {k: _tuples(v) for k, v in config.items() if k != "architecture"}
     return cls(**kw)
@@ -86,12 +86,12 @@ def weights_digest(params) -> str:
 def dumps(cert: dict) -> str:
     """The certificate as JSON, one top-level key per line (index lists stay on one line)."""
     return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in cert.items()) \
-        + "\n}\n"  # fmt: skip
+        + "\n}\n"
 
 
 #: Short names of common config fields in certificate file names.
 SHORT = {"depth": "L", "width": "d", "heads": "H", "seq_len": "N", "residual": "res",
-         "query_position": "q", "output_coord": "o"}  # fmt: skip
+         "query_position": "q", "output_coord": "o"}
 
 
 def _safe(text: str) -> str:
@@ -121,11 +121,11 @@ def certificate_name(cert: dict) -> str:
         items = "cfg" + hashlib.sha256(text.encode()).hexdigest()[:12]
     A = "-".join(str(a) for a in cert["partition"])
     return "_".join(x for x in (arch, items, f"A{A}", f"seed{cert['seed']}",
-                                f"p{cert['prime']}") if x) + ".json"  # fmt: skip
+                                f"p{cert['prime']}") if x) + ".json"
 
 
 def claim_text(rank: int, upper, given: bool, recalled: bool = False,
-               stated: bool = False) -> str:  # fmt: skip
+               stated: bool = False) -> str:
     """The certificate's ``claim``, generated from its fields (the checker regenerates it
     from the verified ones and compares). ``recalled``: the bound is recalled from the
     literature; ``stated``: the architecture states it (its own ``upper_bound``, or derived
@@ -136,11 +136,11 @@ def claim_text(rank: int, upper, given: bool, recalled: bool = False,
         return text
     if given:
         return text + ("; rank equals the stated upper bound, so the separation rank is "
-                       "exactly rank if that bound holds")  # fmt: skip
+                       "exactly rank if that bound holds")
     if recalled:
         return text + ("; rank equals the upper bound recalled from the literature, so the "
-                       "separation rank is exactly rank if that bound holds")  # fmt: skip
+                       "separation rank is exactly rank if that bound holds")
     if stated:
         return text + ("; rank equals the upper bound the architecture states, so the "
-                       "separation rank is exactly rank if that bound holds")  # fmt: skip
+                       "separation rank is exactly rank if that bound holds")
     return text + "; rank equals the proved upper bound, so the separation rank is exactly rank"

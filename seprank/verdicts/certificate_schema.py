@@ -45,7 +45,7 @@ from seprank.verdicts.certificate_fields import (
 
 __all__ = ["MAX_FILE_BYTES", "MAX_VANDERMONDE", "Budget", "CertificateSchemaError",
            "OverBudgetError", "UnknownKindError", "check_nesting", "check_work", "load",
-           "validate"]  # fmt: skip
+           "validate"]
 
 #: A certificate file larger than this is refused unread (a depth-8 one is a few MB).
 MAX_FILE_BYTES = 64 * 2**20
@@ -88,7 +88,7 @@ class Budget:
 #: The fields of every kind (a kind adds its own, :attr:`CertificateKind.fields`).
 REQUIRED = ("format", "architecture", "config", "partition", "prime", "seed", "weights",
             "weights_sha256", "points", "draws", "strategy", "total_degree", "rank", "blocks",
-            "upper_bound", "exact", "claim", "created_by", "numpy")  # fmt: skip
+            "upper_bound", "exact", "claim", "created_by", "numpy")
 OPTIONAL = ("upper_source", "upper_given")
 _ARCH = re.compile(r"[A-Za-z_][\w.-]*(:[A-Za-z_][\w.]*)?\Z")
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
@@ -119,7 +119,7 @@ def _no_repeats(pairs):
     for k, v in pairs:
         if k in out:
             fail(str(k)[:60], "appears twice in one object (a JSON file with a repeated key "
-                 "is ambiguous)")  # fmt: skip
+                 "is ambiguous)")
         out[k] = v
     return out
 
@@ -129,7 +129,7 @@ def check_nesting(raw: bytes) -> None:
     text = _STRING.sub(b'""', raw)
     b = np.frombuffer(text, dtype=np.uint8)
     step = (np.isin(b, (ord("["), ord("{"))).astype(np.int64)
-            - np.isin(b, (ord("]"), ord("}"))).astype(np.int64))  # fmt: skip
+            - np.isin(b, (ord("]"), ord("}"))).astype(np.int64))
     depth = int(np.cumsum(step).max()) if len(step) else 0
     if depth > MAX_NESTING:
         fail("file", f"nests {depth} levels deep, at most {MAX_NESTING}")
@@ -256,7 +256,7 @@ def _work(cert: dict, width: int | None = None, budget: Budget | None = None) ->
     R = len({i for b in cert["blocks"] for i in b["rows"]})
     C = len({j for b in cert["blocks"] for j in b["cols"]})
     for what, n in (("the regenerated points and arange(1, prime)", need),
-                    ("the grid of the minors' rows and columns", R * C * 8)):  # fmt: skip
+                    ("the grid of the minors' rows and columns", R * C * 8)):
         if n > MAX_BYTES:
             fail("draws" if "points" in what else "blocks", f"ask for {n / 2**30:,.1f} GiB "
                  f"({what}), over the {MAX_BYTES / 2**30:.0f} GiB limit")

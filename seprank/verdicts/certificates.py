@@ -78,7 +78,7 @@ from seprank.verdicts.certificate_format import (
 )
 
 __all__ = ["FORMAT", "CheckResult", "Certification", "certificate_name", "certify",
-           "check_certificate", "dumps", "make_certificate"]  # fmt: skip
+           "check_certificate", "dumps", "make_certificate"]
 
 
 @dataclass(repr=False)
@@ -156,10 +156,10 @@ class Certification:
         upper bound, the configuration and the time."""
         m = self.measurement
         up = "" if self.exact else (", no upper bound" if self.upper is None else
-                                    f", upper {self.upper}")  # fmt: skip
+                                    f", upper {self.upper}")
         return (f"Certification(rank {'=' if self.exact else '>='} {self.lower} "
                 f"[{self.status}]{up}, {display.short_config(m.config)}, "
-                f"A={tuple(m.partition)}, {m.seconds:.2f} s)")  # fmt: skip
+                f"A={tuple(m.partition)}, {m.seconds:.2f} s)")
 
     def _repr_html_(self) -> str:
         """A small HTML table: rank, status, bounds, ground, configuration, certificate.
@@ -201,7 +201,7 @@ class Certification:
                "upper_given": bool(self.upper_given), "certificate": self.path}
         rec.update({k: v for k, v in self.measurement._record().items() if k not in rec})
         return display.tidy_frame([rec], bool_columns=(*BOOL_COLUMNS, "exact", "upper_given"),
-                                  list_columns=("partition", "block_ranks"))  # fmt: skip
+                                  list_columns=("partition", "block_ranks"))
 
     def to_dict(self) -> dict:
         """The outcome as a JSON-friendly dict (what ``seprank certify --json`` prints).
@@ -224,7 +224,7 @@ class Certification:
             "saturation_reason": m.saturation_reason, "prime": m.prime, "seed": m.seed,
             "strategy": m.strategy, "config": m.config, "partition": list(m.partition),
             "seconds": m.seconds,
-        }  # fmt: skip
+        }
 
     def write(self, folder) -> Path:
         """Write the certificate into ``folder`` (created); return its path.
@@ -264,11 +264,11 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
     without minors, or where no kind certifies it)."""
     kind = kinds.for_strategy(m.strategy)
     if (kind is None or kind.write is None or m.minors is None or m.method != "modular"
-            or not kind.certifies(m)):  # fmt: skip
+            or not kind.certifies(m)):
         return None
     own = dict(kind.write(net, m))
     points, draws, degree, blocks = (own.pop(k) for k in ("points", "draws", "total_degree",
-                                                           "blocks"))  # fmt: skip
+                                                           "blocks"))
     params = net.init(np.random.default_rng(m.seed), ModP(m.prime))
     cert = {
         "format": FORMAT,
@@ -294,7 +294,7 @@ def make_certificate(net, m, upper: int | None = None, source: str | None = None
                             stated=bound_status(tag) == ARCHITECTURE),
         "created_by": f"seprank {__version__}",
         "numpy": np.__version__,
-    }  # fmt: skip
+    }
     return cert
 
 
@@ -332,39 +332,39 @@ def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[b
     status_of = labels.USER if given else labels.bound_status(tag)
     what = {labels.USER: "the stated upper bound", labels.RECALLED: "the recalled upper bound",
             labels.ARCHITECTURE: "the architecture's stated upper bound",
-            labels.PROVED: "the proved upper bound"}[status_of]  # fmt: skip
+            labels.PROVED: "the proved upper bound"}[status_of]
     if upper is not None and m.rank == upper and has_cert:
         status = exact_label(given, source, tag)
         tail = ("a theorem, no probability involved" if status == "exact, proved" else
-                "exact if that bound holds (seprank does not prove it)")  # fmt: skip
+                "exact if that bound holds (seprank does not prove it)")
         return True, status, (f"certified lower bound {m.rank} (nonsingular minors over "
                               f"GF({m.prime}), {len(m.minors)} block(s)) meets {what} "
-                              f"{upper}: {tail}")  # fmt: skip
+                              f"{upper}: {tail}")
     if upper is not None and m.rank > upper:
         gap = (f"; {what} {upper} is below it, so it is FALSE" if given else
                f"; it EXCEEDS {what} {upper}: " + ("a bug (the bound is proved)"
                                                      if status_of == labels.PROVED else
-                                                     "that bound is false, or a bug"))  # fmt: skip
+                                                     "that bound is false, or a bug"))
     elif upper is not None:
         gap = f", gap {upper - m.rank} to {what}"
     else:
         gap = ""
     return False, "lower bound", (f"certified lower bound {m.rank}{gap}"
                                   + ("" if upper is not None else " (no proved upper bound)")
-                                  + f"; saturation: {m.saturation_reason}")  # fmt: skip
+                                  + f"; saturation: {m.saturation_reason}")
 
 
 def _measure(net, partition, A, *, seed, prime, max_samples, progress, saturation_threshold,
-             grid):  # fmt: skip
+             grid):
     """Measure with minors recorded: the first strategy the planner takes among those
     that can write a certificate for this network (catalecticant where auto takes it,
     then graded where f is homogeneous by theorem, else direct; grid strategies only with
     ``grid``)."""
     opts = MeasureOptions(seed=seed, prime=prime, max_samples=max_samples,
                           saturation_threshold=DEFAULT_THRESHOLD if saturation_threshold
-                          is None else saturation_threshold)  # fmt: skip
+                          is None else saturation_threshold)
     mp = plan(net, partition, opts, progress=progress,
-              purpose="certify-grid" if grid else "certify")  # fmt: skip
+              purpose="certify-grid" if grid else "certify")
     kind = kinds.for_strategy(mp.strategy)
     if kind is not None:
         kind.prepare(mp)  # deprecated: a kind of 0.2.0 that still asks (the purpose does)
@@ -374,7 +374,7 @@ def _measure(net, partition, A, *, seed, prime, max_samples, progress, saturatio
 def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
             max_samples: int | None = None, progress=None,
             saturation_threshold: float | None = None, upper: int | None = None,
-            upper_source: str | None = None, grid: bool = False) -> Certification:  # fmt: skip
+            upper_source: str | None = None, grid: bool = False) -> Certification:
     """Measure, compare with an upper bound, and build a certificate.
 
     The bound is the architecture's own (:func:`architecture_bound`), or ``upper`` with
@@ -434,15 +434,15 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     """
     check_architecture(net)  # certify(None): one line, not an AttributeError
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
-                           net.seq_len)  # fmt: skip
+                           net.seq_len)
     upper, why, source, given, tag = _bound(net, partition, upper, upper_source)
     m = _measure(net, partition, A, seed=seed, prime=prime, max_samples=max_samples,
                  progress=progress, saturation_threshold=saturation_threshold,
-                 grid=grid)  # fmt: skip
+                 grid=grid)
     cert = make_certificate(net, m, upper, source, given, tag)
     exact, status, ground = _verdict(m, upper, given, source, cert is not None, tag)
     return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=why,
                          exact=exact, status=status, ground=ground, certificate=cert,
                          upper_source=source, upper_given=given,
                          upper_status=None if upper is None else
-                         labels.USER if given else labels.bound_status(tag))  # fmt: skip
+                         labels.USER if given else labels.bound_status(tag))

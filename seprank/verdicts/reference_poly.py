@@ -50,11 +50,11 @@ class Ring:
     def lin(self, cs, polys):
         """sum_k cs[k] polys[k], the cs integers."""
         parts = [(k, v * (int(c) % self.p) % self.p) for c, (k, v) in zip(cs, polys)
-                 if int(c) % self.p and k.size]  # fmt: skip
+                 if int(c) % self.p and k.size]
         if not parts:
             return self.zero
         return _collect(np.concatenate([k for k, _ in parts]),
-                        np.concatenate([v for _, v in parts]), self.p)  # fmt: skip
+                        np.concatenate([v for _, v in parts]), self.p)
 
     def times_var(self, a, e: int):
         """a s_e."""
@@ -87,7 +87,7 @@ def _int_matrix(M, p: int) -> list:
 def _matmul_int(X, Y, p: int) -> list:
     """X Y mod p for integer matrices (lists)."""
     return [[sum(X[i][k] * Y[k][j] for k in range(len(Y))) % p for j in range(len(Y[0]))]
-            for i in range(len(X))]  # fmt: skip
+            for i in range(len(X))]
 
 
 def reference_F(net, params, p: int, radix: int) -> list:
@@ -101,11 +101,11 @@ def reference_F(net, params, p: int, radix: int) -> list:
         C, E = [], []
         for h in range(net.heads):
             wq, wk, wv, wo = (_int_matrix(params[k][layer, h], p)
-                              for k in ("Wq", "Wk", "Wv", "Wo"))  # fmt: skip
+                              for k in ("Wq", "Wk", "Wv", "Wo"))
             C.append(_matmul_int(wo, wv, p))  # W^O W^V
             E.append(_matmul_int([list(r) for r in zip(*wk)], wq, p))  # W^K^T W^Q
         PS = [[R.lin([1] * d, [R.times_var(P[i][k], var[k, j]) for k in range(d)])
-               for j in range(d)] for i in range(d)]  # fmt: skip
+               for j in range(d)] for i in range(d)]
         M = [[R.dot(PS[i], P[j]) for j in range(d)] for i in range(d)]  # P S P^T
         last = layer == net.depth - 1
         rows = [net.output_coord] if last else range(d)
@@ -115,12 +115,12 @@ def reference_F(net, params, p: int, radix: int) -> list:
                    for j in range(d)] for h in range(net.heads)]  # (C_h M)[i, :]
             N.append([R.lin([E[h][k][j] for h in range(net.heads) for k in range(d)],
                             [CM[h][k] for h in range(net.heads) for k in range(d)])
-                      for j in range(d)])  # fmt: skip
+                      for j in range(d)])
         cols = [[P[k][j] for k in range(d)] for j in range(d)]
         new = [[R.dot(n, cols[j]) for j in range(d)] for n in N]
         if net.residual:
             new = [[R.lin([1, 1], [x, P[i][j]]) for j, x in enumerate(r)]
-                   for i, r in zip(rows, new)]  # fmt: skip
+                   for i, r in zip(rows, new)]
         if last:
             return new[0]
         P = new

@@ -35,7 +35,7 @@ def _other_partitions(net, k: int, rng: random.Random) -> list[tuple[int, ...]]:
 
 
 def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
-               max_samples: int = DEFAULT_BUDGET, with_measurement: bool = False):  # fmt: skip
+               max_samples: int = DEFAULT_BUDGET, with_measurement: bool = False):
     """The verify row of one network (and its Measurement, with ``with_measurement``)."""
     t0 = time.perf_counter()
     m = measure(net, seed=seed, max_samples=max_samples)
@@ -49,7 +49,7 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
     upper = ub["upper"]
     verdict = bound_verdict(m.rank, m.saturated, upper)  # the proved block bound
     if verdict == "below bound" and net.heads == 1 and not net.residual \
-            and ub["n_query_side"] >= net.width and ub["n_other_side"] >= net.width:  # fmt: skip
+            and ub["n_query_side"] >= net.width and ub["n_other_side"] >= net.width:
         verdict = "below formula (H=1 conjecture fails)"  # where the formula is conjectured exact
     row = {
         "depth": net.depth, "width": net.width, "heads": net.heads, "seq_len": net.seq_len,
@@ -61,12 +61,12 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
         "partitions_checked": checked,
         "partition_invariant": ("yes" if invariant else "NO") if checked else "-",
         "verdict": verdict, "seconds": round(time.perf_counter() - t0, 3),
-    }  # fmt: skip
+    }
     return (row, m) if with_measurement else row
 
 
 def bound_verdict(rank: int, saturated: bool, upper, status: str = labels.PROVED,
-                  source=None) -> str:  # fmt: skip
+                  source=None) -> str:
     """The verdict of a measured rank against an upper bound (None: none known).
 
     ``VIOLATION`` above a proved bound (a bug); above a bound seprank did not prove, the
@@ -83,7 +83,7 @@ def bound_verdict(rank: int, saturated: bool, upper, status: str = labels.PROVED
 
 
 def verify_partitions(net, partitions, *, seed: int = 0,
-                      max_samples: int = DEFAULT_BUDGET, progress=None) -> list[dict]:  # fmt: skip
+                      max_samples: int = DEFAULT_BUDGET, progress=None) -> list[dict]:
     """Any architecture: its rank measured on each partition (None: the default) beside
     its own upper bound (:func:`architecture_bound`: proved, recalled or stated by the
     architecture; ``status`` says which), where one exists. ``label`` is the
@@ -106,5 +106,5 @@ def verify_partitions(net, partitions, *, seed: int = 0,
                      "gap": None if upper is None else upper - m.rank,
                      "verdict": (bound_verdict(m.rank, m.saturated, upper, status, source)
                                  if m.method != "float" else f"{label}: not compared"),
-                     "seconds": round(time.perf_counter() - t0, 3)})  # fmt: skip
+                     "seconds": round(time.perf_counter() - t0, 3)})
     return rows

@@ -28,7 +28,7 @@ def low_rank(rng, n, m, k, p, entries=None):
 @settings(deadline=None)
 @given(n=st.integers(1, 60), m=st.integers(1, 60), k=st.integers(0, 60),
        block=st.integers(1, 40), p=st.sampled_from(PRIMES), seed=st.integers(0, 2**16),
-       dup=st.booleans())  # fmt: skip
+       dup=st.booleans())
 def test_blas_rank_equals_flint(n, m, k, block, p, seed, dup):
     rng = np.random.default_rng(seed)
     F = low_rank(rng, n, m, min(k, n, m), p)
@@ -51,7 +51,7 @@ def test_blas_rank_larger_than_one_block_and_rectangular(chunk, monkeypatch):
 def test_matmul_mod_worst_case_all_p_minus_1():
     """Largest accepted prime, every entry p-1, longest allowed inner dimension: exact."""
     p = max(q for q in range(FLOAT64_PRIME_LIMIT - 100, FLOAT64_PRIME_LIMIT)
-            if all(q % d for d in range(2, int(q**0.5) + 1)))  # fmt: skip
+            if all(q % d for d in range(2, int(q**0.5) + 1)))
     k = 1 << 13
     A = np.full((3, k), p - 1, dtype=np.float64)
     B = np.full((k, 2), p - 1, dtype=np.float64)
@@ -72,14 +72,14 @@ def test_rank_engines_refuse_or_fall_back_by_prime():
 
 
 @pytest.mark.parametrize("p,shape", [(MAX_MODULUS, (2, 2, 1, 2)), (DEFAULT_PRIME, (2, 4, 2, 3)),
-                                     (3, (3, 3, 1, 4))])  # fmt: skip
+                                     (3, (3, 3, 1, 4))])
 def test_kernel_worst_case_all_p_minus_1(p, shape):
     """The compiled grid kernel on all-(p-1) weights and inputs equals Python integers."""
     L, d, H, N = shape
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=True)
     F = ModP(p)
     params = {k: np.full(v.shape, p - 1, dtype=np.int64)
-              for k, v in net.init(np.random.default_rng(0), F).items()}  # fmt: skip
+              for k, v in net.init(np.random.default_rng(0), F).items()}
     A, B = (0,), tuple(range(1, N))
     Ap = np.full((2, 1, d), p - 1, dtype=np.int64)
     Bp = np.full((3, N - 1, d), p - 1, dtype=np.int64)
@@ -168,7 +168,7 @@ def test_structured_matrices_rank_and_pivots(name, p, block):
 def test_known_ranks_of_structured_matrices():
     rng = np.random.default_rng(17)
     known = {"zeros": 0, "anti_diagonal": 70, "cyclic_shift_times_3": 45, "upper_staircase": 63,
-             "duplicated_rows": 2}  # fmt: skip
+             "duplicated_rows": 2}
     for name, r in known.items():
         assert blas_elimination.rank_blocked(_structured(name, 65521, rng), 65521) == r, name
     assert blas_elimination.rank_blocked(_structured("cyclic_shift_times_3", 3, rng), 3) == 0
@@ -186,7 +186,7 @@ def test_chunked_trailing_update_on_a_matrix_needing_swaps(chunk, monkeypatch):
 def _is_inverse(S, inv, p):
     prod = (S.astype(np.int64).astype(object) @ inv.astype(np.int64).astype(object)) % p
     return (prod == np.eye(S.shape[0], dtype=np.int64)).all() and inv.min() >= 0 and \
-        inv.max() < p  # fmt: skip
+        inv.max() < p
 
 
 def _unit_lu(rng, k, p):
@@ -224,7 +224,7 @@ def test_singular_pivot_block_raises_instead_of_crashing(k):
 @pytest.mark.parametrize("rel, r, j0, rows", [([5], 0, 0, 3), ([3], 0, 0, 3), ([2], 1, 0, 3),
                                               ([0, 0], 0, 0, 3), ([-1], 0, 0, 3),
                                               ([0, 1, 2, 0], 0, 0, 3), ([0], -1, 0, 3),
-                                              ([0], 0, -1, 3), ([0], 0, 0, 2)])  # fmt: skip
+                                              ([0], 0, -1, 3), ([0], 0, 0, 2)])
 def test_row_move_out_of_range_raises_instead_of_writing_past_the_matrix(rel, r, j0, rows):
     from seprank.errors import EliminationError
 
@@ -273,7 +273,7 @@ def test_kernel_matches_generic_path_at_small_primes(p, residual, shape):
 
     L, d, H, N = shape
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=residual,
-                              query_position=1, output_coord=d - 1)  # fmt: skip
+                              query_position=1, output_coord=d - 1)
     F = ModP(p)
     rng = np.random.default_rng(11)
     params = net.init(rng, F)
@@ -289,7 +289,7 @@ def test_kernel_rem_is_exact_at_multiples_of_p(p):
     from seprank.nets.attention_kernel import _rem
 
     for x in [0, p - 1, p, p + 1, 2 * p - 1, 2 * p, 5 * p, (p - 1) ** 2,
-              2 * (p - 1) ** 2 if 2 * (p - 1) ** 2 < 2**63 else p * p - 2]:  # fmt: skip
+              2 * (p - 1) ** 2 if 2 * (p - 1) ** 2 < 2**63 else p * p - 2]:
         r = _rem(np.int64(x), np.int64(p), 1.0 / p)
         assert r == x % p, (x, p)
 
@@ -301,7 +301,7 @@ def test_kernel_rem_is_exact_at_multiples_of_p(p):
     (2880299230861569979, 65521, 1),
     (7555730239663412592, DEFAULT_PRIME, 1),
     (4434906691467220919, MAX_MODULUS, 1),
-])  # fmt: skip
+])
 def test_kernel_rem_corrects_the_quotient_guess_both_ways(x, p, off):
     """The kernel's division-free reduction where its float quotient guess is one off
     (x < 2**63, x / p < 2**50: its contract), so each correction branch is needed."""
@@ -319,7 +319,7 @@ def test_kernel_high_residues_equal_python_ints(p, shape):
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=True)
     rng = np.random.default_rng(2)
     params = {k: _high_residues(rng, v.shape, p)
-              for k, v in net.init(rng, ModP(p)).items()}  # fmt: skip
+              for k, v in net.init(rng, ModP(p)).items()}
     Ap, Bp = _high_residues(rng, (3, 1, d), p), _high_residues(rng, (4, N - 1, d), p)
     got = grid_modp(net, params, Ap, Bp, (0,), tuple(range(1, N)), p)
     obj = {k: v.astype(object) for k, v in params.items()}
@@ -516,7 +516,7 @@ def test_leaf_size_decides_between_gauss_jordan_and_blocks():
     ([0], -1, 0, 3, "more pivot rows"), ([0], 0, -1, 3, "more pivot rows"),
     ([0], 0, 0, 2, "more pivot rows"), ([5], 0, 0, 3, "out of range or repeated"),
     ([3], 0, 0, 3, "out of range"), ([0, 0], 0, 0, 3, "repeated"),
-    ([-1], 0, 0, 3, "out of range")])  # fmt: skip
+    ([-1], 0, 0, 3, "out of range")])
 @pytest.mark.parametrize("compiled", [True, False])
 def test_row_move_refusals_name_the_reason(rel, r, j0, rows, message, compiled):
     """Each refusal says which check failed; the Python body (numpy checks every index)
@@ -592,7 +592,7 @@ def test_fused_subtract_and_combine_return_residues(p):
 
 @pytest.mark.parametrize("p, k, exact", [(DEFAULT_PRIME, 1 << 13, True), (MAX_MODULUS, 4, True),
                                          (MAX_MODULUS, 65, False), (536870909, 256, True),
-                                         (536870909, 257, False)])  # fmt: skip
+                                         (536870909, 257, False)])
 def test_split_exact_is_the_float64_limit_of_two_products(p, k, exact):
     assert blas_elimination.split_exact(p, k) is exact
 
@@ -606,5 +606,5 @@ def test_matmul_mod_is_exact_past_the_split_limit(p, k):
     rng = np.random.default_rng(k)
     A[1] = rng.integers(0, p, k)
     want = [[sum(int(a) * int(b) for a, b in zip(A[i], B[:, j])) % p for j in range(2)]
-            for i in range(3)]  # fmt: skip
+            for i in range(3)]
     assert blas_elimination.matmul_mod(A, B, p).tolist() == want

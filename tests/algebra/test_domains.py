@@ -91,7 +91,7 @@ def test_modp_chunked_einsum_high_residues_equal_python_ints(p, n):
     c = _top_residues(rng, (3, n, 2), p)
     got2 = F.einsum("ikl,kl->i", c, b)
     want2 = [sum(int(c[i, k, j]) * int(b[k, j]) for k in range(n) for j in range(2)) % p
-             for i in range(3)]  # fmt: skip
+             for i in range(3)]
     assert got2.tolist() == want2
 
 
@@ -128,7 +128,7 @@ def test_modp_long_contractions_near_2_31_are_exact_through_limbs():
     u, v = _top_residues(rng, (3, 5000), p), _top_residues(rng, (5000, 2), p)
     got = matmul_modp(u, v, p)
     assert got.tolist() == [[sum(int(x) * int(y) for x, y in zip(u[i], v[:, j])) % p
-                             for j in range(2)] for i in range(3)]  # fmt: skip
+                             for j in range(2)] for i in range(3)]
 
 
 @pytest.mark.parametrize("p", [2, 3, 101, DEFAULT_PRIME, MAX_MODULUS])
@@ -137,7 +137,7 @@ def test_modp_add_mul_from_ints_reduce_into_range(p):
     rng = np.random.default_rng(p % 1000)
     a, b = _top_residues(rng, (50,), p), _top_residues(rng, (50,), p)
     for got, want in ((F.add(a, b), [(int(x) + int(y)) % p for x, y in zip(a, b)]),
-                      (F.mul(a, b), [int(x) * int(y) % p for x, y in zip(a, b)])):  # fmt: skip
+                      (F.mul(a, b), [int(x) * int(y) % p for x, y in zip(a, b)])):
         assert got.tolist() == want
     big = np.array([-(2**70) - 1, -1, 0, p + 1, 2**70 + 5], dtype=object)
     big = big[[int(v) % p != 0 or v == 0 for v in big]]  # a nonzero multiple is refused
@@ -157,7 +157,7 @@ def test_modp_add_mul_from_ints_reduce_into_range(p):
                                       (DEFAULT_PRIME, True), (MAX_MODULUS, True),
                                       (2147483629, True), (46337**2, False),
                                       (2047, False), (1373653, False), (25326001, False),
-                                      (0, False), (-7, False)])  # fmt: skip
+                                      (0, False), (-7, False)])
 def test_is_prime_against_sympy(n, prime):
     """Near the top of the range too: the largest modulus, the prime below it, the square
     of the largest prime below isqrt(MAX_MODULUS), and strong pseudoprimes to the first one

@@ -27,7 +27,7 @@ def same(F, R, p=P):
 
 arrays = st.integers(1, 4).flatmap(
     lambda n: st.lists(st.integers(0, P - 1), min_size=n * 3, max_size=n * 3).map(
-        lambda v: np.array(v, dtype=np.int64).reshape(n, 3)))  # fmt: skip
+        lambda v: np.array(v, dtype=np.int64).reshape(n, 3)))
 
 
 @settings(max_examples=40, deadline=None)
@@ -69,7 +69,7 @@ def test_structure_scalars_and_assignment_stay_in_the_field():
     assert isinstance(A[0, 0], FieldArray) and A[0, 0].shape == ()
     for obj in (np.tril(A), np.triu(A), np.concatenate([A, np.ones((1, 4))]), np.stack([A, A]),
                 A.T, A.reshape(4, 3), np.where(np.eye(3, 4, dtype=bool), A, 0), A[:, ::2],
-                np.broadcast_to(A[0], (2, 4)), np.zeros_like(A), sum(A)):  # fmt: skip
+                np.broadcast_to(A[0], (2, 4)), np.zeros_like(A), sum(A)):
         assert isinstance(obj, FieldArray) and obj.p == 7
     prod = A[1, 1] * A[1, 2] * A[1, 3]  # scalars: exact, not int64 overflow
     assert prod.raw == (5 * 6 * 0) % 7
@@ -99,7 +99,7 @@ def test_structure_scalars_and_assignment_stay_in_the_field():
     ("numpy.sqrt", lambda A: np.sqrt(A)),
     ("different number systems", lambda A: A + field([1], 5)),
     ("complex", lambda A: A * 1j),
-])  # fmt: skip
+])
 def test_operations_leaving_the_field_are_refused(what, op):
     A = field(np.arange(1, 10).reshape(3, 3) % 7, 7)
     with pytest.raises(DomainError, match=what.replace("(", r"\(").replace(")", r"\)")):
@@ -145,7 +145,7 @@ def test_the_domain_einsum_takes_any_number_of_operands():
     ("flat", lambda A: A.flat),
     ("order-based", lambda A: A.choose([A, A])),
     ("not read exactly", lambda A: A * np.longdouble(0.5)),
-])  # fmt: skip
+])
 def test_more_ways_out_of_the_field_are_refused(what, op):
     A = field(np.arange(1, 10).reshape(3, 3) % 7, 7)
     with pytest.raises(DomainError, match=what):

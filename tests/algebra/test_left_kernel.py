@@ -36,7 +36,7 @@ def _check(F, p, block):
 @settings(deadline=None, max_examples=60)
 @given(n=st.integers(1, 40), m=st.integers(1, 40), k=st.integers(0, 40),
        block=st.sampled_from([1, 3, 8, 256]), p=st.sampled_from(PRIMES),
-       seed=st.integers(0, 2**16), dup=st.booleans())  # fmt: skip
+       seed=st.integers(0, 2**16), dup=st.booleans())
 def test_left_kernel_is_a_basis_of_the_left_null_space(n, m, k, block, p, seed, dup):
     rng = np.random.default_rng(seed)
     F = _low_rank(rng, n, m, min(k, n, m), p)

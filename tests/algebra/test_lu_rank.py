@@ -18,7 +18,7 @@ PRIMES = [2, 3, 65521, 8388593, 33554393, DEFAULT_PRIME]
 @settings(deadline=None, max_examples=60)
 @given(n=st.integers(1, 90), m=st.integers(1, 90), k=st.integers(0, 90),
        p=st.sampled_from(PRIMES), seed=st.integers(0, 2**16), dup=st.booleans(),
-       leaf=st.sampled_from([1, 2, 5, 16]))  # fmt: skip
+       leaf=st.sampled_from([1, 2, 5, 16]))
 def test_lu_rank_equals_flint(n, m, k, p, seed, dup, leaf):
     rng = np.random.default_rng(seed)
     F = low_rank(rng, n, m, min(k, n, m), p)
@@ -31,7 +31,7 @@ def test_lu_rank_equals_flint(n, m, k, p, seed, dup, leaf):
 
 @pytest.mark.parametrize("p", [8388593, DEFAULT_PRIME])
 @pytest.mark.parametrize("n,m,k", [(700, 450, 300), (450, 700, 449), (520, 520, 520),
-                                   (600, 300, 0)])  # fmt: skip
+                                   (600, 300, 0)])
 def test_lu_rank_tall_wide_full_and_zero(p, n, m, k, monkeypatch):
     monkeypatch.setattr(lu_rank, "TILE_ROWS", 100)  # many tiles, ragged edges
     monkeypatch.setattr(lu_rank, "TILE_COLS", 130)

@@ -24,7 +24,7 @@ def _matrices(p: int, seed: int = 0):
     """Low-rank, sparse (pivots off the diagonal) and zero-column matrices mod p."""
     rng = np.random.default_rng([seed, p])
     low = (rng.integers(0, p, (14, 4), dtype=np.int64) % 46340
-           @ (rng.integers(0, p, (4, 11), dtype=np.int64) % 46340)) % p  # fmt: skip
+           @ (rng.integers(0, p, (4, 11), dtype=np.int64) % 46340)) % p
     sparse = rng.integers(0, p, (12, 15)) * (rng.random((12, 15)) < 0.15)
     sparse[:, [0, 4]] = 0
     return [low, sparse, np.vstack([sparse[:3], sparse[:3] * 2 % p])]
@@ -32,7 +32,7 @@ def _matrices(p: int, seed: int = 0):
 
 def _running(p: int) -> list[str]:
     return [n for n in engine_names() if engine_class(n).missing() is None
-            and engine_class(n).fits(p)]  # fmt: skip
+            and engine_class(n).fits(p)]
 
 
 @pytest.mark.parametrize("p", PRIMES)
@@ -74,7 +74,7 @@ def test_a_prime_over_an_engines_limit_is_refused_in_one_line(cls):
     with pytest.raises(ConfigError) as e:
         RankEngine.choose(cls.name, p, arg="rank_engine")
     assert str(e.value) == (f"rank_engine={cls.name!r} needs prime < 2**26 (got prime={p}); "
-                            "use auto or flint")  # fmt: skip
+                            "use auto or flint")
     with pytest.raises(ConfigError, match=rf"^rank_engine={cls.name!r} needs prime < 2\*\*26"):
         measure(LinearSelfAttention(depth=1, width=2, seq_len=2), rank_engine=cls.name, prime=p)
     assert RankEngine.choose(cls.name, cls.prime_limit - 5).p == cls.prime_limit - 5
@@ -158,7 +158,7 @@ def test_auto_reads_the_declarations_not_the_names():
      r"^rank_engine='auto' must be a name other than '' or 'auto'$"),
     (type("Blas2", (Toy,), {"name": "blas"}),
      r"^rank_engine='blas' is registered already \(BlasEngine\)$"),
-])  # fmt: skip
+])
 def test_register_refuses_in_one_line(bad, match):
     with pytest.raises(ConfigError, match=match):
         register(bad)

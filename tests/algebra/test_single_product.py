@@ -44,7 +44,7 @@ def test_single_product_worst_case_equals_python_ints(p, k):
 @settings(deadline=None, max_examples=40)
 @given(n=st.integers(1, 90), m=st.integers(1, 90), k=st.integers(0, 90),
        rows=st.integers(1, 40), chunk=st.integers(1, 40), seed=st.integers(0, 2**16),
-       p=st.sampled_from([P23, 67108859, 65521]))  # fmt: skip
+       p=st.sampled_from([P23, 67108859, 65521]))
 def test_tiled_trailing_update_equals_flint(n, m, k, rows, chunk, seed, p):
     """Small tiles (rows x chunk) force many products per update, in both the one-product
     (P23) and the split (the default prime) paths."""

@@ -106,7 +106,7 @@ CASES = [
 
 def _files(root):
     return sorted(os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
-                  for f in fs + ds)  # files and folders  # fmt: skip
+                  for f in fs + ds)  # files and folders
 
 
 def run_refused(argv, tmp_path, capsys, words=None):
@@ -146,7 +146,7 @@ def test_every_subcommand_has_a_refusal_case():
     ("", "holds no rows"),
     ("a,b\n1,2\n", "no column 'width'"),
     ("\x00\xff garbage", None),
-])  # fmt: skip
+])
 def test_transition_plot_only_with_a_bad_csv(text, words, tmp_path, capsys, monkeypatch):
     from seprank.studies import transition
 
@@ -191,6 +191,6 @@ def test_foreign_store_refused_by_every_verb_that_opens_one(tmp_path, capsys, mo
     for argv in (["results", "--db", "f.sqlite"], ["sweep", "example", "--db", "f.sqlite"],
                  ["verify", "--quick", "--db", "f.sqlite", "--out", "v"],
                  ["transition", "--quick", "--db", "f.sqlite", "--out", "t"],
-                 ["figures", "--quick", "--db", "f.sqlite", "--out", "g"]):  # fmt: skip
+                 ["figures", "--quick", "--db", "f.sqlite", "--out", "g"]):
         run_refused(argv, tmp_path, capsys, "not a seprank store")
     assert (tmp_path / "f.sqlite").read_bytes() == raw

@@ -36,7 +36,7 @@ def test_deep_rac_prints_its_recalled_lower_bound_only(capsys):
         "(Levine-Sharir-Shashua 2018) [M]",
     ]
     d = json.loads(_bounds(capsys, "rac", ["seq_len=4", "in_dim=2", "hidden=3", "depth=2"],
-                           "0,1", "--json"))  # fmt: skip
+                           "0,1", "--json"))
     assert (d["upper"], d["lower"], d["tag"]) == (None, 3, "M")
 
 
@@ -44,7 +44,7 @@ def test_deep_convac_prints_its_halving_bound(capsys):
     out = _bounds(capsys, "convac-deep", ["seq_len=4", "in_dim=2", "channels=3,2"], "0,1")
     lines = out.splitlines()
     assert lines[1:3] == ["  upper bound: 2  (min-cut of the HT tree (every weight))",
-                          "  halving bound: 2"]  # fmt: skip
+                          "  halving bound: 2"]
     assert lines[3].endswith("; halving partition: sep <= r_{L-1} = 2 for all weights [V2]")
 
 

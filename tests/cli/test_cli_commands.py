@@ -24,7 +24,7 @@ def _row(verdict="exact, proved", measured=18, upper=18, **kw):
            "bound": "block", "exact_proved": measured == upper, "gap": upper - measured,
            "regime_paper": "depth-inefficient", "regime_growth": "- (no L+1 row)",
            "partitions_checked": 2, "partition_invariant": "yes", "verdict": verdict,
-           "seconds": 0.5}  # fmt: skip
+           "seconds": 0.5}
     row.update(kw)
     return row
 
@@ -34,7 +34,7 @@ def _summary(rows, **kw):
          "skipped_for_size": 0, "exact_proved": sum(r["exact_proved"] for r in rows),
          "saturated": len(rows), "violations": sum(r["verdict"] == "VIOLATION" for r in rows),
          "h1_conjecture_failures": 0, "partition_mismatches": 0, "interrupted": False,
-         "seed": 0, "not_measured": [], "run": {"db": None}}  # fmt: skip
+         "seed": 0, "not_measured": [], "run": {"db": None}}
     s.update(kw)
     return s
 
@@ -65,7 +65,7 @@ def test_verify_cli_all_measured_exits_0_with_the_table(tmp_path, capsys, fake_v
     lines = out.splitlines()
     assert lines[0].split() == ["depth", "width", "heads", "N", "res", "measured", "sat",
                                 "upper", "exact_proved", "regime_paper", "regime_growth", "part",
-                                "verdict"]  # fmt: skip
+                                "verdict"]
     assert lines[1].split()[:6] == ["2", "2", "1", "4", "False", "18"]
     assert lines[2] == "(columns: seprank verify --help; results.md has the legend)"
     assert f"wrote {tmp_path / 'results.csv'} and {tmp_path / 'results.md'}" in lines
@@ -74,7 +74,7 @@ def test_verify_cli_all_measured_exits_0_with_the_table(tmp_path, capsys, fake_v
     # the arguments passed on, the defaults included
     assert calls == [{"grid": "quick", "out": tmp_path, "seed": 0, "db": None,
                       "executor": "processes", "scheduler": None, "workers": None,
-                      "worker_memory": None, "retries": 2, "progress": True}]  # fmt: skip
+                      "worker_memory": None, "retries": 2, "progress": True}]
 
 
 def test_verify_cli_passes_its_options_on(tmp_path, capsys, fake_verify):
@@ -82,10 +82,10 @@ def test_verify_cli_passes_its_options_on(tmp_path, capsys, fake_verify):
     db = tmp_path / "r.sqlite"
     assert main(["verify", "--out", str(tmp_path), "--seed", "5", "--db", str(db), "--executor",
                  "serial", "--workers", "3", "--worker-memory", "1GiB", "--retries", "0",
-                 "--quiet"]) == 0  # fmt: skip
+                 "--quiet"]) == 0
     assert calls == [{"grid": "default", "out": tmp_path, "seed": 5, "db": str(db),
                       "executor": "serial", "scheduler": None, "workers": 3,
-                      "worker_memory": 2**30, "retries": 0, "progress": False}]  # fmt: skip
+                      "worker_memory": 2**30, "retries": 0, "progress": False}]
 
 
 def test_verify_cli_default_out_folder(tmp_path, monkeypatch, capsys, fake_verify):
@@ -120,7 +120,7 @@ def test_verify_cli_violation_exits_1(tmp_path, capsys, fake_verify, as_json):
     assert len(lines) == 2 and all(x.startswith("VIOLATION: ") for x in lines)
     assert lines[0] == ("VIOLATION: measured 19 > proved 18: a bug is far likelier than a "
                         "refutation (the bound is proved). Reproduce: seprank measure --depth 2 "
-                        "--width 2 --heads 1 --seq-len 4")  # fmt: skip
+                        "--width 2 --heads 1 --seq-len 4")
     assert lines[1].endswith("--depth 3 --width 2 --heads 1 --seq-len 4 --residual")
     if as_json:
         d = json.loads(out)
@@ -195,7 +195,7 @@ def test_bounds_json_values_come_from_the_theory(capsys):
     # nearer the degree law 3 than the linear law 3/2 on a log scale: above sqrt(4.5)
     mid = math.sqrt(3 * 1.5)
     assert d["regime_bound_growth"] == ("depth-efficient" if d["growth_ratio_bound"] >= mid
-                                        else "depth-inefficient")  # fmt: skip
+                                        else "depth-inefficient")
     assert d["crossover_depth"] == pytest.approx(math.log(13, 3), rel=1e-12)
     assert d["regime_paper"] == "depth-inefficient"  # L = 2 >= log3 3 = 1
     assert d["transition_depth_paper"] == pytest.approx(1.0)
@@ -273,7 +273,7 @@ def test_bounds_without_the_softmax_attribute_is_linear(capsys):
     from seprank.cli import _build_parser, bounds
 
     args = _build_parser().parse_args(["bounds", "--depth", "2", "--width", "3", "--seq-len",
-                                       "6", "--json"])  # fmt: skip
+                                       "6", "--json"])
     del args.softmax
     assert bounds.cmd(args) == 0
     assert json.loads(capsys.readouterr().out)["upper"] == 49
@@ -351,7 +351,7 @@ def test_guide_gpt3_text(capsys):
     (1e12 * 1.02, "trillion", False), (1e12 * 0.98, "trillion", False),
     (1e12 * 1.02 - 0.01, "trillion", True), (1e12 * 0.98 + 0.01, "trillion", True),
     (1e9, "gpt3", False), (1e9, "trillion", False),
-])  # fmt: skip
+])
 def test_guide_reports_within_two_percent(capsys, params, key, present):
     rc, out, _ = _guide(capsys, "--params", repr(params), "--json")
     assert rc == 0 and (key in json.loads(out)) is present
@@ -383,7 +383,7 @@ BOTH = "params: give either --params or --depth and --width, not both"
     (["--depth", "10"], "depth: give --params, or both --depth and --width"),
     (["--width", "10"], "depth: give --params, or both --depth and --width"),
     ([], "depth: give --params, or both --depth and --width"),
-])  # fmt: skip
+])
 def test_guide_bad_combinations_exit_2(capsys, args, text):
     rc, out, err = _guide(capsys, *args)
     assert rc == 2 and out == "" and err == f"seprank: error: {text}\n"
@@ -407,7 +407,7 @@ def _fake_certification(tmp_path, *, exact=True, upper=18, certificate=True):
                          status="exact, proved" if exact else "lower bound", ground="ground-x",
                          certificate={"architecture": "Net", "config": {"depth": 1, "width": 2,
                                       "heads": 1, "seq_len": 4}, "partition": [0, 1],
-                                      "seed": 0, "prime": 7} if certificate else None)  # fmt: skip
+                                      "seed": 0, "prime": 7} if certificate else None)
 
 
 @pytest.fixture
@@ -435,7 +435,7 @@ def fake_certify(monkeypatch, tmp_path):
 
 def _certify(capsys, tmp_path, *args):
     rc = main(["certify", "--depth", "1", "--width", "2", "--seq-len", "4", "--out",
-               str(tmp_path / "c"), *args])  # fmt: skip
+               str(tmp_path / "c"), *args])
     out, err = capsys.readouterr()
     return rc, out, err
 
@@ -449,7 +449,7 @@ def test_certify_cli_exact_text_and_arguments(tmp_path, capsys, fake_certify):
                                 f"  re-check:    seprank check-certificate {path}"]
     (net, partition, kw), = fake_certify["calls"]
     assert (net.depth, net.width, net.heads, net.seq_len, net.residual,
-            net.query_position) == (1, 2, 1, 4, False, 0)  # fmt: skip
+            net.query_position) == (1, 2, 1, 4, False, 0)
     assert partition is None and "checked" not in fake_certify
     assert kw == {"seed": 0, "prime": None, "max_samples": None, "progress": True}
 
@@ -457,7 +457,7 @@ def test_certify_cli_exact_text_and_arguments(tmp_path, capsys, fake_certify):
 def test_certify_cli_options_passed_on(tmp_path, capsys, fake_certify):
     rc, _, _ = _certify(capsys, tmp_path, "--partition", "0,2", "--seed", "3", "--prime", "11",
                         "--max-samples", "99", "--quiet", "--heads", "2", "--residual",
-                        "--query-position", "1")  # fmt: skip
+                        "--query-position", "1")
     assert rc == 0
     (net, partition, kw), = fake_certify["calls"]
     assert (net.heads, net.residual, net.query_position) == (2, True, 1)
@@ -517,7 +517,7 @@ def test_certify_cli_json(tmp_path, capsys, fake_certify):
 
 def test_certify_cli_refused_exits_2(tmp_path, capsys):
     rc = main(["certify", "--depth", "1", "--width", "3", "--heads", "2", "--seq-len", "4",
-               "--out", str(tmp_path)])  # fmt: skip
+               "--out", str(tmp_path)])
     assert rc == 2 and "heads=2 must divide width=3" in capsys.readouterr().err
 
 
@@ -537,7 +537,7 @@ def test_check_certificate_cli_exit_codes(tmp_path, capsys, monkeypatch):
     result["r"] = CheckResult(ok=True, exact=True, rank=18, tag="P")
     assert main(["check-certificate", "x.json"]) == 0
     assert capsys.readouterr().out == "valid: separation rank = 18; exact, proved (meets the " \
-        "proved upper bound)\n"  # fmt: skip
+        "proved upper bound)\n"
     assert seen == {"path": "x.json", "kernel": False, "cls": None, "allow_import": False,
                     "budget": certificate_schema.Budget()}  # the default budget
     result["r"] = CheckResult(ok=True, exact=False, rank=17)

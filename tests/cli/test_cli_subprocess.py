@@ -142,7 +142,7 @@ def test_verify_exits_130_when_interrupted(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("cfg, verdict", [((2, 2, 1, 4, False), "exact, proved"),
                                           ((2, 4, 2, 4, False), "below bound"),
-                                          ((3, 2, 1, 4, False), "exact, proved")])  # fmt: skip
+                                          ((3, 2, 1, 4, False), "exact, proved")])
 def test_verify_one_verdicts(cfg, verdict):
     from seprank.nets import LinearSelfAttention
     from seprank.verdicts.verdict import verify_one
@@ -153,5 +153,5 @@ def test_verify_one_verdicts(cfg, verdict):
     assert row["gap"] == row["upper"] - row["measured"] >= 0
     assert row["exact_proved"] == (verdict == "exact, proved") and row["partitions_checked"] == 2
     assert row["label"] == ("exact, proved" if verdict == "exact, proved" else
-                            "lower bound, saturated")  # fmt: skip
+                            "lower bound, saturated")
     assert row["partition_invariant"] == "yes"

@@ -20,7 +20,7 @@ COMMITTED = ROOT / "paper_figures"
 
 def _digest(folder: Path) -> dict:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.iterdir()) if p.is_file()}  # fmt: skip
+            for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def test_transition_plot_only_from_an_empty_folder(tmp_path, monkeypatch, capsys):
@@ -29,9 +29,9 @@ def test_transition_plot_only_from_an_empty_folder(tmp_path, monkeypatch, capsys
     assert main(["transition", "--plot-only", "--out", ".", "--quiet"]) == 0
     names = {p.name for p in tmp_path.iterdir()}
     assert {"fig8_measured_transition.png", "fig8_measured_transition.pdf",
-            "fig8_measured_transition.csv"} <= names  # fmt: skip
+            "fig8_measured_transition.csv"} <= names
     assert (tmp_path / "fig8_measured_transition.csv").read_bytes() == \
-        (COMMITTED / "fig8_measured_transition.csv").read_bytes()  # fmt: skip
+        (COMMITTED / "fig8_measured_transition.csv").read_bytes()
     assert _digest(COMMITTED) == before
 
 
@@ -45,7 +45,7 @@ def test_figures_only_from_an_empty_folder(tmp_path, monkeypatch, capsys):
     before = _digest(COMMITTED)
     monkeypatch.chdir(tmp_path)
     assert main(["figures", "--only", "fig2_regimes", "fig13_heads_bound", "--out", ".",
-                 "--quiet"]) == 0  # fmt: skip
+                 "--quiet"]) == 0
     names = {p.name for p in tmp_path.iterdir()}
     for stem in ("fig2_regimes", "fig13_heads_bound"):
         assert {f"{stem}.png", f"{stem}.pdf", f"{stem}.csv"} <= names
@@ -82,7 +82,7 @@ SCRIPT_RECIPES = [  # the gallery's script figures: (module, CSV to copy or read
     (["experiments.teacher_student.analysis",
       str(ROOT / "experiments/teacher_student/results/results.csv"), "--figure",
       "./fig10_teacher_student"], None, ["fig10_teacher_student.png"]),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("argv, csv, outputs", SCRIPT_RECIPES)
@@ -92,6 +92,6 @@ def test_script_figures_from_an_empty_folder(argv, csv, outputs, tmp_path):
         (tmp_path / csv).write_bytes((COMMITTED / csv).read_bytes())
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
     subprocess.run([sys.executable, "-m", *argv], cwd=tmp_path, env=env, check=True,
-                   capture_output=True, timeout=300)  # fmt: skip
+                   capture_output=True, timeout=300)
     assert {p.name for p in tmp_path.iterdir()} >= set(outputs)
     assert _digest(COMMITTED) == before

@@ -22,14 +22,14 @@ from seprank.verdicts.certificates import certify
 ROOT = Path(__file__).resolve().parents[2]
 REFUSED = ("the certificate names the module 'tripmod' (architecture 'tripmod:MyNet'); a "
            "module a file names is not imported without your word (importing runs its "
-           "code): if you trust it, give --arch tripmod:MyNet (or --allow-import)")  # fmt: skip
+           "code): if you trust it, give --arch tripmod:MyNet (or --allow-import)")
 
 
 def seprank(argv, cwd, pythonpath=()) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *map(str, pythonpath)]),
-               OMP_NUM_THREADS="1")  # fmt: skip
+               OMP_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-m", "seprank", *map(str, argv)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+                          env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def test_with_your_word_it_imports_and_checks(sent, word):
     (["--torch", "tripmod:make"], "--torch tripmod:make: the certificate is not a torch one "
                                   "(architecture 'tripmod:MyNet'); leave --torch out"),
     (["--arch", "mps", "--torch", "tripmod:make"], "--arch and --torch: give one"),
-])  # fmt: skip
+])
 def test_another_word_than_the_certificates_is_refused(sent, capsys, word, line):
     code, path, mark = sent
     assert main(["check-certificate", str(path), *word]) == 2
@@ -101,7 +101,7 @@ def test_a_torch_certificate_needs_its_factory_in_your_words(tmp_path, monkeypat
     mark = tripwire(tmp_path, tmp_path / "marks", "tripfac", TORCH_SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path))
     c = certify(TorchModule(factory="tripfac:make", seq_len=2, width=2), (0,), upper=2,
-                upper_source="a sum of 2 products")  # fmt: skip
+                upper_source="a sum of 2 products")
     path = str(c.write(tmp_path / "certs"))
     forget("tripfac", mark)
     try:
@@ -111,7 +111,7 @@ def test_a_torch_certificate_needs_its_factory_in_your_words(tmp_path, monkeypat
             "give --torch tripfac:make (or --allow-import)" in err and not mark.exists()
         assert main(["check-certificate", path, "--torch", "tripfac:other"]) == 2
         assert "the certificate names factory 'tripfac:make'; give that one" in \
-            capsys.readouterr().err and not mark.exists()  # fmt: skip
+            capsys.readouterr().err and not mark.exists()
         assert main(["check-certificate", path, "--torch", "tripfac:make"]) == 0
         assert capsys.readouterr().out.startswith("valid: separation rank = 2; exact, given "
                                                   "the stated bound") and mark.exists()
@@ -129,7 +129,7 @@ def sent_store(tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(code))
     grid = tmp_path / "mine.toml"
     grid.write_text('[grid]\nname = "mine"\narch = "tripmod:MyNet"\nmethods = ["modular"]\n'
-                    "[params]\nseq_len = [4]\nterms = [2, 3]\n")  # fmt: skip
+                    "[params]\nseq_len = [4]\nterms = [2, 3]\n")
     db = tmp_path / "sent.sqlite"
     assert main(["sweep", str(grid), "--executor", "serial", "--db", str(db), "--quiet"]) == 0
     assert mark.exists()  # a grid file named on the command line is your word
@@ -151,9 +151,9 @@ def test_sweep_over_a_store_someone_sent_imports_nothing_it_names(sent_store, tm
     code, db, mark = sent_store
     grid = tmp_path / "mps.toml"
     grid.write_text('[grid]\nname = "mps"\narch = "mps"\nmethods = ["modular"]\n'
-                    "[params]\nseq_len = [4]\nphys_dim = [2]\nbond = [2]\n")  # fmt: skip
+                    "[params]\nseq_len = [4]\nphys_dim = [2]\nbond = [2]\n")
     r = seprank(["sweep", grid, "--executor", "serial", "--db", db, "--quiet", "--json"],
-                code, (code,))  # fmt: skip
+                code, (code,))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["done"] == 1 and not mark.exists()
     r = seprank(["results", "--db", db, "--json"], code, (code,))

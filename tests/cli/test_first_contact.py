@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def run(*args, cwd=None, timeout=120):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "seprank", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd, env=env)  # fmt: skip
+                          text=True, timeout=timeout, cwd=cwd, env=env)
 
 
 M = ["measure", "--depth"]
@@ -59,7 +59,7 @@ def test_experiment_out_checked_before_work(tmp_path):
     pytest.importorskip("torch")
     r = subprocess.run([sys.executable, "-m", "experiments.depth_width.run", "--preset", "smoke",
                         "--out", "/proc/x"], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120)  # fmt: skip
+                       timeout=120)
     assert r.returncode == 2 and "out='/proc/x'" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -81,7 +81,7 @@ def test_long_run_prints_its_estimate():
     from seprank.engine.strategies.base import grid_model_cost
 
     est = estimate(net, (0, 1, 2, 3), (4, 5, 6, 7), method="modular", max_samples=600,
-                   start=16, fast=True)  # fmt: skip
+                   start=16, fast=True)
     check_cost(grid_model_cost(est, 0), 2**40, say=lines.append)
     assert len(lines) == 1 and lines[0].startswith("estimate: degree 3^50")
     assert "lower bound only" in lines[0]
@@ -103,7 +103,7 @@ def test_graded_estimate_models_the_blocks():
     assert "14 A-degree blocks, largest <= 11,440" in line and "lower bound only" not in line
     assert "lower bound only" in blocks_cost(net, A, B, blocks, 8000, 16, True).note
     assert TheoryFacts(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True),
-                       (0, 1)).graded_blocks is None  # fmt: skip
+                       (0, 1)).graded_blocks is None
 
 
 def test_short_run_says_nothing():
@@ -148,18 +148,18 @@ def test_verify_json_and_verdict(tmp_path, capsys):
 
 def _digest(folder: Path) -> dict:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_figures_quick_leaves_paper_figures_alone(tmp_path):
     copy = tmp_path / "repo"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
         ".git", ".venv", "__pycache__", "*.egg-info", ".hypothesis", ".pytest_cache",
-        "seprank-results", "seprank-figures-quick"))  # fmt: skip
+        "seprank-results", "seprank-figures-quick"))
     before = _digest(copy / "paper_figures")
     env = dict(os.environ, PYTHONPATH=str(copy))
     r = subprocess.run([sys.executable, "-m", "seprank", "figures", "--quick"], cwd=copy,
-                       capture_output=True, text=True, timeout=600, env=env)  # fmt: skip
+                       capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert _digest(copy / "paper_figures") == before
     assert (copy / "seprank-figures-quick" / "fig1_rank_vs_depth.png").exists()

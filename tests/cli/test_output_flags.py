@@ -44,7 +44,7 @@ def test_every_sub_command_that_prints_results_takes_json_and_quiet(name):
 @pytest.mark.parametrize("option, values", [
     ("--method", ("auto", *METHODS)), ("--sampler", SAMPLERS), ("--rank-engine", RANK_ENGINES),
     ("--device", DEVICES), ("--strategy", STRATEGIES),
-])  # fmt: skip
+])
 def test_measure_help_lists_the_choices(option, values):
     text = " ".join(_subparsers()["measure"].format_help().split())
     m = re.search(re.escape(option) + r" \{([^}]*)\}", text)
@@ -68,14 +68,14 @@ def test_help_quotes_no_unmeasured_time(name):
     for a in _subparsers()[name]._actions:
         h = a.help or ""
         assert not re.search(r"minute|\bhours?\b|\bseconds?\b|\d s\)|\d+ s\b", h), \
-            (name, a.option_strings, h)  # fmt: skip
+            (name, a.option_strings, h)
 
 
 @pytest.mark.parametrize("argv", [
     ["bounds", "--depth", "2", "--width", "2", "--seq-len", "4"],
     ["guide", "--params", "1e9"],
     ["archs"],
-])  # fmt: skip
+])
 def test_json_and_quiet_print_one_object_and_nothing_on_stderr(argv, capsys):
     assert main([*argv, "--json", "--quiet"]) == 0
     out, err = capsys.readouterr()
@@ -109,7 +109,7 @@ def test_results_json_and_the_deprecated_format(store, capsys):
 @pytest.mark.parametrize("argv, text", [
     (["--json", "--csv"], "json: give --json or --csv, not both"),
     (["--format", "csv", "--json"], "format='csv': conflicts with --json"),
-])  # fmt: skip
+])
 def test_results_conflicting_formats_one_line_exit_2(store, argv, text, capsys):
     capsys.readouterr()
     assert main(["results", "--db", store, *argv, "--quiet"]) == 2
@@ -127,7 +127,7 @@ def test_transition_plot_only_json_prints_the_rows(tmp_path, capsys):
     root = Path(__file__).resolve().parents[2]
     shutil.copy(root / "paper_figures" / CSV_NAME, tmp_path / CSV_NAME)
     assert main(["transition", "--plot-only", "--out", str(tmp_path), "--json",
-                 "--quiet"]) == 0  # fmt: skip
+                 "--quiet"]) == 0
     out, err = capsys.readouterr()
     d = json.loads(out)
     assert d["rows"] and d["csv"].endswith(CSV_NAME) and d["not_measured"] == 0

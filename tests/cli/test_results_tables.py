@@ -61,7 +61,7 @@ def test_latex_is_a_booktabs_tabular_with_the_label_column(store, capsys):
 def test_failed_tasks_are_left_out_and_counted(capsys):
     rows = [{"status": "done", "stale": True, "arch": "attention", "config": {"depth": 1},
              "partition": [0], "method": "modular", "seed": 0, "rank": 4, "label": "x_y"},
-            {"status": "failed", "stale": False, "error": "boom"}]  # fmt: skip
+            {"status": "failed", "stale": False, "error": "boom"}]
     text = paper_table(rows, "latex", "r.sqlite")
     row = next(_cells(x, " & ") for x in text.splitlines() if x.startswith("attention"))
     assert (row["config"], row["partition"], row["rank"], row["label"]) == (
@@ -69,7 +69,7 @@ def test_failed_tasks_are_left_out_and_counted(capsys):
     assert "boom" not in text and text.count(r"\\") == 2  # the header and the one done row
     assert capsys.readouterr().err == ("seprank: note: 1 failed or refused tasks left out "
                                        "(seprank results lists them); 1 rows stale (measured by "
-                                       "other code than this seprank's)\n")  # fmt: skip
+                                       "other code than this seprank's)\n")
     paper_table(rows, "markdown", "r.sqlite", quiet=True)
     assert capsys.readouterr().err == ""
 
@@ -80,7 +80,7 @@ def test_markdown_has_the_same_rows(store, capsys):
     titles = [TITLES.get(c, c).replace("$A$", "A") for c in PAPER]
     assert code == 0 and lines[0] == "| " + " | ".join(titles) + " |" and len(lines) == 4
     assert lines[1] == "| " + " | ".join("---:" if c in ("seed", "rank") else ":---"
-                                         for c in PAPER) + " |"  # fmt: skip
+                                         for c in PAPER) + " |"
     row = next(_cells(x, " | ") for x in lines[2:] if "L=1," in x)
     assert (row["arch"], row["config"], row["partition"]) == ("attention",
                                                               "L=1, d_x=3, H=1, N=4", "0,1")
@@ -109,6 +109,6 @@ def test_latex_compiles_with_booktabs(store, capsys, tmp_path):
     (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n"
                                       "\\begin{document}\n\\input{t.tex}\n\\end{document}\n")
     r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-2000:]
     assert (tmp_path / "doc.pdf").stat().st_size > 1000

@@ -21,7 +21,7 @@ def test_measure_a_users_class_in_a_subprocess(tmp_path, monkeypatch):
     r = subprocess.run([sys.executable, "-m", "seprank", "measure", "--arch", "mymod:MyNet",
                         "--param", "seq_len=4", "--param", "terms=3", "--json"],
                        capture_output=True, text=True, timeout=120, env=env,
-                       cwd=tmp_path)  # fmt: skip
+                       cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert (d["rank"], d["saturated"], d["config"]["architecture"]) == (3, True, "MyNet")
@@ -31,10 +31,10 @@ def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, 
     install(tmp_path, monkeypatch)
     grid = tmp_path / "mine.toml"
     grid.write_text('[grid]\nname = "mine"\narch = "mymod:MyNet"\nmethods = ["modular"]\n'
-                    "[params]\nseq_len = [4]\nterms = [2, 3]\n")  # fmt: skip
+                    "[params]\nseq_len = [4]\nterms = [2, 3]\n")
     db = tmp_path / "r.sqlite"
     argv = ["sweep", str(grid), "--executor", "serial", "--db", str(db), "--out",
-            str(tmp_path / "out"), "--quiet"]  # fmt: skip
+            str(tmp_path / "out"), "--quiet"]
     assert main(argv) == 0
     capsys.readouterr()
     assert main(["results", "--db", str(db), "--json"]) == 0
@@ -55,14 +55,14 @@ def test_a_grid_of_a_users_class_sweeps_stores_and_lists(tmp_path, monkeypatch, 
 def test_store_keys_of_registry_names_are_unchanged():
     a = make_spec("measure", "mps", {"seq_len": 4, "phys_dim": 2, "bond": 2})
     b = make_spec("measure", "seprank.nets.tensor_network:MPS",
-                  {"seq_len": 4, "phys_dim": 2, "bond": 2})  # fmt: skip
+                  {"seq_len": 4, "phys_dim": 2, "bond": 2})
     assert a["arch"] == b["arch"] == "mps" and a["key"] == b["key"]
 
 
 def test_certify_and_check_a_users_class(tmp_path, monkeypatch, capsys):
     install(tmp_path, monkeypatch)
     base = ["certify", "--param", "seq_len=4", "--param", "terms=3", "--out",
-            str(tmp_path / "c"), "--quiet", "--check"]  # fmt: skip
+            str(tmp_path / "c"), "--quiet", "--check"]
     assert main(base + ["--arch", "mymod:MyNet"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == ("separation rank: 3  [exact, given the architecture's stated bound (CP "
@@ -94,11 +94,11 @@ def test_verify_a_users_class_on_its_partitions(tmp_path, monkeypatch, capsys):
     assert main(argv + ["--arch", "mymod:MyPlain"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["rows"]
     assert (row["measured"], row["upper"], row["verdict"], row["label"]) == \
-        (3, None, "no upper bound known", "lower bound, saturated")  # fmt: skip
+        (3, None, "no upper bound known", "lower bound, saturated")
     assert main(argv[:-1] + ["--arch", "mymod:MyNet"]) == 0  # the text names the label
     out = capsys.readouterr().out
     assert out.startswith(f"A=[0, 1]: measured 3 (modular) [{stated}], upper bound 3 "
-                          "(architecture): ")  # fmt: skip
+                          "(architecture): ")
     assert "tight" not in out and "proven" not in out
     assert main(["verify", "--param", "seq_len=4"]) == 2
     assert "--param and --partition need --arch" in capsys.readouterr().err

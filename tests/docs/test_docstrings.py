@@ -135,15 +135,15 @@ def test_public_docstrings_follow_numpydoc():
 #: ASCII mathematics in a docstring, outside :math:`...`, ``...`` and doctest lines: Python
 #: powers (2**26, d**2), carets (3^L), log3, binomials as C(...), sqrt(...), d_x and sums.
 ASCII_MATH = re.compile(r"\w\*\*\w|\^\w|\^\{|\blog_?3\b|\bC\(\w|\bsqrt\(|\bd_x\b|\bsum_|"
-                        r"\bmin\(b_")  # fmt: skip
+                        r"\bmin\(b_")
 #: The objects whose docstrings carry formulas: these write them as rendered math.
 MATH_PREFIXES = ("seprank.theory.", "seprank.figures.rank_depth.", "seprank.figures.budget.",
                  "seprank.figures.float_rank.", "seprank.figures.blocks.",
-                 "seprank.figures.heads.", "seprank.algebra.rank.", "seprank.testing.")  # fmt: skip
+                 "seprank.figures.heads.", "seprank.algebra.rank.", "seprank.testing.")
 MATH_OBJECTS = {"seprank.ModP", "seprank.measure", "seprank.certify", "seprank.from_torch",
                 "seprank.LinearSelfAttention", "seprank.SoftmaxSelfAttention",
                 "seprank.nets.EmbeddedAttention", "seprank.nets.capabilities.StructuralForm",
-                "seprank.nets.head_counts", "seprank.studies.verify.run"}  # fmt: skip
+                "seprank.nets.head_counts", "seprank.studies.verify.run"}
 
 
 def ascii_math(doc: str, skip_summary: bool = False) -> list[str]:
@@ -176,7 +176,7 @@ def test_the_docstring_math_check_can_fail():
 
 def test_public_formulas_are_rendered_math():
     names = sorted({name for kind, name, _ in directives() if kind in VALIDATED
-                    and (name.startswith(MATH_PREFIXES) or name in MATH_OBJECTS)})  # fmt: skip
+                    and (name.startswith(MATH_PREFIXES) or name in MATH_OBJECTS)})
     assert len(names) > 40 and MATH_OBJECTS <= set(names), len(names)
     found = {}
     for name in names:

@@ -19,7 +19,7 @@ import pytest
 
 SITE = os.environ.get("SEPRANK_DOCS_SITE")
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
-                 if shutil.which(n)), None)  # fmt: skip
+                 if shutil.which(n)), None)
 pytestmark = [
     pytest.mark.skipif(not SITE, reason="set SEPRANK_DOCS_SITE to a built site"),
     pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (apt-get install chromium)"),
@@ -34,11 +34,11 @@ FIXED = ["proofs/index.html", "proofs/exact_values.html", "proofs/transition.htm
          "reference/api/seprank.ModP.html", "reference/api/seprank.LinearSelfAttention.html",
          "reference/api/seprank.nets.capabilities.StructuralForm.html",
          "reference/api/seprank.theory.bounds.monomial_bound.html",
-         "reference/cli.html"]  # fmt: skip
+         "reference/cli.html"]
 #: More pages whose code blocks are checked (with FIXED): the pages a reader runs code from.
 CODE_PAGES = ["index.html", "quickstart.html", "torch_example.html", "worked_example.html",
               "architectures.html", "mixers.html", "citation.html", "gallery.html",
-              "benchmarks.html", "faq.html"]  # fmt: skip
+              "benchmarks.html", "faq.html"]
 CODE_FOLDERS = ["proofs", "tutorials", "howto", "explanation"]
 
 #: Loads each page in a 1280-px frame, waits for MathJax, and measures.
@@ -78,9 +78,9 @@ async function one(url) {
 
 def _pages(site: Path) -> list[str]:
     parts = sorted(p.relative_to(site).as_posix() for p in (site / "reference" / "api").glob(
-        "*.html") if not p.name.startswith("seprank"))  # the part pages  # fmt: skip
+        "*.html") if not p.name.startswith("seprank"))  # the part pages
     folders = sorted(p.relative_to(site).as_posix() for f in CODE_FOLDERS
-                     for p in (site / f).glob("*.html"))  # fmt: skip
+                     for p in (site / f).glob("*.html"))
     pages = dict.fromkeys(FIXED + parts + CODE_PAGES + folders)  # in order, once each
     return [p for p in pages if (site / p).exists()]
 
@@ -95,7 +95,7 @@ def _measure_urls(urls: list[str], tmp_path: Path) -> list[dict]:
     r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                         "--allow-file-access-from-files", "--window-size=1400,1000",
                         "--virtual-time-budget=120000", "--dump-dom", probe.as_uri()],
-                       capture_output=True, text=True, timeout=300)  # fmt: skip
+                       capture_output=True, text=True, timeout=300)
     m = re.search(r"RESULT(.*?)END", r.stdout, flags=re.S)
     assert m, f"no result from Chromium: {r.stderr[-2000:]}"
     return json.loads(m.group(1))
@@ -139,7 +139,7 @@ def _with_block(site: Path, language: str, line: str, tmp_path: Path) -> str:
     its article: a copy in ``tmp_path`` that loads the site's own styles."""
     page = (site / "quickstart.html").read_text()
     block = (f'<div class="highlight-{language} notranslate"><div class="highlight"><pre>'
-             f"<span></span>{line}</pre></div></div>")  # fmt: skip
+             f"<span></span>{line}</pre></div></div>")
     page = page.replace("<head>", f'<head><base href="{site.resolve().as_uri()}/">', 1)
     page = re.sub(r"(<article[^>]*>)", lambda m: m.group(1) + block, page, count=1)
     out = tmp_path / f"with_{language}.html"
@@ -155,7 +155,7 @@ def test_the_code_block_check_can_fail(tmp_path):
     long_bash = "seprank certify " + " ".join(f"--opt{i} {i}" for i in range(12))
     assert len(long_python) > 120 and len(long_bash) > 120
     r = _measure_urls([_with_block(site, "python", long_python, tmp_path),
-                       _with_block(site, "bash", long_bash, tmp_path)], tmp_path)  # fmt: skip
+                       _with_block(site, "bash", long_bash, tmp_path)], tmp_path)
     assert [len(x["code"]) for x in r] == [1, 0], r
     assert r[0]["code"][0][1].startswith("total = x0 + x1") and r[0]["code"][0][0] > 100
 
@@ -181,7 +181,7 @@ def test_search_snippets_are_plain_text():
     r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                         "--allow-file-access-from-files", "--virtual-time-budget=20000",
                         "--dump-dom", page],
-                       capture_output=True, text=True, timeout=120)  # fmt: skip
+                       capture_output=True, text=True, timeout=120)
     snippets = re.findall(r'<p class="context">(.*?)</p>', r.stdout, flags=re.S)
     assert snippets, "no search result for 'hockey' (the transition proof has the word)"
     tex = [s for s in snippets if re.search(r"\\[(\[]|\\[a-z]+\{|\$\$", s)]

@@ -15,11 +15,11 @@ from seprank.theory.architecture_bounds import block_bounds
 
 #: The keys of a catalecticant block, in the order measure has always printed them.
 ORDER = ["degree", "other_s_degree", "rank", "shape", "ranked_shape", "bound", "seconds",
-         "saturation_bound", "saturated"]  # fmt: skip
+         "saturation_bound", "saturated"]
 
 
 @pytest.mark.parametrize("L, d, N, A", [(2, 2, 4, (0, 1)), (1, 3, 6, (1, 2, 4)),
-                                        (2, 2, 5, (2, 3))])  # fmt: skip
+                                        (2, 2, 5, (2, 3))])
 def test_each_block_carries_its_proved_bound_in_its_place(L, d, N, A):
     net = LinearSelfAttention(depth=L, width=d, seq_len=N)
     m = measure(net, A, strategy="catalecticant")
@@ -50,13 +50,13 @@ def test_attach_blocks_keeps_a_stored_bound_in_place_and_leaves_other_blocks():
     net = LinearSelfAttention(depth=1, width=2, seq_len=4)
     m = SimpleNamespace(partition=(0, 1), blocks=[
         {"degree": 1, "other_s_degree": 1, "rank": 2, "seconds": 0.1},
-        {"degree": 3, "other_s_degree": 0, "rank": 1, "bound": 99, "seconds": 0.1}])  # fmt: skip
+        {"degree": 3, "other_s_degree": 0, "rank": 1, "bound": 99, "seconds": 0.1}])
     m.blocks = bound_compare.with_block_bounds(m.blocks, net, m.partition)
     per = block_bounds(net, (0, 1))
     assert m.blocks == [{"degree": 1, "other_s_degree": 1, "rank": 2, "bound": per[1],
                          "seconds": 0.1},
                         {"degree": 3, "other_s_degree": 0, "rank": 1, "bound": per[0],
-                         "seconds": 0.1}]  # fmt: skip
+                         "seconds": 0.1}]
     assert list(m.blocks[0]) == ["degree", "other_s_degree", "rank", "bound", "seconds"]
     graded = SimpleNamespace(partition=(0, 1), blocks=[{"degree": 3, "rank": 1}])
     graded.blocks = bound_compare.with_block_bounds(graded.blocks, net, graded.partition)

@@ -113,13 +113,13 @@ def test_cli_strategy_catalecticant(capsys):
     from seprank.cli import main
 
     assert main(["measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--strategy",
-                 "catalecticant", "--json"]) == 0  # fmt: skip
+                 "catalecticant", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rank"] == 18 and out["strategy"] == "catalecticant"
     assert [b["rank"] for b in out["blocks"]] == [2, 6, 6, 3, 1]
     assert all({"degree", "rank", "shape", "bound", "seconds"} <= set(b) for b in out["blocks"])
     assert main(["measure", "--depth", "2", "--width", "3", "--seq-len", "4", "--partition",
-                 "0", "--strategy", "catalecticant"]) == 2  # fmt: skip
+                 "0", "--strategy", "catalecticant"]) == 2
     assert "at least width" in capsys.readouterr().err
 
 
@@ -136,7 +136,7 @@ def _rank_one_queries(net, seed=0):
     from seprank.algebra.domains import Symbolic
 
     w = {k: np.array(v, dtype=object) for k, v in net.init(np.random.default_rng(seed),
-                                                            Symbolic()).items()}  # fmt: skip
+                                                            Symbolic()).items()}
     for idx in np.ndindex(w["Wq"].shape[:2]):
         M = w["Wq"][idx]
         M[:] = np.outer(M[:, 0], np.ones(M.shape[1], dtype=object))
@@ -192,4 +192,4 @@ def test_refused_before_F_is_built_when_its_smallest_matrix_cannot_fit(monkeypat
     assert not built
     m = measure(LinearSelfAttention(depth=2, width=2, seq_len=4))  # auto: the grid instead
     assert m.strategy == "graded" and "catalecticant not taken: its largest matrix" in \
-        m.strategy_reason  # fmt: skip
+        m.strategy_reason

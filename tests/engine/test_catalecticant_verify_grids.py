@@ -19,7 +19,7 @@ def _applicable(grid):
 
 def _ident(net):
     return "L{}d{}H{}N{}{}".format(net.depth, net.width, net.heads, net.seq_len,
-                                   "r" if net.residual else "")  # fmt: skip
+                                   "r" if net.residual else "")
 
 
 def _same(net):
@@ -29,7 +29,7 @@ def _same(net):
     assert c.rank == g.rank, (c.rank, g.rank)
     if not net.residual:
         assert {b["degree"]: b["rank"] for b in c.blocks if b["rank"]} == \
-            {b["degree"]: b["rank"] for b in g.blocks if b["rank"]}  # fmt: skip
+            {b["degree"]: b["rank"] for b in g.blocks if b["rank"]}
 
 
 QUICK = _applicable("quick")
@@ -46,6 +46,6 @@ def test_equal_on_the_quick_verify_grid(net):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("net", [n for n in _applicable("default") if n not in QUICK],
-                         ids=_ident)  # fmt: skip
+                         ids=_ident)
 def test_equal_on_the_default_verify_grid(net):
     _same(net)

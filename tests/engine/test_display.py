@@ -51,7 +51,7 @@ def test_measurement_labels_say_only_what_was_established():
     assert measure(net, method="symbolic").label == "exact for these weights"
     assert measure(net, method="float").label.startswith("float estimate")
     m = measure(LinearSelfAttention(depth=3, width=2, seq_len=4), max_samples=20,
-                strategy="direct")  # fmt: skip
+                strategy="direct")
     assert not m.saturated and m.label == "lower bound, not saturated, budget hit"
     assert "[lower bound, not saturated, budget hit]" in repr(m)
 
@@ -112,7 +112,7 @@ def test_missing_pandas_is_one_line_naming_the_extra(graded, monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_pandas)
     with pytest.raises(ConfigError, match=r"^a DataFrame needs pandas: pip install "
-                                          r"'seprank\[pandas\]'$"):  # fmt: skip
+                                          r"'seprank\[pandas\]'$"):
         graded.to_frame()
 
 

@@ -21,7 +21,7 @@ def test_an_unbounded_rank_prints_no_estimate():
     max_samples (the worst case); a one-second run printed "about 37 s expected"."""
     net = nets.LinearAttention(depth=2, width=2, seq_len=4, causal=True)  # declares no form
     est = estimate.estimate(net, A, B, method="modular", max_samples=6000, start=16,
-                            fast=True)  # fmt: skip
+                            fast=True)
     assert est["log10_expected_rank"] is None and not estimate.trusted(est)
     assert est["expected_seconds"] == est["worst_seconds"] > estimate.SAY_SECONDS
     assert _said(net) == []
@@ -38,11 +38,11 @@ def test_check_cost_says_only_a_trusted_estimate_over_the_threshold():
            "first_grid_seconds": 0.0, "worst_seconds": 100.0, "degree": 3, "param_bytes": 0,
            "first_grid_bytes": 0, "points_bytes_at_budget": 0, "max_samples": 6000}
     for lg, secs, want in ((3.0, estimate.SAY_SECONDS + 1, 1), (None, estimate.SAY_SECONDS + 1, 0),
-                           (3.0, estimate.SAY_SECONDS - 1, 0)):  # fmt: skip
+                           (3.0, estimate.SAY_SECONDS - 1, 0)):
         said = []
         figures = {**est, "log10_expected_rank": lg, "expected_seconds": secs}
         estimate.check_cost(estimate.Cost(secs, 0, "the line", figures), 2**40,
-                            say=said.append)  # fmt: skip
+                            say=said.append)
         assert said in ([], ["the line"])
         assert len(said) == want, (lg, secs)
 
@@ -55,7 +55,7 @@ def test_the_kernel_rate_only_where_the_grid_runs_the_kernel():
 
     def secs(net, fast):
         return estimate.estimate(net, A, B, method="modular", max_samples=6000, start=16,
-                                 fast=fast)["worst_seconds"]  # fmt: skip
+                                 fast=fast)["worst_seconds"]
 
     assert secs(lsa, True) < secs(lsa, False)
     assert secs(s6, True) == secs(s6, False)

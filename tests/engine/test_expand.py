@@ -133,7 +133,7 @@ def test_torch_example_matches_the_hand_written_truth():
     net = _torch_example()
     rng = random.Random(2)
     w = {k: [[rng.randint(-9, 9) for _ in range(2)] for _ in range(2)]
-         for k in ("q.weight", "k.weight", "v.weight")}  # fmt: skip
+         for k in ("q.weight", "k.weight", "v.weight")}
     X, _ = inputs(5, 2)
 
     def lin(M, n, r):  # (M x^n)_r: nn.Linear computes x W^T
@@ -164,7 +164,7 @@ def test_a_fraction_constant_and_exact_floats_are_exact_over_q_and_mod_p():
     (lambda s: s / s, "division by a polynomial"),
     (lambda s: s ** -1, "not a non-negative integer"),
     (lambda s: np.exp(s), "does not run on polynomials"),
-])  # fmt: skip
+])
 def test_an_operation_with_no_exact_meaning_is_refused_naming_it(expr, words):
     @dataclass(frozen=True)
     class Bad(SumProduct):
@@ -194,7 +194,7 @@ def test_an_empty_matrix_mod_p_is_never_saturated():
     that rank 0 is a lower bound, not a saturated one (the bound was 0 there)."""
     net = LinearSelfAttention(depth=1, width=1, seq_len=2)
     zero = [m for m in (seprank.measure(net, strategy="expand", prime=2, seed=s)
-                        for s in range(6)) if m.rank == 0]  # fmt: skip
+                        for s in range(6)) if m.rank == 0]
     assert zero and all(not m.saturated and m.saturation_bound == 1.0 for m in zero)
     assert all(m.label == "lower bound, not saturated" for m in zero)
 
@@ -222,7 +222,7 @@ def test_auto_never_takes_expand_and_says_so():
     assert ("expand", "taken only when requested (strategy='expand')") in mp.considered
     mp = plan(LinearSelfAttention(2, 2, 1, 4), None, MeasureOptions(strategy="expand"))
     assert mp.strategy == "expand" and mp.run is None and mp.estimate.model["monomials"] == \
-        math.comb(8 + 9, 9)  # fmt: skip
+        math.comb(8 + 9, 9)
 
 
 @pytest.mark.parametrize("net, kw, words", [
@@ -231,7 +231,7 @@ def test_auto_never_takes_expand_and_says_so():
     (LinearSelfAttention(1, 2, 1, 4), {"method": "float"}, "needs method='symbolic' or"),
     (seprank.SoftmaxSelfAttention(1, 2, 1, 4), {"method": "auto"}, "polynomial"),
     (EmbeddedAttention(width=2, vocab=3, embed_rank=2), {"method": "symbolic"}, "alphabet"),
-])  # fmt: skip
+])
 def test_what_expand_cannot_measure_is_refused_in_one_line(net, kw, words):
     """Bad input is a ConfigError; what will not fit a TooBigError (both one line)."""
     from seprank.errors import TooBigError
@@ -277,7 +277,7 @@ def test_a_rank_hidden_mod_the_first_prime_is_found():
 def test_rows_with_fractions_are_scaled_not_rounded():
     M = [[Fraction(1, 2), Fraction(1, 3)], [Fraction(3, 2), 1]]  # row 1 = 3 x row 0
     entries = [(i, j, flint.fmpq(v.numerator, v.denominator)) for i in range(2)
-               for j, v in enumerate(M[i])]  # fmt: skip
+               for j, v in enumerate(M[i])]
     assert ex.rank_over_q(2, 2, entries)[0] == 1
 
 
@@ -290,7 +290,7 @@ def _cli(argv, capsys):
 def test_cli_measures_with_expand_and_refuses_in_one_line(capsys):
     net = ["--depth", "2", "--width", "2", "--seq-len", "4"]
     rc, out, _ = _cli(["measure", *net, "--strategy", "expand", "--method", "symbolic",
-                       "--json"], capsys)  # fmt: skip
+                       "--json"], capsys)
     d = json.loads(out)
     assert rc == 0 and d["rank"] == 18 and d["strategy"] == "expand"
     assert d["label"] == labels.EXACT_FOR_WEIGHTS
@@ -299,7 +299,7 @@ def test_cli_measures_with_expand_and_refuses_in_one_line(capsys):
     assert rc == 0 and "[exact for these weights]" in out
     assert "certified: exact for these weights" in out
     rc, _, err = _cli(["measure", "--depth", "3", "--width", "2", "--seq-len", "4",
-                       "--strategy", "expand", "--method", "symbolic"], capsys)  # fmt: skip
+                       "--strategy", "expand", "--method", "symbolic"], capsys)
     lines = err.strip().splitlines()
     assert rc == 2 and len(lines) == 1 and "monomials of f (limit" in lines[0]
 

@@ -49,7 +49,7 @@ def test_graded_equals_direct(cfg):
 
 @pytest.mark.parametrize("cfg", [(1, 2, 1, 2, (0,)), (2, 2, 1, 2, (0,)), (2, 2, 1, 4, (0, 1)),
                                  (2, 2, 1, 4, (1, 3)), (1, 3, 3, 4, (0, 1)),
-                                 (3, 1, 1, 2, (1,))], ids=_id)  # fmt: skip
+                                 (3, 1, 1, 2, (1,))], ids=_id)
 def test_graded_equals_symbolic_on_one_integer_network(cfg):
     L, d, H, N, A = cfg
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
@@ -78,7 +78,7 @@ def test_auto_picks_graded_when_homogeneous_and_direct_for_residual():
     graded with given weights (nothing random in catalecticant to earn saturation)."""
     m = measure(LinearSelfAttention(depth=2, width=2, seq_len=2))
     assert m.strategy == "graded" and "catalecticant not taken: it needs at least width=2" \
-        in m.strategy_reason  # fmt: skip
+        in m.strategy_reason
     m = measure(LinearSelfAttention(depth=2, width=2, seq_len=2, residual=True))
     assert m.strategy == "direct" and "not homogeneous" in m.strategy_reason
     for res in (False, True):
@@ -89,9 +89,9 @@ def test_auto_picks_graded_when_homogeneous_and_direct_for_residual():
         w = net.init(np.random.default_rng(1), Symbolic())
         m = measure(net, weights=w)
         assert m.strategy == ("direct" if res else "graded") and "given weights" in \
-            m.strategy_reason  # fmt: skip
+            m.strategy_reason
     assert measure(LinearSelfAttention(depth=2, width=2, seq_len=4),
-                   method="float").strategy == "direct"  # fmt: skip
+                   method="float").strategy == "direct"
 
 
 def test_graded_refused_for_residual_and_non_modular():
@@ -100,7 +100,7 @@ def test_graded_refused_for_residual_and_non_modular():
         measure(net, strategy="graded")
     with pytest.raises(ConfigError, match="strategy='graded'"):
         measure(LinearSelfAttention(depth=1, width=2, seq_len=2), method="float",
-                strategy="graded")  # fmt: skip
+                strategy="graded")
     with pytest.raises(ConfigError, match="strategy="):
         measure(LinearSelfAttention(depth=1, width=2, seq_len=2), strategy="fast")
 
@@ -115,7 +115,7 @@ def test_small_prime_too_small_for_the_degree():
 
 def test_a_block_can_stay_unsaturated_and_then_the_total_is_not_saturated():
     m = measure(LinearSelfAttention(depth=3, width=2, seq_len=4), strategy="graded",
-                max_samples=30)  # fmt: skip
+                max_samples=30)
     assert not m.saturated and m.budget_hit
     assert any(not b["saturated"] for b in m.blocks)
     assert any(b["saturated"] for b in m.blocks)
@@ -185,14 +185,14 @@ def _cli(*args):
     import sys
 
     return subprocess.run([sys.executable, "-m", "seprank", *args], capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+                          text=True, timeout=300)
 
 
 def test_cli_json_reports_strategy_and_blocks():
     import json
 
     r = _cli("measure", "--depth", "3", "--width", "2", "--seq-len", "4", "--strategy",
-             "graded", "--json")  # fmt: skip
+             "graded", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["strategy"] == "graded" and d["rank"] == 232 and d["saturated"]
@@ -200,14 +200,14 @@ def test_cli_json_reports_strategy_and_blocks():
     assert {"degree", "rank", "samples", "saturated"} <= set(d["blocks"][0])
     assert d["graded"]["total_degree"] == 27 and d["graded"]["support"][0] == 1
     r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "2", "--residual",
-             "--json")  # fmt: skip
+             "--json")
     d = json.loads(r.stdout)
     assert d["strategy"] == "direct" and "not homogeneous" in d["strategy_reason"]
 
 
 def test_cli_refuses_graded_for_residual_in_one_line():
     r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--residual",
-             "--strategy", "graded")  # fmt: skip
+             "--strategy", "graded")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().count("\n") == 0 and "strategy='graded'" in r.stderr
     r = _cli("measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--strategy", "x")

@@ -280,9 +280,9 @@ def test_the_traced_sizes_bound_the_true_coefficients(case):
     truth = CASES[case](X[0][0], X[0][1], flint.fmpq(1, 3), _sum3)
     h_dom, d_dom = HeightDomain(), DenominatorDomain()
     h = int(np.max(CASES[case](*(h_dom.random(None, (2,)) for _ in range(2)),
-                               Fraction(1, 3), _np_sum3).raw))  # fmt: skip
+                               Fraction(1, 3), _np_sum3).raw))
     e = int(np.max(CASES[case](*(d_dom.random(None, (2,)) for _ in range(2)),
-                               Fraction(1, 3), _np_sum3).raw))  # fmt: skip
+                               Fraction(1, 3), _np_sum3).raw))
     lcm = math.lcm(*(h_dom.denominators | d_dom.denominators | {1}))
     assert _l1(truth) <= 2**h
     for _, c in truth.terms():

@@ -59,7 +59,7 @@ def test_given_weights_are_read_exactly_by_every_engine(method, a):
     ({"a": [1, 2], "b": [1]}, r"weights: key 'b' is not a weight of Two"),
     ({"a": [1, 2, 3]}, r"weights\['a'\]: shape \(3,\) given, \(2,\) expected"),
     ([1, 2], r"weights=list: must be a dict"),
-])  # fmt: skip
+])
 def test_bad_weights_are_refused_naming_the_key(weights, match):
     with pytest.raises(ConfigError, match=match):
         seprank.measure(Two(), [0], weights=weights)
@@ -108,7 +108,7 @@ class Zero:
 
 
 @pytest.mark.parametrize("kw", [{}, {"strategy": "direct"}, {"strategy": "graded"},
-                                {"method": "symbolic"}, {"method": "float"}])  # fmt: skip
+                                {"method": "symbolic"}, {"method": "float"}])
 def test_an_identically_zero_f_measures_zero_in_every_strategy(kw):
     m = seprank.measure(Zero(), [0], **kw)
     assert m.rank == 0 and m.label  # a label, whichever it is
@@ -168,7 +168,7 @@ def test_an_architectures_own_bound_is_never_called_proved():
     assert c.status == m.label and "proved" not in c.status
     wrong = seprank.measure(Claims(claim=1), [0])
     assert wrong.label == ("lower bound, above the architecture's stated bound (my "
-                           "back-of-envelope claim): that bound is false")  # fmt: skip
+                           "back-of-envelope claim): that bound is false")
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def test_a_float_rank_is_never_saturated_only_trusted():
 def test_measure_says_exact_proved_where_the_rank_meets_the_proved_bound():
     out = subprocess.run([sys.executable, "-m", "seprank", "measure", "--depth", "4",
                           "--width", "2", "--seq-len", "4", "--json"],
-                         capture_output=True, text=True, check=True)  # fmt: skip
+                         capture_output=True, text=True, check=True)
     d = json.loads(out.stdout)
     assert d["rank"] == 4538 and d["label"] == "exact, proved"
     assert d["bound"]["status"] == "proved" and d["bound"]["upper"] == 4538
@@ -267,7 +267,7 @@ def test_a_transition_row_earns_exact_proved_only_from_the_recomputed_bound():
     from seprank.studies.transition import row_label
 
     row = {"width": 2, "heads": 1, "seq_len": 4, "depth": 2, "measured": 18,
-           "saturated": "True", "upper_proved": 18}  # fmt: skip
+           "saturated": "True", "upper_proved": 18}
     assert row_label(row) == "exact, proved"
     forged = dict(row, depth=3, upper_proved=18)  # a file's own word for another config
     assert row_label(forged) == "lower bound, saturated"

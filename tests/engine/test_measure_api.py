@@ -75,7 +75,7 @@ def test_growth_is_used_as_given():
 
 def test_sampler_alphabet_needs_a_declared_alphabet():
     with pytest.raises(ConfigError, match="^sampler='alphabet': LinearSelfAttention declares "
-                                          "no alphabet$"):  # fmt: skip
+                                          "no alphabet$"):
         measure(LinearSelfAttention(**SMALL), sampler="alphabet")
     net = EmbeddedAttention(vocab=3, embed_rank=2, width=2, depth=1, seq_len=4)
     m = measure(net, (0, 1), sampler="alphabet")
@@ -93,7 +93,7 @@ def test_method_auto_takes_float_for_a_non_polynomial_and_says_so():
     assert m.method == "float"
     assert m.strategy_reason.startswith("method='auto' took 'float': SoftmaxSelfAttention is "
                                         "not a polynomial (float engine only, no "
-                                        "certificate); ")  # fmt: skip
+                                        "certificate); ")
 
 
 # ---------------------------------------------------------------- documented defaults
@@ -133,7 +133,7 @@ def test_default_budget_in_the_estimate_and_in_the_grid_check(monkeypatch, kwarg
         kwargs = {"strategy": "graded", **kwargs}
     _memory(monkeypatch, 2**20)  # the sample points at the budget do not fit
     with pytest.raises(TooBigError, match=rf"^max_samples: the sample points at "
-                                          rf"max_samples={budget} need"):  # fmt: skip
+                                          rf"max_samples={budget} need"):
         measure(net, **kwargs)
     _memory(monkeypatch, 2**24)  # they fit, the budget's grid does not
     with pytest.raises(SamplingError, match=rf"^max_samples: a {budget}x{budget} grid"):

@@ -34,7 +34,7 @@ NET = LinearSelfAttention(depth=2, width=2, seq_len=4)
     ("use_kernel", None, r"^use_kernel=None must be True or False$"),
     ("start", 1, r"^start=1 must be an integer in \[2, 10000000\]$"),
     ("chunk", 0, r"^chunk=0 must be an integer in \[1, 2\*\*63-1\]$"),
-])  # fmt: skip
+])
 def test_each_bad_option_is_refused_naming_it(field, value, message):
     with pytest.raises(ConfigError, match=message):
         MeasureOptions(**{field: value})
@@ -42,7 +42,7 @@ def test_each_bad_option_is_refused_naming_it(field, value, message):
 
 @pytest.mark.parametrize("field, value", [("max_samples", 2), ("growth", 1.0001), ("tol", 0.0),
                                           ("start", 2), ("chunk", 1), ("seed", 0),
-                                          ("saturation_threshold", 0)])  # fmt: skip
+                                          ("saturation_threshold", 0)])
 def test_the_limits_themselves_are_accepted(field, value):
     assert getattr(MeasureOptions(**{field: value}), field) == value
 
@@ -80,7 +80,7 @@ def test_plan_decides_without_measuring_and_execute_runs_it():
 
 def test_plan_of_symbolic_and_float():
     p = plan(LinearSelfAttention(depth=1, width=2, seq_len=2),
-             options=MeasureOptions(method="symbolic"))  # fmt: skip
+             options=MeasureOptions(method="symbolic"))
     assert p.strategy == "coefficients" and p.run is None and execute(p).rank == 3
     p = plan(NET, options=MeasureOptions(method="float"))
     assert p.strategy == "direct" and p.run.engine is None
@@ -99,7 +99,7 @@ def test_options_must_be_measure_options():
 
 def test_internal_knobs_reach_the_run():
     m = measure(NET, options=MeasureOptions(start=8, chunk=7, use_kernel=False,
-                                            strategy="direct"))  # fmt: skip
+                                            strategy="direct"))
     assert m.history[0][:2] == (8, 8) and m.rank == 18
 
 

@@ -62,7 +62,7 @@ FLAG_CASES = [(n, v) for n, v in CASES if PARAMETERS[n].flag is not None]
 GRID_CASES = [(n, v) for n, v in CASES if PARAMETERS[n].grid is not None
               and v is not None and not (isinstance(v, int) and abs(v) > MAX_INT)]  # TOML's
 CERT_CASES = [(n, v) for r in PARAMETERS.values() if r.certificate
-              for n, v in [(r.name, x) for x in bad_values(r) + [None]]]  # fmt: skip
+              for n, v in [(r.name, x) for x in bad_values(r) + [None]]]
 
 
 def _ids(cases):
@@ -135,7 +135,7 @@ def test_a_grid_file_refuses_each_bad_value_naming_its_key(name, value, tmp_path
     r = PARAMETERS[name]
     v = _toml(value)
     text = (f'[grid]\nname = "t"\n{r.grid} = {v if r.grid == "max_samples" else f"[{v}]"}\n'
-            "[params]\ndepth = [1]\nwidth = [2]\nseq_len = [4]\n")  # fmt: skip
+            "[params]\ndepth = [1]\nwidth = [2]\nseq_len = [4]\n")
     (tmp_path / "g.toml").write_text(text)
     rc = main(["sweep", str(tmp_path / "g.toml"), "--out", str(tmp_path / "out"), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
@@ -190,7 +190,7 @@ BY_CASES = {
     "growth": {"direct": dict(strategy="direct"), "graded": dict(strategy="graded"),
                "catalecticant": dict(strategy="catalecticant"), "sketch": dict(strategy="sketch")},
     "prime": {"modular": dict(strategy="direct")},
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", [r.name for r in PARAMETERS.values() if r.by is not None])
@@ -200,7 +200,7 @@ def test_the_defaults_by_method_and_strategy_are_what_plan_uses(name):
     for key, kw in BY_CASES[name].items():
         run = plan(PLAN_NET, options=MeasureOptions(**kw)).run
         used = {"max_samples": run.max_samples, "growth": run.growth,
-                "prime": getattr(run.domain, "p", None)}[name]  # fmt: skip
+                "prime": getattr(run.domain, "p", None)}[name]
         assert used == parameters.default(name, key), (name, key)
 
 
@@ -213,7 +213,7 @@ def test_the_shipped_grids_and_verify_use_the_tables_budget():
         assert inspect.signature(f).parameters["max_samples"].default == budget
     by = PARAMETERS["max_samples"].by  # measure's docstring states them
     assert (f"default {by['modular']} direct, {by['graded']} graded,\n        {by['float']} "
-            "float" in measure.__doc__)  # fmt: skip
+            "float" in measure.__doc__)
 
 
 # ------------------------------------------------------------------ one prime policy
@@ -245,7 +245,7 @@ def test_one_prime_policy_on_every_surface(p, cert, tmp_path, capsys):
 def _grid(tmp_path, p):
     path = tmp_path / "g.toml"
     path.write_text(f'[grid]\nname = "t"\nprimes = [{p}]\n'
-                    "[params]\ndepth = [1]\nwidth = [2]\nseq_len = [4]\n")  # fmt: skip
+                    "[params]\ndepth = [1]\nwidth = [2]\nseq_len = [4]\n")
     return path
 
 
@@ -254,7 +254,7 @@ def test_a_prime_below_the_floor_is_measured_by_the_cli_as_by_the_api(depth, p, 
     """The CLI no longer refuses what the API measures: the same rank and label."""
     assert p < feasibility.prime_floor(LinearSelfAttention(depth=depth, width=2, seq_len=4))[0]
     assert main(["measure", "--depth", str(depth), "--width", "2", "--seq-len", "4",
-                 "--prime", str(p), "--json", "--quiet"]) == 0  # fmt: skip
+                 "--prime", str(p), "--json", "--quiet"]) == 0
     got = json.loads(capsys.readouterr().out)
     m = measure(LinearSelfAttention(depth=depth, width=2, seq_len=4), prime=p)
     assert (got["rank"], got["label"], got["prime"]) == (m.rank, m.label, p)
@@ -264,7 +264,7 @@ def test_a_prime_below_the_floor_is_measured_by_the_cli_as_by_the_api(depth, p, 
 def test_the_floor_says_what_the_network_needs():
     net1, net2 = (LinearSelfAttention(depth=d, width=2, seq_len=4) for d in (1, 2))
     with pytest.raises(DomainError, match=r"^prime=7 is too small .*Schwartz-Zippel bound "
-                       r"needs p > e = 7"):  # fmt: skip
+                       r"needs p > e = 7"):
         feasibility.check_prime(net1, 7)
     with pytest.raises(DomainError, match=r"graded interpolation needs p > T \+ 1 = 10"):
         feasibility.check_prime(net2, 5)

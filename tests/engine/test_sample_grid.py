@@ -66,12 +66,12 @@ def test_template_points_enumerate_every_assignment():
     P = grid.template_points(T, 2)
     assert P.shape == (9, 2, 2)
     assert [tuple(P[i, :, 0] // 2) for i in range(9)] == [(a, b) for a in range(3)
-                                                          for b in range(3)]  # fmt: skip
+                                                          for b in range(3)]
 
 
 @pytest.mark.parametrize("samples, positions, want", [(1, 1, 1), (9, 2, 3), (10, 2, 4),
                                                        (8, 3, 2), (27, 3, 3), (28, 3, 4),
-                                                       (5, 1, 5), (1000, 3, 10)])  # fmt: skip
+                                                       (5, 1, 5), (1000, 3, 10)])
 def test_templates_needed_is_the_smallest_m(samples, positions, want):
     m = grid.templates_needed(samples, positions)
     assert m == want and m**positions >= samples and (m - 1) ** positions < samples
@@ -132,14 +132,14 @@ def _spy_batches(P, Q, **kw):
     object.__setattr__(net, "batches", [])
     D = Float64()
     F = grid.evaluate_grid(net, None, D, np.zeros((P, 1, 1)), np.zeros((Q, 1, 1)), (0,), (1,),
-                           **kw)  # fmt: skip
+                           **kw)
     assert F.shape == (P, Q)
     return net.batches
 
 
 @pytest.mark.parametrize("P, Q, chunk, want", [(5, 3, 7, [6, 6, 3]), (5, 4, 3, [4] * 5),
                                                 (3, 1, 2, [2, 1]), (4, 2, 100, [8]),
-                                                (2, 0, 5, [0])])  # fmt: skip
+                                                (2, 0, 5, [0])])
 def test_evaluate_grid_batches_bound_memory(P, Q, chunk, want):
     """Whole rows per batch, as many as fit in ``chunk`` inputs (at least one row)."""
     assert _spy_batches(P, Q, chunk=chunk) == want

@@ -21,7 +21,7 @@ def _ranks(m):
 
 
 @pytest.mark.parametrize("L,d,H", [(2, 3, 3), (3, 3, 3), (2, 4, 2), (3, 2, 2), (2, 2, 1),
-                                   (2, 3, 1), (1, 3, 1)])  # fmt: skip
+                                   (2, 3, 1), (1, 3, 1)])
 def test_equal_to_the_catalecticant_block_by_block(L, d, H):
     net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=2 * d)
     c = measure(net, strategy="catalecticant")
@@ -59,7 +59,7 @@ def _attention_truth(net, params):
             v = [lin(W["Wv"], y) for y in Y]
             for i in range(net.seq_len):
                 z = [sum(sum(qa * ka for qa, ka in zip(q[i], k[j])) * v[j][a]
-                         for j in range(net.seq_len)) for a in range(len(v[0]))]  # fmt: skip
+                         for j in range(net.seq_len)) for a in range(len(v[0]))]
                 o = lin(W["Wo"], z)
                 out[i] = [x + y for x, y in zip(out[i], o)]
         Y = out
@@ -89,7 +89,7 @@ def test_a_sketch_is_the_catalecticant_block_between_random_vectors():
     Vinv = vandermonde_inverse(list(range(D + 1)), list(range(D + 1)), p)
     rng = np.random.default_rng(5)
     Y, Z, U = (rng.integers(0, p, (3, m)), rng.integers(0, p, (4, m)),
-               rng.integers(0, p, (4, d)))  # fmt: skip
+               rng.integers(0, p, (4, d)))
     R = sketch.sketch_entries(Y, Z, U, K, Vinv, net.output_coord, p)
 
     def exps(k):
@@ -97,7 +97,7 @@ def test_a_sketch_is_the_catalecticant_block_between_random_vectors():
 
     def veronese(pt, k):
         return [math.prod(pow(int(x), int(a), p) * pow(math.factorial(a), -1, p)
-                          for x, a in zip(pt, e)) % p for e in exps(k)]  # fmt: skip
+                          for x, a in zip(pt, e)) % p for e in exps(k)]
 
     def key(e):
         return sum(a * (D + 1) ** i for i, a in enumerate(e))
@@ -164,7 +164,7 @@ def test_the_bound_adds_the_sketch_draws_to_the_weights():
     (LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True), {}, "residual"),
     (LinearSelfAttention(depth=2, width=2, seq_len=3), {}, "positions on each side"),
     (LinearSelfAttention(depth=2, width=2, seq_len=4), {"method": "float"}, "modular"),
-])  # fmt: skip
+])
 def test_what_it_cannot_measure_is_refused_in_one_line(net, kw, words):
     with pytest.raises(ConfigError, match=words):
         measure(net, strategy="sketch", **kw)
@@ -190,7 +190,7 @@ def test_auto_never_takes_it():
     from seprank.engine.options import MeasureOptions
 
     mp = plan(LinearSelfAttention(depth=2, width=2, heads=2, seq_len=3), options=MeasureOptions(),
-              inputs=False)  # fmt: skip (catalecticant refused: auto asks the later ones)
+              inputs=False)  # catalecticant refused: auto asks the later ones
     assert mp.strategy == "graded"
     assert ("sketch", "taken only when requested (strategy='sketch')") in mp.considered
 

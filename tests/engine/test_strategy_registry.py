@@ -51,7 +51,7 @@ def test_a_registered_strategy_is_taken_by_auto_and_recorded(toy):
     assert m.considered[0] == ["coefficients", "needs method='symbolic' (got method='modular')"]
     assert ["toy", None] in m.considered
     assert all(why.startswith("not asked: toy") for name, why in m.considered
-               if name in ("catalecticant", "graded", "direct"))  # fmt: skip
+               if name in ("catalecticant", "graded", "direct"))
     other = measure(LinearSelfAttention(depth=1, width=3, seq_len=6))
     assert other.strategy != "toy" and ["toy", "needs width 2"] in other.considered
 

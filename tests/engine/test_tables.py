@@ -12,14 +12,14 @@ def test_latex_table_is_booktabs_with_numbers_right_aligned():
     lines = text.splitlines()
     assert lines[:4] == ["% c", r"\begin{tabular}{lr}", r"\toprule", r"net & rank \\"]
     assert lines[4:] == [r"\midrule", r"attention & 49 \\", r"x & - \\", r"\bottomrule",
-                         r"\end{tabular}"]  # fmt: skip
+                         r"\end{tabular}"]
 
 
 @pytest.mark.parametrize("text, latex", [
     ("a_b", r"a\_b"), ("50%", r"50\%"), ("x & y", r"x \& y"), ("$1", r"\$1"),
     ("{p}", r"\{p\}"), ("#2", r"\#2"), ("a~b", r"a\textasciitilde{}b"),
     ("2^L", r"2\textasciicircum{}L"), ("a\\b", r"a\textbackslash{}b"),
-])  # fmt: skip
+])
 def test_latex_escape_each_special_character(text, latex):
     assert tables.latex_escape(text) == latex
 
@@ -32,7 +32,7 @@ def test_a_math_cell_is_written_as_it_is():
 
 def test_config_in_the_papers_symbols():
     cfg = {"architecture": "LinearSelfAttention", "depth": 2, "width": 3, "heads": 1,
-           "seq_len": 4, "residual": False, "my_knob": "a_b"}  # fmt: skip
+           "seq_len": 4, "residual": False, "my_knob": "a_b"}
     assert tables.config_math(cfg) == r"$L=2,\ d_x=3,\ H=1,\ N=4$, my\_knob=a\_b"
     assert tables.config_text(cfg) == "L=2, d_x=3, H=1, N=4, my_knob=a_b"
     assert tables.config_text({**cfg, "residual": True}).endswith("residual, my_knob=a_b")

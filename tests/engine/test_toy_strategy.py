@@ -63,7 +63,7 @@ def toy():
     kind = kinds.register(kinds.CertificateKind(
         name="toy minors", strategies=("toy",), schema=grid_minors.schema,
         check=grid_minors.check, write=grid_minors.write, certifies=grid_minors.certifies,
-        grid=True))  # fmt: skip
+        grid=True))
     try:
         yield
     finally:

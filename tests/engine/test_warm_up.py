@@ -19,7 +19,7 @@ def _fake(overloads=(), index=None, cached=True, misses=0):
     cache_file = SimpleNamespace(_load_index=lambda: dict(index or {}))
     cache = SimpleNamespace(_cache_file=cache_file) if cached else SimpleNamespace()
     return SimpleNamespace(overloads=dict.fromkeys(overloads), _cache=cache,
-                           _cache_misses={"sig": misses} if misses else {})  # fmt: skip
+                           _cache_misses={"sig": misses} if misses else {})
 
 
 @pytest.mark.parametrize("ds, want", [
@@ -29,7 +29,7 @@ def _fake(overloads=(), index=None, cached=True, misses=0):
     ([_fake(cached=False)], True),                # no cache folder: compiles every run
     ([_fake(overloads=["s"]), _fake()], True),    # any one kernel compiling is enough
     ([], False),
-])  # fmt: skip
+])
 def test_will_compile(ds, want):
     assert kernels.will_compile(ds) is want
 
@@ -107,7 +107,7 @@ def test_a_run_that_evaluates_no_grid_does_not_ask_about_the_attention_kernel(mo
     grid = set(map(id, kernels._dispatchers())) - set(map(id, kernels._dispatchers(grid=False)))
     assert len(grid) == 1  # the attention kernel, left out with grid=False
     monkeypatch.setattr(kernels, "will_compile",
-                        lambda ds=None: any(id(d) in grid for d in ds or ()))  # fmt: skip
+                        lambda ds=None: any(id(d) in grid for d in ds or ()))
     net = LinearSelfAttention(depth=2, width=2, seq_len=4)
     for strategy, said in (("catalecticant", False), ("direct", True), ("graded", True)):
         lines = []
@@ -127,9 +127,9 @@ def test_the_notice_prints_on_a_first_run_and_not_on_the_second(tmp_path, extra)
 
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
     argv = [sys.executable, "-m", "seprank", "measure", "--depth", "3", "--width", "2",
-            "--seq-len", "4", "--json", *extra]  # fmt: skip
+            "--seq-len", "4", "--json", *extra]
     runs = [subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
-            for _ in range(2)]  # fmt: skip
+            for _ in range(2)]
     assert [r.returncode for r in runs] == [0, 0]
     assert kernels.COMPILING in runs[0].stderr
     assert "compiling" not in runs[1].stderr
@@ -144,8 +144,8 @@ def test_warm_up_leaves_no_kernel_to_compile(tmp_path):
     import sys
 
     code = ("from seprank.engine import kernels, warm_up; "
-            "print(warm_up.warm_up(), kernels.will_compile())")  # fmt: skip
+            "print(warm_up.warm_up(), kernels.will_compile())")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba")),
-                       timeout=240)  # fmt: skip
+                       timeout=240)
     assert r.returncode == 0 and r.stdout.split() == ["True", "False"], r.stderr[-500:]

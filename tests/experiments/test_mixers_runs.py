@@ -18,7 +18,7 @@ def test_compare_rows_reach_the_sink_and_resume_measures_only_the_rest(tmp_path,
     calls = []
     real = mc.measure_with_timeout
     monkeypatch.setattr(mc, "measure_with_timeout",
-                        lambda net, *a: calls.append(net.depth) or real(net, *a))  # fmt: skip
+                        lambda net, *a: calls.append(net.depth) or real(net, *a))
     again = mc.run(2, 90, 60, 4000, ["s4"], ["small"], done=mc.read_csv(path))
     assert calls == [2, 2]  # depth 1 kept from the CSV, depth 2 measured
     assert [int(r["depth"]) for r in again] == [1, 1, 2, 2]
@@ -40,7 +40,7 @@ def test_a_failing_measurement_stops_the_mixer_with_its_reason(capsys):
     rows = mc.run(1, 90, 60, 10**6, ["s4"], ["small"])  # the grid cannot fit in memory
     assert rows == []
     assert "s4                small stopped: depth 1, balanced: SamplingError" in \
-        capsys.readouterr().out  # fmt: skip
+        capsys.readouterr().out
 
 
 def test_merged_keeps_other_mixers_rows_in_table_order():
@@ -55,7 +55,7 @@ def test_length_lines_grow_in_n_and_resume_keeps_rows(tmp_path, monkeypatch):
         ("prefix", 4, 3), ("prefix", 5, 3), ("balanced", 4, 3), ("balanced", 5, 3)]
     # sep <= d + 1 [D]: derived in the module docstring, so stated by the architecture
     assert all(r["label"].startswith("exact, given the architecture's stated bound (")
-               and r["label"].endswith("[D])") for r in rows)  # fmt: skip
+               and r["label"].endswith("[D])") for r in rows)
     assert ml.partition("prefix", 5) == (0, 1) and ml.partition("balanced", 5) == (0, 2, 4)
     monkeypatch.setattr(ml, "measure_with_timeout", lambda *a: pytest.fail("measured again"))
     assert len(ml.run(["linear-attention"], [1], 5, 60, 4000, done=rows)) == 4
@@ -65,7 +65,7 @@ def test_length_line_stops_at_the_first_n_that_does_not_finish(monkeypatch):
     real = ml.measure_with_timeout
     monkeypatch.setattr(ml, "measure_with_timeout",
                         lambda net, *a: "not finished within 1 s" if net.seq_len > 4
-                        else real(net, *a))  # fmt: skip
+                        else real(net, *a))
     rows = ml.run(["s6"], [1], 8, 60, 4000)
     assert [(r["partition"], r["N"]) for r in rows] == [("prefix", 4), ("balanced", 4)]
     assert all(r["stopped"] == "N = 5: not finished within 1 s" for r in rows)
@@ -79,7 +79,7 @@ def test_length_line_stops_at_the_first_n_that_does_not_finish(monkeypatch):
     (mc, ["--row-seconds", "0"], "--row-seconds"), (mc, ["--max-samples", "1"], "--max-samples"),
     (mc, ["--mixers", "s4,foo"], "--mixers: foo not among"), (mc, ["--sizes", "huge"], "--sizes"),
     (mc, ["--mixers", "s4,s4"], "distinct"), (mc, ["--relabel"], "no mixers_compare.csv"),
-])  # fmt: skip
+])
 def test_scripts_refuse_bad_arguments_in_one_line(tmp_path, capsys, script, argv, what):
     with pytest.raises(SystemExit) as e:
         script.main([*argv, "--out", str(tmp_path)])
@@ -135,7 +135,7 @@ def test_a_run_replaces_the_rows_it_measures_and_keeps_every_other(tmp_path, mon
     monkeypatch.setattr(mc, "measure_with_timeout", stop_at_the_third)
     assert mc.main([*small, "--depths", "2"]) == 130
     assert [(r["mixer"], r["depth"]) for r in mc.read_csv(path)] == \
-        [(r["mixer"], r["depth"]) for r in rows]  # fmt: skip
+        [(r["mixer"], r["depth"]) for r in rows]
 
 
 def test_length_run_without_resume_keeps_the_rows_it_does_not_reach(tmp_path):
@@ -144,7 +144,7 @@ def test_length_run_without_resume_keeps_the_rows_it_does_not_reach(tmp_path):
     assert ml.main([*argv, "--max-len", "4"]) == 0  # N = 5 not measured now: kept
     rows = mc.read_csv(tmp_path / "mixers_length.csv")
     assert [(r["partition"], r["N"]) for r in rows] == \
-        [("prefix", "4"), ("prefix", "5"), ("balanced", "4"), ("balanced", "5")]  # fmt: skip
+        [("prefix", "4"), ("prefix", "5"), ("balanced", "4"), ("balanced", "5")]
 
 
 @pytest.mark.parametrize("column, value", [("rank", "0"), ("rank", "x"), ("depth", "²"),
@@ -161,13 +161,13 @@ def test_a_hand_broken_csv_is_refused_naming_its_line(tmp_path, capsys, column, 
         err = capsys.readouterr().err
         assert e.value.code == 2 and f"line 3: {column}={value!r} is not a valid" in err
     assert path.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == \
-        ["mixers_compare.csv"]  # fmt: skip
+        ["mixers_compare.csv"]
 
 
 def test_relabel_reads_a_csv_of_an_older_version_without_the_newer_columns(tmp_path):
     rows = mc.run(1, 90, 60, 4000, ["s4"], ["small"])
     old = ["mixer", "size", "config", "params_per_layer", "params", "depth", "partition", "A",
-           "degree", "rank", "label", "seconds", "stopped"]  # fmt: skip
+           "degree", "rank", "label", "seconds", "stopped"]
     mc.write_csv([{k: r[k] for k in old} for r in rows], tmp_path / "mixers_compare.csv", old)
     for extra in (["--plot-only"], ["--resume", "--mixers", "s4"]):  # --relabel first
         with pytest.raises(SystemExit) as e:
@@ -200,7 +200,7 @@ def test_resume_keeps_a_timeout_stop_unless_the_timeout_is_longer(monkeypatch):
     calls = []
     real = mc.measure_with_timeout
     monkeypatch.setattr(mc, "measure_with_timeout",
-                        lambda net, *a: calls.append(net.depth) or real(net, *a))  # fmt: skip
+                        lambda net, *a: calls.append(net.depth) or real(net, *a))
     same = mc.run(2, 90, 300, 4000, ["s4"], ["small"], done=rows)
     assert calls == [] and same[-1]["stopped"] == rows[-1]["stopped"]
     assert len(mc.run(2, 90, 600, 4000, ["s4"], ["small"], done=rows)) == 4 and calls == [2, 2]
@@ -208,16 +208,16 @@ def test_resume_keeps_a_timeout_stop_unless_the_timeout_is_longer(monkeypatch):
 
 def test_length_resume_of_some_mixers_keeps_the_others(tmp_path):
     ml.main(["--mixers", "linear-attention", "--depths", "1", "--max-len", "4",
-             "--out", str(tmp_path)])  # fmt: skip
+             "--out", str(tmp_path)])
     ml.main(["--mixers", "s6", "--depths", "1", "--max-len", "4", "--resume",
-             "--out", str(tmp_path)])  # fmt: skip
+             "--out", str(tmp_path)])
     rows = mc.read_csv(tmp_path / "mixers_length.csv")
     assert [r["mixer"] for r in rows] == ["s6"] * 2 + ["linear-attention"] * 2
     ml.main(["--mixers", "s6", "--depths", "2", "--max-len", "4", "--resume",
-             "--out", str(tmp_path)])  # fmt: skip
+             "--out", str(tmp_path)])
     rows = mc.read_csv(tmp_path / "mixers_length.csv")
     assert [(r["mixer"], r["depth"]) for r in rows] == [("s6", "1")] * 2 + [("s6", "2")] * 2 \
-        + [("linear-attention", "1")] * 2  # fmt: skip
+        + [("linear-attention", "1")] * 2
 
 
 def test_resume_keeps_a_depths_finished_partition_and_its_timeout_stop(monkeypatch):
@@ -238,9 +238,9 @@ def test_a_retry_below_the_first_rank_keeps_the_first_as_a_lower_bound(monkeypat
     from types import SimpleNamespace
 
     first = SimpleNamespace(rank=10, saturated=False, sample_saturated=True,
-                            saturation_bound=0.5, strategy="graded", prime=67108859)  # fmt: skip
+                            saturation_bound=0.5, strategy="graded", prime=67108859)
     second = SimpleNamespace(**{**vars(first), "rank": 9, "saturated": True,
-                                "saturation_bound": 0.001, "prime": mc.RETRY_PRIME})  # fmt: skip
+                                "saturation_bound": 0.001, "prime": mc.RETRY_PRIME})
     answers = iter([first, second])
     monkeypatch.setattr(mc, "measure", lambda *a, **k: next(answers))
     assert mc.measure_row(None, (0,), 100) == (10, False, 0.5, "graded", 67108859)
@@ -252,7 +252,7 @@ def test_length_resume_keeps_a_timeout_stop_unless_longer(monkeypatch):
     calls = []
     real = ml.measure_with_timeout
     monkeypatch.setattr(ml, "measure_with_timeout",
-                        lambda net, *a: calls.append(net.seq_len) or real(net, *a))  # fmt: skip
+                        lambda net, *a: calls.append(net.seq_len) or real(net, *a))
     assert len(ml.run(["linear-attention"], [1], 5, 300, 4000, done=rows)) == 3
     assert calls == [5]  # prefix stood at N = 4; balanced (no stop) went on to N = 5
     merged = ml.merged(ml.run(["linear-attention"], [1], 4, 60, 4000, done=rows[:1]), rows)

@@ -43,13 +43,13 @@ CASES = [
     ("heads_deficits", ["no-such.jsonl", "out.md"], "data='no-such.jsonl' is not a file"),
     ("heads_cells", ["cells.jsonl", "--only", "3,3"], "--only: ['3,3'] must be cells"),
     ("heads_cells", ["cells.jsonl", "--budget", "0"], "--budget:"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name, argv, words", CASES,
-                         ids=[f"{c[0]} {' '.join(c[1])}" for c in CASES])  # fmt: skip
+                         ids=[f"{c[0]} {' '.join(c[1])}" for c in CASES])
 def test_scripts_refuse_bad_arguments_in_one_line(name, argv, words, capsys, tmp_path,
-                                                 monkeypatch):  # fmt: skip
+                                                 monkeypatch):
     if name.startswith(("depth_width", "teacher_student")):
         pytest.importorskip("torch")
     monkeypatch.chdir(tmp_path)
@@ -66,7 +66,7 @@ def test_an_output_file_in_an_unwritable_place_is_refused_before_the_work(tmp_pa
 
     (tmp_path / "file").write_text("")
     for out, words in ((tmp_path / "file" / "k.json", "not a writable folder"),
-                       (tmp_path, "is a folder, not a file")):  # fmt: skip
+                       (tmp_path, "is a folder, not a file")):
         with pytest.raises(SystemExit) as e:
             deficit_kernel.main(["--out", str(out)])
         assert e.value.code == 2 and words in capsys.readouterr().err
@@ -79,7 +79,7 @@ def test_a_kernel_file_that_cannot_be_written_is_one_line_after_the_printed_resu
         pytest.skip("no /dev/full here")
     with pytest.raises(SystemExit) as e:
         deficit_kernel.main(["--depth", "1", "--width", "2", "--seq-len", "4", "--degree", "1",
-                             "--seeds", "0", "--out", "/dev/full"])  # fmt: skip
+                             "--seeds", "0", "--out", "/dev/full"])
     out, err = capsys.readouterr()
     assert e.value.code == 2 and "seed 0: block" in out  # the result was printed first
     # /dev/full is a device: the atomic writer never replaces one (nothing is written)

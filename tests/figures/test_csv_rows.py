@@ -11,7 +11,7 @@ from seprank.figures import csv_rows, paper
 
 def test_rows_round_trip_under_the_header_in_its_order(tmp_path):
     p = csv_rows.write_rows(tmp_path / "a.csv", [{"b": 2, "a": "x", "extra": 9}, {"a": "y"}],
-                            ["a", "b"])  # fmt: skip
+                            ["a", "b"])
     assert p.read_bytes() == b"a,b\r\nx,2\r\ny,\r\n"
     assert csv_rows.read_table(p) == (["a", "b"], [{"a": "x", "b": "2"}, {"a": "y", "b": ""}])
 
@@ -33,7 +33,7 @@ def test_append_writes_the_header_once(tmp_path):
 
 def test_types_convert_only_non_empty_cells_and_missing_is_asked_for(tmp_path):
     p = csv_rows.write_rows(tmp_path / "t.csv", [{"n": 3, "x": 0.5, "s": "a"}, {"s": "b"}],
-                            ["n", "x", "s"])  # fmt: skip
+                            ["n", "x", "s"])
     rows = csv_rows.read_rows(p, {"n": int, "x": float})
     assert rows == [{"n": 3, "x": 0.5, "s": "a"}, {"n": "", "x": "", "s": "b"}]
     assert csv_rows.read_rows(tmp_path / "none.csv", missing_ok=True) == []
@@ -44,5 +44,5 @@ def test_types_convert_only_non_empty_cells_and_missing_is_asked_for(tmp_path):
 def test_the_figure_table_is_what_only_takes_and_names_every_caption():
     assert list(paper.FIGURES) == list(paper.FIGURE_NAMES.values())
     assert list(paper.FIGURES)[:4] == ["fig1_rank_vs_depth", "fig2_regimes",
-                                       "fig3_transition_depth", "fig4_heads"]  # fmt: skip
+                                       "fig3_transition_depth", "fig4_heads"]
     assert all(f.caption and f.fields for f in paper.FIGURES.values())

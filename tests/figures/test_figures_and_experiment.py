@@ -116,7 +116,7 @@ def test_committed_labels_are_derived_from_the_rows_own_fields(tmp_path, capsys)
     for name in names:
         rows = _rows(PAPER_FIGURES / name)
         assert rows and all(r["label"] for r in rows if r.get(LABEL_RULES[name].rank if
-                            name in LABEL_RULES else "measured")), name  # fmt: skip
+                            name in LABEL_RULES else "measured")), name
         fields = [c for c in rows[0] if c != "label"]
         if name == VERIFY_CSV:
             fields = [("tight" if c == "exact_proved" else c) for c in fields]

@@ -27,7 +27,7 @@ def _rows(name):
 
 
 def _fake_measurer(depth, width, heads, seq_len, *, method="modular", seed=0,
-                   max_samples=None, grid=None):  # fmt: skip
+                   max_samples=None, grid=None):
     """Stands in for Measurer: the proved bound as the 'rank' (no measuring)."""
     from types import SimpleNamespace
 
@@ -35,17 +35,17 @@ def _fake_measurer(depth, width, heads, seq_len, *, method="modular", seed=0,
     from seprank.theory.bounds import upper_bound
 
     r = upper_bound(LinearSelfAttention(depth=depth, width=width, heads=heads,
-                                        seq_len=seq_len))["upper"]  # fmt: skip
+                                        seq_len=seq_len))["upper"]
     if grid is not None:
         return SimpleNamespace(rank=min(r, grid // 2), spectrum=[1.0, 0.5, 1e-20],
                                tolerance=1e-12, samples=(grid, grid),
-                               label="float estimate, untrusted")  # fmt: skip
+                               label="float estimate, untrusted")
     return SimpleNamespace(rank=r, saturated=True, samples=(16, 16))
 
 
 def _experiment_rows():
     res = [{"budget": 100, "depth": L, "val_loss": 2 + 0.1 * L + 0.01 * s}
-           for L in (1, 2) for s in range(3)]  # fmt: skip
+           for L in (1, 2) for s in range(3)]
     res += [{"budget": 400, "depth": L, "val_loss": 1.5 + 0.1 * L} for L in (1, 2)]
     return paper.experiment_rows(res)
 
@@ -106,7 +106,7 @@ def test_teacher_student_plot_takes_ax():
     data = [dict(panel="error_vs_rank", student=st, budget=6000, depth=L, target=t,
                  target_rank=R, n=3, median=0.1, mean=0.1, std=0.01, min=0.05, max=0.2)
             for st in ("linear", "softmax") for L in (1, 2)
-            for t, R in (("sop-R1", 1.0), ("sop-R4", 4.0), ("teacher-L2", 17.5))]  # fmt: skip
+            for t, R in (("sop-R1", 1.0), ("sop-R4", 4.0), ("teacher-L2", 17.5))]
     fig, axes = plt.subplots(1, 2)
     assert analysis.plot_figure(data, ax=axes) is fig
     plt.close(fig)
@@ -187,7 +187,7 @@ def test_block_rows_bound_each_block_and_show_the_deficit():
     assert all(int(r["measured_block_rank"]) <= int(r["block_bound"]) for r in rows)
     short = [r for r in rows if r["heads"] == 1 and r["measured_block_rank"] < r["block_bound"]]
     assert [(r["depth"], r["width"], r["seq_len"], r["a_degree"], r["measured_block_rank"],
-             r["block_bound"]) for r in short] == [(3, 4, 8, 13, 11436, 11440)]  # fmt: skip
+             r["block_bound"]) for r in short] == [(3, 4, 8, 13, 11436, 11440)]
 
 
 def test_block_ranks_cell_reads_both_forms():
@@ -226,7 +226,7 @@ def test_the_front_page_figure_reads_at_11_px_in_the_site_column():
     fig.canvas.draw()
     px_per_pt = 736 / (fig.get_size_inches()[0] * 72)
     sizes = {t.get_text(): t.get_fontsize() for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip()}  # fmt: skip
+             if t.get_visible() and t.get_text().strip()}
     small = {t: round(s * px_per_pt, 1) for t, s in sizes.items() if s * px_per_pt < 11}
     assert not small, small
     assert sum(1 for a in fig.axes for line in a.get_lines() if line.get_marker() == "o") > 10
@@ -251,7 +251,7 @@ def test_figure_text_writes_its_mathematics_in_mathtext(cases):
 
 def test_fig4_of_a_narrow_range_has_several_labelled_y_ticks():
     rows = [{"depth": 2, "width": 4, "seq_len": 4, "heads": h, "measured_rank": m,
-             "upper_proved": 110} for h, m in ((1, 110), (2, 107), (4, 85))]  # fmt: skip
+             "upper_proved": 110} for h, m in ((1, 110), (2, 107), (4, 85))]
     fig = paper.plot_heads(rows)
     ax = fig.axes[0]
     fig.canvas.draw()

@@ -36,7 +36,7 @@ def _set(path, value):
 
 def _crafted(c):
     c["blocks"] = [{"degree": None, "rank": BIG, "rows": list(range(BIG)),
-                    "cols": list(range(BIG))}]  # fmt: skip
+                    "cols": list(range(BIG))}]
     c["rank"] = BIG
     c["draws"] = [["A", BIG, 2], ["B", BIG, 2]]
 
@@ -156,12 +156,12 @@ def test_the_budget_flags_refuse_and_raise(mps_certificate, tmp_path, capsys):
     rc, out, err = run_cli(capsys, "check-certificate", p, "--max-memory", "100b")
     assert_one_line(rc, err, 2, "over the budget")
     assert run_cli(capsys, "check-certificate", p, "--max-memory", "4GiB",
-                   "--max-seconds", "1000")[0] == 0  # fmt: skip
+                   "--max-seconds", "1000")[0] == 0
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS as Linux has it")
 def test_a_crafted_certificate_under_a_memory_cap_is_refused_in_one_line(mps_certificate,
-                                                                         tmp_path):  # fmt: skip
+                                                                         tmp_path):
     cert = copy.deepcopy(mps_certificate)
     _crafted(cert)
     p = tmp_path / "crafted.json"
@@ -173,14 +173,14 @@ def test_a_crafted_certificate_under_a_memory_cap_is_refused_in_one_line(mps_cer
 
     r = subprocess.run([sys.executable, "-m", "seprank", "check-certificate", str(p)],
                        capture_output=True, text=True, timeout=120, preexec_fn=limit,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert_one_line(r.returncode, r.stderr, 2, "over the budget")
 
 
 def test_certify_never_writes_what_the_checker_refuses(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "certify", "--arch", "mps", "--param", "seq_len=4",
                            "--param", "phys_dim=2", "--param", "bond=2", "--upper", "2",
-                           "--upper-source", "x" * 10_001, "--out", tmp_path / "c")  # fmt: skip
+                           "--upper-source", "x" * 10_001, "--out", tmp_path / "c")
     assert_one_line(rc, err, 2, "upper_source is 10001 characters")
     assert not (tmp_path / "c").exists() or not list((tmp_path / "c").iterdir())
 

@@ -37,12 +37,12 @@ CASES = {
     "a control character echoed": (["archs", "--depth", "\x1e0"], "\\x1e0"),
     "a newline echoed": (["measure", *NET, "--partition", "0\n1"], "\\n"),
     "a lone surrogate echoed": (["measure", "--arch", "\udcff"], "\\udcff"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_contradicting_or_empty_flags_exit_2_naming_them(name, capsys, tmp_path,
-                                                         monkeypatch):  # fmt: skip
+                                                         monkeypatch):
     monkeypatch.chdir(tmp_path)  # nothing may be written here either
     argv, words = CASES[name]
     rc, out, err = run_cli(capsys, *argv)

@@ -23,16 +23,16 @@ GRIDS = {
     "exclude compares a string with numbers":
         GOOD + '[[exclude]]\ndepth = {min = 3}\nwidth = "abc"\n',
     "brackets nested 5000 deep": PARAMS.format(grid="", params="depth = " + "[" * 5000
-                                               + "]" * 5000),  # fmt: skip
+                                               + "]" * 5000),
     "heads divisors of a huge width": PARAMS.format(
         grid="", params='depth = [1]\nwidth = [1000000000000]\nheads = "divisors"\n'
-                        "seq_len = [4]"),  # fmt: skip
+                        "seq_len = [4]"),
     "200,000 combinations": PARAMS.format(
         grid="", params=f"depth = {list(range(1, 201))}\nwidth = {list(range(1, 101))}\n"
-                        f"seq_len = {list(range(2, 12))}"),  # fmt: skip
+                        f"seq_len = {list(range(2, 12))}"),
     "an unrunnable strategy": PARAMS.format(
         grid='arch = "mps"\nstrategies = ["catalecticant"]\nmethods = ["modular"]\n',
-        params="seq_len = [4]\nphys_dim = [2]\nbond = [2]"),  # fmt: skip
+        params="seq_len = [4]\nphys_dim = [2]\nbond = [2]"),
     "not TOML": "[grid\nname = ",
     "not UTF-8": b"[grid]\nname = \"\xff\xfe\"\n",
     "a number for a list": GOOD.replace("depth = [1]", "depth = 1e400"),
@@ -49,7 +49,7 @@ def _sweep(capsys, path, tmp_path):
     db = tmp_path / "r.sqlite"
     t = time.perf_counter()
     rc, out, err = run_cli(capsys, "sweep", path, "--db", db, "--executor", "serial",
-                           "--quiet")  # fmt: skip
+                           "--quiet")
     return rc, err, db, time.perf_counter() - t
 
 
@@ -97,7 +97,7 @@ def test_a_user_class_without_width_is_refused(tmp_path, capsys, monkeypatch):
         "from dataclasses import dataclass\n\n"
         "@dataclass(frozen=True)\nclass NoWidth:\n    seq_len: int\n"
         "    def init(self, rng, domain):\n        return {}\n"
-        "    def apply(self, params, X, domain):\n        return X[:, 0, 0]\n")  # fmt: skip
+        "    def apply(self, params, X, domain):\n        return X[:, 0, 0]\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     p = tmp_path / "g.toml"
     p.write_text('[grid]\nname = "g"\narch = "nowidth_mod:NoWidth"\n[params]\nseq_len = [4]\n')
@@ -111,11 +111,11 @@ def test_combinations_are_counted_before_they_are_built(monkeypatch):
 
     built = []
     monkeypatch.setattr(grid_file.grid_check, "check_combos",
-                        lambda grid, cls, combos, name: built.append(len(combos)))  # fmt: skip
+                        lambda grid, cls, combos, name: built.append(len(combos)))
     grid = {"params": {"depth": list(range(1, 300)), "width": list(range(1, 300))},
-            "exclude": [], "grid": {}}  # fmt: skip
+            "exclude": [], "grid": {}}
     with pytest.raises(Exception, match="at most 20,000"):
         grid_file.grid_check.check_values(grid, __import__("seprank").LinearSelfAttention,
-                                          grid_file.iter_combos, "g")  # fmt: skip
+                                          grid_file.iter_combos, "g")
     assert built == []  # refused before a network was built
     assert sum(1 for _ in grid_file.iter_combos(grid)) == 299 * 299  # made lazily

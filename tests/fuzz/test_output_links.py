@@ -93,14 +93,14 @@ def test_certify_replaces_a_link_named_as_its_certificate(tmp_path, capsys, mps_
     victim, link = _linked(tmp_path, certificate_name(mps_certificate))
     rc, out, err = run_cli(capsys, "certify", "--arch", "mps", "--param", "seq_len=4",
                            "--param", "phys_dim=2", "--param", "bond=2", "--partition", "0,1",
-                           "--out", link.parent, "--quiet")  # fmt: skip
+                           "--out", link.parent, "--quiet")
     assert rc == 0, err
     assert victim.read_text() == VICTIM and not link.is_symlink()
     assert run_cli(capsys, "check-certificate", link)[0] == 0
 
 
 ERRORS = {"disk full": errno.ENOSPC, "quota": errno.EDQUOT, "I/O error": errno.EIO,
-          "read-only file system": errno.EROFS}  # fmt: skip
+          "read-only file system": errno.EROFS}
 
 
 @pytest.mark.parametrize("what", list(ERRORS))
@@ -141,7 +141,7 @@ def test_stdout_on_dev_full_is_one_line_exit_1():
         r = subprocess.run([sys.executable, "-m", "seprank", "archs"], stdout=full,
                            stderr=subprocess.PIPE, text=True, timeout=120,
                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve()
-                                                                 .parents[2])})  # fmt: skip
+                                                                 .parents[2])})
     assert_one_line(r.returncode, r.stderr, 1, "could not be written")
 
 
@@ -149,7 +149,7 @@ def test_a_closed_pipe_is_not_an_error():
     p = subprocess.Popen([sys.executable, "-m", "seprank", "archs"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve()
-                                                               .parents[2])})  # fmt: skip
+                                                               .parents[2])})
     p.stdout.close()
     err = p.stderr.read()
     assert p.wait(timeout=120) == 0 and "Traceback" not in err
@@ -165,7 +165,7 @@ def _tmpfs(path: Path, size: str) -> bool:
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return False
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                       capture_output=True)  # fmt: skip
+                       capture_output=True)
     return r.returncode == 0
 
 
@@ -185,7 +185,7 @@ def test_a_full_disk_leaves_no_zero_byte_certificate(tmp_path, capsys, mps_certi
             os.close(fd)
         rc, out, err = run_cli(capsys, "certify", "--arch", "mps", "--param", "seq_len=4",
                                "--param", "phys_dim=2", "--param", "bond=2", "--partition",
-                               "0,1", "--out", disk, "--quiet")  # fmt: skip
+                               "0,1", "--out", disk, "--quiet")
         assert_one_line(rc, err, 1, "cannot be written")
         assert sorted(p.name for p in disk.iterdir()) == ["filler"]  # no 0-byte certificate
     finally:

@@ -47,7 +47,7 @@ REFUSED = {
     "Store(123)": (lambda: __import__("seprank.sweeps.store", fromlist=["Store"]).Store(123),
                    "db=123"),
     "check_certificate None": (lambda: _check_none(), "certificate"),
-}  # fmt: skip
+}
 
 
 def _check_none():
@@ -90,7 +90,7 @@ def test_any_integral_number_is_a_size(kind):
 def test_numpy_sizes_through_flint(tmp_path):
     """python-flint takes Python ints only: a numpy depth reaches the graded strategy."""
     m = seprank.measure(LSA(depth=np.int64(1), width=np.int64(2), seq_len=np.int64(4)),
-                        strategy="graded")  # fmt: skip
+                        strategy="graded")
     assert m.rank == seprank.measure(LSA(depth=1, width=2, seq_len=4), strategy="graded").rank
 
 
@@ -99,7 +99,7 @@ def test_numpy_sizes_through_flint(tmp_path):
     (["bounds", "--depth", "1000000", "--width", "4", "--seq-len", "8"], "too deep"),
     (["measure", "--depth", "1", "--width", "2", "--seq-len", "4", "--partition", "0,9"],
      "out of range"),
-])  # fmt: skip
+])
 def test_cli_sizes_refused_in_one_line(argv, words, capsys):
     t = time.perf_counter()
     rc, out, err = run_cli(capsys, *argv)

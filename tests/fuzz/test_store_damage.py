@@ -47,14 +47,14 @@ def _damage(db: Path, how: str) -> None:
 
 
 DAMAGE = ["a row's JSON", "a row's spec", "bytes that are not UTF-8", "the file truncated",
-          "a page overwritten"]  # fmt: skip
+          "a page overwritten"]
 
 
 def _verbs(g, db):
     return {
         "sweep": ["sweep", g, "--db", db, "--executor", "serial", "--quiet"],
         "blocks": ["blocks", "--depth", "1", "--width", "2", "--seq-len", "4", "--db", db,
-                   "--quiet"],  # fmt: skip
+                   "--quiet"],
         "results": ["results", "--db", db],
     }
 
@@ -105,12 +105,12 @@ def test_a_read_only_folder_is_said_as_such(store, capsys):
 
 @pytest.mark.parametrize("env", [{"LC_ALL": "C", "LANG": "C"},
                                  {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
-                                  "PYTHONCOERCECLOCALE": "0"}])  # fmt: skip
+                                  "PYTHONCOERCECLOCALE": "0"}])
 def test_a_healthy_store_is_healthy_under_the_c_locale(env, store):
     g, db = store
     r = subprocess.run([sys.executable, "-m", "seprank", "results", "--db", str(db)],
                        capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(ROOT), **env})  # fmt: skip
+                       env={**os.environ, "PYTHONPATH": str(ROOT), **env})
     assert r.returncode == 0 and "corrupt" not in r.stderr, r.stderr
 
 
@@ -119,7 +119,7 @@ def _claim_elsewhere(db: Path, owner: str, heartbeat: float) -> None:
         keys = [r[0] for r in c.execute("SELECT key FROM tasks")]
         c.execute("DELETE FROM tasks")
         c.executemany("INSERT INTO claims VALUES (?, ?, ?)",
-                      [(k, owner, heartbeat) for k in keys])  # fmt: skip
+                      [(k, owner, heartbeat) for k in keys])
 
 
 def test_tasks_claimed_by_another_live_sweep_exit_1_saying_so(store, capsys):
@@ -195,9 +195,9 @@ def test_a_nan_that_json_dumps_wrote_is_not_damage(tmp_path):
 
     db = sqlite3.connect(tmp_path / "x.sqlite")
     db.execute("CREATE TABLE tasks (key TEXT, spec TEXT, config TEXT, measurement TEXT, "
-               "extra TEXT, partition TEXT)")  # fmt: skip
+               "extra TEXT, partition TEXT)")
     db.execute("INSERT INTO tasks VALUES ('k', '{}', '{}', ?, NULL, '[]')",
-               (json.dumps({"saturation_bound": float("nan")}),))  # fmt: skip
+               (json.dumps({"saturation_bound": float("nan")}),))
     store_health.check_rows(db, "db='x'")  # no error
     db.execute("INSERT INTO tasks VALUES ('j', '{\"a\":', '{}', '{}', NULL, '[]')")
     with pytest.raises(Exception, match="row j: spec is not JSON"):

@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 SETTINGS = settings(max_examples=int(os.environ.get("SEPRANK_FUZZ_EXAMPLES", "300")),
                     deadline=None, derandomize=False,
-                    suppress_health_check=list(HealthCheck))  # fmt: skip
+                    suppress_health_check=list(HealthCheck))
 
 # ---------------------------------------------------------------------------- values
 ints = st.one_of(st.integers(-3, 12), st.sampled_from([0, 2**31, 2**62, 2**63 - 1, -(2**63),
-                                                       10**30]))  # fmt: skip
+                                                       10**30]))
 scalars = st.one_of(ints, st.booleans(), st.floats(allow_nan=False, width=32),
-                    st.text(max_size=8), st.just("divisors"), st.just("default"))  # fmt: skip
+                    st.text(max_size=8), st.just("divisors"), st.just("default"))
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4), max_leaves=12)
 
 
@@ -44,7 +44,7 @@ def toml(v) -> str:
 
 
 GRID_KEYS = ["name", "task", "arch", "methods", "strategies", "seeds", "primes",
-             "max_samples", "max_bound", "partitions", "colour"]  # fmt: skip
+             "max_samples", "max_bound", "partitions", "colour"]
 PARAM_KEYS = ["depth", "width", "heads", "seq_len", "residual", "query_position", "bond"]
 
 
@@ -75,7 +75,7 @@ def test_generated_grid_files(text, tmp_path_factory, capsys):
     d = tmp_path_factory.mktemp("grid")
     (d / "g.toml").write_text(text)
     rc, out, err = run_cli(capsys, "sweep", d / "g.toml", "--db", d / "r.sqlite", "--executor",
-                           "serial", "--quiet", "--max-tasks", "0")  # fmt: skip
+                           "serial", "--quiet", "--max-tasks", "0")
     _contract(rc, err, (0, 2))
     if rc == 2 and (d / "r.sqlite").exists():
         import sqlite3
@@ -88,12 +88,12 @@ def test_generated_grid_files(text, tmp_path_factory, capsys):
 #: Fields whose value the claim rests on (a free-text note such as created_by is not one).
 CLAIMED = ["rank", "blocks", "partition", "seed", "prime", "config", "upper_bound", "exact",
            "claim", "draws", "strategy", "architecture", "weights_sha256", "upper_source",
-           "upper_given", "format"]  # fmt: skip
+           "upper_given", "format"]
 json_values = st.recursive(st.one_of(st.none(), st.booleans(), ints, st.text(max_size=6)),
                            lambda i: st.one_of(st.lists(i, max_size=4),
                                                st.dictionaries(st.text(max_size=5), i,
                                                                max_size=3)),
-                           max_leaves=10)  # fmt: skip
+                           max_leaves=10)
 
 
 @st.composite
@@ -105,7 +105,7 @@ def tampered(draw, cert):
         if isinstance(c.get(key), (dict, list)) and c[key] and draw(st.booleans()):
             target = c[key]
             k = draw(st.sampled_from(list(target) if isinstance(target, dict)
-                                     else range(len(target))))  # fmt: skip
+                                     else range(len(target))))
         target[k] = draw(json_values)
     hypothesis.assume(c != cert)
     return c
@@ -141,17 +141,17 @@ def test_generated_certificates(cert, tmp_path_factory, capsys):
 # ------------------------------------------------------------------------- argv
 FLAGS = ["--depth", "--width", "--heads", "--seq-len", "--partition", "--query-position",
          "--param", "--arch", "--seed", "--prime", "--max-samples", "--out", "--upper",
-         "--upper-source", "--max-memory", "--max-seconds", "--db", "--where"]  # fmt: skip
+         "--upper-source", "--max-memory", "--max-seconds", "--db", "--where"]
 texts = st.one_of(st.sampled_from(["", "0", "1", "2", "3", "-1", "1e9", "nan", "0,1", "0,0",
                                    "2**63", "9" * 30, "attention", "mps", "depth=2",
                                    "x:Y", "depth>=2", "\udcff"]),
-                  st.text(max_size=6))  # fmt: skip
+                  st.text(max_size=6))
 
 
 @st.composite
 def argvs(draw):
     cmd = draw(st.sampled_from(["measure", "bounds", "guide", "archs", "certify",
-                                "check-certificate", "results"]))  # fmt: skip
+                                "check-certificate", "results"]))
     argv = [cmd]
     for _ in range(draw(st.integers(0, 6))):
         argv += [draw(st.sampled_from(FLAGS)), draw(texts)]

@@ -83,7 +83,7 @@ def _reporting_width(net, m):
     from types import SimpleNamespace
 
     return SimpleNamespace(width=m, seq_len=net.seq_len, query_position=net.query_position,
-                           output_coord=net.output_coord, residual=net.residual)  # fmt: skip
+                           output_coord=net.output_coord, residual=net.residual)
 
 
 # m = max(width, seq_len), p: grid_modp accepts when m * (p-1)**2 <= 2**63 - 1 and
@@ -95,7 +95,7 @@ def _reporting_width(net, m):
     (18, 715827883, True), (36, 506166751, False),
     (2**31, 65537, False),  # m*(p-1)**2 == 2**63: one past the int64 range
     (2**49 - 1, 2, True), (2**49, 2, False),  # m*p == 2**50 - 2, then 2**50
-])  # fmt: skip
+])
 def test_kernel_refuses_exactly_beyond_its_overflow_limits(m, p, accepted):
     """Refused (None: the caller falls back to the generic path) exactly where an int64
     accumulator could overflow or the division-free reduction could be off; accepted
@@ -148,7 +148,7 @@ def test_kernel_stays_within_its_arrays(tmp_path):
 
     root = str(Path(seprank.__file__).resolve().parents[1])
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path),
-               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))  # fmt: skip
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     run = subprocess.run([sys.executable, "-c", _BOUNDS_SCRIPT], env=env, capture_output=True,
-                         text=True, timeout=600)  # fmt: skip
+                         text=True, timeout=600)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

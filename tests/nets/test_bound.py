@@ -55,7 +55,7 @@ from seprank.theory.architecture_bounds import architecture_bound, bound_of
     ((3, "x", "user", 5), "kind=5 must be a str"),
     ((3, "x", "user", "", None, (("upper", 4),)), "facts="),
     ((3, "x", "user", "", None, ((1, 4),)), "facts="),
-])  # fmt: skip
+])
 def test_a_bad_bound_is_refused_in_one_line_naming_the_field(args, words):
     with pytest.raises(ConfigError) as e:
         Bound(*args)
@@ -67,7 +67,7 @@ def test_a_bound_keeps_its_fields_and_normalises_them():
     assert (b.value, type(b.value), b.source, b.status) == (7, int, "Lemma 2", "recalled")
     assert b.facts == (("lower", 3),) and b.fact("lower") == 3 and b.fact("x", 0) == 0
     assert b.as_dict() == {"upper": 7, "kind": "upper bound", "tag": "M", "source": "Lemma 2",
-                           "lower": 3}  # fmt: skip
+                           "lower": 3}
     assert hash(b) == hash(Bound(7, "Lemma 2", "recalled", "upper bound", "M", {"lower": 3}))
     assert Bound(None, "none known", "architecture").value is None
     with pytest.raises(AttributeError):
@@ -90,11 +90,11 @@ def test_each_status_keeps_its_label():
 def test_the_helpers():
     assert derived(None, "").as_dict() == {
         "upper": None, "kind": "none known", "tag": "D",
-        "source": "no bound for this depth and partition known to seprank"}  # fmt: skip
+        "source": "no bound for this depth and partition known to seprank"}
     assert derived(3, "why [D]") == Bound(3, "why [D]", "architecture",
-                                          "upper bound (every weight) [D]", "D")  # fmt: skip
+                                          "upper bound (every weight) [D]", "D")
     assert from_pair((3, " CP rank "), "Net") == Bound(3, "CP rank", "architecture", OWN_KIND,
-                                                       "user")  # fmt: skip
+                                                       "user")
     old = {"upper": 5, "walk_index": 1, "kind": "k", "tag": "M", "source": "RVC"}
     assert from_dict(old) == Bound(5, "RVC", "recalled", "k", "M", {"walk_index": 1})
     assert from_dict({"upper": 2, "tag": "??"}).status == "architecture"
@@ -134,7 +134,7 @@ def _case_rows():
           "sep <= width + 1 [D]")
     D, d = 4**2, 2
     form = sum(min(math.comb(k + d - 1, d - 1), math.comb(D - k + d - 1, d - 1))
-               for k in range(D + 1))  # fmt: skip
+               for k in range(D + 1))
     return [
         (MPS(seq_len=6, phys_dim=2, bond=3), _prefix(2), min(3, 2**2, 2**4), mps_src,
          "architecture", {"equality": open_eq, "bond_is_power": True}),
@@ -161,12 +161,12 @@ def _case_rows():
         (Hyena(1, 3), (1,), 4, hy, "architecture", {}),
         (MLPMixer(2, 2, seq_len=4, token_hidden=1), (0, 2), form, mixer, "architecture", {}),
         (MLPMixer(1, 2), (0, 2), None, none, "architecture", {}),
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("net, A, value, source, status, facts", _case_rows())
 def test_each_zoo_upper_bound_is_the_formula_of_its_module(net, A, value, source, status,
-                                                           facts):  # fmt: skip
+                                                           facts):
     b = net.upper_bound(A)
     assert isinstance(b, Bound)
     assert (b.value, b.source, b.status, dict(b.facts)) == (value, source, status, facts)
@@ -276,7 +276,7 @@ def _own(returned):
 def test_a_users_bound_of_each_status_labels_the_measurement():
     for status, words in [("recalled", "exact, given the recalled literature bound (src)"),
                           ("architecture", "exact, given the architecture's stated bound (src)"),
-                          ("user", "exact, given the stated bound (src)")]:  # fmt: skip
+                          ("user", "exact, given the stated bound (src)")]:
         m = seprank.measure(_own(Bound(2, "src", status)), (0, 1))
         assert (m.rank, m.bound["status"], m.label) == (2, status, words)
     assert seprank.measure(_own(None), (0, 1)).bound is None

@@ -19,7 +19,7 @@ from seprank.nets.capabilities import CAPABILITIES, capability, inherited_past
 def test_the_mixer_declares_the_form_only_where_it_is_the_papers_network():
     assert capability(LinearAttention(depth=2, width=2), "structural_polynomial")() is not None
     for other in (LinearAttention(depth=2, width=2, causal=True),
-                  LinearAttention(depth=2, width=2, feature="square")):  # fmt: skip
+                  LinearAttention(depth=2, width=2, feature="square")):
         assert capability(other, "structural_polynomial")() is None
         assert capability(other, "kernel")() is None
     assert capability(SoftmaxSelfAttention(depth=1, width=2), "structural_polynomial") is None
@@ -32,7 +32,7 @@ def test_a_mixer_that_declares_the_form_gets_the_catalecticant_path_with_the_sam
     grid = measure(mixer, strategy="direct")
     generic = measure(mixer, strategy="graded")
     assert m.rank == grid.rank == generic.rank == measure(
-        LinearSelfAttention(depth=2, width=2, seq_len=4)).rank  # fmt: skip
+        LinearSelfAttention(depth=2, width=2, seq_len=4)).rank
 
 
 def test_a_mixer_that_declares_the_kernel_is_evaluated_by_it(monkeypatch):
@@ -44,7 +44,7 @@ def test_a_mixer_that_declares_the_kernel_is_evaluated_by_it(monkeypatch):
 
     calls, real = [], attention_kernel.grid_modp
     monkeypatch.setattr(attention_kernel, "grid_modp",
-                        lambda *a: calls.append(1) or real(*a))  # fmt: skip
+                        lambda *a: calls.append(1) or real(*a))
     mixer = LinearAttention(depth=2, width=3, seq_len=4)  # 2 positions a side: a grid
     fast = measure(mixer, strategy="direct")
     assert calls and fast.strategy == "direct"
@@ -118,7 +118,7 @@ def test_a_users_true_declarations_are_checked_and_earn_the_fast_paths():
     assert m.strategy == "catalecticant" and m.rank == measure(ref).rank
     grid = measure(Redeclared(depth=2, width=3, seq_len=4), strategy="direct")
     assert grid.rank == measure(LinearSelfAttention(depth=2, width=3, seq_len=4),
-                                strategy="direct").rank  # fmt: skip
+                                strategy="direct").rank
 
 
 def test_a_users_entry_degree_is_not_trusted():

@@ -85,7 +85,7 @@ def _top_degree(net, bound, seed=0):
     X = F.random(rng, (1, net.seq_len, net.width))
     ts = list(range(bound + 2))
     vals = np.concatenate([np.asarray(evaluate(net, params, (t * X) % F.p, F), dtype=np.int64)
-                           for t in ts]) % F.p  # fmt: skip
+                           for t in ts]) % F.p
     c = interpolate(ts, vals, F.p)
     return int(np.nonzero(c)[0][-1]), sorted(int(k) for k in np.nonzero(c)[0])
 
@@ -130,7 +130,7 @@ def test_linear_attention_is_the_papers_network():
         pa, pb = new.init(np.random.default_rng(0), F), old.init(np.random.default_rng(0), F)
         X = F.random(rng, (5, 4, d))
         assert np.array_equal(np.asarray(evaluate(new, pa, X, F)),
-                              np.asarray(evaluate(old, pb, X, F)))  # fmt: skip
+                              np.asarray(evaluate(old, pb, X, F)))
     for (L, d), want in {(2, 2): 18, (3, 2): 232, (2, 3): 49}.items():
         assert rank(LinearAttention(L, d, seq_len=4), (0, 1)) == want
         assert rank(LinearSelfAttention(L, d, 1, 4), (0, 1)) == want
@@ -187,7 +187,7 @@ def test_one_s6_layer_prefix_rank_is_state_plus_one(N):
     lambda N: LinearAttention(1, 4, heads=2, seq_len=N, causal=True),
     lambda N: Retention(1, 2, seq_len=N, gamma_num=(2,), gamma_den=3),
     lambda N: GLA(1, 2, seq_len=N),
-])  # fmt: skip
+])
 def test_one_causal_attention_layer_prefix_rank_at_most_width_plus_one(make):
     """[D] one causal layer, prefix/suffix, query last: A enters through H d_a numbers:
     sep <= width + 1, for every N."""
@@ -210,7 +210,7 @@ def test_one_mixer_block_with_one_hidden_token_and_channel_has_rank_five():
 
 @pytest.mark.parametrize("depth, width, A, bound", [
     (1, 2, (0, 2), 9), (2, 2, (0, 1), 81), (3, 2, (0, 2), 1089), (1, 3, (0, 2), 14),
-    (2, 3, (0,), 285), (1, 1, (1, 3), 5)])  # fmt: skip
+    (2, 3, (0,), 285), (1, 1, (1, 3), 5)])
 def test_a_mixer_with_one_hidden_token_meets_its_form_bound(depth, width, A, bound):
     """[D] N_h = 1: f = P(T1[0] X), a form of degree 4^L in d numbers, so sep <= sum_k
     min(C(k+d-1, d-1), C(4^L-k+d-1, d-1)) ((2^(2L-1) + 1)^2 for d = 2) for every
@@ -227,7 +227,7 @@ def test_causal_models_ignore_positions_after_the_query(cls):
     """[D] causal: positions after the query do not enter f, so a partition made of them
     has sep = 1 (f is a function of the other side alone)."""
     net = cls(depth=2, width=1, seq_len=4, query_position=1,
-              **({"causal": True} if cls is LinearAttention else {}))  # fmt: skip
+              **({"causal": True} if cls is LinearAttention else {}))
     assert rank(net, (2, 3)) == 1
     assert rank(net, (0,)) > 1
 
@@ -246,7 +246,7 @@ def test_causal_models_ignore_positions_after_the_query(cls):
     (S4, dict(depth=1, width=2, product=3), "product=3"),
     (Hyena, dict(depth=1, width=2, seq_len=1), "seq_len=1"),
     (MLPMixer, dict(depth=1, width=2, token_hidden=0), "token_hidden=0"),
-])  # fmt: skip
+])
 def test_bad_configs_are_refused_in_one_line(cls, kwargs, arg):
     with pytest.raises(ConfigError, match=arg) as e:
         cls(**kwargs)
@@ -256,12 +256,12 @@ def test_bad_configs_are_refused_in_one_line(cls, kwargs, arg):
 def test_registered_with_cli_names_and_parameters(capsys):
     assert NEW <= set(ARCHITECTURES)
     net = build(ARCHITECTURES["retention"], ["depth=1", "width=2", "gamma_num=1,2",
-                                              "heads=2", "gamma_den=3"])  # fmt: skip
+                                              "heads=2", "gamma_den=3"])
     assert [str(g) for g in net.gammas()] == ["1/3", "2/3"]
     assert build(ARCHITECTURES["linear-attention"], ["depth=1", "width=2", "feature=square",
                                                      "query_position=none"]).query == 0
     code = main(["measure", "--arch", "s6", "--param", "depth=1", "--param", "width=2",
-                 "--param", "seq_len=4", "--json"])  # fmt: skip
+                 "--param", "seq_len=4", "--json"])
     assert code == 0 and '"rank": 3' in capsys.readouterr().out
 
 
@@ -284,7 +284,7 @@ def test_mixers_are_written_without_domain_operations():
     (Retention(1, 2, seq_len=4, gamma_num=(2,), gamma_den=3), (0, 2), 3),
     (MLPMixer(2, 2, seq_len=4, token_hidden=1, channel_hidden=2), (0, 2), 81),
     (MLPMixer(1, 3, seq_len=4, token_hidden=1), (1,), 14),
-])  # fmt: skip
+])
 def test_derived_bounds_certify_exact(net, A, bound):
     """[D] the upper_bound of each mixer is met: certify says exact, given the architecture's
     stated bound (derived in the module docstring, not proved in proofs/: labels.md)."""
@@ -299,7 +299,7 @@ def test_derived_bounds_stop_where_the_argument_stops():
     s6 on the interleaved partition exceed width + 1 and state + 1 (a gate between two
     positions of one side reads the other side); deeper layers have none."""
     for net in (GLA(1, 2, seq_len=4), S6(1, 2, state=2, seq_len=4), Hyena(2, 2),
-                S4(2, 2, product=True), LinearAttention(2, 2), MLPMixer(1, 2)):  # fmt: skip
+                S4(2, 2, product=True), LinearAttention(2, 2), MLPMixer(1, 2)):
         with pytest.raises(ConfigError, match="no proved upper bound"):
             upper_bound(net, (0, 2))
     assert rank(GLA(1, 2, seq_len=4), (0, 2)) == 7 > 3

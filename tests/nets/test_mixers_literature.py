@@ -123,7 +123,7 @@ def test_scalar_output_rank_does_not_see_the_lag_span():
     whatever its heads (measured: = width + 1)."""
     assert {rank(S4(1, 2, state=n, seq_len=4), (0, 1)) for n in (1, 2, 3)} == {2}
     assert {rank(LinearAttention(1, 4, heads=H, seq_len=4, causal=True), (0, 1))
-            for H in (1, 2, 4)} == {5}  # fmt: skip
+            for H in (1, 2, 4)} == {5}
 
 
 def test_s6_against_linear_attention_at_equal_depth():
@@ -177,7 +177,7 @@ def test_k_positional_heads_reproduce_an_ssm_of_lag_span_k():
     want = np.asarray(evaluate(ssm, ps, X, F))
     assert np.any(want != 0)
     assert np.array_equal(want, np.asarray(evaluate(heads, {k: F.wrap(v) for k, v in ints.items()},
-                                                    X, F)))  # fmt: skip
+                                                    X, F)))
     m = measure(heads, CUT, weights=ints)  # the constructed heads: rank k (n - 1 heads: n - 1)
     assert m.saturated and m.rank == n
 
@@ -213,7 +213,7 @@ def test_k_heads_reproduce_an_ssm_whose_lag_span_is_below_its_state():
     ps = ssm.init(rng, F)
     A, B, C = (np.asarray(ps[w][0], dtype=object) for w in ("A", "B", "C"))
     K = [C.dot(np.linalg.matrix_power(A, lag) if lag else np.eye(n, dtype=object)).dot(B)
-         for lag in range(N)]  # fmt: skip
+         for lag in range(N)]
     basis, c = _span_coefficients(K, F.p)
     k = len(basis)
     assert k == d * d < n

@@ -36,7 +36,7 @@ def test_import_path_of_a_users_module(tmp_path, monkeypatch):
     ("mymod:np", "not an architecture class"),
     ("nope", "arch='nope' is not an architecture; valid: attention"),
     ("", "must be a registry name"),
-])  # fmt: skip
+])
 def test_bad_names_are_one_line_config_errors_naming_arch(tmp_path, monkeypatch, name, words):
     install(tmp_path, monkeypatch)
     with pytest.raises(ConfigError, match="arch=") as e:
@@ -89,7 +89,7 @@ def test_annotations_as_types_are_read_like_strings(tmp_path, monkeypatch):
 
 
 def test_a_module_in_the_working_directory_resolves_and_a_failing_one_is_one_line(
-        tmp_path, monkeypatch):  # fmt: skip
+        tmp_path, monkeypatch):
 
 
     (tmp_path / "cwd_arch_mod.py").write_text(

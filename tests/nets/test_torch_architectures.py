@@ -106,7 +106,7 @@ def test_mamba2_ssd_with_new_zeros(A):
     decay = [0.5, 0.75, 1.0, 0.625]
     rng = np.random.default_rng(1)
     W = {"B.weight": _ints(rng, (S, d)), "C.weight": _ints(rng, (S, d)),
-         "V.weight": _ints(rng, (d, d))}  # fmt: skip
+         "V.weight": _ints(rng, (d, d))}
     net = seprank.from_torch(SSDNewZeros(d, S, decay), seq_len=N, width=d, output=(N - 1, 0))
     m = seprank.measure(net, A, weights=W)
     assert m.rank == _ssd_truth(W, decay, N, d, A) and m.saturated, m.saturation_reason
@@ -117,7 +117,7 @@ def test_mamba2_ssd_with_cumprod_and_where(A):
     N, d, S = 4, 2, 2
     rng = np.random.default_rng(2)
     W = {"B.weight": _ints(rng, (S, d)), "C.weight": _ints(rng, (S, d)),
-         "V.weight": _ints(rng, (d, d)), "A": np.array([2, 3, -1, 5])}  # fmt: skip
+         "V.weight": _ints(rng, (d, d)), "A": np.array([2, 3, -1, 5])}
     net = seprank.from_torch(SSDCumprod(d, S, N), seq_len=N, width=d, output=(N - 1, 0))
     assert net.polynomial, net.polynomial_reason
     m = seprank.measure(net, A, weights=W)
@@ -145,7 +145,7 @@ def test_hyena_with_a_depthwise_conv1d(A):
     N, d = 4, 2
     rng = np.random.default_rng(3)
     W = {"q.weight": _ints(rng, (d, d)), "v.weight": _ints(rng, (d, d)),
-         "conv.weight": _ints(rng, (d, 1, N))}  # fmt: skip
+         "conv.weight": _ints(rng, (d, 1, N))}
     net = seprank.from_torch(HyenaDepthwise(d, N), seq_len=N, width=d, output=(N - 1, 0))
     m = seprank.measure(net, A, weights=W)
     X, _ = inputs(N, d)
@@ -185,7 +185,7 @@ def test_retnet_real_decay_at_n6(A):
     f = Q(0) * X[0][0]
     for s in range(N):
         f += Q(Fraction(63, 64) ** (T - s)) * dot(q, lin(W["k.weight"], X[s])) * \
-            lin(W["v.weight"], X[s])[0]  # fmt: skip
+            lin(W["v.weight"], X[s])[0]
     assert m.rank == rank_over_q(f, A) and m.saturated, m.saturation_reason
 
 
@@ -208,7 +208,7 @@ def test_float32_weights_from_a_state_dict_are_measured_exactly(A):
     N, d, h = 4, 2, 3
     gen = torch.Generator().manual_seed(5)
     state = {"a.weight": torch.randn(h, d, generator=gen), "a.bias": torch.randn(h, generator=gen),
-             "o.weight": torch.randn(1, h, generator=gen)}  # fmt: skip
+             "o.weight": torch.randn(1, h, generator=gen)}
     assert all(t.dtype == torch.float32 for t in state.values())
     module = Pairs(d, h)
     module.load_state_dict(state)
@@ -218,7 +218,7 @@ def test_float32_weights_from_a_state_dict_are_measured_exactly(A):
     W = {k: v.double().numpy() for k, v in state.items()}  # float32 -> float64: exact
     X, _ = inputs(N, d)
     p = [[u + Q(W["a.bias"][j]) for j, u in enumerate(lin(W["a.weight"], X[n]))]
-         for n in range(N)]  # fmt: skip
+         for n in range(N)]
     pair = [p[0][j] * p[1][j] + p[2][j] * p[3][j] for j in range(h)]
     truth = rank_over_q(lin(W["o.weight"], pair)[0], A)
     assert m.rank == truth and m.saturated, m.saturation_reason

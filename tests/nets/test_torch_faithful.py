@@ -131,7 +131,7 @@ def _attention_truth(N, d, rows, read=0, coord=0, seed=1):
         return sum(M[r][c] * X[n][c] for c in range(d))
 
     return sum(sum(lin(Q, read, a) * lin(K, j, a) for a in range(d)) * lin(V, j, coord)
-               for j in rows)  # fmt: skip
+               for j in rows)
 
 
 def test_a_frozen_parameter_is_kept_and_the_measurement_says_so():
@@ -334,7 +334,7 @@ OPS = {  # op(module, x) and g as a function of the positions' variables v (widt
                     lambda v: [v[0], 3, v[2], 3]),
     "index": (lambda m, x: x[:, m.idx], lambda v: [v[2], v[0], v[3], v[1]]),
     "bool_index": (lambda m, x: x[:, m.odd], lambda v: [v[1], v[3]]),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -365,7 +365,7 @@ def test_an_unknown_operation_is_worded_apart_and_auto_does_not_fall_back_silent
         seprank.measure(net, method="auto")
     assert seprank.measure(net, method="float").method == "float"
     soft = from_torch(type("Soft", (nn.Module,), {"forward": lambda s, x: torch.softmax(x, 1)})(),
-                      seq_len=2, width=1)  # fmt: skip
+                      seq_len=2, width=1)
     assert "is not a polynomial" in soft.polynomial_reason
     m = seprank.measure(soft, max_samples=40, method="auto")  # known: auto says why
     assert m.method == "float" and "is not a polynomial" in m.strategy_reason
@@ -440,7 +440,7 @@ def test_cli_certify_torch_and_check_certificate_on_the_nanogpt_block(tmp_path):
     r = subprocess.run(run + ["certify", "--torch", "nanomod:factory", "--param", "seq_len=4",
                               "--param", "width=4", "--param", "position=1", "--partition",
                               "1,3", "--out", str(out)], capture_output=True, text=True,
-                       env=env, cwd=tmp_path, timeout=300)  # fmt: skip
+                       env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     f = _nano_truth(4, 4, 2, read=1)
     assert f"separation rank >= {rank_over_q(f, (1, 3))}" in r.stdout
@@ -452,24 +452,24 @@ def test_cli_certify_torch_and_check_certificate_on_the_nanogpt_block(tmp_path):
     check = run + ["check-certificate", str(cert)]
     for flags, code, said in (([], 2, "--torch nanomod:factory"), (["--torch", "other:f"], 2,
                               "names factory 'nanomod:factory'"), (["--torch",
-                              "nanomod:factory"], 0, "valid")):  # fmt: skip
+                              "nanomod:factory"], 0, "valid")):
         r = subprocess.run(check + flags, capture_output=True, text=True, env=env,
-                           cwd=tmp_path, timeout=300)  # fmt: skip
+                           cwd=tmp_path, timeout=300)
         assert r.returncode == code and said in r.stdout + r.stderr, r.stdout + r.stderr
     r = subprocess.run(run + ["bounds", "--torch", "nanomod:factory", "--param", "seq_len=4",
                               "--param", "width=4"], capture_output=True, text=True,
-                       env=env, cwd=tmp_path, timeout=300)  # fmt: skip
+                       env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 2 and "no known bound" in r.stderr and r.stderr.count("\n") == 1
     r = subprocess.run(run + ["verify", "--torch", "nanomod:factory", "--param", "seq_len=4",
                               "--param", "width=4", "--param", "position=1", "--partition",
                               "1,3", "--json"], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=300)  # fmt: skip
+                       cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     row = json.loads(r.stdout)["rows"][0]
     assert (row["measured"], row["upper"]) == (rank_over_q(f, (1, 3)), None)
     r = subprocess.run(run + ["blocks", "--torch", "nanomod:factory", "--param", "seq_len=4",
                               "--param", "width=4"], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=300)  # fmt: skip
+                       cwd=tmp_path, timeout=300)
     assert r.returncode == 2 and "catalecticant" in r.stderr and r.stderr.count("\n") == 1
 
 
@@ -477,16 +477,16 @@ def test_a_sweep_grid_names_a_torch_factory(tmp_path):
     (tmp_path / "nanomod.py").write_text(NANO_FILE)
     grid = tmp_path / "nano.toml"
     grid.write_text('[grid]\ntorch = "nanomod:factory"\npartitions = [[1, 3]]\n'
-                    '[params]\nseq_len = [4]\nwidth = [4]\nposition = [1]\n')  # fmt: skip
+                    '[params]\nseq_len = [4]\nwidth = [4]\nposition = [1]\n')
     env = {"PYTHONPATH": f"{tmp_path}:{ROOT}", "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"}
     run = [sys.executable, "-m", "seprank"]
     r = subprocess.run(run + ["sweep", str(grid), "--out", str(tmp_path / "sw"), "--executor",
                               "serial"], capture_output=True, text=True, env=env, cwd=tmp_path,
-                       timeout=300)  # fmt: skip
+                       timeout=300)
     assert r.returncode == 0, r.stderr
     r = subprocess.run(run + ["results", "--db", str(tmp_path / "sw" / "results.sqlite"),
                               "--json"], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=300)  # fmt: skip
+                       cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     rows = rows["rows"] if isinstance(rows, dict) else rows

@@ -79,7 +79,7 @@ def torch_names(native: dict, depth: int, heads: int) -> dict:
     """The native LinearSelfAttention weights under the torch module's parameter names."""
     return {f"layers.{i}.{n}.{h}.weight": native[k][i, h] for i in range(depth)
             for h in range(heads) for k, n in (("Wq", "q"), ("Wk", "k"), ("Wv", "v"),
-                                               ("Wo", "o"))}  # fmt: skip
+                                               ("Wo", "o"))}
 
 
 # ------------------------------------------------------------------ the paper's network
@@ -108,7 +108,7 @@ def test_paper_module_weights_are_keyed_by_parameter_name_and_config_rebuilds(
     assert sorted(W) == sorted(n for n, _ in Paper(2, 2).named_parameters())
     assert config_of(net) == {"factory": None, "seq_len": 4, "width": 2, "position": 0,
                               "coordinate": 0, "draw": "trainable", "kwargs": (),
-                              "architecture": "TorchModule"}  # fmt: skip
+                              "architecture": "TorchModule"}
     (tmp_path / "usermod.py").write_text(PAPER_SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path))
     built = TorchModule(factory="usermod:factory", seq_len=4, width=2)
@@ -205,7 +205,7 @@ def test_softmax_module_float_only_labelled_and_refused_by_exact_engines():
     W = native.init(np.random.default_rng(0), Float64())
     X = np.random.default_rng(1).standard_normal((4, 3, 2))
     assert np.allclose(net.apply(torch_names(W, 1, 1), X, Float64()),
-                       native.apply(W, X, Float64()), rtol=1e-12)  # fmt: skip
+                       native.apply(W, X, Float64()), rtol=1e-12)
 
 
 class _Act(nn.Module):
@@ -231,7 +231,7 @@ class _Act(nn.Module):
 @pytest.mark.parametrize("kind,op", [("relu", "relu"), ("gelu", "gelu"), ("exp", "exp"),
                                      ("norm", "LayerNorm"),
                                      ("div", "division by a computed tensor"),
-                                     ("pow", "pow by a non-integer")])  # fmt: skip
+                                     ("pow", "pow by a non-integer")])
 def test_non_polynomial_operations_name_the_operation_and_node(kind, op):
     net = from_torch(_Act(kind), seq_len=2, width=2)
     why = net.polynomial_reason
@@ -303,7 +303,7 @@ class CausalReference:
         d = self.width
         return {"conv.weight": domain.random(rng, (d, d, 3)), "conv.bias": domain.random(rng, (d,)),
                 "q.weight": domain.random(rng, (d, d)), "k.weight": domain.random(rng, (d, d)),
-                "v.weight": domain.random(rng, (d, d))}  # fmt: skip
+                "v.weight": domain.random(rng, (d, d))}
 
     def apply(self, p, X, domain):
         N = X.shape[1]
@@ -381,9 +381,9 @@ def test_cli_measures_a_factory_on_pythonpath(tmp_path):
     (tmp_path / "mymod.py").write_text(PAPER_SOURCE)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
     cmd = [sys.executable, "-m", "seprank", "measure", "--torch", "mymod:factory",
-           "--param", "seq_len=4", "--param", "width=2", "--json", "--quiet"]  # fmt: skip
+           "--param", "seq_len=4", "--param", "width=2", "--json", "--quiet"]
     r = subprocess.run(cmd + ["--method", "float"], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=120)  # fmt: skip
+                       cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr
     import json
 
@@ -395,13 +395,13 @@ def test_cli_measures_a_factory_on_pythonpath(tmp_path):
     out = json.loads(r.stdout)
     assert (out["rank"], out["method"], out["strategy"]) == (18, "modular", "graded")
     r = subprocess.run(cmd[:-4] + ["--param", "seq_len=4"], capture_output=True, text=True,
-                       env=env, cwd=tmp_path, timeout=120)  # fmt: skip
+                       env=env, cwd=tmp_path, timeout=120)
     assert r.returncode == 2 and "width" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_import_seprank_does_not_import_torch():
     code = ("import sys, seprank; assert callable(seprank.from_torch); "
-            "print('torch' in sys.modules)")  # fmt: skip
+            "print('torch' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
 
@@ -414,7 +414,7 @@ def test_certify_and_check_certificate_rebuild_a_factory_module(tmp_path, monkey
     assert c.status == "exact, given the stated bound (stated in this test)"
     path = c.write(tmp_path / "certs")
     with pytest.raises(ConfigError, match="names the module 'usercert' .factory "
-                                          "'usercert:factory'.*allow_import"):  # fmt: skip
+                                          "'usercert:factory'.*allow_import"):
         seprank.check_certificate(path)  # the certificate's word is not enough
     r = seprank.check_certificate(path, allow_import="usercert:factory")
     assert r.ok, r.reasons

@@ -123,7 +123,7 @@ class FBatchNorm(nn.Module):
 
     def forward(self, x):
         y = torch.nn.functional.batch_norm(self.l(x), self.rm, self.rv, weight=self.g,
-                                           bias=self.b, training=False, eps=0.0)  # fmt: skip
+                                           bias=self.b, training=False, eps=0.0)
         return (y[:, 0] * y[:, 3]).sum(dim=-1)
 
 
@@ -155,11 +155,11 @@ class FrozenInside(nn.Module):
 
 @pytest.mark.parametrize("cls", [WhereConst, DivConst, BatchNormEval, Fills, Reductions,
                                  Grouped, Bil, Contractions, FrozenInside, FBatchNorm,
-                                 AddBmm])  # fmt: skip
+                                 AddBmm])
 def test_polynomial_modules_are_computed_exactly(cls):
     scalar = cls in (FBatchNorm, AddBmm)  # (batch,) outputs
     net = seprank.from_torch(cls(), seq_len=N, width=D,
-                             output=(lambda y: y) if scalar else (N - 1, 0))  # fmt: skip
+                             output=(lambda y: y) if scalar else (N - 1, 0))
     assert net.polynomial, net.polynomial_reason
     m = seprank.measure(net, (0, 1))
     assert m.method == "modular" and m.saturated, m.saturation_reason
@@ -180,7 +180,7 @@ def test_a_frozen_parameter_inside_a_submodule_is_a_constant_read_exactly():
     f = (x[0] + x[1] / 2) * (2 * x[0] - x[1])  # row 0 of l(x) times row 0 of k(x)
     assert m.rank == rank_over_q(f, (0, 1)) == 1  # position N - 1 alone: B side only
     got = net.apply({"k.weight": K}, np.array([[[0, 0]] * (N - 1) + [[3, 4]]]),
-                    seprank.Float64())  # fmt: skip
+                    seprank.Float64())
     assert float(got[0]) == (3 + 4 / 2) * (2 * 3 - 4)
 
 
@@ -217,7 +217,7 @@ def test_train_mode_is_measured_in_eval_mode_and_said():
     (lambda x: torch.where(x > 0, x, -x), "gt at node 'gt' is not a polynomial"),
     (lambda x: x / x.sum(dim=2, keepdim=True), "division by a computed tensor at node"),
     (lambda x: torch.relu(x) * x, "relu at node 'relu' is not a polynomial"),
-])  # fmt: skip
+])
 def test_not_a_polynomial_is_said_of_true_non_polynomials_only(body, words):
     class Mod(nn.Module):
         def forward(self, x):
@@ -298,9 +298,9 @@ def test_addbmm_against_a_flint_expansion():
     c = [[1, 0], [0, 0]]
     M = [[2 * c[r][k] + Fraction(1, 2) * sum(int(w1[i, r, j]) * int(w2[i, j, k])
                                                for i in range(3) for j in range(D))
-          for k in range(D)] for r in range(D)]  # fmt: skip
+          for k in range(D)] for r in range(D)]
     truth = sum(flint.fmpq(*M[r][k].as_integer_ratio()) * X[0][r] * X[3][k]
-                for r in range(D) for k in range(D))  # fmt: skip
+                for r in range(D) for k in range(D))
     want = rank_over_q(truth, (0, 1))
     net = seprank.from_torch(AddBmm(), seq_len=N, width=D, output=lambda v: v)
     assert net.polynomial, net.polynomial_reason
@@ -321,7 +321,7 @@ def test_addbmm_against_a_flint_expansion():
     (lambda s, y: F.batch_norm(y, None, None, training=True), "trainable",
      "training=True: batch statistics"),
     (lambda s, y: F.batch_norm(y, s.rm, s.rv), "all", "with a drawn or computed running_var"),
-])  # fmt: skip
+])
 def test_functional_batch_norm_with_data_in_its_scale_is_not_a_polynomial(call, draw, words):
     class Mod(nn.Module):
         def __init__(self):

@@ -169,7 +169,7 @@ def test_softmax_is_float_only_and_said_so():
 SHALLOW = [  # (N, M, Z, A): min(Z, M^|A|, M^|B|)
     (4, 3, 5, (0,)), (4, 3, 5, (0, 1)), (4, 3, 5, (0, 2)), (4, 2, 3, (0, 1)),
     (6, 2, 5, (0, 1, 2)), (6, 2, 5, (0,)), (6, 2, 9, (0, 2, 4)), (5, 3, 4, (1, 3)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("N, M, Z, A", SHALLOW)
@@ -232,7 +232,7 @@ PERIODIC = [  # (N, d, A, measured, min-cut): measured here, seed 0 (docs/archit
     (4, 2, (0, 1), 4, 4), (4, 2, (0, 2), 4, 4), (4, 3, (0, 1), 4, 4), (4, 3, (0, 2), 8, 9),
     (4, 4, (0, 2), 16, 16), (5, 3, (0, 2, 4), 9, 9), (6, 2, (0, 2, 4), 8, 8),
     (6, 3, (0, 1, 2), 4, 4),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("N, d, A, measured, cut", PERIODIC)
@@ -257,7 +257,7 @@ def test_shallow_rac_start_end_rank_independent_of_length(M, R):
     """[D] sep <= R for every T (Start-End); [M] = R for generic weights: measured R for
     every T with M^{T/2} >= R."""
     ranks = [rank(RAC(seq_len=T, in_dim=M, hidden=R), tuple(range(T // 2)))
-             for T in (4, 6, 8)]  # fmt: skip
+             for T in (4, 6, 8)]
     assert ranks == [R] * 3
 
 
@@ -266,7 +266,7 @@ def test_deep_rac_start_end_rank_grows_with_length():
     measured rank grows with T and is at least the recalled bound at every T."""
     M = R = 2
     ranks = [rank(RAC(seq_len=T, in_dim=M, hidden=R, depth=2), tuple(range(T // 2)))
-             for T in (2, 4, 6, 8)]  # fmt: skip
+             for T in (2, 4, 6, 8)]
     assert ranks == sorted(set(ranks)) and ranks == [2, 6, 8, 10]
     assert all(r >= recalled_deep_lower_bound(T, M, R) for r, T in zip(ranks, (2, 4, 6, 8)))
 
@@ -336,7 +336,7 @@ def test_embedded_attention_grid_is_the_complete_token_grid():
     from seprank.algebra.domains import Symbolic
 
     w = {k: np.asarray(v, dtype=np.int64) for k, v in
-         net.init(np.random.default_rng(0), Symbolic()).items()}  # fmt: skip
+         net.init(np.random.default_rng(0), Symbolic()).items()}
     assert measure(net, (0, 1), weights=w).rank == measure(net, (0, 1), weights=w,
                                                            method="float").rank
     with pytest.raises(ConfigError, match="alphabet"):
@@ -358,21 +358,21 @@ def measure_json(capsys, *args):
 
 def test_cli_convac_shallow(capsys):
     base = ["--arch", "convac-shallow", "--param", "seq_len=4", "--param", "in_dim=3",
-            "--param", "channels=5"]  # fmt: skip
+            "--param", "channels=5"]
     assert measure_json(capsys, *base, "--partition", "0")["rank"] == 3
     assert measure_json(capsys, *base, "--partition", "0,1")["rank"] == 5
 
 
 def test_cli_convac_deep(capsys):
     base = ["--arch", "convac-deep", "--param", "seq_len=4", "--param", "in_dim=2",
-            "--param", "channels=2,4"]  # fmt: skip
+            "--param", "channels=2,4"]
     assert measure_json(capsys, *base, "--partition", "0,2")["rank"] == 4
     assert measure_json(capsys, *base, "--partition", "0,1")["rank"] == 2
 
 
 def test_cli_mps(capsys):
     base = ["--arch", "mps", "--param", "seq_len=6", "--param", "phys_dim=2", "--param",
-            "bond=2", "--param", "periodic=0"]  # fmt: skip
+            "bond=2", "--param", "periodic=0"]
     assert measure_json(capsys, *base, "--partition", "0,1,2")["rank"] == 2
     assert measure_json(capsys, *base, "--partition", "0,2,4")["rank"] == 8
 
@@ -459,7 +459,7 @@ def test_committed_figure9_csv_shows_saturation_at_embed_rank():
     curves: dict = {}
     for r in rows:
         curves.setdefault((int(r["depth"]), int(r["embed_rank"])), {})[int(r["width"])] = \
-            int(r["measured"])  # fmt: skip
+            int(r["measured"])
     for (L, er), pts in curves.items():
         assert len({v for d, v in pts.items() if d >= er}) == 1, (L, er, pts)
         before = [pts[d] for d in sorted(pts) if d <= er]

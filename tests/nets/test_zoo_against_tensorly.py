@@ -35,7 +35,7 @@ def small_ints(net, seed):
     from seprank.algebra.domains import Float64
 
     return {k: rng.integers(-3, 4, size=np.shape(v))
-            for k, v in net.init(rng, Float64()).items()}  # fmpz-friendly  # fmt: skip
+            for k, v in net.init(rng, Float64()).items()}  # fmpz-friendly
 
 
 def seprank_rank(net, A, w):
@@ -67,9 +67,9 @@ def deep_tensor(net, w):
     phis = [w["a0"][n].astype(float) for n in range(N)]  # (r0, M)
     for lvl in range(1, net.levels):
         pooled = [tl.tenalg.khatri_rao([phis[2 * j].T, phis[2 * j + 1].T]).T
-                  for j in range(len(phis) // 2)]  # fmt: skip
+                  for j in range(len(phis) // 2)]
         phis = [tl.tenalg.mode_dot(p, w[f"a{lvl}"][j].astype(float), 0)
-                for j, p in enumerate(pooled)]  # fmt: skip
+                for j, p in enumerate(pooled)]
     top = tl.tenalg.khatri_rao([phis[0].T, phis[1].T]).T  # (r_{L-1}, M^N)
     return tl.to_numpy(w["out"].astype(float) @ top).reshape((M,) * N)
 
@@ -96,7 +96,7 @@ CASES = [
     (MPS(seq_len=5, phys_dim=3, bond=2), mps_tensor, [(0, 1), (0, 2, 4)]),
     (MPS(seq_len=4, phys_dim=3, bond=2, periodic=True), mps_tensor, [(0, 1), (0, 2)]),
     (MPS(seq_len=6, phys_dim=2, bond=2, periodic=True), mps_tensor, [(0, 1, 2), (0, 2, 4)]),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("net, build, parts", CASES, ids=[repr(c[0]) for c in CASES])

@@ -15,7 +15,7 @@ from seprank.testing import configs_of
 
 @settings(max_examples=25, deadline=None)
 @given(configs_of(LinearSelfAttention, depth=st.integers(1, 2), width=st.integers(1, 4),
-                  heads=st.integers(1, 4), seq_len=4))  # fmt: skip
+                  heads=st.integers(1, 4), seq_len=4))
 def test_invalid_combinations_are_filtered_and_defaults_kept(net):
     assert net.width % net.heads == 0  # heads not dividing width raise ConfigError: dropped
     assert net.seq_len == 4 and net.residual is False and net.query_position == 0

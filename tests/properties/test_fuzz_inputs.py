@@ -30,12 +30,12 @@ def _settings(n: int):
     return settings(max_examples=n * (10 if THOROUGH else 1), deadline=None, derandomize=not
                     THOROUGH, database=None,
                     suppress_health_check=[HealthCheck.too_slow,
-                                           HealthCheck.function_scoped_fixture])  # fmt: skip
+                                           HealthCheck.function_scoped_fixture])
 
 
 def _files(root) -> list:
     return sorted(os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
-                  for f in fs + ds)  # files and folders  # fmt: skip
+                  for f in fs + ds)  # files and folders
 
 
 class _Hang(Exception):
@@ -78,7 +78,7 @@ def run_cli(argv, folder) -> tuple[int, str]:
 # --------------------------------------------------------------------------- arguments
 VALUES = st.sampled_from(["0", "1", "2", "3", "4", "-1", "1.5", "nan", "inf", "-inf", "1e400",
                           "9" * 25, "", "x", "0,1", "0,0", "0,9", "4GiB", "1e-300", "17",
-                          "2147483647", "67108859"])  # fmt: skip
+                          "2147483647", "67108859"])
 #: Options of each verb (the values are fuzzed). Verbs that would run a real grid
 #: (verify, transition, figures, sweep of a shipped grid, experiment) always get one
 #: value that is out of range among them, so they are refused or fail, never run long.
@@ -98,7 +98,7 @@ HEAVY = {"verify": ["--seed", "--workers", "--retries", "--worker-memory"],
          "transition": ["--seed", "--max-bound", "--workers", "--retries"],
          "figures": ["--out"],
          "sweep": ["--workers", "--retries", "--worker-memory", "--max-tasks", "--seeds",
-                   "--worker-timeout"]}  # fmt: skip
+                   "--worker-timeout"]}
 BAD = {"--seed": "-1", "--workers": "0", "--retries": "-1", "--worker-memory": "nan",
        "--max-bound": "x", "--out": "/dev/null/x", "--max-tasks": "-1", "--seeds": "x",
        "--worker-timeout": "0"}
@@ -124,7 +124,7 @@ def argvs(draw):
         argv += [o, draw(st.sampled_from(small) if small and draw(st.booleans()) else VALUES)]
     if verb in ("measure", "certify") and "--depth" in argv:
         argv += ["--max-samples", "40", "--out", "c"] if verb == "certify" else \
-            ["--max-samples", "40"]  # fmt: skip
+            ["--max-samples", "40"]
     return argv + (["--quiet"] if verb in ("measure", "certify") else [])
 
 
@@ -137,7 +137,7 @@ def test_fuzzed_arguments(argv, tmp_path):
 # --------------------------------------------------------------------------- grid files
 SCALARS = st.one_of(st.integers(-3, 5), st.booleans(), st.sampled_from(["a", "divisors", ""]),
                     st.floats(allow_nan=False, allow_infinity=False, width=16),
-                    st.just(2**63 - 1), st.just(10**9))  # fmt: skip
+                    st.just(2**63 - 1), st.just(10**9))
 VALUES_TOML = st.one_of(SCALARS, st.lists(SCALARS, max_size=3),
                         st.lists(st.lists(st.integers(0, 3), max_size=2), max_size=2))
 
@@ -176,7 +176,7 @@ def test_fuzzed_grid_files(text, tmp_path_factory):
     folder = tmp_path_factory.mktemp("grid")
     (folder / "g.toml").write_text(text)
     rc, err = run_cli(["sweep", "g.toml", "--executor", "serial", "--quiet", "--max-tasks",
-                       "2", "--out", "o"], folder)  # fmt: skip
+                       "2", "--out", "o"], folder)
     if rc == 2:
         assert not (folder / "o").exists()
 
@@ -198,7 +198,7 @@ JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2, 20),
                               st.integers(), st.floats(), st.text(max_size=5)),
                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=3),
                                                                          c, max_size=2),
-                    max_leaves=6)  # fmt: skip
+                    max_leaves=6)
 
 
 @st.composite
@@ -206,7 +206,7 @@ def edits(draw, cert):
     c = copy.deepcopy(cert)
     for _ in range(draw(st.integers(1, 2))):
         where = draw(st.sampled_from(sorted(c) + ["blocks.0", "draws.0", "config.depth",
-                                                  "new_key"]))  # fmt: skip
+                                                  "new_key"]))
         value = draw(JSON)
         if where == "blocks.0":
             c["blocks"][0][draw(st.sampled_from(sorted(c["blocks"][0])))] = value
@@ -234,4 +234,4 @@ def test_fuzzed_certificate_edits(certificate, data, tmp_path_factory):
     if rc == 0:  # accepted only if what it claims is what the unedited one proves
         assert bad["rank"] == certificate["rank"] and bad["exact"] == certificate["exact"]
         assert bad["blocks"] == certificate["blocks"] or all(
-            b["rank"] == 0 for b in bad["blocks"])  # fmt: skip
+            b["rank"] == 0 for b in bad["blocks"])

@@ -37,7 +37,7 @@ def _h1_enough_positions(draw):
     depth = draw(st.integers(1, 3))
     q = draw(st.integers(0, seq_len - 1))
     net = LinearSelfAttention(depth=depth, width=width, heads=1, seq_len=seq_len,
-                              query_position=q)  # fmt: skip
+                              query_position=q)
     half = seq_len // 2
     assume(block_bound(depth, width, half, seq_len - half) <= 1200)
     return net

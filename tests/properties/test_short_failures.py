@@ -22,7 +22,7 @@ def test_a_failing_rank_bound_shows_the_assertion_not_library_source(tmp_path):
     (tmp_path / "test_user.py").write_text(FAILING)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "test_user.py"], cwd=tmp_path, capture_output=True, text=True,
-                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)  # fmt: skip
+                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
     out = r.stdout
     assert r.returncode == 1, out
     assert "AssertionError: rank 3 > upper bound 2 (VIOLATED)" in out

@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def heads_study(tmp_path_factory):
     db = tmp_path_factory.mktemp("db") / "r.sqlite"
     return study("attention", vary={"depth": [1, 2, 3], "heads": [1, 3]},
-                 fixed={"width": 3, "seq_len": 6}, db=db)  # fmt: skip
+                 fixed={"width": 3, "seq_len": 6}, db=db)
 
 
 def test_ranks_and_labels_of_the_heads_example(heads_study):
     got = {(r["values"]["depth"], r["values"]["heads"]): (r["rank"], r["label"])
-           for r in heads_study.rows}  # fmt: skip
+           for r in heads_study.rows}
     assert got[(1, 1)] == (4, "exact, proved") and got[(3, 1)] == (3102, "exact, proved")
     assert got[(2, 1)][0] == 49
     assert [got[(L, 3)][0] for L in (1, 2, 3)] == [4, 43, 2441]
@@ -156,7 +156,7 @@ def test_invalid_combinations_are_listed_not_dropped():
 def test_heads_divisors_expands_per_width():
     a = sc.resolve_arch("attention")
     cells = sc.expand(a, {"depth": [1], "width": [4], "heads": ["divisors"]}, {},
-                      sc.default_rules(a, {}, {"depth": 1}, {}))  # fmt: skip
+                      sc.default_rules(a, {}, {"depth": 1}, {}))
     assert [c.values["heads"] for c in cells] == [1, 2, 4]
     assert {c.values["seq_len"] for c in cells} == {8}  # the default rule
 
@@ -200,7 +200,7 @@ def test_time_limit_and_cell_limit_leave_cells_listed(tmp_path):
 def test_dask_runs_a_study(tmp_path):
     pytest.importorskip("distributed")
     s = study("attention", vary={"depth": [1, 2]}, fixed={"width": 2}, db=tmp_path / "d.sqlite",
-              executor="dask", workers=1)  # fmt: skip
+              executor="dask", workers=1)
     assert [r["rank"] for r in s.rows] == [3, 18]
 
 
@@ -263,9 +263,9 @@ def truth(depth: int, width: int, seq_len: int = 4) -> int:
         W = rng.integers(-7, 8, (width, width))
         V = rng.integers(-7, 8, (width, width))
         s = [sum(int(V[e, d]) * h[n][d] for n in range(seq_len) for d in range(width))
-             for e in range(width)]  # fmt: skip
+             for e in range(width)]
         h = [[sum(int(W[e, d]) * h[n][d] for d in range(width)) * s[e] for e in range(width)]
-             for n in range(seq_len)]  # fmt: skip
+             for n in range(seq_len)]
     return rank_over_q(h[0][0], list(range(seq_len // 2)))
 
 
@@ -291,17 +291,17 @@ def test_user_numpy_class_against_the_exact_truth(user_module):
 def test_torch_factory_against_the_exact_truth(user_module):
     pytest.importorskip("torch")
     s = study("torch:study_user:make", vary={"depth": [1, 2]},
-              fixed={"width": 2, "seq_len": 4}, db=None)  # fmt: skip
+              fixed={"width": 2, "seq_len": 4}, db=None)
     assert [r["rank"] for r in s.rows] == [truth(1, 2), truth(2, 2)]
     assert s.rows[1]["params"] == 16
 
 
 def test_cli_json_and_plot_only(user_module, tmp_path):
     env = {"PYTHONPATH": f"{user_module}:{ROOT}", "PATH": "/usr/bin:/bin",
-           "HOME": str(tmp_path), "MPLBACKEND": "Agg"}  # fmt: skip
+           "HOME": str(tmp_path), "MPLBACKEND": "Agg"}
     cmd = [sys.executable, "-m", "seprank", "study", "--arch", "study_user:DeepProduct",
            "--vary", "depth=1:2", "--param", "width=2", "--json", "--executor", "serial",
-           "--db", str(tmp_path / "r.sqlite"), "--out", str(tmp_path / "o")]  # fmt: skip
+           "--db", str(tmp_path / "r.sqlite"), "--out", str(tmp_path / "o")]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -314,11 +314,11 @@ def test_cli_json_and_plot_only(user_module, tmp_path):
     (tmp_path / "o" / "study.png").unlink()
     r = subprocess.run([sys.executable, "-m", "seprank", "study", "--plot-only", "--pdf",
                         "--out", str(tmp_path / "o")], capture_output=True, text=True,
-                       env=env, timeout=120)  # fmt: skip
+                       env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "o" / "study.png").exists()
     assert (tmp_path / "o" / "study.pdf").read_bytes()[:5] == b"%PDF-"
     assert "study.pdf" in r.stdout.splitlines()[-1]
     bad = subprocess.run([sys.executable, "-m", "seprank", "study", "--vary", "depth=3:1"],
-                         capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+                         capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and "depth" in bad.stderr and "Traceback" not in bad.stderr

@@ -16,14 +16,14 @@ torch = pytest.importorskip("torch")
 @pytest.mark.parametrize(
     "depth,width,heads,residual", [(1, 3, 1, False), (2, 4, 2, False), (3, 2, 1, True),
                                    (2, 6, 3, True)],
-)  # fmt: skip
+)
 def test_torch_linear_attention_matches_seprank_float64(depth, width, heads, residual):
     from experiments.teacher_student.students import LinearAttention
     from seprank.algebra.domains import Float64
     from seprank.nets import LinearSelfAttention
 
     net = LinearSelfAttention(depth=depth, width=width, heads=heads, seq_len=5,
-                              residual=residual)  # fmt: skip
+                              residual=residual)
     rng = np.random.default_rng(depth * 10 + width)
     params = {k: rng.normal(size=v.shape) for k, v in net.init(rng, Float64()).items()}
     X = rng.normal(size=(7, 5, width))
@@ -135,7 +135,7 @@ def _row(student, depth, target, seed, fvu, rank=1, cap=0.6):
                 seed=str(seed), test_fvu=str(fvu), target_rank=str(rank),
                 rank_status="exact", capacity_log10=str(cap), capacity_which="x",
                 student_grid_rank="", protocol="v1", train_fvu=str(fvu), val_fvu=str(fvu),
-                epochs="20", best_epoch="3")  # fmt: skip
+                epochs="20", best_epoch="3")
 
 
 def test_analysis_control_is_computed_and_can_fail():
@@ -162,9 +162,9 @@ def test_analysis_compares_like_with_like_protocols():
     from experiments.teacher_student.analysis import report
 
     v1 = [_row("linear", L, t, s, 0.5) for L in (1, 2) for s in range(3)
-          for t in ("ctrl-R1", "sop-R4")]  # fmt: skip
+          for t in ("ctrl-R1", "sop-R4")]
     v2 = [dict(_row("linear", L, "ctrl-R1", s, 0.01), protocol="v2") for L in (1, 2)
-          for s in range(3)]  # fmt: skip
+          for s in range(3)]
     text = report(v1 + v2)
     assert "12 runs of training protocol v1" in text and "6 runs of other protocols" in text
     assert "Protocol v1: **Not every student fits the control**: 0 of 2" in text
@@ -293,7 +293,7 @@ def test_restart_rule_keeps_the_best_attempt(monkeypatch):
         seeds.append(torch.initial_seed())
         v = next(fvus)
         return dict(train_fvu=v, val_fvu=v, test_fvu=v, epochs=3, best_epoch=1,
-                    diverged=0, seconds=1.0)  # fmt: skip
+                    diverged=0, seconds=1.0)
 
     monkeypatch.setattr(tr, "train", fake_train)
     run = next(r for r in plan(preset) if r["student"] == "linear" and r["seed"] == 0)
@@ -313,7 +313,7 @@ def test_analysis_reports_restarted_runs():
     from experiments.teacher_student.analysis import report
 
     rows = [dict(_row("linear", L, "ctrl-R1", s, 0.01), restarts="0") for L in (1, 2)
-            for s in range(3)]  # fmt: skip
+            for s in range(3)]
     assert "restarted" not in report(rows)
     rows[0]["restarts"], rows[1]["restarts"] = "1", "2"
     rows[1]["val_fvu"] = "0.8"

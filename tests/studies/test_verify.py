@@ -124,7 +124,7 @@ def test_verify_one_row_fields():
     assert row["regime_growth"] == "" and row["gap"] == 0 and row["exact_proved"] is True
     assert row["label"] == m.label == "exact, proved"
     assert (row["depth"], row["width"], row["heads"], row["seq_len"], row["residual"]) == \
-        (2, 2, 1, 4, False)  # fmt: skip
+        (2, 2, 1, 4, False)
     assert isinstance(verdict.verify_one(_net(L=1)), dict)
 
 
@@ -208,7 +208,7 @@ def test_verify_one_not_saturated(monkeypatch):
     (_net(L=2, res=True), 0, "below bound"),      # residual (measured 18 < 20)
     (_net(L=2, H=2), 0, "below bound"),           # two heads (17 < 18)
     (_net(L=1, d=3, N=5), 1, "below bound"),      # query side 2 < d_x = 3 <= other side 3
-])  # fmt: skip
+])
 def test_verify_one_below_verdicts(monkeypatch, net, shift, want):
     _shift_bound(monkeypatch, shift)
     row = verdict.verify_one(net)
@@ -226,7 +226,7 @@ def _row(L=2, d=2, H=1, N=4, res=False, measured=18, upper=18, sat=True, **kw):
            "saturated": sat, "upper": upper, "log10_upper": 1.0,
            "bound": "block", "exact_proved": measured == upper, "gap": upper - measured,
            "regime_paper": "depth-inefficient", "regime_growth": "", "partitions_checked": 2,
-           "partition_invariant": "yes", "verdict": "exact, proved", "seconds": 0.5}  # fmt: skip
+           "partition_invariant": "yes", "verdict": "exact, proved", "seconds": 0.5}
     row.update(kw)
     return row
 
@@ -279,7 +279,7 @@ def test_summary_lines():
     s = _summary([_row()], not_measured=[{}], run={"db": None})
     assert verify.summary_lines(s)[3] == ("1 configurations failed or were refused: seprank "
                                           "results --db OUT/results.sqlite --where status!=done "
-                                          "shows why")  # fmt: skip
+                                          "shows why")
 
 
 def test_growth_agreement():
@@ -298,7 +298,7 @@ def test_growth_agreement():
 
 def test_the_regime_line_says_what_it_rests_on():
     fast = _row(L=1, d=3, regime_growth="depth-efficient (2.50)",
-                regime_paper="depth-inefficient")  # fmt: skip
+                regime_paper="depth-inefficient")
     text = "\n".join(verify.verdict_lines([fast], _summary([fast])))
     assert "rests only on L=1->2 at d_x=3, read against the two laws" in text
 
@@ -367,14 +367,14 @@ def test_markdown_and_write(tmp_path):
     head, table = md.split("## Table\n\n")
     assert head == ("# seprank verify\n\n" + "\n".join(f"- {x}" for x in verify.summary_lines(s))
                     + "\n\n## Verdict\n\n" + "\n".join(verify.verdict_lines(rows, s)[1:])
-                    + "\n\n")  # fmt: skip
+                    + "\n\n")
     lines = table.split("\n")
     assert lines[0] == verify.LEGEND and lines[1] == ""
     assert lines[2] == "| " + " | ".join(verify.COLUMNS) + " |"
     assert lines[3] == "|" + "---|" * 19
     assert lines[5] == "| 3 | 2 | 1 | 4 | False | 200 | lower bound, saturated | True | " \
         "232 | 1.0 | block | False | 32 | depth-inefficient |  | 2 | yes | exact, proved | " \
-        "0.5 |"  # fmt: skip
+        "0.5 |"
     assert lines[6:] == [""]
     verify.write(rows, s, tmp_path / "new" / "folder")  # created, with its parent
     assert (tmp_path / "new" / "folder" / "results.md").read_text() == md
@@ -399,9 +399,9 @@ def test_print_table_and_reproduce_command(capsys):
     verify.print_table(rows[:1])
     assert capsys.readouterr().out.splitlines()[0].startswith("depth  width  heads  N  res")
     assert verify.reproduce_command(rows[0]) == \
-        "seprank measure --depth 2 --width 2 --heads 1 --seq-len 4"  # fmt: skip
+        "seprank measure --depth 2 --width 2 --heads 1 --seq-len 4"
     assert verify.reproduce_command(rows[1]) == \
-        "seprank measure --depth 3 --width 12 --heads 1 --seq-len 4 --residual"  # fmt: skip
+        "seprank measure --depth 3 --width 12 --heads 1 --seq-len 4 --residual"
 
 
 # --------------------------------------------------------------------------------------
@@ -450,9 +450,9 @@ def test_run_small_grid(small_grid, tmp_path, monkeypatch, capsys):
     assert specs == [("verify", {"seed": 0, "max_samples": 6000, "grid": "verify-quick"})] * 2
     assert sweeps == [{"executor": "serial", "scheduler": None, "workers": None,
                        "worker_memory": None, "progress": True, "dask_processes": True,
-                       "retries": 2, "label": "verify quick"}]  # fmt: skip
+                       "retries": 2, "label": "verify quick"}]
     assert [(r["depth"], r["measured"], r["verdict"]) for r in rows] == \
-        [(1, 3, "exact, proved"), (2, 18, "exact, proved")]  # fmt: skip
+        [(1, 3, "exact, proved"), (2, 18, "exact, proved")]
     assert [r["label"] for r in rows] == ["exact, proved"] * 2
     assert rows[0]["regime_growth"] == "depth-efficient (2.63)"
     assert {k: v for k, v in s.items() if k != "run"} == {
@@ -472,7 +472,7 @@ def test_run_counts_what_the_rows_say(small_grid, tmp_path, monkeypatch):
     # bound lowered by one: two violations, counted; with a seed passed on
     _shift_bound(monkeypatch, -1)
     rows, s = verify.run("quick", tmp_path, seed=2, executor="serial", progress=False,
-                         db=tmp_path / "other.sqlite")  # fmt: skip
+                         db=tmp_path / "other.sqlite")
     assert [r["verdict"] for r in rows] == ["VIOLATION", "VIOLATION"]
     assert s["violations"] == 2 and s["exact_proved"] == 0 and s["seed"] == 2
     assert {r["label"] for r in rows} == {labels.above_label(labels.PROVED)}
@@ -496,10 +496,10 @@ def test_run_counts_h1_failures_and_mismatches(small_grid, tmp_path, monkeypatch
 
 def test_run_refused_configurations_listed(small_grid, tmp_path):
     rows, s = verify.run("quick", tmp_path, executor="serial", progress=False,
-                         worker_memory=2**20)  # fmt: skip
+                         worker_memory=2**20)
     assert rows == [] and s["configurations"] == 0 and s["planned"] == 2
     assert [(m["config"]["depth"], m["status"]) for m in s["not_measured"]] == \
-        [(1, "refused"), (2, "refused")]  # fmt: skip
+        [(1, "refused"), (2, "refused")]
     assert all("estimated peak memory" in m["error"] for m in s["not_measured"])
 
 
@@ -513,7 +513,7 @@ def test_run_returns_a_report_for_notebooks(small_grid, tmp_path):
     r = repr(report)
     assert "\n" not in r and len(r) <= 200, r
     assert r.startswith("VerifyReport(grid quick, seed 0: 2 configurations, 2 exact, "
-                        "proved, 2 saturated, 0 violations;")  # fmt: skip
+                        "proved, 2 saturated, 0 violations;")
     h = report._repr_html_()
     assert h.startswith("<table>") and h.endswith("</table>") and "violations" in h
     df = report.to_frame()
@@ -533,9 +533,9 @@ def test_upgrade_row_reads_an_older_row():
            "verdict": "below bound"}
     assert verify.upgrade_row(dict(old)) == {"measured": 17, "upper": 18, "saturated": "True",
                                              "exact_proved": "False", "verdict": "below bound",
-                                             "label": "lower bound, saturated"}  # fmt: skip
+                                             "label": "lower bound, saturated"}
     met = verify.upgrade_row(dict(old, measured=18, tight="True", verdict="tight"))
     assert (met["label"], met["verdict"], met["exact_proved"]) == \
-        ("exact, proved", "exact, proved", "True")  # fmt: skip
+        ("exact, proved", "exact, proved", "True")
     assert verify.upgrade_row({"measured": 3, "upper": 9, "saturated": False,
                                "exact_proved": False})["label"] == "lower bound, not saturated"

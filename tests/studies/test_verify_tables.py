@@ -3,7 +3,7 @@
 from seprank.studies.verify import VerifyReport
 
 ROW = {"depth": 2, "width": 3, "heads": 1, "seq_len": 4, "residual": False, "measured": 49,
-       "label": "exact, proved", "upper": 49}  # fmt: skip
+       "label": "exact, proved", "upper": 49}
 
 
 def test_verify_report_to_latex_has_the_papers_symbols_and_the_label():

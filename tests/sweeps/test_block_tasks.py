@@ -26,7 +26,7 @@ def _same(a: dict, b: dict) -> dict:
         d = {k: v for k, v in d.items() if k not in TIMES}
         d["blocks"] = [{k: v for k, v in x.items() if k != "seconds"} for x in d["blocks"]]
         d["catalecticant"] = {k: v for k, v in d["catalecticant"].items()
-                              if k != "build_seconds"}  # fmt: skip
+                              if k != "build_seconds"}
         out.append(d)
     return out
 
@@ -77,7 +77,7 @@ def test_an_interrupted_run_resumes_without_ranking_a_stored_block_again(tmp_pat
         assert r.stored == r.blocks == 14 and len(again.calls) == 7
         assert not set(again.calls) & set(first.calls)
         assert _same(r.measurement.to_dict(), one.to_dict())[0] == \
-            _same(one.to_dict(), one.to_dict())[0]  # fmt: skip
+            _same(one.to_dict(), one.to_dict())[0]
         r = run_blocks(net, store, progress=False)  # all stored: nothing ranked
         assert len(again.calls) == 7 and r.outcome is None and r.measurement.rank == one.rank
 
@@ -100,7 +100,7 @@ def test_blocks_of_another_seed_prime_or_version_are_not_reused(tmp_path, monkey
         assert len(c.calls) == r.blocks == 5
         want = measure(net, strategy="catalecticant", **kw)
         assert _same(r.measurement.to_dict(), want.to_dict())[0] == \
-            _same(want.to_dict(), want.to_dict())[0]  # fmt: skip
+            _same(want.to_dict(), want.to_dict())[0]
         other = LinearSelfAttention(depth=2, width=2, heads=1, seq_len=5)  # another config
         c.calls.clear()
         assert run_blocks(other, store, progress=False).stored == 5 and len(c.calls) == 5
@@ -121,10 +121,10 @@ def test_dask_local_cluster(tmp_path):
     one = measure(net, strategy="catalecticant")
     with Store(tmp_path / "r.sqlite") as store:
         r = run_blocks(net, store, progress=False, executor="dask", workers=1,
-                       dask_processes=False)  # fmt: skip
+                       dask_processes=False)
     assert r.outcome.executor == "dask" and r.outcome.done == 5
     assert _same(r.measurement.to_dict(), one.to_dict())[0] == \
-        _same(one.to_dict(), one.to_dict())[0]  # fmt: skip
+        _same(one.to_dict(), one.to_dict())[0]
 
 
 def test_cli_resumes_and_prints_the_measure_json(tmp_path, capsys):
@@ -139,7 +139,7 @@ def test_cli_resumes_and_prints_the_measure_json(tmp_path, capsys):
     assert "2 already in the store" in err
     got = json.loads(out)
     assert main(["measure", *net, "--strategy", "catalecticant", "--method", "modular",
-                 "--json", "--quiet"]) == 0  # fmt: skip
+                 "--json", "--quiet"]) == 0
     want = json.loads(capsys.readouterr().out)
     assert _same(got, want)[0] == _same(want, want)[0]
 
@@ -149,7 +149,7 @@ def test_cli_resumes_and_prints_the_measure_json(tmp_path, capsys):
     (["--depth", "2", "--width", "2", "--seq-len", "4", "--prime", "3"], "prime"),
     (["--depth", "2", "--width", "2", "--seq-len", "4", "--arch", "softmax-attention"],
      "not a polynomial"),
-])  # fmt: skip
+])
 def test_bad_input_one_line_exit_2_nothing_stored(tmp_path, capsys, args, text):
     db = tmp_path / "r.sqlite"
     assert main(["blocks", *args, "--db", str(db)]) == 2
@@ -180,7 +180,7 @@ def test_block_data_resumes_on_a_new_store_and_another_version(tmp_path, monkeyp
     assert sorted(x["block"] for x in lines) == list(range(14))
     bound_of = {b["other_s_degree"]: b["bound"] for b in one.blocks}
     assert all(x["proved_term"] == bound_of[x["result"]["block"]["other_s_degree"]]
-               for x in lines)  # fmt: skip
+               for x in lines)
     assert {x["ranked_by"]["seprank"] for x in lines} == {"0.0.0-later", before}
     # another seed is another identity: nothing taken
     c.calls.clear()

@@ -83,13 +83,13 @@ CASES = [
 
 def _files(root):
     return sorted(os.path.relpath(os.path.join(d, f), root) for d, ds, fs in os.walk(root)
-                  for f in fs + ds)  # files and folders  # fmt: skip
+                  for f in fs + ds)  # files and folders
 
 
 def _refused(path, tmp_path, capsys, words):
     before = _files(tmp_path)
     rc = main(["sweep", str(path), "--out", str(tmp_path / "out"), "--executor", "serial",
-               "--quiet"])  # fmt: skip
+               "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "Traceback" not in err[0], err
     if words is not None:

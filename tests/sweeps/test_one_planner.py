@@ -29,7 +29,7 @@ def _cli_plan(net, *flags):
 
 
 @pytest.mark.parametrize("net", NETS, ids=lambda n: f"L{n.depth}d{n.width}H{n.heads}"
-                         f"N{n.seq_len}{'r' if n.residual else ''}")  # fmt: skip
+                         f"N{n.seq_len}{'r' if n.residual else ''}")
 def test_verify_quick_tasks_are_planned_as_seprank_measure_plans_them(net):
     spec = plan_task(spec_for_net("verify", net, seed=0, max_samples=BUDGET))
     assert spec["plan"] == _cli_plan(net, "--max-samples", str(BUDGET))
@@ -39,7 +39,7 @@ def test_verify_quick_covers_every_grid_strategy():
     """The comparison above is not vacuous: the quick grid's plans take more than one
     strategy, and the budgets differ with them."""
     plans = [plan_task(spec_for_net("verify", n, seed=0, max_samples=BUDGET))["plan"]
-             for n in NETS]  # fmt: skip
+             for n in NETS]
     assert {"catalecticant", "graded", "direct"} <= {p["strategy"] for p in plans}
 
 

@@ -40,9 +40,9 @@ def test_a_log_gets_plain_lines_at_most_every_interval():
     lines = s.getvalue().splitlines()
     assert "\r" not in s.getvalue() and len(lines) == 2
     assert lines[0] == ("sweep t: 1/4 (0 done, 0 running, 0 failed, 0 refused, 1 skipped: "
-                        "in the store)")  # fmt: skip
+                        "in the store)")
     assert lines[-1].startswith("sweep t: 4/4 (2 done, 1 running, 1 failed, 0 refused, "
-                                "1 skipped: in the store")  # fmt: skip
+                                "1 skipped: in the store")
 
 
 def test_a_terminal_gets_a_tqdm_bar_with_the_counts():
@@ -78,13 +78,13 @@ def grid(tmp_path):
 
 def test_sweep_quiet_prints_nothing_on_stderr(grid, tmp_path, capsys):
     assert main(["sweep", str(grid), "--db", str(tmp_path / "r.sqlite"), "--executor",
-                 "serial", "--quiet"]) == 0  # fmt: skip
+                 "serial", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
 
 def test_sweep_progress_goes_to_stderr_as_lines_in_a_pipe(grid, tmp_path, capsys):
     assert main(["sweep", str(grid), "--db", str(tmp_path / "r.sqlite"), "--executor",
-                 "serial"]) == 0  # fmt: skip
+                 "serial"]) == 0
     out, err = capsys.readouterr()
     assert "sweep one: 1 tasks, 0 already in the store" in err and "\r" not in err
     assert err.splitlines()[-1].startswith("sweep one: 1/1 (1 done, 0 running, 0 failed")
@@ -107,5 +107,5 @@ def test_a_callable_progress_gets_the_lines_and_no_bar(capsys, monkeypatch):
     monkeypatch.setattr(bars, "interactive", lambda stream=None: True)
     lines = []
     measure(LinearSelfAttention(depth=2, width=2, seq_len=4), strategy="direct",
-            progress=lines.append)  # fmt: skip
+            progress=lines.append)
     assert any("rank 18" in x for x in lines) and capsys.readouterr().err == ""

@@ -112,9 +112,9 @@ def test_two_concurrent_sweeps_measure_each_task_once(tmp_path):
     # --wait: the one that ends first waits for the other's tasks (without it, it exits 1:
     # "N tasks claimed by HOST:PID, not finished", tests/fuzz/test_store_damage.py)
     cmd = [sys.executable, "-m", "seprank", "sweep", str(g), "--db", str(db), "--executor",
-           "serial", "--quiet", "--json", "--wait"]  # fmt: skip
+           "serial", "--quiet", "--json", "--wait"]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=_env()) for _ in range(2)]  # fmt: skip
+                              env=_env()) for _ in range(2)]
     outs = [p.communicate(timeout=240) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     counts = [json.loads(o) for o, _ in outs]
@@ -138,7 +138,7 @@ def test_a_dead_sweeps_claims_are_taken_over(tmp_path):
         s._db.execute("INSERT INTO claims VALUES (?, ?, ?)", ("other", "elsewhere:1:x", 0.0))
         assert s.claim("other") is None  # a stale claim (old heartbeat) is taken over
         s._db.execute("UPDATE claims SET owner = 'elsewhere:1:x', heartbeat = ? "
-                      "WHERE key = 'other'", (time.time(),))  # fmt: skip
+                      "WHERE key = 'other'", (time.time(),))
         assert s.claim("other") == "elsewhere:1:x"  # a live one is not
 
 
@@ -153,7 +153,7 @@ def test_results_of_other_code_are_stale_and_not_reused(tmp_path, capsys, monkey
     monkeypatch.undo()
     capsys.readouterr()
     assert main(["sweep", str(g), "--db", str(db), "--executor", "serial", "--quiet",
-                 "--json"]) == 0  # fmt: skip
+                 "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["done"] == 2 and d["skipped"] == 0  # measured again, not reused
     assert main(["results", "--db", str(db)]) == 0
@@ -200,7 +200,7 @@ def test_no_live_dask_worker_for_the_timeout_is_exit_1(tmp_path, capsys):
                                    cluster.scheduler_address, "--nthreads", "1", "--no-nanny",
                                    "--no-dashboard"], env=slow_env(_env(), tmp_path / "site", 0.2),
                                   stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)  # fmt: skip
+                                  stderr=subprocess.DEVNULL)
 
         def kill_worker_after_the_first_tasks():
             t0 = time.monotonic()
@@ -218,7 +218,7 @@ def test_no_live_dask_worker_for_the_timeout_is_exit_1(tmp_path, capsys):
         threading.Thread(target=kill_worker_after_the_first_tasks, daemon=True).start()
         t0 = time.monotonic()
         rc = main(["sweep", str(g), "--db", str(db), "--executor", "dask", "--scheduler",
-                   cluster.scheduler_address, "--worker-timeout", "3", "--quiet"])  # fmt: skip
+                   cluster.scheduler_address, "--worker-timeout", "3", "--quiet"])
         took = time.monotonic() - t0
         worker.wait(timeout=30)
     err = capsys.readouterr().err.strip().splitlines()

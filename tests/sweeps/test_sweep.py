@@ -82,7 +82,7 @@ def _stored(db: Path) -> dict:
 
 def _sweep(grid: Path, db: Path, *extra: str) -> int:
     return main(["sweep", str(grid), "--db", str(db), "--out", str(db.parent), "--quiet",
-                 *extra])  # fmt: skip
+                 *extra])
 
 
 def test_same_stored_results_on_serial_processes_and_dask(tmp_path, capsys):
@@ -103,7 +103,7 @@ def test_existing_dask_scheduler(tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
     grid = _grid(tmp_path, TINY)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:  # fmt: skip
+                                  dashboard_address=None) as cluster:
         db = tmp_path / "r.sqlite"
         assert _sweep(grid, db, "--executor", "dask", "--scheduler", cluster.scheduler_address) == 0
     assert _stored(db) == _stored_serial(tmp_path, grid)
@@ -116,7 +116,7 @@ def test_scheduler_without_workers_is_refused_not_waited_on(tmp_path, capsys, mo
     monkeypatch.setattr(executors, "WORKER_WAIT_S", 2)
     grid = _grid(tmp_path, TINY)
     with distributed.LocalCluster(n_workers=0, processes=False,
-                                  dashboard_address=None) as cluster:  # fmt: skip
+                                  dashboard_address=None) as cluster:
         db = tmp_path / "r.sqlite"
         assert _sweep(grid, db, "--executor", "dask", "--scheduler", cluster.scheduler_address) == 2
     err = capsys.readouterr().err
@@ -138,13 +138,13 @@ def test_a_worker_that_dies_costs_only_its_own_task(tmp_path, monkeypatch):
     specs[3]["die"] = True
     with Store(tmp_path / "r.sqlite") as st:
         o = sweep.run(specs, st, executor="processes", workers=2, retries=2, progress=False,
-                      say=lambda m: None, task_fn=run_or_die)  # fmt: skip
+                      say=lambda m: None, task_fn=run_or_die)
         rows = {r["key"]: r for r in st.query()}
     assert o.done == 7 and o.failed == 1 and len(rows) == 8
     bad = rows[specs[3]["key"]]
     assert bad["status"] == "failed" and "worker lost" in bad["error"] and bad["attempts"] == 3
     assert all(r["status"] == "done" and r["attempts"] == 1 for k, r in rows.items()
-               if k != specs[3]["key"])  # fmt: skip
+               if k != specs[3]["key"])
 
 
 def _stored_serial(tmp_path, grid):
@@ -174,7 +174,7 @@ def _start_and_stop(tmp_path, sig, executor: str, group: bool = False):
     db = tmp_path / "r.sqlite"
     env = slow_env(_env(), tmp_path / "slow_site", SLOW_TASK_S)
     cmd = [sys.executable, "-m", "seprank", "sweep", str(grid), "--db", str(db), "--out",
-           str(tmp_path), "--executor", executor, "--workers", "2"]  # fmt: skip
+           str(tmp_path), "--executor", executor, "--workers", "2"]
     # SIGINT at its default in the sweep: a test run started in the background of a
     # non-interactive shell ignores SIGINT, and a child would inherit that (and finish)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -220,7 +220,7 @@ def test_sigint_stops_cleanly_keeps_finished_tasks(tmp_path, capsys, executor):
     if executor == "dask":
         pytest.importorskip("distributed")
     grid, db, (rc, out, err), at = _start_and_stop(tmp_path, signal.SIGINT, executor,
-                                                   group=True)  # fmt: skip
+                                                   group=True)
     assert _done_count(db) < 32, "the sweep finished before it was stopped: not a test"
     assert rc == 130 and "Traceback" not in err
     assert "INTERRUPTED" in out
@@ -232,7 +232,7 @@ def test_a_grid_with_an_invalid_combination_is_refused_whole(tmp_path, capsys):
     # heads=2 does not divide width=3: the grid is refused before anything runs (issue 24:
     # it used to be stored as a failed task, exit 1); nothing is stored
     grid = _grid(tmp_path, '[grid]\nname = "bad"\n[params]\ndepth = [1]\nwidth = [2, 3]\n'
-                           'heads = [1, 2]\nseq_len = [4]\n')  # fmt: skip
+                           'heads = [1, 2]\nseq_len = [4]\n')
     db = tmp_path / "r.sqlite"
     assert _sweep(grid, db, "--executor", "serial") == 2
     err = capsys.readouterr().err
@@ -259,7 +259,7 @@ def test_unexpected_errors_are_retried_a_bounded_number_of_times(tmp_path, monke
     good, bad = make_spec("measure", "attention", cfg), make_spec("measure", "broken", cfg)
     with Store(tmp_path / "r.sqlite") as store:
         o = run([bad, good], store, executor="serial", retries=2, progress=False,
-                say=lambda m: None)  # fmt: skip
+                say=lambda m: None)
         assert (o.done, o.failed, o.retried) == (1, 1, 2)
         row = store.get(bad["key"])
         assert row["status"] == "failed" and row["attempts"] == 3
@@ -279,7 +279,7 @@ def test_a_task_too_big_for_its_worker_is_refused_and_stored(tmp_path, capsys):
         rows = s.query()
     assert len(rows) == 6 and all(r["status"] == "refused" for r in rows)
     assert all("estimated peak memory" in r["error"] and "exceeds the worker's" in r["error"]
-               for r in rows)  # fmt: skip
+               for r in rows)
     assert all(r["est_bytes"] > 2**20 for r in rows)
     # with the memory there, a rerun measures them (a refusal is not final)
     assert _sweep(grid, db, "--executor", "serial") == 0
@@ -288,7 +288,7 @@ def test_a_task_too_big_for_its_worker_is_refused_and_stored(tmp_path, capsys):
 
 def test_verify_with_refused_configurations_is_incomplete_exit_1(tmp_path, capsys):
     args = ["verify", "--quick", "--out", str(tmp_path), "--executor", "serial",
-            "--worker-memory", "1MiB"]  # fmt: skip
+            "--worker-memory", "1MiB"]
     assert main(args) == 1
     cap = capsys.readouterr()
     assert "92 configurations failed or were refused" in cap.out
@@ -393,16 +393,16 @@ def test_store_keys_include_the_version_and_a_rerun_replaces_not_duplicates(tmp_
     # a prime left to the planner is not the default prime given: the planner may take
     # another (the catalecticant strategy's fast prime), as `seprank measure` does
     assert make_spec("measure", "attention", {"depth": 1, "width": 2, "seq_len": 4},
-                     prime=DEFAULT_PRIME)["key"] != a["key"]  # fmt: skip
+                     prime=DEFAULT_PRIME)["key"] != a["key"]
     monkeypatch.setattr(_version, "__version__", "0.0.0-other")
     assert make_spec("measure", "attention", {"depth": 1, "width": 2, "seq_len": 4})["key"] \
-        != a["key"]  # fmt: skip
+        != a["key"]
     with Store(tmp_path / "r.sqlite") as s:
         s.put(a, {"status": "failed", "error": "x"})
         s.put(a, {"status": "done", "measurement": {"rank": 3}})
         assert s.count() == 1 and s.get(a["key"])["attempts"] == 2
         assert s.get(a["key"])["rank"] == 3 and s.status_of([a["key"], b["key"]]) == {
-            a["key"]: "done"}  # fmt: skip
+            a["key"]: "done"}
 
 
 def test_large_first_order(tmp_path):
@@ -435,7 +435,7 @@ def test_transition_runs_through_the_store(tmp_path, capsys):
     it from the store (the same bytes) and measures nothing."""
     db, out = tmp_path / "r.sqlite", tmp_path / "fig"
     args = ["transition", "--quick", "--max-bound", "60", "--out", str(out), "--db", str(db),
-            "--executor", "serial"]  # fmt: skip
+            "--executor", "serial"]
     assert main(args) == 0
     csv_path = out / "fig8_measured_transition.csv"
     first = csv_path.read_bytes()

@@ -45,7 +45,7 @@ def test_a_users_upper_bound_method(tmp_path, monkeypatch):
 @pytest.mark.parametrize("returned, words", [
     (7, "expected (bound, source)"), ((2.5, "x"), "bound=2.5 must be a non-negative int"),
     ((-1, "x"), "bound=-1"), ((True, "x"), "bound=True"), ((3, ""), "source=''"),
-])  # fmt: skip
+])
 def test_a_malformed_user_bound_is_refused(returned, words):
     @dataclass(frozen=True)
     class Net:
@@ -75,7 +75,7 @@ def test_public_upper_bound_answers_for_any_architecture_or_refuses():
 def test_bounds_cli_and_the_api_agree(tmp_path, monkeypatch, capsys):
     install(tmp_path, monkeypatch)
     for arch, params, A in [("mps", ["seq_len=6", "phys_dim=2", "bond=2"], (0, 2, 4)),
-                            ("mymod:MyNet", ["seq_len=4", "terms=3"], (0, 1))]:  # fmt: skip
+                            ("mymod:MyNet", ["seq_len=4", "terms=3"], (0, 1))]:
         argv = ["bounds", "--arch", arch, "--partition", ",".join(map(str, A)), "--json"]
         assert main(argv + [x for p in params for x in ("--param", p)]) == 0
         d = json.loads(capsys.readouterr().out)

@@ -78,7 +78,7 @@ def test_guidelines_reproduce_quoted_numbers():
 # ----------------------------------------------------------- guidelines: exact arithmetic
 def test_parameter_count_is_12_L_d_squared():
     assert gl.params(1, 1) == 12 and gl.params(2, 10) == 2400 and gl.params(96, 12288) == \
-        12 * 96 * 12288**2  # fmt: skip
+        12 * 96 * 12288**2
     opt = gl.fit_optimal_shape(1e9)
     assert 12 * opt["depth"] * opt["width"] ** 2 == pytest.approx(1e9, rel=1e-9)
     assert opt["width"] == pytest.approx(gl.fit_width(opt["depth"]), rel=1e-12)
@@ -98,7 +98,7 @@ def test_fit_width_and_depth_are_inverse_and_use_the_quoted_constants():
 @pytest.mark.parametrize("factor, want", [(1.0, "near the fit"), (1.14, "near the fit"),
                                           (1.16, "too deep"), (0.88, "near the fit"),
                                           (0.86, "too shallow"), (3.0, "too deep"),
-                                          (0.3, "too shallow")])  # fmt: skip
+                                          (0.3, "too shallow")])
 def test_verdict_thresholds(factor, want):
     """A shape with the fit's parameter count: the verdict follows depth / fit depth."""
     opt = gl.fit_optimal_shape(1e10)
@@ -112,7 +112,7 @@ def test_verdict_thresholds(factor, want):
 
 
 @pytest.mark.parametrize("depth, width, arg", [(0, 10, "depth="), (-1, 10, "depth="),
-                                              (10, 0, "width="), (10, -2, "width=")])  # fmt: skip
+                                              (10, 0, "width="), (10, -2, "width=")])
 def test_verdict_rejects_non_positive_shapes(depth, width, arg):
     with pytest.raises(gl.ConfigError, match=arg):
         gl.verdict(depth, width)
@@ -170,14 +170,14 @@ def test_partitions_and_schur_dims():
 
 
 @pytest.mark.parametrize("k, d, n, want", [(0, 3, 1, 1), (1, 3, 1, 6), (2, 3, 1, 15),
-                                           (2, 3, 3, 21), (1, 2, 5, 3), (2, 3, 2, 21)])  # fmt: skip
+                                           (2, 3, 3, 21), (1, 2, 5, 3), (2, 3, 2, 21)])
 def test_b_dim_values(k, d, n, want):
     """n = 1: S = x x^T, so degree-k polynomials in S are those of degree 2k in x."""
     assert b_dim(k, d, n) == want
 
 
 @pytest.mark.parametrize("j, d, n, want", [(0, 3, 1, 3), (1, 3, 1, 10), (1, 2, 3, 6),
-                                           (2, 2, 1, 6), (0, 1, 1, 1)])  # fmt: skip
+                                           (2, 2, 1, 6), (0, 1, 1, 1)])
 def test_a_dim_values(j, d, n, want):
     """n = 1: x_c g(x x^T) spans the degree-(2j+1) polynomials in x: C(2j+d, d-1)."""
     assert a_dim(j, d, n) == want
@@ -201,7 +201,7 @@ def test_monomial_bound_values():
     assert monomial_bound(1, 1, 1, 1) == 4
     assert monomial_bound(1, 1, 1, 1, residual=True) == 4  # min(C(4,3), C(4,3))
     assert monomial_bound(1, 2, 1, 1) == sum(min(math.comb(t + 1, t), math.comb(4 - t, 3 - t))
-                                             for t in range(4))  # fmt: skip
+                                             for t in range(4))
 
 
 def test_upper_bound_dict_and_sides():
@@ -217,7 +217,7 @@ def test_upper_bound_dict_and_sides():
     small = upper_bound(LinearSelfAttention(depth=1, width=1, heads=1, seq_len=2))
     assert small["upper"] == min(small["block"], small["monomial"]) == 2
     q = upper_bound(LinearSelfAttention(depth=2, width=3, heads=1, seq_len=5, query_position=4),
-                    [0, 1])  # fmt: skip
+                    [0, 1])
     assert (q["n_query_side"], q["n_other_side"]) == (3, 2) and "bounded-rank" in q["why"]
     res = upper_bound(LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4, residual=True))
     assert res["upper"] == 20 and "residual" in res["why"]
@@ -230,7 +230,7 @@ def test_regime_boundaries():
     assert rg.paper_regime(2, 9) == "depth-inefficient"  # L == log3 d: not below
     assert rg.paper_regime(1, 4) == "depth-efficient"
     assert rg.growth_regime(2.0) == "depth-efficient" and rg.growth_regime(1.999) != \
-        "depth-efficient"  # fmt: skip
+        "depth-efficient"
     assert rg.growth_regime(None) == "unknown" and rg.growth_regime(float("nan")) == "unknown"
     assert rg.doubled_transition_depth(9) == pytest.approx(4.0)
     assert rg.growth_ratios({1: 2.0, 2: 5.0, 4: 1.0}) == {1: 2.5}
@@ -256,10 +256,10 @@ def test_quoted_figures_are_pinned():
     """What the paper, its authors and GatorTron quoted: data, checked exactly."""
     assert gl.QUOTED == {"gpt3": {"depth": 96, "width": 12288, "params": 175e9},
                          "trillion": {"params": 1e12, "width_paper": 30_000,
-                                      "depth_authors": 92}}  # fmt: skip
+                                      "depth_authors": 92}}
     assert [(m["name"], m["params"], m["depth"], m["width"], m["heads"]) for m in gl.GATORTRON] \
         == [("GatorTron-base", 345e6, 24, None, None), ("GatorTron-medium", 3.9e9, 48, 2560, 40),
-            ("GatorTron-large", 8.9e9, 56, 3560, 56)]  # fmt: skip
+            ("GatorTron-large", 8.9e9, 56, 3560, 56)]
     assert gl.trillion_report()["params"] == 1e12
 
 
@@ -362,11 +362,11 @@ def test_log_comb_edges():
     mpmath.mp.dps = 40
     for n, r in ((10**12 + 5, 1), (10**12 + 5, 3), (5 * 10**13, 1), (10**12, 2)):
         assert log_comb(n, r) == pytest.approx(float(mpmath.log(mpmath.binomial(n, r))),
-                                               rel=1e-15)  # fmt: skip
+                                               rel=1e-15)
     # below 1e12 too (the direct difference was 1e-4 off at n = 1e12 - 10, 4e-8 at 1e9)
     for n, r in ((10**12 - 10, 1), (10**9, 1), (10**6 + 3, 2), (10**7, 10**5), (999_999, 1)):
         assert log_comb(n, r) == pytest.approx(float(mpmath.log(mpmath.binomial(n, r))),
-                                               rel=1e-10)  # fmt: skip
+                                               rel=1e-10)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
@@ -526,7 +526,7 @@ def _lgamma_ratio_ref(a: int, delta: int) -> float:
     (10**9, 10**9 - 5), (10**12 + 7, 3), (10**15, 10**15 - 10**3), (10**20, 10**10),
     (10**301 + 3, 3), (10**305, 7), (10**310 + 1, 2), (10**400 + 5, 5), (3 * 10**300, 10**300),
     (2 * 10**302 + 10**300, 10**300), (10**310 + 5 * 10**297, 5 * 10**297),
-], ids=lambda v: f"{v}" if v < 10**7 else f"{str(v)[0]}e{len(str(v)) - 1}")  # fmt: skip
+], ids=lambda v: f"{v}" if v < 10**7 else f"{str(v)[0]}e{len(str(v)) - 1}")
 def test_lgamma_ratio_full_precision_on_every_branch(a, delta):
     """Relative error below 1e-13 on both sides of every branch point (b = a - delta at
     99 / 100, a at 1e6 with b < 100, b past 1e300 and past the float range 1.8e308, with
@@ -575,7 +575,7 @@ def _digit_limit_cases():
         ("monomial", lambda: monomial_bound(3, 2, 1, 2), monomial_bound_log10(3, 2, 1, 2)),
         ("monomial residual", lambda: monomial_bound(3, 2, 1, 2, True),
          monomial_bound_log10(3, 2, 1, 2, True)),
-    ]  # fmt: skip
+    ]
 
 
 def test_digit_limit_is_inclusive_on_every_path(monkeypatch):
@@ -605,7 +605,7 @@ def test_upper_bound_asks_only_for_integers_it_gets(monkeypatch, residual):
     assert ref["which"] == "block"
     lg = bounds.block_bound_log10(3, 2, 2, 2, residual)
     for limit, computed in ((lg, True), (math.nextafter(lg, -math.inf), False),
-                            (math.nextafter(lg, math.inf), True)):  # fmt: skip
+                            (math.nextafter(lg, math.inf), True)):
         monkeypatch.setattr(bounds, "MAX_DIGITS", limit)
         r = bounds.upper_bound(net)
         assert (r["upper"] == ref["upper"]) if computed else r["upper"] is None

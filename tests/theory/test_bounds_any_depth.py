@@ -35,11 +35,11 @@ def _direct_monomial(depth, width, nq, no, residual):
     if residual:
         return min(math.comb(vq + deg, deg), math.comb(vo + deg, deg))
     return sum(min(math.comb(vq + t - 1, t), math.comb(vo + deg - t - 1, deg - t))
-               for t in range(deg + 1))  # fmt: skip
+               for t in range(deg + 1))
 
 
 CASES = [(L, d, nq, no, res) for L in (1, 2, 3) for d in (1, 2, 3, 4) for nq in (1, 2, 3, 5)
-         for no in (1, 2, 4) for res in (False, True)]  # fmt: skip
+         for no in (1, 2, 4) for res in (False, True)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -66,7 +66,7 @@ def test_quoted_values_unchanged():
 
 
 @pytest.mark.parametrize("depth, width, n", [(5, 5, 4), (6, 5, 4), (5, 10, 4), (19, 10, 4),
-                                             (30, 10, 4), (50, 10, 4)])  # fmt: skip
+                                             (30, 10, 4), (50, 10, 4)])
 def test_bounded_sides_at_depths_that_used_to_hang(depth, width, n):
     t = time.process_time()  # CPU time: a loaded machine does not fail the test
     v = block_bound(depth, width, n, n)
@@ -105,12 +105,12 @@ def _child_cpu() -> float:
 @pytest.mark.parametrize("args", [["5", "5", "8"], ["6", "5", "8"], ["5", "10", "8"],
                                   ["19", "10", "8"], ["40", "10", "8"], ["50", "10", "8"],
                                   ["45", "10", "20"], ["50", "100", "8"],
-                                  ["50", "100", "200"]])  # fmt: skip
+                                  ["50", "100", "200"]])
 def test_bounds_cli_finishes_quickly(args):
     L, d, N = args
     t = _child_cpu()
     r = subprocess.run([sys.executable, "-m", "seprank", "bounds", "--depth", L, "--width", d,
-                        "--seq-len", N], capture_output=True, text=True, timeout=120)  # fmt: skip
+                        "--seq-len", N], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert _child_cpu() - t < 10  # CPU seconds of the command (wall time varies with load)
     assert "proved upper bound: " in r.stdout and "Traceback" not in r.stderr

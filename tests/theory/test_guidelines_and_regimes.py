@@ -17,7 +17,7 @@ def test_public_annotations_resolve(module):
     """The annotations (strings under ``from __future__ import annotations``) evaluate:
     typing.get_type_hints is what documentation tools and runtime checkers call."""
     funcs = [f for name, f in inspect.getmembers(module, inspect.isfunction)
-             if f.__module__ == module.__name__]  # fmt: skip
+             if f.__module__ == module.__name__]
     assert len(funcs) >= 8
     for f in funcs:
         typing.get_type_hints(f)
@@ -26,7 +26,7 @@ def test_public_annotations_resolve(module):
 # ---------------------------------------------------------------------------- regimes
 def _first_ratio_below_2(width: int, max_depth: int) -> int | None:
     return next((L for L in range(1, max_depth + 1)
-                 if rg.formula_growth_ratio(L, width) < rg.GROWTH_THRESHOLD), None)  # fmt: skip
+                 if rg.formula_growth_ratio(L, width) < rg.GROWTH_THRESHOLD), None)
 
 
 def test_formula_transition_default_search_is_40_layers():
@@ -121,7 +121,7 @@ def test_expressivity_optimal_depth_past_the_default_transition_search():
     assert rg.formula_transition_depth(rg.width_at_budget(budget, 5)) is None
     L = rg.expressivity_optimal_depth(budget)
     t = {k: rg.formula_transition_depth(rg.width_at_budget(budget, k), max_depth=400)
-         for k in (L, L + 1)}  # fmt: skip
+         for k in (L, L + 1)}
     assert L > 5 and L <= t[L] and t[L + 1] < L + 1
 
 

@@ -166,7 +166,7 @@ def test_reference_rebuild_agrees_with_build_F(kw):
     F = reference_poly.reference_F(net, params, p, radix)
     assert sorted(set(np.concatenate([k for k, _ in F]).tolist())) == keys.tolist()
     got = reference_poly.entries(F, np.repeat(keys, d)[:, None].reshape(-1, d),
-                                 np.arange(d)[None, :], p, m, radix)  # fmt: skip
+                                 np.arange(d)[None, :], p, m, radix)
     assert np.array_equal(got.astype(np.int64), values)
 
 
@@ -184,7 +184,7 @@ def test_reference_rebuild_is_the_network(kw):
     want = np.asarray(net.apply(params, dom.from_ints(X), dom), dtype=np.int64) % p
     for x, w in zip(X.tolist(), want.tolist()):
         S = [sum(x[j][a] * x[j][b] for j in range(net.seq_len)) % p
-             for a in range(d) for b in range(a, d)]  # fmt: skip
+             for a in range(d) for b in range(a, d)]
         y = 0
         for c, (k, v) in enumerate(F):
             for alpha, coef in zip(reference_poly.digits(k, m, radix).tolist(), v.tolist()):

@@ -64,7 +64,7 @@ def test_allow_import_must_be_a_flag_or_import_paths(sent):
 
 
 def test_your_class_is_your_word_and_the_named_module_stays_unimported(sent, tmp_path,
-                                                                      monkeypatch):  # fmt: skip
+                                                                      monkeypatch):
     cert, _, mark = sent
     install(tmp_path, monkeypatch)  # the same class, as mymod: your own copy
     r = check_certificate(cert, cls=resolve("mymod:MyNet"))
@@ -76,10 +76,10 @@ def test_your_class_is_your_word_and_the_named_module_stays_unimported(sent, tmp
 
 
 def test_a_module_that_cannot_be_imported_raises_and_is_never_invalid(sent, tmp_path,
-                                                                     monkeypatch):  # fmt: skip
+                                                                     monkeypatch):
     cert = dict(sent[0], architecture="gone_module_xyz:MyNet")
     with pytest.raises(ConfigError, match="architecture='gone_module_xyz:MyNet': module "
-                                          "'gone_module_xyz' cannot be imported"):  # fmt: skip
+                                          "'gone_module_xyz' cannot be imported"):
         check_certificate(cert, allow_import=True)
     (tmp_path / "boom.py").write_text("raise RuntimeError('boom at import')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -97,7 +97,7 @@ def test_an_installed_entry_point_needs_no_permission(sent, monkeypatch):
     cert, _, mark = sent
     ep = metadata.EntryPoint("tripnet", "tripmod:MyNet", registry.ENTRY_POINT_GROUP)
     monkeypatch.setattr(metadata, "entry_points",
-                        lambda group=None: [ep] if group == ep.group else [])  # fmt: skip
+                        lambda group=None: [ep] if group == ep.group else [])
     r = check_certificate(dict(cert, architecture="tripnet"))  # an installed package's name
     assert r.ok and mark.exists()
 
@@ -136,7 +136,7 @@ def test_a_torch_factory_the_certificate_names_is_not_imported(torch_sent, label
     cert = dict(cert, architecture=label or cert["architecture"])
     for kw in ({}, {"cls": TorchModule}, {"allow_import": "tripfac:other"}):
         with pytest.raises(ConfigError, match=r"names the module 'tripfac' \(factory "
-                                              r"'tripfac:make'\)"):  # fmt: skip
+                                              r"'tripfac:make'\)"):
             check_certificate(cert, **kw)
         assert not mark.exists() and "tripfac" not in sys.modules
     r = check_certificate(cert, allow_import="tripfac:make")

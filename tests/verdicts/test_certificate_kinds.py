@@ -50,7 +50,7 @@ def toy():
 
     kind = kinds.register(kinds.CertificateKind(
         name="toy", strategies=("toy",), schema=schema, check=check, write=write,
-        fields=("toy_note",)))  # fmt: skip
+        fields=("toy_note",)))
     try:
         yield seen
     finally:

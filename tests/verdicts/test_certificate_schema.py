@@ -126,7 +126,7 @@ def test_an_edited_field_is_refused(name, edit, words, cert, tmp_path, capsys):
     ("{" + '"a":' * 5, "is not JSON"),
     ("", "is not JSON"),
     ("\udcff", "is not JSON"),
-])  # fmt: skip
+])
 def test_unreadable_or_malformed_files(text, words, tmp_path, capsys):
     p = tmp_path / "c.json"
     p.write_bytes(text.encode("utf-8", "surrogateescape"))

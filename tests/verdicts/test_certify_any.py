@@ -14,7 +14,7 @@ from seprank.verdicts.certificate_format import claim_text
 from seprank.verdicts.certificates import certificate_name, certify, check_certificate
 
 MPS_ARGS = ["--arch", "mps", "--param", "seq_len=6", "--param", "phys_dim=2", "--param",
-            "bond=2", "--partition", "0,2,4"]  # fmt: skip
+            "bond=2", "--partition", "0,2,4"]
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +57,9 @@ def test_mps_certify_is_exact_given_the_min_cut(mps_cert, capsys):
     ("upper_bound", 8.0, 2, "upper_bound must be"),
     ("upper_bound", "8", 2, "upper_bound must be"),
     ("upper_given", "yes", 2, "upper_given must be true or false"),
-])  # fmt: skip
+])
 def test_an_edited_certificate_is_refused_naming_the_field(mps_cert, tmp_path, capsys, field,
-                                                           value, code, words):  # fmt: skip
+                                                           value, code, words):
     cert = json.loads(mps_cert[1].read_text())
     cert[field] = value
     bad = tmp_path / "edited.json"
@@ -73,7 +73,7 @@ def test_a_non_exact_certificate_with_a_wrong_bound_fails(mps_cert):
     cert.update(upper_bound=12, exact=False)
     r = check_certificate(cert)
     assert not r.ok and "upper_bound 12 is not the architecture's proved bound (8;" in \
-        r.reasons[0]  # fmt: skip
+        r.reasons[0]
     cert.update(upper_bound=None, upper_source=None)  # no bound, but the claim says exact
     r = check_certificate(cert)
     assert not r.ok and "is not what the verified fields give" in r.reasons[0]
@@ -85,7 +85,7 @@ def test_a_non_exact_certificate_with_a_wrong_bound_fails(mps_cert):
 @pytest.mark.parametrize("edit, words", [
     ({"exact": False}, "exact=False, but the rank 8 meets upper_bound 8"),
     ({"claim": "sep = 8, trust me"}, "is not what the verified fields give"),
-])  # fmt: skip
+])
 def test_exactness_and_the_claim_are_re_derived(mps_cert, edit, words):
     cert = json.loads(mps_cert[1].read_text())
     cert.update(edit)
@@ -102,7 +102,7 @@ def test_a_stated_bound_is_labelled_and_checked_as_stated(tmp_path, capsys):
     path = c.write(tmp_path)
     assert main(["check-certificate", str(path)]) == 0
     assert capsys.readouterr().out == ("valid: separation rank = 4; exact, given the stated "
-                                       "bound (Lemma 3 of my notes)\n")  # fmt: skip
+                                       "bound (Lemma 3 of my notes)\n")
     low = certify(net, (0, 1), upper=3, upper_source="a wrong lemma")
     assert not low.exact and low.status == "lower bound" and "it is FALSE" in low.ground
     with pytest.raises(ConfigError, match="upper=-1 must be a non-negative integer"):
@@ -114,7 +114,7 @@ def test_a_stated_bound_is_labelled_and_checked_as_stated(tmp_path, capsys):
 def test_certify_cli_stated_bound_and_its_refusals(tmp_path, capsys):
     base = ["certify", "--arch", "mps", "--param", "seq_len=4", "--param", "phys_dim=2",
             "--param", "bond=2", "--param", "periodic=1", "--out", str(tmp_path),
-            "--quiet"]  # fmt: skip
+            "--quiet"]
     assert main(base + ["--upper", "4", "--upper-source", "Lemma 3", "--check"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "separation rank: 4  [exact, given the stated bound (Lemma 3)]"
@@ -128,14 +128,14 @@ def test_certify_cli_stated_bound_and_its_refusals(tmp_path, capsys):
 def test_certificate_names_are_generic_short_and_safe():
     def name(arch, config, part=(0, 1)):
         return certificate_name({"architecture": arch, "config": config,
-                                 "partition": list(part), "seed": 1, "prime": 7})  # fmt: skip
+                                 "partition": list(part), "seed": 1, "prime": 7})
 
     att = {"depth": 2, "width": 2, "heads": 1, "seq_len": 4, "residual": True,
-           "query_position": 1, "output_coord": 0}  # fmt: skip
+           "query_position": 1, "output_coord": 0}
     assert name("LinearSelfAttention", att) == "LinearSelfAttention_L2_d2_H1_N4_res_q1_A0-1_" \
-        "seed1_p7.json"  # fmt: skip
+        "seed1_p7.json"
     assert name("pkg.mod:My Net", {"edges": [[0, 1], [1, 2]], "flag": False}) == \
-        "pkg.mod.My-Net_edges0-1-1-2_A0-1_seed1_p7.json"  # fmt: skip
+        "pkg.mod.My-Net_edges0-1-1-2_A0-1_seed1_p7.json"
     long = name("X", {f"field_number_{i}": i + 1 for i in range(9)})
     assert long.startswith("X_cfg") and len(long) < 60
     assert long == name("X", {f"field_number_{i}": i + 1 for i in range(9)})  # deterministic
@@ -150,7 +150,7 @@ def test_check_certificate_accepts_the_class(tmp_path, monkeypatch):
     assert check_certificate(c.certificate, allow_import="mymod:MyNet").ok  # by its name
     cert = dict(c.certificate, architecture="elsewhere:MyNet")  # not importable by its name
     with pytest.raises(ConfigError, match="architecture='elsewhere:MyNet': module "
-                                          "'elsewhere' cannot be imported"):  # fmt: skip
+                                          "'elsewhere' cannot be imported"):
         check_certificate(cert, allow_import=True)  # not "invalid": it cannot be checked
     r = check_certificate(cert, cls=cls)  # the class, in your words: nothing imported
     assert r.ok and r.exact and r.status == c.status

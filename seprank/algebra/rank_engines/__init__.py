@@ -17,8 +17,8 @@ from seprank.algebra.rank_engines.base import (
 from seprank.algebra.rank_engines.growing import GrowingRank
 
 BUILT_IN = (blas.BlasEngine, python_flint.FlintEngine, array_numpy.ArrayNumpyEngine,
-            array_torch.ArrayTorchEngine)  # fmt: skip
+            array_torch.ArrayTorchEngine)
 
 __all__ = ["BUILT_IN", "DEVICES", "RANK_ENGINES", "GrowingRank", "RankEngine",
            "check_rank_engine", "engine_class", "engine_names", "register",
-           "unregister"]  # fmt: skip
+           "unregister"]

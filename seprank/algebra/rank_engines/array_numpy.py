@@ -29,4 +29,4 @@ class ArrayNumpyEngine(RankEngine):
 
     def _rank(self, M: np.ndarray, overwrite: bool) -> int:
         return array_elimination.rank(np.asarray(M, dtype=np.int64), self.p,
-                                      self.array_backend())  # fmt: skip
+                                      self.array_backend())

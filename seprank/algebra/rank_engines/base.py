@@ -88,7 +88,7 @@ class RankEngine(ABC):
 
     @classmethod
     def choose(cls, engine: str = "auto", p: int = 0, device: str = "cpu",
-               arg: str = "engine") -> RankEngine:  # fmt: skip
+               arg: str = "engine") -> RankEngine:
         """Validate (:func:`check_rank_engine`, ``arg`` names the argument in errors) and
         resolve ``"auto"``: the registered engine's instance for ``p`` and ``device``."""
         check_rank_engine(engine, p, name=arg, device=device)
@@ -136,14 +136,14 @@ class RankEngine(ABC):
         elimination when ``incremental`` and the engine declares ``incremental_growth``,
         else re-ranked at each step."""
         return GrowingRank(self, incremental and self.incremental_growth
-                           and self.missing() is None)  # fmt: skip
+                           and self.missing() is None)
 
 
 def residues(M: np.ndarray, p: int, overwrite: bool = False) -> np.ndarray:
     """``M`` mod p as a C-contiguous float64 array: ``M`` itself with ``overwrite`` when it
     is one already (reduced in place if needed), else a copy."""
     if overwrite and isinstance(M, np.ndarray) and M.dtype == np.float64 \
-            and M.flags.c_contiguous:  # fmt: skip
+            and M.flags.c_contiguous:
         A = M
     else:
         A = np.array(M, dtype=np.float64, order="C")
@@ -169,7 +169,7 @@ def pivot_columns(M: np.ndarray, p: int) -> list[int]:
 
 #: The registered engines by name, in registration order (:func:`register`).
 ENGINES: Registry[type[RankEngine]] = Registry("rank_engine", RankEngine, classes=True,
-                                               listed=("auto",))  # fmt: skip
+                                               listed=("auto",))
 
 
 def register(engine_cls: type[RankEngine]) -> type[RankEngine]:
@@ -240,7 +240,7 @@ def _auto(p: int | None, device: str, name: str) -> type[RankEngine]:
     if why := fit[0].device_problem(device):
         raise ConfigError(f"device={device!r} is unavailable: {why}")
     raise ConfigError(f"{name}='auto' has no engine that runs here: {fit[0].name!r} "
-                      f"{fit[0].missing()}")  # fmt: skip
+                      f"{fit[0].missing()}")
 
 
 def check_rank_engine(
@@ -265,10 +265,10 @@ def check_rank_engine(
         others = [n for n in engine_names() if ENGINES[n].fits(prime)]
         hint = f"; use auto or {' or '.join(others)}" if others else ""
         raise ConfigError(f"{name}={engine!r} needs prime < {_power(cls.prime_limit)} "
-                          f"(got prime={p}){hint}")  # fmt: skip
+                          f"(got prime={p}){hint}")
     if device not in cls.devices:
         on = " or ".join(repr(n) for n in RANK_ENGINES if n == "auto"
-                         or device in ENGINES[n].devices)  # fmt: skip
+                         or device in ENGINES[n].devices)
         raise ConfigError(f"device={device!r} needs {name}={on} (got {engine!r})")
     if why := cls.device_problem(device):
         raise ConfigError(f"device={device!r} is unavailable: {why}")

@@ -48,7 +48,7 @@ class GrowingRank:
         if self.inc is not None:
             r = self.inc.rank
             return ([int(i) for i in self.inc.row_ids[:r]],
-                    [int(i) for i in self.inc.col_ids[:r]])  # fmt: skip
+                    [int(i) for i in self.inc.col_ids[:r]])
         if self.M is None:
             return None
         return self.engine.pivots(self.M)

@@ -109,7 +109,7 @@ class Plan:
             return
         if self.bar is None:
             self.bar = bars.make_bar(self.max_samples, "measure", unit="samples", leave=False,
-                                     bar_format=SAMPLE_BAR) or False  # fmt: skip
+                                     bar_format=SAMPLE_BAR) or False
             if self.bar is False:
                 return
         self.bar.n = min(int(size), int(self.max_samples))
@@ -151,7 +151,7 @@ def grid_cost(req, budget: int) -> _estimate.Cost:
     working copies."""
     fast = req.method == "modular" and req.options.use_kernel
     est = _estimate.estimate(req.net, req.A, req.B, method=req.method, max_samples=budget,
-                             start=req.options.start, fast=fast, facts=req.facts)  # fmt: skip
+                             start=req.options.start, fast=fast, facts=req.facts)
     lg = est["log10_expected_rank"]
     n = budget if lg is None or lg >= math.log10(budget) else min(budget, int(1.25 * 10**lg) + 2)
     return grid_model_cost(est, 3 * n * n * 8)
@@ -162,9 +162,9 @@ def grid_model_cost(est: dict, matrix_bytes: int, budget_note: str | None = None
     budget and ``matrix_bytes``; its note :func:`seprank.engine.estimate.describe`'s line
     (``budget_note``: the strategy's word on the budget)."""
     est["peak_bytes"] = int(BASE_BYTES + est["param_bytes"] + est["points_bytes_at_budget"]
-                            + matrix_bytes)  # fmt: skip
+                            + matrix_bytes)
     return _estimate.Cost(est["expected_seconds"], est["peak_bytes"],
-                          _estimate.describe(est, budget_note), est)  # fmt: skip
+                          _estimate.describe(est, budget_note), est)
 
 
 def params_for(net, domain, seed: int, weights: dict | None):

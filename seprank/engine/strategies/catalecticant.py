@@ -108,13 +108,13 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
             K = plan.engine.left_kernel(H, overwrite=True)  # H's rows: the short side
             r = H.shape[0] - K.shape[0]
             rest = None if r == small else (np.setdiff1d(rows, r_keys) if flip
-                                            else np.setdiff1d(cols, c_keys))  # fmt: skip
+                                            else np.setdiff1d(cols, c_keys))
         t_fill, t_rank = t_fill + t1 - t0, t_rank + time.perf_counter() - t1
         if rest is not None:
             del H  # the subset's matrix is not needed past its kernel
             if fits(K.shape[0], rest.size * (1 if flip else d)):  # K X: deficit x rest
                 r2, tf, tr = _rest_through_kernel(plan, keys, values, K, rows, cols, rest,
-                                                  flip)  # fmt: skip
+                                                  flip)
                 return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
             del K  # a deficit too large for K X: the whole block, as other engines do
             continue
@@ -139,7 +139,7 @@ def _rest_through_kernel(plan, keys, values, K, rows, cols, rest, flip):
         part = rest[s:s + REST_CHUNK]
         tf = time.perf_counter()
         X = sp.catalecticant(keys, values, part, cols, transpose=True) if flip \
-            else sp.catalecticant(keys, values, rows, part)  # fmt: skip
+            else sp.catalecticant(keys, values, rows, part)
         t_fill += time.perf_counter() - tf
         parts.append(plan.engine.matmul(K, X))
     r2 = plan.engine.rank(np.hstack(parts))
@@ -204,7 +204,7 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
             r = plan.engine.rank(H, overwrite=True)
         tr = time.perf_counter() - tr
         return {"degree": None, "other_s_degree": None, "rank": int(r), "shape": list(H.shape),
-                "seconds": time.perf_counter() - te}, tf, tr  # fmt: skip
+                "seconds": time.perf_counter() - te}, tf, tr
     D = prep.D
     rows, cols = sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(D - k, prep.m, prep.radix)
     own = replace(plan, pts_rng=np.random.default_rng([plan.seed, 1, k]))
@@ -212,7 +212,7 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
     a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
     block = {"degree": a_deg, "other_s_degree": k, "rank": r,
              "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
-             "seconds": time.perf_counter() - te}  # fmt: skip
+             "seconds": time.perf_counter() - te}
     plan.say(f"  block A-degree {a_deg}: rank {r} of {block['shape']} "
              f"(ranked {ranked}, {block['seconds']:.1f}s)")
     return block, tf, tr
@@ -279,7 +279,7 @@ class CatalecticantDetail(Detail):
 
 
 def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
-             reason: str = "", seconds: float | None = None) -> Measurement:  # fmt: skip
+             reason: str = "", seconds: float | None = None) -> Measurement:
     """The Measurement from every block's :func:`measure_block` result, k = 0..D in order
     (``seconds``: the total to report; default the time since the plan was made)."""
     net, p = form_of(plan.net), plan.domain.p
@@ -306,7 +306,7 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
         history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
         strategy_reason=reason, blocks=blocks, detail=info,
         minors=minors.collect(plan, blocks, D),
-    )  # fmt: skip
+    )
 
 
 def weight_degree(net) -> int:
@@ -336,7 +336,7 @@ def blocks_ground(raw, ctx: GroundContext) -> Ground:
         own = _blocks_ground(raw, ctx).blocks if sketched else None
         return Ground(False, None, unstopped(raw).reason + (
             "; the blocks whose sketch stopped below its cap are labelled on their own"
-            if sketched else ""), blocks=own)  # fmt: skip
+            if sketched else ""), blocks=own)
     return _blocks_ground(raw, ctx)
 
 
@@ -397,7 +397,7 @@ class Catalecticant(Strategy):
         net = req.net
         if req.requested == "auto" and form_of(net) is not None and not req.random_weights:
             return ("with given weights nothing in it is random, so it could not label "
-                    "saturation")  # fmt: skip
+                    "saturation")
         why = refusal(net, req.A, req.method, req.sampler, req.modulus)
         if why is None and req.method == "modular":
             why = refusal(net, req.A, req.method, req.sampler, self.prime(req)[0])
@@ -407,7 +407,7 @@ class Catalecticant(Strategy):
         if not fits(*big):
             return (f"its largest matrix, {big[0]}x{big[1]}, needs "
                     f"{big[0] * big[1] * 8 / 2**30:.1f} GiB, over the "
-                    f"{available_memory() // 4 / 2**30:.1f} GiB allowed")  # fmt: skip
+                    f"{available_memory() // 4 / 2**30:.1f} GiB allowed")
         return None
 
     def confirm(self, req) -> str | None:
@@ -430,11 +430,11 @@ class Catalecticant(Strategy):
     def reason(self, req) -> str:
         if req.requested == self.name:
             return ("requested: both sides have at least width positions and prime > D "
-                    "(proofs/catalecticant_reduction.md)")  # fmt: skip
+                    "(proofs/catalecticant_reduction.md)")
         big = max(block_shapes(req.net), key=lambda rc: rc[0] * rc[1])
         return ("auto: catalecticant (both sides have at least width positions and prime > D, "
                 "proofs/catalecticant_reduction.md; no grid: the graded blocks' ranks from F's "
-                f"coefficients; largest matrix {big[0]}x{big[1]})")  # fmt: skip
+                f"coefficients; largest matrix {big[0]}x{big[1]})")
 
     def cost(self, req, budget) -> Cost:
         """The largest block's matrix twice (it and a working copy); (2/3) s^3 flops a
@@ -443,7 +443,7 @@ class Catalecticant(Strategy):
         big = max(r * c for r, c in shapes)
         return Cost(sum(2 / 3 * min(r, c) ** 3 for r, c in shapes) / CAT_FLOPS,
                     int(BASE_BYTES + 2 * 8 * big), "no grid; matrices of the proved block "
-                    "sizes at most (blocks, in the Measurement)")  # fmt: skip
+                    "sizes at most (blocks, in the Measurement)")
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.reason)

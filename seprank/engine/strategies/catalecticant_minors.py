@@ -28,7 +28,7 @@ def pivots_of(plan, H, r_keys, c_keys, flip: bool, d: int) -> tuple[int, dict]:
         rows, cols = cols, rows
     return int(rows.size), {"rows": np.asarray(r_keys)[rows].tolist(),
                             "cols": np.asarray(c_keys)[cols // d].tolist(),
-                            "coords": (cols % d).tolist()}  # fmt: skip
+                            "coords": (cols % d).tolist()}
 
 
 def keep(plan, rows, cols, minor: dict) -> None:
@@ -46,5 +46,5 @@ def collect(plan, blocks: list, D: int) -> list | None:
         k = b["other_s_degree"]
         minor = plan.minors[(0, 0) if k is None else (k, D - k)]
         out.append({"degree": b["degree"], "other_s_degree": k, "rank": int(b["rank"]),
-                    **minor})  # fmt: skip
+                    **minor})
     return out

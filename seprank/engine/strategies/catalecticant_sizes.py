@@ -31,7 +31,7 @@ def check_fits(rows: int, cols: int) -> None:
     if not fits(rows, cols):
         raise TooBigError(f"catalecticant: a {rows}x{cols} block needs "
                           f"{rows * cols * 8 / 2**30:.1f} GiB, over the "
-                          f"{available_memory() // 4 / 2**30:.1f} GiB allowed")  # fmt: skip
+                          f"{available_memory() // 4 / 2**30:.1f} GiB allowed")
 
 
 def _size_refusal(net) -> str | None:
@@ -58,7 +58,7 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     form = form_of(net)
     if form is None:
         return (f"needs a network that declares its structural form (the capability "
-                f"structural_polynomial; {type(net).__name__} does not)")  # fmt: skip
+                f"structural_polynomial; {type(net).__name__} does not)")
     net = form
     if method != "modular":
         return f"needs method='modular' (got method={method!r})"
@@ -69,7 +69,7 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
         return (f"needs at least width={net.width} positions on each side (query side {nq}, "
                 f"other side {no}): with fewer, S on that side does not fill the symmetric "
                 "matrices and the coefficient reduction does not hold; use 'graded' or "
-                "'direct'")  # fmt: skip
+                "'direct'")
     too_big = _size_refusal(net)
     if too_big is not None:
         return too_big
@@ -129,7 +129,7 @@ def check_sizes(net) -> None:
             f"depth/width: the catalecticant strategy must rank a {need[0]}x{need[1]} "
             f"matrix for its largest block, {need[0] * need[1] * 8 / 2**30:.1f} GiB, over the "
             f"{available_memory() // 4 / 2**30:.1f} GiB allowed (a quarter of the available "
-            "memory): lower the sizes, or use a machine with more memory")  # fmt: skip
+            "memory): lower the sizes, or use a machine with more memory")
 
 
 def choose_prime(net, prime: int | None, blas: bool = True) -> tuple[int, str]:
@@ -150,5 +150,5 @@ def choose_prime(net, prime: int | None, blas: bool = True) -> tuple[int, str]:
                             "needs one float64 product per step there, not two; the "
                             f"Schwartz-Zippel bounds are {DEFAULT_PRIME / FAST_PRIME:.0f}x "
                             f"those at the default prime {DEFAULT_PRIME}: pass prime= "
-                            "for another)")  # fmt: skip
+                            "for another)")
     return DEFAULT_PRIME, ""

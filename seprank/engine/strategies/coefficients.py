@@ -67,7 +67,7 @@ class Coefficients(Strategy):
         if req.sampler == "alphabet":
             raise ConfigError(f"method='symbolic' expands {type(req.net).__name__} as a "
                               "polynomial of its one-hot inputs, not its tensor over the "
-                              "alphabet: use method='modular'")  # fmt: skip
+                              "alphabet: use method='modular'")
         return None
 
     def reason(self, req) -> str:
@@ -86,7 +86,7 @@ class Coefficients(Strategy):
             sampler="coefficients", eval_seconds=te, rank_seconds=tr,
             history=[(shape[0], shape[1], rank)], strategy="coefficients",
             strategy_reason=mp.reason,
-        )  # fmt: skip
+        )
 
 
 STRATEGY = register(Coefficients())

@@ -83,11 +83,11 @@ def _alphabet(plan: Plan, reason: str) -> Measurement:
         raise SamplingError(
             f"max_samples={plan.max_samples}: the complete grid over the alphabet is "
             f"{rows}x{cols} ({M} symbols on {len(plan.A)} and {len(plan.B)} positions); raise "
-            f"max_samples or lower seq_len")  # fmt: skip
+            f"max_samples or lower seq_len")
     _grid.check_matrix_fits(rows, cols)
     te = time.perf_counter()
     F = plan.evaluate(_grid.template_points(symbols, len(plan.A)),
-                      _grid.template_points(symbols, len(plan.B)))  # fmt: skip
+                      _grid.template_points(symbols, len(plan.B)))
     t_eval = time.perf_counter() - te
     tr = time.perf_counter()
     rank, tolerance, spectrum, scaled = _rank_of(plan, F, modular)
@@ -104,7 +104,7 @@ def _alphabet(plan: Plan, reason: str) -> Measurement:
         strategy="direct", strategy_reason=reason,
         blocks=[{"degree": None, "rank": int(rank), "samples": [int(rows), int(cols)],
                  "saturated": True}],
-    )  # fmt: skip
+    )
 
 
 #: Templates: the rank must be unchanged over this many growth steps before stopping.
@@ -138,7 +138,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
     n = min(max(2, plan.start), plan.max_samples)
     Ap = Bp = F = templates = None
     growing = plan.engine.grow(plan.incremental) if (
-        modular and plan.sampler == "random") else None  # fmt: skip
+        modular and plan.sampler == "random") else None
     t_eval = t_rank = 0.0
     history: list = []
     last = None
@@ -149,7 +149,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
                 Ap, Bp, right, bottom = _grow_random(plan, n, Ap, Bp)
                 if growing is None:  # float: keep the whole matrix
                     F = bottom if F is None else np.concatenate(
-                        [np.concatenate([F, right], axis=1), bottom])  # fmt: skip
+                        [np.concatenate([F, right], axis=1), bottom])
             else:
                 templates, F = _grow_templates(plan, n, templates)
             t_eval += time.perf_counter() - te
@@ -173,7 +173,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
         plan.advance(max(rows, cols), f"rank {rank}")
         budget_hit = not saturated and max(rows, cols) >= plan.max_samples
         minor = growing.minor() if growing is not None and (
-            saturated or budget_hit or growing.incremental) else None  # fmt: skip
+            saturated or budget_hit or growing.incremental) else None
         last = Measurement(
             rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[plan.method],
             method=plan.method, prime=plan.domain.p if modular else None,
@@ -187,7 +187,7 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             minors=None if minor is None else [
                 {"degree": None, "rank": int(rank), "rows": minor[0], "cols": minor[1]}],
             draws=[list(d) for d in plan.draws],
-        )  # fmt: skip
+        )
         if saturated or budget_hit or rank < 0:
             return last
         n = plan.next_size(n)
@@ -246,7 +246,7 @@ def alphabet_ground(raw, ctx: GroundContext) -> Ground:
         f"rank over Q only if the random weights hit a minor's zero set (short side x "
         f"entry degree / p) or p divides what the constants and the alphabet produce: "
         f"probability <= {b:.1e}, covering the weights, {cover[1]}" + (
-            "" if b <= threshold else f" > threshold {threshold}")))  # fmt: skip
+            "" if b <= threshold else f" > threshold {threshold}")))
 
 
 def _alphabet_bits(net) -> int | None:

@@ -73,9 +73,9 @@ PRIME_BITS = 62
 
 CERTIFIED_Q = (f"{labels.EXACT_FOR_WEIGHTS} (rank over Q of the coefficient matrix of f, "
                "expanded from apply with these integer weights: nothing sampled, no "
-               "probability)")  # fmt: skip
+               "probability)")
 CERTIFIED_P = ("lower bound (exact rank over GF(p) of the coefficient matrix of an "
-               "integer-weight network's f, expanded from apply)")  # fmt: skip
+               "integer-weight network's f, expanded from apply)")
 
 
 # ------------------------------------------------------------------ polynomial elements
@@ -150,13 +150,13 @@ class PolyField:
     def __init__(self, names, p: int | None):
         self.p = p
         self.ctx = _flint().fmpq_mpoly_ctx.get(names) if p is None else \
-            _flint().nmod_mpoly_ctx.get(names, modulus=p)  # fmt: skip
+            _flint().nmod_mpoly_ctx.get(names, modulus=p)
         self.one = self.ctx.constant(1)
 
     def refuse(self, what: str) -> DomainError:
         where = "Q" if self.p is None else f"GF({self.p})"
         return DomainError(f"{what} on a polynomial over {where}: not a polynomial "
-                           "operation seprank can expand")  # fmt: skip
+                           "operation seprank can expand")
 
     def scalar(self, v):
         """A constant as flint reads it: an int (a residue mod p) or an fmpq."""
@@ -177,7 +177,7 @@ class PolyField:
             q = exact_float(v)
             if q is None:
                 raise DomainError(f"the float constant {v!r} is not read exactly (wider than "
-                                  "float64, or not finite): write fractions.Fraction")  # fmt: skip
+                                  "float64, or not finite): write fractions.Fraction")
             v = q
         if isinstance(v, Fraction):
             return _flint().fmpq(v.numerator, v.denominator)
@@ -187,7 +187,7 @@ class PolyField:
         c = self.scalar(v)
         if c == 0:
             raise DomainError("division by a constant that is 0" +
-                              ("" if self.p is None else f" mod p={self.p}"))  # fmt: skip
+                              ("" if self.p is None else f" mod p={self.p}"))
         return pow(int(c), -1, self.p) if self.p is not None else 1 / _flint().fmpq(c)
 
     def const(self, v) -> Poly:
@@ -250,7 +250,7 @@ def expand(net, seed: int, weights, p: int | None, draw_prime: int):
     except Exception as exc:  # noqa: BLE001 - an operation polynomials do not have
         raise DomainError(f"{type(net).__name__}.apply does not run on polynomials "
                           f"({type(exc).__name__}: {exc}); expand needs plain polynomial "
-                          "arithmetic (strategy='auto' measures on a grid)") from None  # fmt: skip
+                          "arithmetic (strategy='auto' measures on a grid)") from None
     poly = out.v if isinstance(out, Poly) else field.const(out).v
     return poly, time.perf_counter() - t0
 
@@ -299,7 +299,7 @@ def coefficient_blocks(poly, A, seq_len: int, d: int):
         degs = np.unique(rdeg[rows])
         blocks.append((int(degs[0]) if len(degs) == 1 else None, len(rows), len(cols),
                        list(zip(rloc.ravel().tolist(), cloc.ravel().tolist(),
-                                (coeffs[t] for t in idx.tolist())))))  # fmt: skip
+                                (coeffs[t] for t in idx.tolist())))))
     return (R, C), blocks
 
 
@@ -326,7 +326,7 @@ def _integer_rows(r: int, c: int, entries) -> list:
         lcm[i] = lcm[i] * q // math.gcd(lcm[i], q)
     for i, j, v in entries:
         dense[i * c + j] = int(v.p) * (lcm[i] // int(v.q)) if isinstance(v, _flint().fmpq) \
-            else int(v) * lcm[i]  # fmt: skip
+            else int(v) * lcm[i]
     return dense
 
 
@@ -345,7 +345,7 @@ def _check_block(r: int, c: int) -> None:
     if r * c > EXPAND_MAX_BLOCK_ENTRIES:
         raise TooBigError(f"strategy='expand': a block of f's coefficient matrix is {r}x{c}, "
                           f"over the {EXPAND_MAX_BLOCK_ENTRIES} entries allowed; measure on a "
-                          "grid (strategy='auto', method='modular')")  # fmt: skip
+                          "grid (strategy='auto', method='modular')")
 
 
 def rank_over_q(r: int, c: int, entries) -> tuple[int, int]:
@@ -395,7 +395,7 @@ def expand_cost(net, A) -> dict:
     T, d = degree_of(net), input_dim(net)
     if T is None:
         return {"strategy": "expand", "degree": None, "monomials": None,
-                "note": "f's degree is neither declared nor traceable"}  # fmt: skip
+                "note": "f's degree is neither declared nor traceable"}
     nA, n = len(A) * d, net.seq_len * d
     mono = math.comb(n + T, T)
     rows, cols = math.comb(nA + T, T), math.comb(n - nA + T, T)
@@ -403,7 +403,7 @@ def expand_cost(net, A) -> dict:
             "rows": min(rows, mono), "cols": min(cols, mono),
             "peak_bytes": int(BASE_BYTES + mono * (8 * n + 96)),
             "note": "monomials of f and sides of its coefficient matrix at most, from the "
-                    "degree; the matrix is ranked by connected components"}  # fmt: skip
+                    "degree; the matrix is ranked by connected components"}
 
 
 class Expand(Strategy):
@@ -426,11 +426,11 @@ class Expand(Strategy):
         if req.sampler == "alphabet":
             return (f"expands {type(net).__name__} as a polynomial of its inputs, not its "
                     "tensor over the alphabet: use strategy='direct' (the complete grid) or "
-                    "sampler='random'")  # fmt: skip
+                    "sampler='random'")
         cost = expand_cost(net, req.A)
         if cost["monomials"] is None:
             return (f"needs f's degree: {type(net).__name__} declares no degree and its apply "
-                    "does not run on degree arrays")  # fmt: skip
+                    "does not run on degree arrays")
         return None
 
     def confirm(self, req) -> str | None:
@@ -441,12 +441,12 @@ class Expand(Strategy):
             raise TooBigError(f"strategy='expand' would expand up to {cost['monomials']} "
                               f"monomials of f (limit {EXPAND_MAX_MONOMIALS}): lower seq_len, "
                               "width or depth, or measure on a grid (strategy='auto', "
-                              "method='modular')")  # fmt: skip
+                              "method='modular')")
         limit = available_memory() // 4
         if cost["peak_bytes"] > limit:
             raise TooBigError(f"strategy='expand' needs about {cost['peak_bytes'] / 2**30:.1f} "
                               f"GiB for f's monomials, over the {limit / 2**30:.1f} GiB "
-                              "allowed: lower seq_len, width or depth")  # fmt: skip
+                              "allowed: lower seq_len, width or depth")
         return None
 
     def prime(self, req) -> tuple[int | None, str]:
@@ -460,7 +460,7 @@ class Expand(Strategy):
         else:
             p, seed = _draw_prime(req.options, req.modulus), int(req.options.seed)
             drawn = f"the weights ModP({p}) draws for seed {seed}" + (
-                ", read as integers in [0, p)" if over == "Q" else "")  # fmt: skip
+                ", read as integers in [0, p)" if over == "Q" else "")
         return (f"requested: f expanded from apply on sparse polynomials over {over} "
                 f"(python-flint), {drawn}; its coefficient matrix ranked exactly over {over}")
 
@@ -515,7 +515,7 @@ def run(mp) -> Measurement:
     for deg, r, c, entries in comps:
         k = rank_over_q(r, c, entries)[0] if over_q else rank_mod_p(r, c, entries, mp.prime)
         b = by_degree.setdefault(deg, {"degree": deg, "rank": 0, "shape": [0, 0],
-                                       "components": 0})  # fmt: skip
+                                       "components": 0})
         b["rank"] += k
         b["shape"][0] += r
         b["shape"][1] += c
@@ -531,7 +531,7 @@ def run(mp) -> Measurement:
         history=[(int(shape[0]), int(shape[1]), int(rank))], strategy="expand",
         strategy_reason=mp.reason, blocks=blocks,
         detail=ExpandDetail(side_bound=_side_bound(mp), components=len(comps)),
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)

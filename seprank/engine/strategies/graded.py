@@ -92,7 +92,7 @@ class _Block:
 
     def result(self) -> dict:
         return {"degree": self.degree, "rank": int(self.rank), "samples": [self.n, self.n],
-                "saturated": bool(self.saturated)}  # fmt: skip
+                "saturated": bool(self.saturated)}
 
 
 def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
@@ -176,12 +176,12 @@ class GradedDetail(Detail):
             big = max(m.blocks, key=lambda b: b["rank"])
             out.append(f"  {len(m.blocks)} blocks (A-degrees {self.support[0]}.."
                        f"{self.support[-1]}), {done} saturated, largest {big['rank']} at "
-                       f"degree {big['degree']}")  # fmt: skip
+                       f"degree {big['degree']}")
         else:  # f = 0: no A-degree block at all
             out.append("  no blocks: f is identically zero (rank 0)")
         out.append(f"  chance a degree was missed <= {self.support_miss_bound:.1e}; "
                    f"homogeneity: {self.homogeneity} "
-                   f"(false <= {self.homogeneity_false_bound:.1e})")  # fmt: skip
+                   f"(false <= {self.homogeneity_false_bound:.1e})")
         return out
 
 
@@ -190,14 +190,14 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
     p = plan.domain.p
     if T + 1 >= p:
         raise ConfigError(f"prime={p} is too small for graded measurement of degree {T}: "
-                          f"needs prime > {T + 1}")  # fmt: skip
+                          f"needs prime > {T + 1}")
     te = time.perf_counter()
     support, miss = degree_support(plan, T)
     ts, Vinv = _interpolation(plan, support)
     blocks = [_Block(k, i, plan) for i, k in enumerate(support)]
     info = GradedDetail(total_degree=int(T), support=tuple(support), t_values=len(ts),
                         support_miss_bound=miss, homogeneity=homogeneity.source,
-                        homogeneity_false_bound=homogeneity.false_bound)  # fmt: skip
+                        homogeneity_false_bound=homogeneity.false_bound)
     t_eval, t_rank = time.perf_counter() - te, 0.0
     plan.say(f"  graded: total degree {T}, {len(support)} A-degree blocks")
     n = min(max(2, plan.start), plan.max_samples)
@@ -246,7 +246,7 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
             budget_hit=budget_hit, history=list(history), strategy="graded",
             strategy_reason=reason, blocks=[b.result() for b in blocks], detail=info,
             minors=_minors(blocks), draws=[list(d) for d in plan.draws],
-        )  # fmt: skip
+        )
         if saturated or budget_hit:
             return last
         n = plan.next_size(n)
@@ -299,12 +299,12 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
            "first_grid_seconds": m * n0 * n0 * cell,
            "expected_seconds": seconds(final(top)),
            "worst_seconds": seconds(max_samples, every_block_grows=True),
-           "max_samples": max_samples, "method": "modular"}  # fmt: skip
+           "max_samples": max_samples, "method": "modular"}
     n = max_samples if lg >= math.log10(max_samples) else \
-        min(max_samples, int(1.25 * 10**lg) + 2)  # fmt: skip
+        min(max_samples, int(1.25 * 10**lg) + 2)
     note = (f"; graded: {m} A-degree blocks, largest <= {top:,}"
             + ("; that exceeds max_samples, so the result may be a lower bound only"
-               if top >= max_samples else ""))  # fmt: skip
+               if top >= max_samples else ""))
     return grid_model_cost(est, 3 * n * n * 8, note)
 
 
@@ -313,7 +313,7 @@ def _minors(blocks) -> list | None:
     if any(b.minor is None for b in blocks):
         return None
     return [{"degree": b.degree, "rank": int(b.rank), "rows": b.minor[0], "cols": b.minor[1]}
-            for b in blocks]  # fmt: skip
+            for b in blocks]
 
 
 def _check_memory(live: int, n: int) -> None:
@@ -344,14 +344,14 @@ class Graded(Strategy):
     def applies(self, req) -> str | None:
         if req.method != "modular" or req.sampler != "random":
             return (f"graded needs method='modular' and sampler='random' "
-                    f"(got method={req.method!r}, sampler={req.sampler!r})")  # fmt: skip
+                    f"(got method={req.method!r}, sampler={req.sampler!r})")
         return None
 
     def confirm(self, req) -> str | None:
         h = req.homogeneity()
         if h.homogeneous and h.degree + 1 >= req.modulus and req.requested == "auto":
             return (f"f homogeneous of degree {_big(h.degree)}, but prime={req.modulus} is "
-                    "too small to interpolate it")  # fmt: skip
+                    "too small to interpolate it")
         return None if h.homogeneous else f"f not homogeneous ({h.source})"
 
     def certifiable(self, req) -> str | None:
@@ -364,7 +364,7 @@ class Graded(Strategy):
     def refusal_error(self, req, why: str) -> str:
         if why.startswith("f not homogeneous"):
             return (f"strategy='graded' needs a homogeneous network; this one is not "
-                    f"({req.homogeneity().source}): use strategy='direct'")  # fmt: skip
+                    f"({req.homogeneity().source}): use strategy='direct'")
         return f"strategy='graded': {why}"
 
     def reason(self, req) -> str:
@@ -377,10 +377,10 @@ class Graded(Strategy):
         paper's network without residual: :func:`blocks_cost`), else the direct model at
         the method's budget."""
         blocks = req.facts.graded_blocks \
-            if feasibility.interpolates(req.modulus, req.net) else None  # fmt: skip
+            if feasibility.interpolates(req.modulus, req.net) else None
         if not blocks:
             return grid_cost(req, int(req.options.max_samples
-                                      or DEFAULT_MAX_SAMPLES[req.method]))  # fmt: skip
+                                      or DEFAULT_MAX_SAMPLES[req.method]))
         fast = req.method == "modular" and req.options.use_kernel
         return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast)
 

@@ -122,7 +122,7 @@ class Request:
         key = (domain.name, getattr(domain, "p", None))
         if key not in self._params:
             self._params[key] = params_for(self.net, domain, int(self.options.seed),
-                                           self.weights)  # fmt: skip
+                                           self.weights)
         return self._params[key]
 
     def check_code(self) -> None:
@@ -139,7 +139,7 @@ class Request:
             row_check.check_rows(self.net, domain, seed)
             if self.method == "modular":  # its point t = 0: the one-row check's sentinel
                 _, self.sentinel = line_check.check_line(self.net, domain, seed,
-                                                         self.params_in(domain))  # fmt: skip
+                                                         self.params_in(domain))
 
     @property
     def probed(self):
@@ -154,7 +154,7 @@ class Request:
             self.check_code()
             seed, domain = int(self.options.seed), ModP(self.modulus)
             self._homogeneity = homogeneity(self.net, self.params_in(domain), domain,
-                                            np.random.default_rng([seed, 2]))  # fmt: skip
+                                            np.random.default_rng([seed, 2]))
         return self._homogeneity
 
 
@@ -246,7 +246,7 @@ class Strategy:
 
 #: The registered strategies by name (:class:`seprank.registry.Registry`).
 REGISTRY: Registry[Strategy] = Registry("strategy", Strategy, group=ENTRY_POINT_GROUP,
-                                          listed=("auto",))  # fmt: skip
+                                          listed=("auto",))
 
 
 def register(strategy: Strategy, *, replace: bool = False) -> Strategy:
@@ -287,7 +287,7 @@ def ordered(plugins: bool = True) -> list[Strategy]:
     """Every registered strategy, in the planner's order (``plugins``: with those of the
     entry points, loaded on first use)."""
     return sorted((REGISTRY[n] for n in REGISTRY.names(plugins)),
-                  key=lambda s: (s.order, s.name))  # fmt: skip
+                  key=lambda s: (s.order, s.name))
 
 
 def names(plugins: bool = True) -> tuple[str, ...]:

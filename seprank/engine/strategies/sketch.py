@@ -278,7 +278,7 @@ def sketch_entries(Y, Z, U, K, Vinv, c: int, p: int, ks=None) -> np.ndarray:
     if Y.shape[0] and Z.shape[0] and ks.size:
         _kernel()(first_layer(Y, K, p), first_layer(Z, K, p), np.ascontiguousarray(Y),
                   np.ascontiguousarray(Z), np.ascontiguousarray(U), K, Vinv, ks, int(c),
-                  int(p), 1.0 / int(p), out)  # fmt: skip
+                  int(p), 1.0 / int(p), out)
     return out
 
 
@@ -302,7 +302,7 @@ def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
     Y, Z, U = np.zeros((0, m), np.int64), np.zeros((0, m), np.int64), np.zeros((0, d), np.int64)
     grow = [plan.engine.grow(plan.incremental) for _ in range(T)]
     st = {"rank": [0] * T, "steps": [[] for _ in range(T)], "stopped": [False] * T,
-          "seconds": [0.0] * T, "history": [], "rank_seconds": 0.0, "size": 0}  # fmt: skip
+          "seconds": [0.0] * T, "history": [], "rank_seconds": 0.0, "size": 0}
     live, s = list(range(T)), 0
     while live:
         want = max(plan.start or FIRST, FIRST) if s == 0 else max(s + 1, math.ceil(s * growth))
@@ -317,7 +317,7 @@ def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
             tk = min(new, target[k])
             tr = time.perf_counter()
             r = grow[k].add(right[n, :s, : tk - s].astype(np.float64),
-                            bottom[n, : tk - s, :tk].astype(np.float64))  # fmt: skip
+                            bottom[n, : tk - s, :tk].astype(np.float64))
             dt = time.perf_counter() - tr
             st["rank"][k] = int(r)
             st["steps"][k].append(tk)
@@ -331,7 +331,7 @@ def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
         s = st["size"] = new
         st["history"].append((s, s, int(sum(st["rank"]))))
         say(plan.progress, f"  sketch {s}x{s}: {len(live)} block(s) still growing, "
-                           f"ranks so far {sum(st['rank'])}")  # fmt: skip
+                           f"ranks so far {sum(st['rank'])}")
     return st
 
 
@@ -379,7 +379,7 @@ def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
         b = {"degree": 2 * (D - k) + 1 if query_on_A else 2 * k, "other_s_degree": k,
              "rank": st["rank"][k], "shape": [int(r), int(c)], "ranked_shape": [size, size],
              "sketch": st["steps"][k], "sketch_degree": D + 1, "stopped": st["stopped"][k],
-             "seconds": st["seconds"][k]}  # fmt: skip
+             "seconds": st["seconds"][k]}
         if not st["stopped"][k]:
             b["saturated"] = False
         blocks.append(b)
@@ -406,7 +406,7 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     form = form_of(net)
     if form is None:
         return (f"needs a network that declares its structural form (the capability "
-                f"structural_polynomial; {type(net).__name__} does not)")  # fmt: skip
+                f"structural_polynomial; {type(net).__name__} does not)")
     if method != "modular":
         return f"needs method='modular' (got method={method!r})"
     if sampler not in ("random", "auto"):
@@ -419,7 +419,7 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     if min(nq, no) < form.width:
         return (f"needs at least width={form.width} positions on each side (query side {nq}, "
                 f"other side {no}): with fewer the coefficient reduction does not hold; use "
-                "'graded' or 'direct'")  # fmt: skip
+                "'graded' or 'direct'")
     D = form.matrix_degree
     if p is None or p <= D or p >= 2**26:
         return f"needs D = {D} < prime < 2^26 (got prime={p})"
@@ -458,7 +458,7 @@ def estimate(net, A, cap: int | None = None, growth: float = 1.5,
             "peak_bytes": int(peak),
             "note": "ranks assumed at their proved block bounds (H > 1 ranks are lower: the "
                     "sketch stops at rank + 1), so an estimate from above"
-                    + ("" if cap is None else f"; sketches capped at {cap}")}  # fmt: skip
+                    + ("" if cap is None else f"; sketches capped at {cap}")}
 
 
 class Sketch(Strategy):
@@ -477,14 +477,14 @@ class Sketch(Strategy):
             return "only when requested (strategy='sketch')"
         if not req.random_weights:
             return ("needs random weights: with given weights its sketch bound could not "
-                    "cover them")  # fmt: skip
+                    "cover them")
         return refusal(req.net, req.A, req.method, req.sampler, self.prime(req)[0])
 
     def prime(self, req) -> tuple[int | None, str]:
         if req.method != "modular":
             return None, ""
         return (int(req.options.prime) if req.options.prime is not None
-                else DEFAULT_PRIME), ""  # fmt: skip
+                else DEFAULT_PRIME), ""
 
     def _cap(self, req):
         ms = req.options.max_samples
@@ -519,7 +519,7 @@ class Sketch(Strategy):
     def reason(self, req) -> str:
         return ("requested: random sketches of the catalecticant blocks from evaluations of "
                 "F (seprank.engine.strategies.sketch); both sides have at least width "
-                "positions and D < prime")  # fmt: skip
+                "positions and D < prime")
 
     def run(self, mp) -> Measurement:
         return run(mp.run, self._cap_of(mp), mp.reason)

@@ -17,7 +17,7 @@ from seprank.verdicts.kinds import catalecticant_minors, grid_minors
 from seprank.verdicts.kinds.base import CertificateKind, CheckContext
 
 __all__ = ["BUILTIN", "KINDS", "CertificateKind", "CheckContext", "for_strategy", "kind_of",
-           "kinds", "register", "unregister"]  # fmt: skip
+           "kinds", "register", "unregister"]
 
 #: The kinds seprank ships, in registration order.
 BUILTIN = (grid_minors.KIND, catalecticant_minors.KIND)
@@ -48,7 +48,7 @@ def register(kind: CertificateKind) -> CertificateKind:
         other = for_strategy(s)
         if other is not None and other is not kind:
             raise ConfigError(f"kind={kind.name!r}: strategy {s!r} is certified by the kind "
-                              f"{other.name!r} already")  # fmt: skip
+                              f"{other.name!r} already")
     return KINDS.register(kind)
 
 
@@ -93,7 +93,7 @@ def for_strategy(strategy) -> CertificateKind | None:
         The kind, or None.
     """
     return next((k for k in KINDS.values() if isinstance(strategy, str)
-                 and strategy in k.strategies), None)  # fmt: skip
+                 and strategy in k.strategies), None)
 
 
 def kind_of(cert: dict) -> CertificateKind:
@@ -120,7 +120,7 @@ def kind_of(cert: dict) -> CertificateKind:
     if kind is None:
         known = "; ".join(f"{', '.join(k.strategies)}: {k.name}" for k in KINDS.values())
         raise UnknownKindError(f"certificate: strategy {s!r:.60} is not a known certificate "
-                               f"kind (strategy must be one of {known})")  # fmt: skip
+                               f"kind (strategy must be one of {known})")
     return kind
 
 

@@ -62,7 +62,7 @@ def blocks(minors: list) -> list:
     return [{"degree": b["degree"], "other_s_degree": b["other_s_degree"],
              "rank": int(b["rank"]), "rows": [int(x) for x in b["rows"]],
              "cols": [int(x) for x in b["cols"]], "coords": [int(x) for x in b["coords"]]}
-            for b in minors]  # fmt: skip
+            for b in minors]
 
 
 def _block_fields(f: str, b: dict) -> None:
@@ -83,7 +83,7 @@ def schema(cert: dict) -> None:
     L, d = cfg.get("depth"), cfg.get("width")
     if not (cf.is_int(L) and 1 <= L <= 40 and cf.is_int(d) and 1 <= d <= 10**4):
         cf.fail("config", "needs integer depth (1..40) and width for a catalecticant "
-                "certificate")  # fmt: skip
+                "certificate")
     D, m = (3**L - 1) // 2, d * (d + 1) // 2
     terms = d * math.comb(D + m, m)
     if terms > MAX_REFERENCE_TERMS:
@@ -123,7 +123,7 @@ def _layout(cert, net, A) -> list:
     if net.residual:
         if len(bs) != 1 or bs[0]["degree"] is not None or bs[0]["other_s_degree"] is not None:
             return ["with the residual a catalecticant certificate has exactly one block, "
-                    "of degree and other_s_degree null"]  # fmt: skip
+                    "of degree and other_s_degree null"]
         return []
     ks = [b["other_s_degree"] for b in bs]
     if len(set(ks)) != len(ks) or not all(isinstance(k, int) and 0 <= k <= D for k in ks):
@@ -134,7 +134,7 @@ def _layout(cert, net, A) -> list:
         want = 2 * (D - k) + 1 if on_A else 2 * k
         if b["degree"] != want:
             return [f"block of other_s_degree {k}: degree {b['degree']!r} is not its "
-                    f"A-degree {want}"]  # fmt: skip
+                    f"A-degree {want}"]
     return []
 
 
@@ -150,7 +150,7 @@ def _indices(b, net) -> str | None:
     r, rows, cols, cs = int(b["rank"]), b["rows"], b["cols"], b["coords"]
     if not len(rows) == len(cols) == len(cs) == r:
         return (f"rank {r} but {len(rows)} rows, {len(cols)} columns and {len(cs)} "
-                "coordinates")  # fmt: skip
+                "coordinates")
     if any(not 0 <= c < d for c in cs):
         return f"a coordinate is outside 0..{d - 1}"
     k = b["other_s_degree"]
@@ -160,7 +160,7 @@ def _indices(b, net) -> str | None:
         sums = reference_poly.digits(keys, m, R).sum(axis=1)
         if (sums > D).any() if deg is None else (sums != deg).any():
             return (f"a {what} key is not an exponent of degree "
-                    f"{'<= ' + str(D) if deg is None else deg}")  # fmt: skip
+                    f"{'<= ' + str(D) if deg is None else deg}")
     if len(set(rows)) < r or len(set(zip(cols, cs))) < r:
         return "its rows or columns repeat an index"
     return None
@@ -182,7 +182,7 @@ def _check_blocks(cert, net, params, A, p: int) -> list:
     if form is None:
         return [f"a catalecticant certificate needs a network that declares its structural "
                 f"form (the capability structural_polynomial; {type(net).__name__} does "
-                "not)"]  # fmt: skip
+                "not)"]
     net = form
     bad = _applies(cert, net, A, p) or _layout(cert, net, A)
     if bad:
@@ -197,9 +197,9 @@ def _check_blocks(cert, net, params, A, p: int) -> list:
         if r == 0:
             continue
         alpha = np.asarray(b["rows"], dtype=np.int64)[:, None] + \
-            np.asarray(b["cols"], dtype=np.int64)[None, :]  # fmt: skip
+            np.asarray(b["cols"], dtype=np.int64)[None, :]
         H = reference_poly.entries(F, alpha, np.asarray(b["coords"])[None, :], p,
-                                   d * (d + 1) // 2, R)  # fmt: skip
+                                   d * (d + 1) // 2, R)
         if int(flint.nmod_mat(r, r, [int(v) for v in H.ravel()], p).det()) == 0:
             bad.append(f"{_where(b)}: the {r} x {r} minor is singular over GF({p})")
     return bad

@@ -49,7 +49,7 @@ def write(net, m) -> dict:
     return {"points": POINTS_RULE, "draws": [list(d) for d in m.draws],
             "total_degree": getattr(m.detail, "total_degree", None),
             "blocks": [{"degree": b["degree"], "rank": int(b["rank"]), "rows": list(b["rows"]),
-                        "cols": list(b["cols"])} for b in m.minors]}  # fmt: skip
+                        "cols": list(b["cols"])} for b in m.minors]}
 
 
 def schema(cert: dict) -> None:
@@ -72,7 +72,7 @@ def _graded(cert: dict, p: int) -> None:
         cf.fail("strategy", f"graded with T = {T}{L}: the check inverts a {T + 1} x {T + 1} "
                 f"Vandermonde matrix over GF(p) (~{float(T + 1) ** 3:.1e} operations, "
                 f"{(T + 1) ** 2 * 8 / 2**30:,.1f} GiB); at most side {cf.MAX_VANDERMONDE} "
-                "(depth 7)")  # fmt: skip
+                "(depth 7)")
     if p <= T + 1:
         cf.fail("prime", f"{p} is too small for a graded certificate of degree T = {T}: the "
                 f"interpolation at t = 0..T needs p > T + 1 = {T + 1}")
@@ -110,7 +110,7 @@ def _grid(net, params, dom, a_pts, b_pts, A, B, kernel: bool, chunk=1 << 14):
         return make_evaluator(net, params, dom, A, B)(a_pts, b_pts) % dom.p
     spot = SpotChecker(np.random.default_rng(8)) if needs_check(net) else None  # as measured
     return np.asarray(evaluate_grid(net, params, dom, a_pts, b_pts, A, B, chunk=chunk,
-                                    spot=spot), dtype=np.int64) % dom.p  # fmt: skip
+                                    spot=spot), dtype=np.int64) % dom.p
 
 
 def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
@@ -135,7 +135,7 @@ def _minors(net, params, dom, Ap, Bp, A, B, blocks, T, kernel=False):
         G = _grid(net, params, dom, a_pts, b_pts, A, B, kernel)
         return [G[np.ix_(r, c)].ravel().tolist() for r, c in sub]
     V = flint.nmod_mat(T + 1, T + 1, [pow(t, e, p) for t in range(T + 1)
-                                      for e in range(T + 1)], p).inv()  # fmt: skip
+                                      for e in range(T + 1)], p).inv()
     acc = [np.zeros((len(r), len(c)), dtype=np.int64) for r, c in sub]
     for t in range(T + 1):
         G = _grid(net, params, dom, (t * a_pts) % p, b_pts, A, B, kernel)
@@ -163,7 +163,7 @@ def _layout(cert, net, bad: list) -> int | None:
         bad.append(f"total_degree {cert['total_degree']} != 3^L = {T}")
     degs = [b["degree"] for b in blocks]
     if len(set(degs)) != len(degs) or not all(isinstance(k, int) and 0 <= k <= T
-                                              for k in degs):  # fmt: skip
+                                              for k in degs):
         bad.append(f"block degrees {degs} must be distinct integers in 0..{T}")
     return T
 
@@ -199,16 +199,16 @@ def check(cert: dict, ctx) -> CheckResult | None:
         return CheckResult(False, bad)
     live = [b for b in cert["blocks"] if int(b["rank"]) > 0]
     for b, entries in zip(live, _minors(net, ctx.params, ctx.dom, Ap, Bp, ctx.A, ctx.B, live,
-                                        T, ctx.kernel)):  # fmt: skip
+                                        T, ctx.kernel)):
         r, rows, cols = int(b["rank"]), b["rows"], b["cols"]
         det = int(flint.nmod_mat(r, r, [int(v) for v in entries], p).det())
         if det == 0:
             dup = " (rows or columns repeat an index)" if (
-                len(set(rows)) < r or len(set(cols)) < r) else ""  # fmt: skip
+                len(set(rows)) < r or len(set(cols)) < r) else ""
             bad.append(f"{_where(b)}: the {r} x {r} minor is singular over GF({p}){dup}")
     return CheckResult(False, bad, rank=ctx.total) if bad else None
 
 
 KIND = CertificateKind(name="grid minors", strategies=("direct", "graded"), schema=schema,
                        check=check, write=write, certifies=certifies,
-                       grid=True)  # fmt: skip
+                       grid=True)
