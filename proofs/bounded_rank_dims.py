@@ -10,7 +10,7 @@ import math
 #: (d, n, j) checked by default (fast) and by --extended (minutes).
 DEFAULT = [(2, 1, 3), (3, 1, 2), (3, 2, 2), (4, 2, 2), (4, 3, 1)]
 EXTENDED = [(d, n, j) for d in (2, 3, 4) for n in range(1, d) for j in range(5)] + \
-    [(5, n, j) for n in range(1, 5) for j in range(3)]  # fmt: skip
+    [(5, n, j) for n in range(1, 5) for j in range(3)]
 
 
 def check(cases=None) -> bool:

@@ -32,7 +32,7 @@ def _coefficient_blocks(net, seed=0):
     out = {}
     for k in range(D + 1):
         r = eng.rank(sp.catalecticant(keys, values, sp.degree_keys(k, m, radix),
-                                      sp.degree_keys(D - k, m, radix)))  # fmt: skip
+                                      sp.degree_keys(D - k, m, radix)))
         if r:
             out[2 * (D - k) + 1] = r
     return out
@@ -52,7 +52,7 @@ def check() -> bool:
 
     ok = True
     for L, d, H, res in [(2, 2, 1, False), (3, 2, 1, False), (2, 3, 1, False),
-                         (2, 2, 2, False), (2, 2, 1, True)]:  # fmt: skip
+                         (2, 2, 2, False), (2, 2, 1, True)]:
         for N in (2 * d, 2 * d + 2):
             net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N, residual=res)
             A = tuple(range(N // 2))  # query position 0 on side A

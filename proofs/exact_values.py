@@ -84,26 +84,26 @@ def render(rows: list[tuple], gaps: list[dict]) -> str:
     prime, certificate path) and the gaps; every row already re-checked by the caller."""
     out = [HEAD, f"{len(rows)} configurations proved exact.\n",
            "| $L$ | $d_x$ | $H$ | $N$ | residual | $A$ | separation rank | strategy | prime | "
-           "certificate |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+           "certificate |", "|---|---|---|---|---|---|---|---|---|---|"]
     for L, d, H, N, res, A, rank, strat, p, path in sorted(rows):
         out.append(f"| {L} | {d} | {H} | {N} | {'yes' if res else 'no'} | "
                    f"{{{', '.join(map(str, A))}}} | {rank} | {strat} | {p} | "
-                   f"{_certificate_link(path)} |")  # fmt: skip
+                   f"{_certificate_link(path)} |")
     if gaps:
         out += ["", "## Not proved exact (certified lower bound below the proved upper bound)",
                 "", "The lower bound is certified; the separation rank lies between the two "
                 "numbers. Whether a gap is in the bound or in the sample is open for these.", "",
                 "| $L$ | $d_x$ | $H$ | $N$ | residual | $A$ | certified lower | proved upper "
                 "| gap |",
-                "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+                "|---|---|---|---|---|---|---|---|---|"]
         for g in sorted(gaps, key=lambda g: (g["config"]["depth"], g["config"]["width"],
                                              g["config"]["heads"], g["config"]["seq_len"],
-                                             g["config"]["residual"])):  # fmt: skip
+                                             g["config"]["residual"])):
             c = g["config"]
             out.append(f"| {c['depth']} | {c['width']} | {c['heads']} | {c['seq_len']} | "
                        f"{'yes' if c['residual'] else 'no'} | "
                        f"{{{', '.join(map(str, g['partition']))}}} | {g['lower']} | "
-                       f"{g['upper']} | {g['upper'] - g['lower']} |")  # fmt: skip
+                       f"{g['upper']} | {g['upper'] - g['lower']} |")
     return "\n".join(out) + "\n"
 
 
@@ -128,9 +128,9 @@ def certify_grid(grid: str, seed: int = 0, skip_existing: bool = False) -> list[
         else:
             gaps.append({"config": c.measurement.config, "partition": list(c.measurement.partition),
                          "lower": c.lower, "upper": c.upper,
-                         "saturation": c.measurement.saturation_reason})  # fmt: skip
+                         "saturation": c.measurement.saturation_reason})
         print(f"{net}: {c.status} {c.lower}/{c.upper} ({time.perf_counter() - t0:.1f}s)",
-              file=sys.stderr)  # fmt: skip
+              file=sys.stderr)
     old = json.loads(GAPS.read_text()) if GAPS.exists() else []
     keys = {json.dumps([g["config"], g["partition"]]) for g in gaps}
     gaps += [g for g in old if json.dumps([g["config"], g["partition"]]) not in keys]
@@ -145,7 +145,7 @@ def _existing(net, seed, have) -> bool:
     A = "-".join(map(str, default_partition(net.seq_len)))
     res = "_res" if net.residual else ""
     return (f"{type(net).__name__}_L{net.depth}_d{net.width}_H{net.heads}_N{net.seq_len}{res}"
-            f"_A{A}_seed{seed}_p{DEFAULT_PRIME}.json") in have  # fmt: skip
+            f"_A{A}_seed{seed}_p{DEFAULT_PRIME}.json") in have
 
 
 def write_table(reference: bool = False) -> int:

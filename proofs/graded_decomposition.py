@@ -58,12 +58,12 @@ def check() -> bool:
 
     ok = True
     for L, d, H, N, A in [(1, 2, 1, 4, (0, 1)), (2, 2, 1, 2, (0,)), (2, 2, 1, 4, (1, 3)),
-                          (1, 3, 3, 4, (0, 2))]:  # fmt: skip
+                          (1, 3, 3, 4, (0, 2))]:
         net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
         whole, blocks, w = _ranks(net, A)
         ok &= whole == blocks
         ok &= measure(net, A, strategy="graded", weights={k: v for k, v in w.items()}).rank \
-            == whole  # fmt: skip
+            == whole
     return bool(ok)
 
 
@@ -72,7 +72,7 @@ def false_variant_fails() -> bool:
     from seprank.nets import LinearSelfAttention
 
     whole, blocks, _ = _ranks(LinearSelfAttention(depth=2, width=2, seq_len=4, residual=True),
-                              (0, 1))  # fmt: skip
+                              (0, 1))
     return blocks > whole
 
 

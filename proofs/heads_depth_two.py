@@ -34,7 +34,7 @@ def measured(d: int, h: int) -> dict:
     from seprank.nets import LinearSelfAttention
 
     m = measure(LinearSelfAttention(depth=2, width=d, heads=d // h, seq_len=2 * d),
-                strategy="catalecticant" if d <= 6 else "sketch")  # fmt: skip
+                strategy="catalecticant" if d <= 6 else "sketch")
     assert m.saturated, m.saturation_reason
     return {b["other_s_degree"]: (b["rank"], b["bound"]) for b in m.blocks}
 

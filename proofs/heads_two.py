@@ -25,7 +25,7 @@ def formula(L: int, slope=lambda L: (3 ** (L - 1) + 1) // 2) -> dict:
     for k in range(D + 1):
         j = D - k
         out[2 * j + 1] = min(min(b[i] + s * (k - i) for i in range(k + 1)),
-                             min(a[i] + 2 * s * (j - i) for i in range(j + 1)))  # fmt: skip
+                             min(a[i] + 2 * s * (j - i) for i in range(j + 1)))
     return out
 
 
@@ -42,7 +42,7 @@ def measured(L: int, strategy: str = "catalecticant") -> dict:
 
 def _agrees(conj: dict, meas: dict) -> bool:
     return all(meas.get(g, 0) == r for g, r in conj.items()) and \
-        all(r == 0 or g in conj for g, r in meas.items())  # fmt: skip
+        all(r == 0 or g in conj for g, r in meas.items())
 
 
 def check() -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 
 
 def check(depth=3, width=3, heads=1, seq_len=4, residual=False, seed=0,
-          recursion_residual=None) -> bool:  # fmt: skip
+          recursion_residual=None) -> bool:
     """Network output == e_p^T P_L(S) x^i; ``recursion_residual`` (default: ``residual``)
     is the residual term the recursion uses (the false variant drops it)."""
     if recursion_residual is None:
