@@ -64,3 +64,56 @@ def test_write_png_at_its_dpi_and_the_pdf_only_when_asked(heads, tmp_path):
     files = plot_study.write(heads, tmp_path, pdf=True)
     assert files[1] == tmp_path / "study.pdf"
     assert files[1].read_bytes()[:5] == b"%PDF-"
+
+
+def _drawn_texts(fig) -> list:
+    """The texts a draw shows: tick labels only at ticks inside their axis' view (matplotlib
+    keeps, but does not draw, the others)."""
+    ticks, shown = set(), []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                ticks.add(id(tick.label1))
+                ticks.add(id(tick.label2))
+                eps = 1e-9 * max(1.0, abs(hi - lo))
+                if lo - eps <= tick.get_loc() <= hi + eps:
+                    shown += [t for t in (tick.label1, tick.label2)
+                              if t.get_visible() and t.get_text()]  # fmt: skip
+    other = [t for t in fig.findobj(matplotlib.text.Text)
+             if id(t) not in ticks and t.get_visible() and t.get_text()]  # fmt: skip
+    return shown + other
+
+
+def _overlaps(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+@pytest.mark.parametrize("rows", [None, 4])
+def test_the_fixed_layout_keeps_every_text_inside_and_apart(heads, rows):
+    """write() skips tight_layout (fixed margins): every label, tick label, title and legend
+    stays inside the figure, and no panel's text runs into another panel (the heads study,
+    and a study with fewer series). A margin too small fails here."""
+    import dataclasses
+
+    study = heads if rows is None else dataclasses.replace(heads, rows=[
+        r for r in heads.rows if r["values"]["width"] in (2, 3)
+        and r["values"].get("heads") == 1])  # fmt: skip
+    fig = plot_study.plot(study)
+    fig.set_dpi(plot_study.DPI)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    box = fig.bbox
+    panels = fig.axes[:3]
+    texts = _drawn_texts(fig)
+    assert len(texts) > 20
+    for t in texts:
+        e = t.get_window_extent(r)
+        assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 \
+            and e.y1 <= box.y1 + 1, t.get_text()  # fmt: skip
+    for i, ax in enumerate(panels):  # a panel's y label and tick labels clear the one left
+        mine = [ax.yaxis.label] + [t for t in texts if t in ax.get_yticklabels()]
+        for other in panels[:i]:
+            for t in mine:
+                assert not _overlaps(t.get_window_extent(r), other.bbox), t.get_text()
+    plt.close(fig)
