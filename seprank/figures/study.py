@@ -73,10 +73,7 @@ def plot(study, ax=None):
 
         apply_style()
         fig = plt.figure(figsize=(DOUBLE, 3.5))
-        # fixed margins (write() skips tight_layout, half the figure's time): room for
-        # the y labels and tick labels of numbers, the legend row below
-        gs = fig.add_gridspec(2, 3, height_ratios=[1, 0.2], left=0.065, right=0.99,
-                              top=0.93, bottom=0.01, wspace=0.33, hspace=0.33)
+        gs = fig.add_gridspec(2, 3, height_ratios=[1, 0.2])
         ax, bx, cx = (fig.add_subplot(gs[0, i]) for i in range(3))
         lax = fig.add_subplot(gs[1, :])
         lax.axis("off")
@@ -143,7 +140,7 @@ def write(study, out, *, pdf: bool = False) -> list[Path]:
         every study, it is written fast rather than small), then ``study.pdf`` if asked.
     """
     out = Path(out)
-    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1, layout=False)
+    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1)
     return [out / f"{NAME}.png"] + ([out / f"{NAME}.pdf"] if pdf else [])
 
 

@@ -112,7 +112,7 @@ def new_axes(ax=None, ncols: int = 1, nrows: int = 1, size: tuple = (SINGLE, 2.5
 
 
 def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI,
-         compress_level: int | None = None, layout: bool = True) -> None:
+         compress_level: int | None = None) -> None:
     """Write ``fig`` as ``out/name.png`` and (with ``pdf``) ``out/name.pdf``, then close it.
 
     The layout (``tight_layout``) is computed at the PNG's resolution, so that drawing the
@@ -134,16 +134,12 @@ def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI,
     compress_level : int or None, default None
         The PNG's zlib level, 0-9 (None: Pillow's default, 6); 1 writes it about a third
         faster, a tenth larger, the same pixels.
-    layout : bool, default True
-        Lay the figure out (``tight_layout``); False keeps the positions its author set
-        (a figure whose margins are fixed: measuring every label is half its drawing time).
     """
     import matplotlib as mpl
 
     fig.set_dpi(dpi)
-    if layout:
-        fig.tight_layout(pad=0.4)
-    if layout and not mpl.rcParams["figure.autolayout"]:  # (else None would ask the layout again)
+    fig.tight_layout(pad=0.4)
+    if not mpl.rcParams["figure.autolayout"]:  # (else None would ask the layout again)
         fig.set_layout_engine(None)  # tight_layout leaves a placeholder engine, and with
         # any engine savefig draws the whole figure once more, only to throw it away
     with atomic_write(Path(out) / f"{name}.png", "wb") as f:  # never through a link

@@ -90,10 +90,10 @@ def _overlaps(a, b) -> bool:
 
 
 @pytest.mark.parametrize("rows", [None, 4])
-def test_the_fixed_layout_keeps_every_text_inside_and_apart(heads, rows):
-    """write() skips tight_layout (fixed margins): every label, tick label, title and legend
-    stays inside the figure, and no panel's text runs into another panel (the heads study,
-    and a study with fewer series). A margin too small fails here."""
+def test_the_laid_out_figure_keeps_every_text_inside_and_apart(heads, rows):
+    """Laid out as write() does (style.save: tight_layout at the PNG's dpi), every label, tick
+    label, title and legend stays inside the figure, and no panel's text runs into another
+    panel (the heads study, and a study with fewer series); without the layout it fails."""
     import dataclasses
 
     study = heads if rows is None else dataclasses.replace(heads, rows=[
@@ -101,6 +101,7 @@ def test_the_fixed_layout_keeps_every_text_inside_and_apart(heads, rows):
         and r["values"].get("heads") == 1])  # fmt: skip
     fig = plot_study.plot(study)
     fig.set_dpi(plot_study.DPI)
+    fig.tight_layout(pad=0.4)
     fig.canvas.draw()
     r = fig.canvas.get_renderer()
     box = fig.bbox

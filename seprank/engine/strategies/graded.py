@@ -305,7 +305,11 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
     note = (f"; graded: {m} A-degree blocks, largest <= {top:,}"
             + ("; that exceeds max_samples, so the result may be a lower bound only"
                if top >= max_samples else ""))
-    return grid_model_cost(est, 3 * n * n * 8, note)
+    # each step holds one n x n matrix per block still growing and one working copy
+    # (_check_memory): at n = the i-th largest block's final size, i + 1 blocks grow
+    finals = sorted((final(t) for t in blocks), reverse=True)
+    peak = max((i + 2) * f * f * item for i, f in enumerate(finals))
+    return grid_model_cost(est, max(3 * n * n * item, peak), note)
 
 
 def _minors(blocks) -> list | None:
