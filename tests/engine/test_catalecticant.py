@@ -193,3 +193,17 @@ def test_refused_before_F_is_built_when_its_smallest_matrix_cannot_fit(monkeypat
     m = measure(LinearSelfAttention(depth=2, width=2, seq_len=4))  # auto: the grid instead
     assert m.strategy == "graded" and "catalecticant not taken: its largest matrix" in \
         m.strategy_reason
+
+
+def test_a_small_prime_says_what_it_costs_the_bound():
+    """Below the default prime, a bound over the threshold says by how much the prime
+    weakened it and how to confirm (issue 41: labels do not weaken silently)."""
+    from seprank.algebra.domains import DEFAULT_PRIME
+
+    net = LinearSelfAttention(depth=2, width=2, seq_len=4)
+    small = measure(net, strategy="catalecticant", prime=101)
+    assert not small.saturated
+    assert f"{DEFAULT_PRIME / 101:.0f}x what the default prime" in small.saturation_reason
+    assert "--confirm K" in small.saturation_reason
+    default = measure(net, strategy="catalecticant")
+    assert "what the default prime" not in default.saturation_reason

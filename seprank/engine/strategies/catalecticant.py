@@ -35,6 +35,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from seprank.algebra.domains import DEFAULT_PRIME
 from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
 from seprank.engine.detail import Detail
@@ -370,7 +371,17 @@ def _blocks_ground(raw, ctx: GroundContext) -> Ground:
         f"GF(p): the constants of {whose} and the finitely many primes where it is below the "
         f"rank over Q are not covered at prime {p}: --confirm K measures at other primes)" + (
         "" if bound <= threshold else
-        f" > threshold {threshold:g}; each block is labelled on its own"), blocks=blocks)
+        f" > threshold {threshold:g}; each block is labelled on its own" + _small_prime(p)),
+        blocks=blocks)
+
+
+def _small_prime(p: int) -> str:
+    """What a prime below the default one costs the bound, said where it is not met."""
+    if p >= DEFAULT_PRIME:
+        return ""
+    return (f"; prime {p} makes each term {DEFAULT_PRIME / p:.0f}x what the default prime "
+            f"{DEFAULT_PRIME} would (pass prime= to choose), and --confirm K measures again "
+            "with independent seeds and primes and states the product of their bounds")
 
 
 #: Flops per second assumed for a block's elimination (this machine's measured rate,
