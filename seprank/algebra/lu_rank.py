@@ -23,9 +23,10 @@ Exactness. Residues are integers in ``[0, p)``, ``p < 2**26``, held exactly in f
 - Leaves (at most ``LEAF`` columns) are eliminated by scalar code on a contiguous copy of
   the panel. An update ``x + (p - l) y`` adds less than ``(p - 1)**2``; a leaf entry gets at
   most one update per earlier column of the leaf, so while ``p + LEAF (p - 1)**2 < 2**53``
-  (:func:`lazy_leaf`: ``p < 2**23``) the reduction mod p is delayed until the entry's
-  column is reached (it is reduced before it is tested for zero or used as a multiplier).
-  Otherwise every update is reduced at once.
+  (:func:`lazy_leaf`; every p below 2**23 at these widths) the reduction mod p is delayed
+  until the entry's column is reached (it is reduced before it is tested for zero or used
+  as a multiplier). Otherwise every update is reduced at once. The triangular solve's
+  leaves (``TRSM_LEAF`` rows) follow the same rule: a row is reduced before it is used.
 
 The tests check the ranks against python-flint's nmod_mat at several primes, on random
 low-rank, rank-deficient, wide and tall matrices.
