@@ -21,16 +21,15 @@ def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = No
     evaluates no attention grid: the catalecticant strategy, another network), and the
     BLAS engine's unless ``blas`` is False (a run ranking with another engine): with
     ``blocked`` (a run that grows its elimination or records pivots for a certificate)
-    the blocked elimination's, else its rank's (:mod:`seprank.algebra.lu_rank`: the ones
-    every rank past one leaf calls; the products' kernels depend on the prime); None:
-    both."""
+    the blocked elimination's, else its rank's (:mod:`seprank.algebra.lu_rank`: the leaf's,
+    which every rank calls; the solve's and products' run only past one leaf's width, and
+    which depends on the prime); None: both."""
     out = []
     if blas and blocked is not False:
         names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products"]
         out = [getattr(blas_elimination, n, None) for n in names]
     if blas and not blocked:
-        out += [getattr(lu_rank, n, None) for n in ("_leaf", "_swap_rows", "_trsm_leaf",
-                                                    "_gather")]
+        out += [getattr(lu_rank, n, None) for n in ("_leaf", "_swap_rows")]
     if grid:
         out.append(getattr(attention_kernel, "_kernel", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]

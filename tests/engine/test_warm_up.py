@@ -116,8 +116,9 @@ def test_a_run_that_evaluates_no_grid_does_not_ask_about_the_attention_kernel(mo
         assert any(x.startswith("compiling") for x in lines) is said, strategy
 
 
-@pytest.mark.parametrize("extra", [[], ["--strategy", "direct"]])
-def test_the_notice_prints_on_a_first_run_and_not_on_the_second(tmp_path, extra):
+@pytest.mark.parametrize("depth,extra,rank", [("3", [], 232), ("3", ["--strategy", "direct"], 232),
+                                              ("1", [], 3)])  # depth 1: matrices of one leaf
+def test_the_notice_prints_on_a_first_run_and_not_on_the_second(tmp_path, depth, extra, rank):
     """With an empty numba cache the README's command compiles and says so; run again,
     it loads the cached kernels and says nothing (it said so on every run when it asked
     about a kernel the run never calls)."""
@@ -126,14 +127,14 @@ def test_the_notice_prints_on_a_first_run_and_not_on_the_second(tmp_path, extra)
     import sys
 
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
-    argv = [sys.executable, "-m", "seprank", "measure", "--depth", "3", "--width", "2",
+    argv = [sys.executable, "-m", "seprank", "measure", "--depth", depth, "--width", "2",
             "--seq-len", "4", "--json", *extra]
     runs = [subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
             for _ in range(2)]
     assert [r.returncode for r in runs] == [0, 0]
     assert kernels.COMPILING in runs[0].stderr
     assert "compiling" not in runs[1].stderr
-    assert '"rank": 232' in runs[1].stdout
+    assert f'"rank": {rank}' in runs[1].stdout
 
 
 def test_warm_up_leaves_no_kernel_to_compile(tmp_path):
