@@ -81,7 +81,8 @@ def rank_rows(sizes: list[int], repeats: int, peak: float) -> list[tuple]:
             goal = GOALS.get((n, p))
             for name, fn in (("recursive LU", lu_rank.rank),
                              ("blocked (before)", blas_elimination.rank_blocked)):
-                r, sec = best_of(lambda fn=fn: fn(F.copy(), p, overwrite=True), repeats)
+                r, sec = best_of(lambda fn=fn, F=F, p=p: fn(F.copy(), p, overwrite=True),
+                                 repeats)
                 rows.append((name, n, p, r, sec, work / sec / 1e9, work / sec / peak,
                              goal if name == "recursive LU" else None))
     n = max(sizes)

@@ -43,7 +43,6 @@ from seprank.algebra.blas_elimination import (
     mod_p,
     single_product,
     split_exact,
-    split_products,
     subtract_products,
     subtract_reduce,
 )

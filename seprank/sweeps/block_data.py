@@ -4,8 +4,9 @@ The result store keys a block by the code that ranked it (:mod:`seprank.sweeps.b
 so a store does not outlive a checkout. A block's rank, though, is a fact about one matrix:
 the block k of the network's coefficient matrix, for the weights drawn from the seed, over
 GF(p). A data file keeps each finished block under that identity (architecture, parameters,
-partition, seed, prime, k) with its rank, shape and times, the proved one-head term it is compared with, the seprank version and the date that ranked it. ``seprank blocks --data FILE``
-appends each block as it finishes (flushed and synced: a killed run loses only the block
+partition, seed, prime, k) with its rank, shape and times, the proved one-head term it is
+compared with, the seprank version and the date that ranked it. ``seprank blocks --data
+FILE`` appends each block as it finishes (flushed and synced: a killed run loses only the block
 in flight) and, on a new machine or a new checkout, takes the blocks the file holds as
 done, so a measurement of many hours is committed and resumed in parts.
 """
