@@ -6,20 +6,20 @@ the block k of the network's coefficient matrix, for the weights drawn from the 
 GF(p). A data file keeps each finished block under that identity (architecture, parameters,
 partition, seed, prime, k) with its rank, shape and times, the proved one-head term it is
 compared with, the seprank version and the date that ranked it. ``seprank blocks --data
-FILE`` appends each block as it finishes (flushed and synced: a killed run loses only the block
-in flight) and, on a new machine or a new checkout, takes the blocks the file holds as
-done, so a measurement of many hours is committed and resumed in parts.
+FILE`` appends each block as it finishes (written whole and synced: a killed run loses
+only the block in flight) and, on a new machine or a new checkout, takes the blocks the
+file holds as done, so a measurement of many hours is committed and resumed in parts.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-import os
 from pathlib import Path
 
 from seprank import _version
 from seprank.errors import ConfigError, SeprankError
+from seprank.paths import atomic_write
 from seprank.theory.architecture_bounds import block_bounds
 
 #: The fields that name a block (its identity); everything else in a line is its result.
@@ -72,7 +72,8 @@ def proved_terms(net, partition) -> dict:
 
 
 def append(path: Path, spec: dict, extra: dict, engine: str, term=None) -> None:
-    """Write one finished block as a line (flushed and synced), with the proved term
+    """Append one finished block as a line (:func:`seprank.paths.atomic_write`: synced,
+    never through a link, nothing partial on an error), with the proved term
     ``term`` it is compared with (None: not known). The term is written beside the result,
     never read back as part of it: the label step computes its own."""
     line = {k: spec[k] for k in IDENTITY}
@@ -81,10 +82,8 @@ def append(path: Path, spec: dict, extra: dict, engine: str, term=None) -> None:
     line["ranked_by"] = {"seprank": _version.__version__, "engine": engine,
                          "date": datetime.date.today().isoformat()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as fh:
+    with atomic_write(path, "a") as fh:
         fh.write(json.dumps(line, sort_keys=True) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def take_into(store, specs: list[dict], lines: dict[str, dict], path: Path) -> int:
