@@ -9,7 +9,7 @@ import numpy as np
 
 from seprank.algebra import blas_elimination, lu_rank
 from seprank.algebra.limits import FLOAT64_PRIME_LIMIT
-from seprank.algebra.rank_engines.base import RankEngine, register, residues
+from seprank.algebra.rank_engines.base import RankEngine, register
 
 
 @register
@@ -36,4 +36,4 @@ class BlasEngine(RankEngine):
     def left_kernel(self, M: np.ndarray, overwrite: bool = False) -> np.ndarray:
         """A basis of the left kernel of ``M`` mod p from one elimination, (rows - rank) x
         rows float64 residues (``overwrite``: a float64 ``M`` is eliminated in place)."""
-        return lu_rank.left_kernel(residues(M, self.p, overwrite), self.p, overwrite=True)
+        return lu_rank.left_kernel(M, self.p, overwrite=overwrite)  # it reduces M itself
