@@ -55,6 +55,10 @@ def add_parser(sub) -> None:
     s.add_argument("--cell-limit", type=real_arg(0, 1e9, lo_open=True), default=None,
                    metavar="LIMIT", help="refuse up front every cell whose estimated time "
                    "exceeds this (listed with its estimate)")
+    s.add_argument("--fallback", default=None, metavar="STRATEGY",
+                   help="measure each cell refused by its own plan or by --cell-limit with "
+                   "this strategy (e.g. sketch) at the largest sample cap that fits; its note "
+                   "says so, and a capped block is a lower bound")
     s.add_argument("--depth-key", default="depth", help="the key that is the depth")
     s.add_argument("--width-key", default="width", help="the key that is the width")
     s.add_argument("--out", default=None,
@@ -144,6 +148,7 @@ def cmd(args) -> int:
             max_samples=args.max_samples, db=args.db or DEFAULT_DB, executor=args.executor,
             scheduler=args.scheduler, workers=args.workers, worker_memory=args.worker_memory,
             retries=args.retries, max_seconds=args.max_seconds, cell_limit=args.cell_limit,
+            fallback=args.fallback,
             depth_key=args.depth_key, width_key=args.width_key, out=out,
             progress=not args.quiet and not args.json,
             say=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)))

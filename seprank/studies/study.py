@@ -21,6 +21,7 @@ import json
 import time
 from pathlib import Path
 
+from seprank.engine.strategies import names as strategy_names
 from seprank.errors import ConfigError
 from seprank.nets.base import config_of
 from seprank.studies import study_analysis as sa
@@ -44,7 +45,7 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
           db=DEFAULT_DB, executor: str = "serial", scheduler: str | None = None,
           workers: int | None = None, worker_memory: int | None = None, retries: int = 2,
           max_seconds: float | None = None, cell_limit: float | None = None,
-          depth_key: str = "depth", width_key: str = "width", out=None,
+          fallback: str | None = None, depth_key: str = "depth", width_key: str = "width", out=None,
           progress: bool = False, say=None) -> Study:
     """Measure every cell of a depth-width study and answer from the measured ranks.
 
@@ -92,6 +93,11 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
         as not run.
     cell_limit : float, optional
         Refuse, before running, every cell whose estimated time exceeds this many seconds.
+    fallback : str, optional
+        A strategy (e.g. ``"sketch"``) for the cells refused by their own plan or by
+        ``cell_limit``: each is measured with it at the largest sample cap that fits
+        (:data:`seprank.studies.study_run.FALLBACK_CAPS`), and its row's note says so. A
+        capped block is a lower bound, and the label says that.
     depth_key, width_key : str, default "depth", "width"
         Which keys are the depth and the width.
     out : str or pathlib.Path, optional
@@ -118,6 +124,9 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
     if not isinstance(vary, dict):
         raise ConfigError(f"vary={vary!r} must be a dict of key -> list of values")
     vary = {k: list(v) if isinstance(v, (list, tuple, range)) else [v] for k, v in vary.items()}
+    if fallback is not None and (fallback == "auto" or fallback not in strategy_names()):
+        raise ConfigError(f"fallback={fallback!r}: not a strategy (one of "
+                          f"{', '.join(n for n in strategy_names() if n != 'auto')})")
     if depth_key not in vary:
         raise ConfigError(f"vary: a study varies the depth ({depth_key!r}); got "
                           f"{', '.join(vary) or 'nothing'}")
@@ -132,7 +141,7 @@ def study(arch, vary: dict, fixed: dict | None = None, *, rules=None, partition=
                   label=f"study {a.name}", say=say, max_seconds=max_seconds)
     rows, measure_seconds, outcome = measure_cells(
         sc.expand(a, vary, fixed, rules_in), list(vary), measure_kw, run_kw, db=db,
-        cell_limit=cell_limit, previous=old)
+        cell_limit=cell_limit, previous=old, fallback=fallback)
     degrees: dict = {}
     for row in rows:
         if row.get("rank") is not None and row.get("kind") != sa.ESTIMATE:
@@ -165,6 +174,8 @@ def _notes(s: Study, unrun: int) -> list[str]:
         if r["status"] in ("refused", "failed", "invalid", "not run"):
             notes.append(f"{kv_text(r['values'])}: {r['status']}"
                          + (f": {short(r['error'])}" if r.get("error") else ""))
+        elif r.get("note"):
+            notes.append(f"{kv_text(r['values'])}: {r['note']}")
     if any(r.get("degree") for r in s.rows):
         notes.append("f's degree (the degree law) measured by interpolation over GF(p) along "
                      "three random lines (exact except with probability <= 3 deg / p)")

@@ -23,7 +23,7 @@ CSV_NAME = "study.csv"
 RESULT_COLUMNS = ["rank", "label", "kind", "status", "saturated", "saturation_bound",
                   "upper", "upper_status", "params", "degree", "strategy", "method", "seconds",
                   "est_seconds", "seed", "prime", "error", "cell", "block_ranks",
-                  "varied"]
+                  "varied", "note"]
 @dataclass
 class Study:
     """The result of :func:`study`: rows (one per cell), steps, answers and a verdict.

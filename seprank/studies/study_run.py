@@ -138,7 +138,8 @@ def _from_csv_row(row: dict, old: dict) -> bool:
 
 def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
                   db=DEFAULT_DB, cell_limit: float | None = None,
-                  previous: dict | None = None) -> tuple[list, float, object]:
+                  previous: dict | None = None,
+                  fallback: str | None = None) -> tuple[list, float, object]:
     """Measure cells through the planner and the result store: the one path of
     :func:`study` and of ``seprank transition``'s preset.
 
@@ -159,6 +160,10 @@ def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
         Refuse the cells estimated to take longer (seconds).
     previous : dict, optional
         Rows of an earlier CSV by their ``cell`` identity: reused, labels derived again.
+    fallback : str, optional
+        A strategy for the cells whose own plan is refused (too large, or over
+        ``cell_limit``): each is planned again with it at the largest sample cap of
+        :data:`FALLBACK_CAPS` that fits (:func:`_fallback`); its label says what it is.
 
     Returns
     -------
@@ -170,14 +175,50 @@ def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
     outcome : Outcome
         The sweep's counts (``unrun``, ``interrupted``).
     """
-    rows, todo = _rows(cells, varied, measure_kw, previous or {})
-    seconds, outcome = _measure(todo, db, cell_limit, run_kw)
+    rows, todo = _rows(cells, varied, measure_kw, previous or {}, fallback)
+    seconds, outcome = _measure(todo, db, cell_limit, run_kw, fallback and (fallback,
+                                                                      measure_kw))
     return rows, seconds, outcome
 
 
-def _rows(cells, varied: list, measure_kw: dict, old: dict) -> tuple[list, list]:
+#: The sample caps a fallback strategy is tried at, largest first (``max_samples``).
+FALLBACK_CAPS = (16000, 12000, 10000, 8000, 6000, 4000, 3000, 2000, 1000, 500, 250, 100)
+
+
+def _fallback_spec(net, measure_kw: dict, fallback: str, cap: int) -> dict:
+    return sweep_tasks.spec_for_net("measure", net, grid="study",
+                                    **dict(measure_kw, strategy=fallback, max_samples=cap))
+
+
+def _fallback_note(fallback: str, cap: int, why: str | None = None) -> str:
+    return (f"measured by the fallback: strategy {fallback}, max_samples={cap} (a block "
+            "capped there is a lower bound)" + (f"; its own plan: {why}" if why else ""))
+
+
+def _fallback(row: dict, cell_limit, fallback: str, measure_kw: dict) -> dict | None:
+    """The fallback spec for a refused row, planned, at the largest cap of FALLBACK_CAPS
+    that the planner accepts and whose estimate is within ``cell_limit``; the row then
+    names it (key, cell, note). None: no cap fits (the row keeps its refusal)."""
+    for cap in FALLBACK_CAPS:
+        spec = _fallback_spec(row["net"], measure_kw, fallback, cap)
+        try:
+            sweep_tasks.plan(spec)
+        except SeprankError:
+            continue
+        if cell_limit is None or spec["est_seconds"] <= cell_limit:
+            row.update(key=spec["key"], cell=_cell_id(spec), spec=spec,
+                       est_seconds=round(spec["est_seconds"], 3), status="not run",
+                       note=_fallback_note(fallback, cap, row.get("error")))
+            row["error"] = None
+            return spec
+    return None
+
+
+def _rows(cells, varied: list, measure_kw: dict, old: dict,
+          fallback: str | None = None) -> tuple[list, list]:
     """One row per cell (its spec, bound and parameter count), and those left to measure
-    (neither invalid nor found in the previous CSV ``old``)."""
+    (neither invalid nor found in the previous CSV ``old``, under the cell's own identity
+    or, with a ``fallback``, under one of its fallback identities)."""
     rows, todo = [], []
     for c in cells:
         row = {"values": c.values, "varied": varied, "status": "invalid", "error": c.invalid,
@@ -195,8 +236,21 @@ def _rows(cells, varied: list, measure_kw: dict, old: dict) -> tuple[list, list]
             row["params"], row["params_error"] = None, f"{type(exc).__name__}: {exc}"
         if row["cell"] in old and _from_csv_row(row, old[row["cell"]]):
             continue
+        if fallback and _old_fallback(row, old, measure_kw, fallback):
+            continue
         todo.append(row)
     return rows, todo
+
+
+def _old_fallback(row: dict, old: dict, measure_kw: dict, fallback: str) -> bool:
+    """Whether the previous CSV holds this cell measured by the fallback (at some cap)."""
+    for cap in FALLBACK_CAPS:
+        spec = _fallback_spec(row["net"], measure_kw, fallback, cap)
+        cell = _cell_id(spec)
+        if cell in old and _from_csv_row(row, old[cell]):
+            row.update(cell=cell, key=spec["key"], note=_fallback_note(fallback, cap))
+            return True
+    return False
 
 
 def _plan(row: dict, cell_limit) -> dict | None:
@@ -218,9 +272,11 @@ def _plan(row: dict, cell_limit) -> dict | None:
     return spec
 
 
-def _measure(todo: list, db, cell_limit, run_kw: dict) -> tuple[float, object]:
-    """Plan and run the rows to measure through the store; fill each row from it.
-    Returns the measuring seconds of this run and the sweep's outcome."""
+def _measure(todo: list, db, cell_limit, run_kw: dict,
+             fallback: tuple | None = None) -> tuple[float, object]:
+    """Plan and run the rows to measure through the store (a refused row through its
+    ``fallback``, (strategy, measure_kw), where one fits); fill each row from it. Returns the measuring seconds
+    of this run and the sweep's outcome."""
     with contextlib.ExitStack() as stack:
         if db is None:  # no store kept: a temporary one
             db = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "study.sqlite"
@@ -228,6 +284,12 @@ def _measure(todo: list, db, cell_limit, run_kw: dict) -> tuple[float, object]:
         status = store.status_of([r["key"] for r in todo])
         before = {k for k, v in status.items() if v == "done"}
         ready = [r["spec"] if r["key"] in before else _plan(r, cell_limit) for r in todo]
+        if fallback:
+            for i, r in enumerate(todo):
+                if ready[i] is None and r["status"] == "refused":
+                    ready[i] = _fallback(r, cell_limit, *fallback)
+            before |= {k for k, v in store.status_of([r["key"] for r in todo]).items()
+                       if v == "done"}
         outcome = sweep_run([s for s in ready if s is not None], store, order="cheapest",
                             plan_fn=_planned, **run_kw)
         seconds = 0.0

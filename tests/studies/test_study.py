@@ -197,6 +197,29 @@ def test_time_limit_and_cell_limit_leave_cells_listed(tmp_path):
     assert again.measured_now == len(unrun) and again.from_store == 3 - len(unrun)
 
 
+def test_a_refused_cell_is_measured_by_the_fallback_and_reused(tmp_path):
+    from seprank import measure
+    from seprank.nets import LinearSelfAttention
+
+    kw = dict(vary={"depth": [3]}, fixed={"width": 3, "heads": 3}, strategy="graded",
+              cell_limit=0.5, out=tmp_path)  # graded's estimate (~2.5 s) is over it
+    refused = study("attention", db=None, **kw)
+    assert refused.rows[0]["status"] == "refused" and "cell limit" in refused.rows[0]["error"]
+    s = study("attention", db=tmp_path / "f.sqlite", fallback="sketch", **kw)
+    row = s.rows[0]
+    assert row["status"] == "done" and row["strategy"] == "sketch"
+    assert "fallback" in row["note"] and "max_samples=250" in row["note"]
+    assert any("fallback" in n for n in s.notes)
+    truth = measure(LinearSelfAttention(depth=3, width=3, heads=3, seq_len=6),
+                    strategy="sketch", max_samples=250)
+    assert row["rank"] == truth.rank and row["label"] == truth.label
+    assert row["rank"] < 2441 and "lower bound" in row["label"]  # capped: never exact
+    again = study("attention", db=None, fallback="sketch", **kw)  # from the CSV, not run
+    assert again.measured_now == 0 and again.rows[0]["rank"] == row["rank"]
+    with pytest.raises(ConfigError, match="fallback"):
+        study("attention", db=None, fallback="nope", **kw)
+
+
 def test_dask_runs_a_study(tmp_path):
     pytest.importorskip("distributed")
     s = study("attention", vary={"depth": [1, 2]}, fixed={"width": 2}, db=tmp_path / "d.sqlite",
