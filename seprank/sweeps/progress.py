@@ -17,6 +17,13 @@ from seprank.engine import bars
 from seprank.engine.estimate import format_seconds
 
 
+#: The time left is the elapsed time scaled by the estimates of the tasks left over those
+#: of the tasks done, once these are at least this fraction of the elapsed time; before,
+#: the estimates of the tasks left as they are (tasks estimated at almost nothing say
+#: nothing about the rate, and a scale from them would put the rest at years).
+CALIBRATE = 0.1
+
+
 class Progress:
     """Counts of a sweep's tasks, shown as a tqdm bar or as periodic lines.
 
@@ -82,7 +89,8 @@ class Progress:
         return f"{self.label}: {self.finished}/{self.total} ({self.counts()})"
 
     def eta(self) -> float | None:
-        """Seconds left, estimated from the proved-bound costs (None before any is done).
+        """Seconds left, estimated from the proved-bound costs (None before any is done;
+        :data:`CALIBRATE` says when the elapsed time rescales them).
 
         Returns
         -------
@@ -91,7 +99,9 @@ class Progress:
         elapsed = time.perf_counter() - self.t0
         if self.est_done <= 0 or elapsed <= 0 or self.est_left <= 1e-9 * self.est_done:
             return None
-        return elapsed * self.est_left / self.est_done
+        if self.est_done < CALIBRATE * elapsed:  # the tasks done were estimated at almost
+            return self.est_left  # nothing (elapsed is start-up, compiling, the tasks still
+        return elapsed * self.est_left / self.est_done  # running): the cost model unscaled
 
     def update(self, force: bool = False) -> None:
         """Show the current counts: move the bar, or print a line if ``every`` seconds

@@ -61,6 +61,10 @@ def test_eta_from_the_estimated_costs():
     assert p.eta() is None
     p.est_done, p.est_left = 1.0, 3.0
     assert p.eta() > 0 and "left (estimate)" in p.counts()
+    p.t0 -= 3600.0  # an hour gone on tasks estimated at 1 s: the estimates as they are
+    assert p.eta() == 3.0
+    p.est_done = 1000.0  # done tasks that account for the elapsed time: scaled by them
+    assert 3600 * 3 / 1000 <= p.eta() <= 3610 * 3 / 1000
 
 
 def test_not_interactive_without_a_terminal():
