@@ -17,6 +17,8 @@ LIVE = {
     "seprank.theory.architecture_bounds.has_known_bound": "0.2.0",
     "--format": "0.2.0",
     "CertificateKind(prepare=...)": "0.2.0",
+    "seprank.theory.architecture_bounds.architecture_bound": "0.2.0",
+    "Bound[key] (a bound read as the dict seprank.upper_bound returned)": "0.2.0",
 }
 
 

@@ -29,7 +29,7 @@ from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem, structural_form
 from seprank.theory import bounds
 from seprank.theory import sequences as seq
-from seprank.theory.architecture_bounds import architecture_bound, block_bounds
+from seprank.theory.architecture_bounds import block_bounds, bound_of
 
 #: Runs estimated to take longer than this (worst case) are refused.
 MAX_SECONDS = 12 * 3600
@@ -177,11 +177,12 @@ def _log10_expected_rank(net, A) -> float | None:
 
 
 def _log10_known_upper(net, A) -> float | None:
-    """log10 of an architecture's own known upper bound (``architecture_bound``), or of the
+    """log10 of an architecture's own known upper bound (``bound_of``), or of the
     complete grid over its alphabet; None when neither exists."""
     ups = []
     try:
-        up = (architecture_bound(net, A) or {}).get("upper")
+        b = bound_of(net, A)
+        up = None if b is None else b.value
     except Exception:  # a bound that cannot be computed here is not an estimate
         up = None
     if up:

@@ -16,9 +16,9 @@ for every architecture, in this order:
   older ``upper_bound(partition) -> (bound, source)`` of users' classes still works
   (deprecated: :func:`seprank.nets.bound.from_pair`, status architecture).
 
-:func:`architecture_bound` is the same bound as a dict (``upper``, ``kind``, ``tag``,
-``source`` and its facts): ``seprank.upper_bound``, ``seprank bounds`` and
-``seprank certify`` all read it.
+:func:`bound_of` is read by ``seprank.upper_bound`` (:func:`proved_upper_bound`, the same
+Bound), the measurement's label, ``seprank certify``, ``seprank verify --arch`` and the
+studies; :func:`architecture_bound`, the same bound as a dict, is deprecated.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ KNOWN_BOUND_METHOD = deprecated(".known_bound", since="0.2.0",
                                 instead="define upper_bound(partition) -> seprank.nets.bound.Bound")
 PAIR_RETURNED = deprecated(".upper_bound returning (bound, source)", since="0.2.0",
                            instead="return a seprank.nets.bound.Bound")
+#: The dict form of the architecture's bound (:func:`architecture_bound`).
+AS_DICT = deprecated("seprank.theory.architecture_bounds.architecture_bound", since="0.2.0",
+                     instead="use bound_of, a seprank.nets.bound.Bound (.as_dict() for the "
+                     "dict)")
 
 
 def attention_bound(net, partition) -> Bound:
@@ -260,7 +264,10 @@ def bound_of(net, partition=None) -> Bound | None:
 
 
 def architecture_bound(net, partition=None) -> dict | None:
-    """The architecture's own upper bound for a partition, as a dict (:func:`bound_of`).
+    """The architecture's own upper bound for a partition, as a dict (deprecated).
+
+    :func:`bound_of`'s Bound as :meth:`seprank.nets.bound.Bound.as_dict` writes it; read
+    the Bound instead (``bound_of(net, partition).value``).
 
     Parameters
     ----------
@@ -273,22 +280,25 @@ def architecture_bound(net, partition=None) -> dict | None:
     -------
     dict or None
         ``upper`` (an int, or None when too large to write or not known), ``kind``,
-        ``tag``, ``source`` and the bound's facts (:meth:`seprank.nets.bound.Bound.as_dict`);
-        None when seprank knows no bound for ``net``.
+        ``tag``, ``source`` and the bound's facts; None when seprank knows no bound for
+        ``net``.
 
     Raises
     ------
     ConfigError
         As :func:`bound_of`.
     """
+    AS_DICT.warn(stacklevel=2)
     b = bound_of(net, partition)
     return None if b is None else b.as_dict()
 
 
-def proved_upper_bound(net, partition=None) -> dict:
-    """The architecture's proved upper bound (``seprank.upper_bound``).
+def proved_upper_bound(net, partition=None) -> Bound:
+    """The architecture's upper bound for a partition (``seprank.upper_bound``).
 
-    :func:`architecture_bound`, but refusing a network without one.
+    :func:`bound_of`, but refusing a network without one. The Bound still reads as the
+    dict this function returned before 0.2.0's Bound (``b["upper"]``: deprecated,
+    :data:`seprank.nets.bound.MAPPING_VIEW`).
 
     Parameters
     ----------
@@ -299,9 +309,10 @@ def proved_upper_bound(net, partition=None) -> dict:
 
     Returns
     -------
-    dict
-        As :func:`architecture_bound`: ``upper``, ``kind``, ``source`` (and ``log10_upper``,
-        ``why`` ... for LinearSelfAttention).
+    Bound
+        Its ``value`` (None when too large to write: then its fact ``log10_upper``),
+        ``source``, ``status`` (proved only for a theorem of theory/), ``kind`` and facts
+        (``log10_upper``, ``which`` ... for LinearSelfAttention).
 
     Raises
     ------
@@ -312,15 +323,16 @@ def proved_upper_bound(net, partition=None) -> dict:
     --------
     >>> import seprank
     >>> net = seprank.LinearSelfAttention(depth=1, width=3, heads=1, seq_len=4)
-    >>> seprank.upper_bound(net)["upper"]
-    4
+    >>> b = seprank.upper_bound(net)
+    >>> b.value, b.status
+    (4, 'proved')
     """
-    out = architecture_bound(net, partition)
-    if out is None or out.get("upper") is None and out.get("log10_upper") is None:
+    b = bound_of(net, partition)
+    if b is None or b.value is None and b.fact("log10_upper") is None:
         raise ConfigError(f"net={type(net).__name__}: no proved upper bound in seprank (give "
                           "the class an upper_bound(partition) -> Bound method, or "
                           "certify(..., upper=U, upper_source=...))")
-    return out
+    return b
 
 
 #: The names of 0.2.0's first layout, kept (deprecated): they answer for every architecture.

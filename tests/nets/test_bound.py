@@ -170,7 +170,7 @@ def test_each_zoo_upper_bound_is_the_formula_of_its_module(net, A, value, source
     b = net.upper_bound(A)
     assert isinstance(b, Bound)
     assert (b.value, b.source, b.status, dict(b.facts)) == (value, source, status, facts)
-    assert bound_of(net, A) == b and architecture_bound(net, A) == b.as_dict()
+    assert bound_of(net, A) == b
 
 
 def test_gnn_bound_from_its_walk_index():
@@ -278,7 +278,9 @@ def test_a_users_bound_of_each_status_labels_the_measurement():
                           ("architecture", "exact, given the architecture's stated bound (src)"),
                           ("user", "exact, given the stated bound (src)")]:
         m = seprank.measure(_own(Bound(2, "src", status)), (0, 1))
-        assert (m.rank, m.bound["status"], m.label) == (2, status, words)
+        assert (m.rank, m.bound, m.label) == (2, Bound(2, "src", status), words)
+        assert m.to_dict()["bound"] == {"upper": 2, "status": status, "source": "src",
+                                        "kind": None}
     assert seprank.measure(_own(None), (0, 1)).bound is None
 
 
@@ -287,7 +289,8 @@ def test_a_users_bound_claiming_proved_is_refused():
     with pytest.raises(ConfigError, match="status='proved' is for the theorems of theory/"):
         bound_of(net)
     m = seprank.measure(net, (0, 1))
-    assert m.bound["upper"] is None and "status='proved'" in m.bound["note"]
+    assert m.bound.value is None and "status='proved'" in m.bound.source
+    assert m.to_dict()["bound"] == {"upper": None, "note": m.bound.source}
     assert m.label == "lower bound, saturated"
 
 
