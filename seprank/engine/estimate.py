@@ -68,10 +68,13 @@ class Cost:
 
 
 class TheoryFacts:
-    """What the cost models need from theory/ about one network and partition.
+    """What the cost models need about one network and partition: from theory/ (its
+    bounds) and from the network itself (its sizes, degree, kernel and structural form).
 
-    Asked once per request (:attr:`seprank.engine.strategies.registry.Request.facts`): each
-    fact is computed on first read and kept.
+    Asked once per request (:attr:`seprank.engine.strategies.registry.Request.facts`): the
+    planner gathers them all (:meth:`gather`) before it asks any strategy its cost, so
+    a cost model reads figures and never goes back down to theory/ or the network; read
+    on its own, each fact is computed on first read and kept.
 
     Parameters
     ----------
@@ -102,7 +105,71 @@ class TheoryFacts:
         nq, no = net.sides(self.A)
         if not _sides_cheap(net.width, nq, no):
             return None
-        return tuple(bounds.block_terms(net.depth, net.width, nq, no))
+        try:
+            terms = bounds.block_terms(net.depth, net.width, nq, no)
+        except SeprankError:  # too costly to compute: no estimate from the blocks
+            return None
+        return None if terms is None else tuple(terms)
+
+    @cached_property
+    def form(self):
+        """The structural form the network declares (None: none)."""
+        return structural_form(self.net)
+
+    @cached_property
+    def input_dim(self) -> int:
+        """The input dimension per position."""
+        return input_dim(self.net)
+
+    @cached_property
+    def degree(self) -> int | None:
+        """The polynomial degree the network declares (None: none)."""
+        return getattr(self.net, "degree", None)
+
+    @cached_property
+    def param_count(self) -> int:
+        """The weights' count the grid models assume (:func:`param_count`)."""
+        return param_count(self.net)
+
+    @cached_property
+    def cell_ops(self) -> float:
+        """Multiply-adds per grid cell (one network evaluation)."""
+        return _cell_ops(self.net)
+
+    @cached_property
+    def kernel(self) -> bool:
+        """Whether a modular grid of the network is evaluated by the compiled kernel."""
+        return uses_kernel(self.net, True)
+
+    def cell_seconds(self, fast: bool) -> float:
+        """Seconds per grid cell (:func:`cell_seconds`, from the gathered figures).
+
+        Parameters
+        ----------
+        fast : bool
+            A modular run with the kernel allowed.
+
+        Returns
+        -------
+        float
+            The compiled kernel's time where it evaluates the grid, else numpy's.
+        """
+        if fast and self.kernel:
+            return KERNEL_CELL_SECONDS + self.cell_ops / KERNEL_OPS_PER_S
+        return self.cell_ops / GENERIC_OPS_PER_S
+
+    def gather(self) -> TheoryFacts:
+        """Compute every fact now (the planner does, once per request).
+
+        Returns
+        -------
+        TheoryFacts
+            Itself.
+        """
+        for name in ("form", "input_dim", "degree", "param_count", "cell_ops", "kernel",
+                     "log10_expected_rank", "graded_blocks", "block_bounds"):
+            getattr(self, name)
+        return self
 
     @cached_property
     def block_bounds(self) -> dict[int, int]:
@@ -207,22 +274,22 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
              facts: TheoryFacts | None = None) -> dict:
     """Cost of measuring ``net`` with sides A, B on one grid matrix (the direct strategy's
     model) before anything is allocated; ``facts``: the request's, else asked here."""
-    item = 8
-    lg = (facts or TheoryFacts(net, A)).log10_expected_rank
+    item, facts = 8, facts or TheoryFacts(net, A)
+    lg = facts.log10_expected_rank
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
         min(max_samples, int(1.25 * 10**lg) + 2)
-    cell = cell_seconds(net, fast)
+    cell, dim = facts.cell_seconds(fast), facts.input_dim
     n0 = min(max(2, start), max_samples)
 
     def seconds(n):
         return n * n * cell + 1.42 * n**3 / RANK_OPS_PER_S
 
     return {
-        "degree": getattr(net, "degree", None),
+        "degree": facts.degree,
         "log10_expected_rank": lg,
-        "param_bytes": param_count(net) * item,
-        "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + n0 * n0 * item,
-        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
+        "param_bytes": facts.param_count * item,
+        "first_grid_bytes": n0 * (len(A) + len(B)) * dim * item + n0 * n0 * item,
+        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * dim * item,
         "first_grid_seconds": seconds(n0),
         "expected_seconds": seconds(n_final),
         "worst_seconds": seconds(max_samples),

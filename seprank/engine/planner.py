@@ -294,6 +294,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
     req = _request(net, partition, opts, weights)
+    req.facts.gather()  # what the cost models read, asked once, before any strategy's cost
     strategy, cost, considered = _choose(req, progress, purpose)
     req.check_code()  # a class seprank does not ship: after the cost check, once
     modulus, prime_note = strategy.prime(req)

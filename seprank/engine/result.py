@@ -187,9 +187,10 @@ class Measurement:
                                 "bound": bound_record(self.bound)})
 
     def __repr__(self) -> str:
-        """One short line: rank, label, method, configuration, partition and time."""
+        """One short line: rank, label, method (and the strategy, where it keeps a typed
+        detail of its own), configuration, partition and time."""
         how = self.method + (f" p={self.prime}" if self.prime else "")
-        how += f", {self.strategy}" if self.strategy not in ("direct", "coefficients") else ""
+        how += f", {self.strategy}" if self.detail is not None else ""  # one with its record
         return (f"Measurement(rank={self.rank} [{self.label}], {how}, "
                 f"{display.short_config(self.config)}, A={tuple(self.partition)}, "
                 f"{self.seconds:.2f} s)")

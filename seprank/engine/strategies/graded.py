@@ -29,14 +29,13 @@ from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
 from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
 from seprank.engine.detail import Detail
-from seprank.engine.estimate import Cost
+from seprank.engine.estimate import Cost, TheoryFacts
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import check_matrix_fits
 from seprank.engine.saturation import Ground, GroundContext, grid_ground, step_sizes
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost, grid_model_cost
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
-from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem
 
 #: Probes (random points) used to find which A-degrees occur.
@@ -252,7 +251,8 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         n = plan.next_size(n)
 
 
-def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> Cost:
+def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool,
+                facts: TheoryFacts | None = None) -> Cost:
     """The graded run's cost with the proved bounds ``blocks`` of its A-degree blocks
     (:attr:`seprank.engine.estimate.TheoryFacts.graded_blocks`): one grid of f(t a, b) per
     block degree t, each block ranked on its own and grown until it stops (x1.25 overshoots
@@ -272,6 +272,8 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
         The first sample size.
     fast : bool
         Whether the compiled kernel may evaluate the grid.
+    facts : TheoryFacts, optional
+        The request's facts (the network's figures); default asked here.
 
     Returns
     -------
@@ -279,9 +281,10 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
         Its ``model`` holds the grid model's figures, ``blocks`` and ``largest_block``.
     """
     item, m, top = 8, len(blocks), max(blocks)
-    cell = _estimate.cell_seconds(net, fast)
+    facts = facts or TheoryFacts(net, A)
+    cell = facts.cell_seconds(fast)
     n0 = min(max(2, start), max_samples)
-    dim = input_dim(net)
+    dim = facts.input_dim
 
     def final(bound):
         return min(max_samples, int(1.25 * bound) + 2)
@@ -291,9 +294,9 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
         return m * n * n * cell + ranks / _estimate.RANK_OPS_PER_S
 
     lg = math.log10(max(1, sum(blocks)))
-    est = {"degree": getattr(net, "degree", None), "log10_expected_rank": lg,
+    est = {"degree": facts.degree, "log10_expected_rank": lg,
            "strategy": "graded", "blocks": m, "largest_block": top,
-           "param_bytes": _estimate.param_count(net) * item,
+           "param_bytes": facts.param_count * item,
            "first_grid_bytes": n0 * (len(A) + len(B)) * dim * item + m * n0 * n0 * item,
            "points_bytes_at_budget": max_samples * (len(A) + len(B)) * dim * item,
            "first_grid_seconds": m * n0 * n0 * cell,
@@ -386,7 +389,8 @@ class Graded(Strategy):
             return grid_cost(req, int(req.options.max_samples
                                       or DEFAULT_MAX_SAMPLES[req.method]))
         fast = req.method == "modular" and req.options.use_kernel
-        return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast)
+        return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast,
+                           req.facts)
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason)

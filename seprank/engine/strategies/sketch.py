@@ -426,12 +426,14 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     return None
 
 
-def rank_guesses(net, A, facts: TheoryFacts | None = None) -> list[int]:
+def rank_guesses(net, A, facts: TheoryFacts | None = None, shapes=None) -> list[int]:
     """Per block the rank the cost model assumes: the proved block bound min(b_k, a_{D-k})
     (an upper bound on the rank for every H; with H > 1 heads the ranks are lower, so
-    the estimate is one from above), else the short side (``facts``: the request's)."""
-    shapes = block_shapes(net)
-    per = (facts or TheoryFacts(net, A)).block_bounds
+    the estimate is one from above), else the short side (``facts``: the request's;
+    ``shapes``: the blocks', :func:`block_shapes`)."""
+    facts = facts or TheoryFacts(net, A)
+    shapes = block_shapes(facts.form) if shapes is None else shapes
+    per = facts.block_bounds
     return [min(min(r, c), per.get(k) or min(r, c)) for k, (r, c) in enumerate(shapes)]
 
 
@@ -440,11 +442,13 @@ def estimate(net, A, cap: int | None = None, growth: float = 1.5,
     """Seconds and peak bytes with every block's rank at :func:`rank_guesses` (capped by
     ``cap``): the evaluation of the largest sketch, the growing eliminations, and every
     block's sketch held at once."""
-    form = form_of(net)
+    facts = facts or TheoryFacts(net, A)
+    form = facts.form
     d, L, D = form.width, form.depth, form.matrix_degree
     m = d * (d + 1) // 2
     sizes = []
-    for (r, c), g in zip(block_shapes(net), rank_guesses(net, A, facts)):
+    shapes = block_shapes(form)
+    for (r, c), g in zip(shapes, rank_guesses(net, A, facts, shapes)):
         s = min(min(r, c) + 1, math.ceil((g + 1) * growth))
         sizes.append(s if cap is None else min(s, int(cap)))
     big = max(sizes)
