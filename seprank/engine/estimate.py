@@ -68,13 +68,14 @@ class Cost:
 
 
 class TheoryFacts:
-    """What the cost models need about one network and partition: from theory/ (its
-    bounds) and from the network itself (its sizes, degree, kernel and structural form).
+    """What the cost models need about one network and partition.
 
-    Asked once per request (:attr:`seprank.engine.strategies.registry.Request.facts`): the
-    planner gathers them all (:meth:`gather`) before it asks any strategy its cost, so
-    a cost model reads figures and never goes back down to theory/ or the network; read
-    on its own, each fact is computed on first read and kept.
+    From theory/ (its bounds) and from the network itself (its sizes, degree, kernel and
+    structural form). Asked once per request
+    (:attr:`seprank.engine.strategies.registry.Request.facts`): the planner gathers them
+    all (:meth:`gather`) before it asks any strategy its cost, so a cost model reads
+    figures and never goes back down to theory/ or the network; read on its own, each
+    fact is computed on first read and kept.
 
     Parameters
     ----------
@@ -142,7 +143,7 @@ class TheoryFacts:
         return uses_kernel(self.net, True)
 
     def cell_seconds(self, fast: bool) -> float:
-        """Seconds per grid cell (:func:`cell_seconds`, from the gathered figures).
+        """Return the seconds per grid cell (:func:`cell_seconds`, from the figures).
 
         Parameters
         ----------

@@ -74,7 +74,7 @@ def measurement_plan(net, partition=None, *, seed: int = 0, prime: int | None = 
     Returns
     -------
     MeasurementPlan
-        Its ``run`` is the strategy's Plan.
+        Its ``run`` is the strategy's RunInputs.
 
     Raises
     ------
@@ -130,7 +130,7 @@ def block_specs(mp, partition=None, rank_engine: str = "auto") -> tuple[dict, li
 
 
 def _prepared(spec: dict):
-    """(Plan, Prepared) of the spec's parent measurement, built once per worker."""
+    """(RunInputs, Prepared) of the spec's parent measurement, built once per worker."""
     with _LOCK:
         hit = _CACHE.get(spec["parent"])
         if hit is None:

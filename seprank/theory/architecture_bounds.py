@@ -6,7 +6,7 @@ for every architecture, in this order:
 - a class that declares a theorem of theory/ (``bound_theorem``, read by
   :func:`seprank.nets.bound.theorem_of`: in the class's own body, never inherited), from
   :data:`THEOREMS`: ``"linear_attention"`` (:class:`~seprank.nets.attention.LinearSelfAttention`:
-  this package's theorems, :func:`seprank.theory.bounds.upper_bound`, status proved) and
+  this package's theorems, :func:`seprank.theory.bounds.theorem_bound`, status proved) and
   ``"embedded_attention"`` (:class:`~seprank.nets.embedded_attention.EmbeddedAttention`:
   the attention block bound at width min(d_x, r); it rests on those theorems, so it lives
   here: nets/ never imports theory/);
@@ -42,7 +42,7 @@ from seprank.nets.capabilities import inherited_past
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import shipped_function
 from seprank.registry import deprecated
-from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
+from seprank.theory.bounds import block_bound, block_terms, sides, theorem_bound
 
 #: The older protocols of a user's class, still read (with a DeprecationWarning).
 KNOWN_BOUND_METHOD = deprecated(".known_bound", since="0.2.0",
@@ -56,7 +56,7 @@ AS_DICT = deprecated("seprank.theory.architecture_bounds.architecture_bound", si
 
 
 def attention_bound(net, partition) -> Bound:
-    """The paper's network: this package's theorems (:func:`seprank.theory.bounds.upper_bound`).
+    """The paper's network: this package's theorems (:func:`seprank.theory.bounds.theorem_bound`).
 
     Parameters
     ----------
@@ -69,9 +69,9 @@ def attention_bound(net, partition) -> Bound:
     -------
     Bound
         Status proved (tag ``P``), ``source`` the theorem's ``why``; the facts are the rest
-        of :func:`~seprank.theory.bounds.upper_bound`'s answer (``log10_upper``, ``which``...).
+        of :func:`~seprank.theory.bounds.theorem_bound`'s answer (``log10_upper``, ``which``...).
     """
-    ub = upper_bound(net, partition)
+    ub = theorem_bound(net, partition)
     facts = {k: v for k, v in ub.items() if k not in ("upper", "kind")}
     return tagged(ub["upper"], ub["why"], "P", "proved upper bound (every weight)", **facts)
 
@@ -79,7 +79,7 @@ def attention_bound(net, partition) -> Bound:
 def _embedded(net, partition) -> Bound:
     k = min(len(set(partition)), net.seq_len - len(set(partition)))
     eff = min(net.width, net.embed_rank)
-    ub = upper_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
+    ub = theorem_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
                                          seq_len=net.seq_len), partition)["upper"]
     return tagged(min(ub, net.vocab**k), f"attention block bound at width min(d_x, r) = "
                   f"{eff} (the embedding has rank r; structural lemma) and the token grid "
@@ -338,7 +338,7 @@ def proved_upper_bound(net, partition=None) -> Bound:
 #: The names of 0.2.0's first layout, kept (deprecated): they answer for every architecture.
 _OLD_NAMES = {"known_bound": (architecture_bound, deprecated(
                   "seprank.theory.architecture_bounds.known_bound", since="0.2.0",
-                  instead="use architecture_bound")),
+                  instead="use bound_of")),
               "has_known_bound": (has_architecture_bound, deprecated(
                   "seprank.theory.architecture_bounds.has_known_bound", since="0.2.0",
                   instead="use has_architecture_bound"))}

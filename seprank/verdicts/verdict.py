@@ -11,7 +11,7 @@ from seprank.engine.measure import measure
 from seprank.engine.parameters import default
 from seprank.nets.partitions import default_partition
 from seprank.theory.architecture_bounds import bound_of
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 from seprank.theory.regimes import paper_regime
 
 #: The verify row's budget: every grid (one per partition) gets the modular default of
@@ -39,7 +39,7 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
     """The verify row of one network (and its Measurement, with ``with_measurement``)."""
     t0 = time.perf_counter()
     m = measure(net, seed=seed, max_samples=max_samples)
-    ub = upper_bound(net)
+    ub = theorem_bound(net)
     rng = random.Random(seed)
     checked, invariant = 0, True
     for p in _other_partitions(net, partitions_to_check, rng):

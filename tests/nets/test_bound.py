@@ -202,11 +202,11 @@ def test_the_papers_network_declares_its_theorem_and_theory_owns_the_bound():
     net = LinearSelfAttention(depth=2, width=2, seq_len=4)
     assert theorem_of(net) == "linear_attention" and not hasattr(net, "upper_bound")
     b = bound_of(net, (0, 1))
-    ub = bounds.upper_bound(net, (0, 1))
+    ub = bounds.theorem_bound(net, (0, 1))
     assert (b.value, b.source, b.status, b.tag) == (ub["upper"], ub["why"], "proved", "P")
     assert b.fact("log10_upper") == ub["log10_upper"] and b.fact("which") == "block"
     emb = EmbeddedAttention(depth=1, width=3, seq_len=4, vocab=3, embed_rank=2)
-    at_r = bounds.upper_bound(LinearSelfAttention(depth=1, width=2, seq_len=4), (0, 1))
+    at_r = bounds.theorem_bound(LinearSelfAttention(depth=1, width=2, seq_len=4), (0, 1))
     assert bound_of(emb, (0, 1)).value == min(at_r["upper"], 3**2)
     assert bound_of(emb, (0, 1)).status == "architecture"
 
@@ -215,7 +215,7 @@ def test_softmax_attention_gets_no_proved_bound():
     net = SoftmaxSelfAttention(1, 2, 1, 4)
     assert theorem_of(net) is None and bound_of(net) is None
     with pytest.raises(ConfigError, match="SoftmaxSelfAttention: no proved upper bound"):
-        bounds.upper_bound(net)
+        bounds.theorem_bound(net)
     with pytest.raises(ConfigError, match="no proved upper bound in seprank"):
         seprank.upper_bound(net)
 

@@ -23,8 +23,8 @@ from seprank.theory.architecture_bounds import (
 
 def test_each_kind_of_architecture_is_answered_by_the_one_function():
     att = LinearSelfAttention(depth=2, width=2, seq_len=4)
-    assert bound_of(att, (0, 1)).value == bounds.upper_bound(att, (0, 1))["upper"]
-    assert bound_of(att, (0, 1)).source == bounds.upper_bound(att, (0, 1))["why"]
+    assert bound_of(att, (0, 1)).value == bounds.theorem_bound(att, (0, 1))["upper"]
+    assert bound_of(att, (0, 1)).source == bounds.theorem_bound(att, (0, 1))["why"]
     emb = EmbeddedAttention(depth=1, width=3, seq_len=4, vocab=3, embed_rank=2)
     assert bound_of(emb, (0, 1)).as_dict() == embedded_attention_bound(emb, (0, 1))
     mps = MPS(seq_len=6, phys_dim=2, bond=2)
