@@ -24,12 +24,10 @@ from functools import cached_property
 from typing import Any
 
 from seprank.engine.sample_grid import uses_kernel
-from seprank.errors import ConfigError, SeprankError, TooBigError
+from seprank.errors import ConfigError, TooBigError
 from seprank.nets.base import input_dim
-from seprank.nets.capabilities import homogeneous_by_theorem, structural_form
-from seprank.theory import bounds
-from seprank.theory import sequences as seq
-from seprank.theory.architecture_bounds import block_bounds, bound_of
+from seprank.nets.capabilities import structural_form
+from seprank.theory.architecture_bounds import FormBounds, bound_of, form_bounds
 
 #: Runs estimated to take longer than this (worst case) are refused.
 MAX_SECONDS = 12 * 3600
@@ -89,9 +87,19 @@ class TheoryFacts:
         self.net, self.A = net, tuple(A)
 
     @cached_property
+    def bounds(self) -> FormBounds | None:
+        """The proved bounds of the declared structural form on A (None: no form).
+
+        Asked of theory/ at once (:func:`seprank.theory.architecture_bounds.form_bounds`).
+        """
+        return None if self.form is None else form_bounds(self.form, self.A)
+
+    @cached_property
     def log10_expected_rank(self) -> float | None:
         """The log10 of the proved (or the architecture's own) upper bound (None: none)."""
-        return _log10_expected_rank(self.net, self.A)
+        if self.bounds is not None:
+            return self.bounds.log10_upper
+        return _log10_known_upper(self.net, self.A, self.input_dim)
 
     @cached_property
     def graded_blocks(self) -> tuple[int, ...] | None:
@@ -100,17 +108,7 @@ class TheoryFacts:
         Known for the networks whose homogeneity is a theorem (a declared structural form
         without residual); None for any other network (or too many blocks to list).
         """
-        if not homogeneous_by_theorem(self.net):
-            return None
-        net = structural_form(self.net)
-        nq, no = net.sides(self.A)
-        if not _sides_cheap(net.width, nq, no):
-            return None
-        try:
-            terms = bounds.block_terms(net.depth, net.width, nq, no)
-        except SeprankError:  # too costly to compute: no estimate from the blocks
-            return None
-        return None if terms is None else tuple(terms)
+        return None if self.bounds is None else self.bounds.terms
 
     @cached_property
     def form(self):
@@ -135,7 +133,7 @@ class TheoryFacts:
     @cached_property
     def cell_ops(self) -> float:
         """Multiply-adds per grid cell (one network evaluation)."""
-        return _cell_ops(self.net)
+        return _cell_ops(self.net, self.input_dim)
 
     @cached_property
     def kernel(self) -> bool:
@@ -168,23 +166,18 @@ class TheoryFacts:
             Itself.
         """
         for name in ("form", "input_dim", "degree", "param_count", "cell_ops", "kernel",
-                     "log10_expected_rank", "graded_blocks", "block_bounds"):
+                     "bounds", "log10_expected_rank", "graded_blocks", "block_bounds"):
             getattr(self, name)
         return self
 
     @cached_property
-    def block_bounds(self) -> dict[int, int]:
+    def block_bounds(self) -> dict:
         """The proved bound of each block of the structural polynomial.
 
-        Keyed by the degree in S of the side without the query (empty: none computed).
+        Keyed by the degree in S of the side without the query (the residual form's one
+        matrix: None); empty where none is computed.
         """
-        form = structural_form(self.net)
-        if form is None:
-            return {}
-        try:
-            return dict(block_bounds(form, self.A))
-        except SeprankError:
-            return {}
+        return {} if self.bounds is None else dict(self.bounds.blocks)
 
 
 def check_architecture(net) -> None:
@@ -201,9 +194,10 @@ def check_architecture(net) -> None:
         )
 
 
-def _cell_ops(net) -> float:
-    """Multiply-adds per grid cell (one network evaluation)."""
-    N, d, L = net.seq_len, max(net.width, _input_dim(net)), getattr(net, "depth", 1)
+def _cell_ops(net, dim: int | None = None) -> float:
+    """Multiply-adds per grid cell (one network evaluation; ``dim``: its input dimension)."""
+    dim = _input_dim(net) if dim is None else dim
+    N, d, L = net.seq_len, max(net.width, dim), getattr(net, "depth", 1)
     return float(L) * (4 * N * d * d + 2 * N * N * d)
 
 
@@ -225,26 +219,7 @@ def param_count(net) -> int:
     return 4 * L * d * d if hasattr(net, "heads") else 0
 
 
-def _sides_cheap(width: int, *sides: int) -> bool:
-    """Whether the block bound's side dimensions are cheap to compute for an estimate
-    (a side with fewer positions than the width needs Schur sums: at most 20,000)."""
-    return all(n >= width or seq.bounded_rank_terms(width, n, 20_000) <= 20_000 for n in sides)
-
-
-def _log10_expected_rank(net, A) -> float | None:
-    form = structural_form(net)  # the paper's family: its proved bounds
-    if form is None:
-        return _log10_known_upper(net, A)
-    net = form
-    nq, no = net.sides(A)
-    args = (net.depth, net.width, nq, no, net.residual)
-    lg = bounds.monomial_bound_log10(*args)
-    if _sides_cheap(net.width, nq, no):
-        lg = min(lg, bounds.block_bound_log10(*args))
-    return lg
-
-
-def _log10_known_upper(net, A) -> float | None:
+def _log10_known_upper(net, A, dim: int | None = None) -> float | None:
     """log10 of an architecture's own known upper bound (``bound_of``), or of the
     complete grid over its alphabet; None when neither exists."""
     ups = []
@@ -257,7 +232,7 @@ def _log10_known_upper(net, A) -> float | None:
         ups.append(math.log10(up))
     if callable(getattr(net, "alphabet", None)):
         k = min(len(A), net.seq_len - len(A))
-        ups.append(k * math.log10(max(input_dim(net), 1)))
+        ups.append(k * math.log10(max(input_dim(net) if dim is None else dim, 1)))
     return min(ups) if ups else None
 
 

@@ -24,10 +24,10 @@ studies; :func:`architecture_bound`, the same bound as a dict, is deprecated.
 from __future__ import annotations
 
 import numbers
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from seprank import labels
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, SeprankError
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.bound import (
     EMBEDDED_ATTENTION,
@@ -42,7 +42,15 @@ from seprank.nets.capabilities import inherited_past
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import shipped_function
 from seprank.registry import deprecated
-from seprank.theory.bounds import block_bound, block_terms, sides, theorem_bound
+from seprank.theory import sequences as _seq
+from seprank.theory.bounds import (
+    block_bound,
+    block_bound_log10,
+    block_terms,
+    monomial_bound_log10,
+    sides,
+    theorem_bound,
+)
 
 #: The older protocols of a user's class, still read (with a DeprecationWarning).
 KNOWN_BOUND_METHOD = deprecated(".known_bound", since="0.2.0",
@@ -140,6 +148,72 @@ def block_bounds(net, partition) -> dict:
         return {None: int(block_bound(net.depth, net.width, nq, no, residual=True))}
     terms = block_terms(net.depth, net.width, nq, no)
     return {} if terms is None else {k: int(t) for k, t in enumerate(terms)}
+
+
+#: The most Schur-sum terms a side with fewer positions than the width may take for the
+#: block bound to be computed for an estimate (:func:`form_bounds`).
+CHEAP_TERMS = 20_000
+
+
+@dataclass(frozen=True)
+class FormBounds:
+    r"""The proved bounds of a structural form on one partition, as a cost model reads them.
+
+    Parameters
+    ----------
+    log10_upper : float
+        log10 of the best proved bound cheap to compute (the monomial bound, and the block
+        bound where its sides are cheap).
+    terms : tuple of int or None
+        The blocks' proved bounds :math:`\min(b_k, a_{D-k})`, :math:`k = 0, \dots, D`
+        (None: the residual form, or too costly to list).
+    blocks : dict
+        The same by block key (the residual form's one matrix: key None); empty where
+        not computed.
+    """
+
+    log10_upper: float
+    terms: tuple | None = None
+    blocks: dict = field(default_factory=dict)
+
+
+def form_bounds(form, partition) -> FormBounds:
+    r"""Every proved bound a cost model reads for a structural form, computed at once.
+
+    The estimates' one question to theory/ (:class:`seprank.engine.estimate.TheoryFacts`):
+    the bounds are the theorems' on the form's polynomial (proofs/structural_lemma.md),
+    whatever class declares it; never used to measure.
+
+    Parameters
+    ----------
+    form : seprank.nets.capabilities.StructuralForm
+        The form a network declares.
+    partition : iterable of int
+        The positions of side A.
+
+    Returns
+    -------
+    FormBounds
+        The log10 of the bound, and the blocks' bounds where they are cheap to compute.
+    """
+    nq, no = form.sides(partition)
+    args = (form.depth, form.width, nq, no, form.residual)
+    lg = monomial_bound_log10(*args)
+    cheap = all(n >= form.width or _seq.bounded_rank_terms(form.width, n, CHEAP_TERMS)
+                <= CHEAP_TERMS for n in (nq, no))
+    if not cheap:
+        return FormBounds(lg)
+    lg = min(lg, block_bound_log10(*args))
+    try:
+        if form.residual:
+            return FormBounds(lg, None, {None: int(block_bound(*args[:4], residual=True))})
+        terms = block_terms(*args[:4])
+    except SeprankError:  # too costly to compute: the estimate has the log10 only
+        return FormBounds(lg)
+    if terms is None:
+        return FormBounds(lg)
+    terms = tuple(int(t) for t in terms)
+    return FormBounds(lg, terms, dict(enumerate(terms)))
 
 
 #: Tags of bounds recalled from the literature, not proved in seprank: a rank meeting one
