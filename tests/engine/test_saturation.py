@@ -75,7 +75,7 @@ def test_float_never_says_saturated_or_trusted_unless_trustworthy(capsys):
     assert re.search(rf"rank {m.rank}\b", cap.err)
 
 
-def test_upper_bound_refuses_softmax():
+def test_theorem_bound_refuses_softmax():
     net = SoftmaxSelfAttention(depth=1, width=2, seq_len=4)
     with pytest.raises(ConfigError, match="no proved upper bound"):
         theorem_bound(net)

@@ -204,7 +204,7 @@ def test_monomial_bound_values():
                                              for t in range(4))
 
 
-def test_upper_bound_dict_and_sides():
+def test_theorem_bound_dict_and_sides():
     from seprank.nets import LinearSelfAttention
     from seprank.theory.bounds import sides, theorem_bound
 
@@ -437,7 +437,7 @@ def test_residual_monomial_log10_matches_the_integer():
         assert monomial_bound_log10(*args, residual=True) == pytest.approx(math.log10(exact))
 
 
-def test_upper_bound_falls_back_to_monomial_when_block_is_too_costly():
+def test_theorem_bound_falls_back_to_monomial_when_block_is_too_costly():
     """Width 100 with 4 positions a side: the bounded-rank block bound needs too many
     Schur dimensions, so the monomial count is the bound, and ``why`` says why."""
     from seprank.nets import LinearSelfAttention
@@ -450,7 +450,7 @@ def test_upper_bound_falls_back_to_monomial_when_block_is_too_costly():
     assert r["log10_upper"] == pytest.approx(math.log10(r["upper"]))
 
 
-def test_upper_bound_past_max_digits_keeps_its_log10():
+def test_theorem_bound_past_max_digits_keeps_its_log10():
     from seprank.nets import LinearSelfAttention
     from seprank.theory.bounds import MAX_DIGITS, theorem_bound
 
@@ -538,7 +538,7 @@ def test_lgamma_ratio_full_precision_on_every_branch(a, delta):
 
 def test_residual_generic_bound_near_the_digit_limit_is_computed():
     """Depth 49, width 19, residual: 3987 digits, under MAX_DIGITS. block_bound computes it
-    and upper_bound returns it (an estimate 14 digits loose once refused it, and
+    and theorem_bound returns it (an estimate 14 digits loose once refused it, and
     theorem_bound, which had asked for it, let the TooBigError escape)."""
     from seprank.nets import LinearSelfAttention
     from seprank.theory.bounds import theorem_bound
@@ -593,8 +593,8 @@ def test_digit_limit_is_inclusive_on_every_path(monkeypatch):
 
 
 @pytest.mark.parametrize("residual", [False, True])
-def test_upper_bound_asks_only_for_integers_it_gets(monkeypatch, residual):
-    """upper_bound returns the exact integer exactly when its log10 (the companion's, the
+def test_theorem_bound_asks_only_for_integers_it_gets(monkeypatch, residual):
+    """theorem_bound returns the exact integer exactly when its log10 (the companion's, the
     number the refusal compares) is at most MAX_DIGITS, and never lets block_bound's or
     monomial_bound's refusal escape: the limit on it, a float below it, a float above."""
     from seprank.nets import LinearSelfAttention
