@@ -153,8 +153,8 @@ MEETS, ABOVE, BELOW_SATURATED, BELOW = "meets", "above", "below, saturated", "be
 def rung(rank, saturated, upper=None) -> str:
     """Return where a GF(p) rank stands on the verdict ladder: the one place it is decided.
 
-    Every verdict (a label, ``verify``'s verdict, a certification's status, a study's
-    kind) reads its rung here and says it in its own words.
+    Every verdict (a label, ``verify``'s verdict, a certification's status) reads its
+    rung here and says it in its own words.
 
     Parameters
     ----------
