@@ -20,9 +20,8 @@ registers an instance (or an entry point in the group ``seprank.strategies``).
 
 from __future__ import annotations
 
-from seprank.engine.strategies import (catalecticant, coefficients, direct, expand, graded,
-                                       sketch)
 from seprank.engine.strategies import base as _base
+from seprank.engine.strategies import catalecticant, coefficients, direct, expand, graded, sketch
 from seprank.engine.strategies.base import RunInputs
 from seprank.engine.strategies.registry import Request, Strategy, get, names, ordered, register
 
