@@ -316,7 +316,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if strategy.needs_run:
         mp.max_samples = _max_samples(strategy, req)
         if inputs:
-            mp.run = _run_plan(mp, req, strategy, modulus, engine, progress,
+            mp.run = _run_inputs(mp, req, strategy, modulus, engine, progress,
                                certify=purpose.startswith("certify"))
     return mp
 
@@ -326,7 +326,7 @@ def _max_samples(strategy: Strategy, req: Request) -> int:
     return _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
 
 
-def _run_plan(mp, req, strategy, modulus, engine, progress, certify: bool = False) -> RunInputs:
+def _run_inputs(mp, req, strategy, modulus, engine, progress, certify: bool = False) -> RunInputs:
     """The grid strategies' inputs: the domain, the weights in it, the evaluator, budgets,
     built complete (``certify``: the run records what a certificate needs)."""
     opts, net, seed = mp.options, mp.net, int(mp.options.seed)
