@@ -59,7 +59,7 @@ from seprank import labels, measure
 from seprank.figures import csv_rows
 from seprank.nets import GLA, S4, S6, Hyena, LinearAttention, MLPMixer, Retention
 from seprank.paths import atomic_write
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import bound_of
 
 N = 4
 PARTITIONS = {"balanced": (0, 2), "prefix": (0, 1)}
@@ -95,11 +95,11 @@ def label_of(net, A, rank: int, saturated: bool) -> tuple[dict, str]:
     ``exact, proved`` when it meets a bound proved in proofs/, ``exact, given the
     architecture's stated bound (SOURCE)`` a [D] one, ``exact, given the recalled literature
     bound (SOURCE)`` an [M] one; else ``lower bound, saturated`` / ``not saturated``."""
-    b = architecture_bound(net, A)
-    upper = None if b is None else b.get("upper")
+    b = bound_of(net, A)
+    upper = None if b is None else b.value
     cols = {"upper": "" if upper is None else upper,
-            "upper_source": "" if upper is None else _tagged(b["source"], b.get("tag"))}
-    status = labels.bound_status(b.get("tag")) if upper is not None else labels.PROVED
+            "upper_source": "" if upper is None else _tagged(b.source, b.tag)}
+    status = labels.bound_status(b.tag) if upper is not None else labels.PROVED
     return cols, labels.rank_label(rank, saturated, False, upper, status,
                                    cols["upper_source"] or None)
 

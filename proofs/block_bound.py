@@ -17,12 +17,12 @@ Check: measured ranks never exceed the bound (and equal it for H = 1, generic si
 def check() -> bool:
     from seprank import measure
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     ok = True
     for L, d, H, N in [(1, 3, 1, 4), (2, 2, 1, 4), (2, 3, 1, 6), (2, 4, 2, 4), (3, 2, 2, 4)]:
         net = LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
-        ok &= measure(net).rank <= upper_bound(net)["upper"]
+        ok &= measure(net).rank <= theorem_bound(net)["upper"]
     return bool(ok)
 
 
@@ -30,10 +30,10 @@ def false_variant_fails() -> bool:
     """The bound minus one is exceeded: L=3, d=2, N=4 measures 232 = the bound."""
     from seprank import measure
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     net = LinearSelfAttention(depth=3, width=2, seq_len=4)
-    return measure(net).rank > upper_bound(net)["upper"] - 1
+    return measure(net).rank > theorem_bound(net)["upper"] - 1
 
 
 if __name__ == "__main__":

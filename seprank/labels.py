@@ -145,6 +145,46 @@ def float_label(trusted: bool, polynomial: bool = True) -> str:
     return "float estimate, " + ("trusted" if trusted else "untrusted")
 
 
+#: The rungs of the verdict ladder (:func:`rung`): a GF(p) rank meets its upper bound, is
+#: above it, or is below it (or has none) and saturated, or not.
+MEETS, ABOVE, BELOW_SATURATED, BELOW = "meets", "above", "below, saturated", "below"
+
+
+def rung(rank, saturated, upper=None) -> str:
+    """Return where a GF(p) rank stands on the verdict ladder: the one place it is decided.
+
+    Every verdict (a label, ``verify``'s verdict, a certification's status) reads its
+    rung here and says it in its own words.
+
+    Parameters
+    ----------
+    rank : int or str
+        The measured rank (a certified lower bound).
+    saturated : bool or str
+        As recorded (``True`` / ``False``, or its CSV text).
+    upper : int, str or None, default None
+        The upper bound it is compared with (None or ``""``: none).
+
+    Returns
+    -------
+    str
+        :data:`MEETS` (rank equals upper), :data:`ABOVE` (rank exceeds it), else
+        :data:`BELOW_SATURATED` or :data:`BELOW`.
+
+    Examples
+    --------
+    >>> rung(18, False, 18), rung(19, True, 18), rung("17", "True", ""), rung(17, False)
+    ('meets', 'above', 'below, saturated', 'below')
+    """
+    if upper is not None and str(upper).strip() != "":
+        r, u = int(rank), int(upper)
+        if r == u:
+            return MEETS
+        if r > u:
+            return ABOVE
+    return BELOW_SATURATED if truthy(saturated) else BELOW
+
+
 def truthy(v) -> bool:
     """Return whether a recorded bool is true.
 
@@ -194,10 +234,10 @@ def rank_label(rank, saturated, budget_hit=False, upper=None, status=ARCHITECTUR
     >>> rank_label("17", "True", upper="18")
     'lower bound, saturated'
     """
-    if upper is not None and str(upper).strip() != "" and int(rank) >= int(upper):
-        how = exact_label if int(rank) == int(upper) else above_label
-        return how(status, source)
-    return grid_label(truthy(saturated), truthy(budget_hit))
+    step = rung(rank, saturated, upper)
+    if step in (MEETS, ABOVE):
+        return (exact_label if step == MEETS else above_label)(status, source)
+    return grid_label(step == BELOW_SATURATED, truthy(budget_hit))
 
 
 def label_of(m: dict) -> str:

@@ -34,7 +34,7 @@ from seprank.nets import LinearSelfAttention, head_counts
 from seprank.nets.base import config_of
 from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.nets.partitions import check_partition, default_partition
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 
 __all__ = [
     "assert_engines_agree",
@@ -95,7 +95,7 @@ def configs(*, max_depth: int = 3, max_width: int = 4, max_seq_len: int = 6,
         q = draw(st.integers(0, n - 1))
         net = LinearSelfAttention(depth=depth, width=width, heads=h, seq_len=n, residual=res,
                                   query_position=q)
-        assume(upper_bound(net, _side_with(net, q))["upper"] <= max_bound)
+        assume(theorem_bound(net, _side_with(net, q))["upper"] <= max_bound)
         return net
 
     return _cfg()

@@ -17,6 +17,11 @@ LIVE = {
     "seprank.theory.architecture_bounds.has_known_bound": "0.2.0",
     "--format": "0.2.0",
     "CertificateKind(prepare=...)": "0.2.0",
+    "seprank.theory.architecture_bounds.architecture_bound": "0.2.0",
+    "Bound[key] (a bound read as the dict seprank.upper_bound returned)": "0.2.0",
+    "seprank.theory.bounds.upper_bound": "0.2.0",
+    "seprank.engine.strategies.Plan": "0.2.0",
+    "seprank.studies.transition.plan": "0.2.0",
 }
 
 
@@ -47,6 +52,23 @@ def test_the_old_module_names_warn_and_answer(name):
     with pytest.warns(DeprecationWarning, match=f"architecture_bounds.{name} is deprecated"):
         old = getattr(mod, name)
     assert old is getattr(mod, name.replace("known", "architecture"))
+
+
+@pytest.mark.parametrize("module, old, new", [
+    ("seprank.theory.bounds", "upper_bound", "theorem_bound"),
+    ("seprank.theory", "upper_bound", "theorem_bound"),
+    ("seprank.engine.strategies", "Plan", "RunInputs"),
+    ("seprank.engine.strategies.base", "Plan", "RunInputs"),
+    ("seprank.studies.transition", "plan", "networks"),
+])
+def test_the_renamed_public_names_warn_and_answer(module, old, new):
+    """One meaning each: "upper_bound" an architecture's Bound, "plan" the planner's."""
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: use "):
+        got = getattr(mod, old)
+    assert got is getattr(mod, new)
+    with pytest.raises(AttributeError):
+        mod.no_such_name  # noqa: B018 - the attribute access is what is tested
 
 
 def test_the_old_method_protocols_warn():

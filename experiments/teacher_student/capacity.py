@@ -27,14 +27,14 @@ import numpy as np
 def linear_capacity(depth: int, width: int, seq_len: int, dim: int) -> tuple[float, str]:
     """(log10 of the proved upper bound, which bound) for the linear student."""
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     n = min(seq_len // 2, seq_len - seq_len // 2) * dim
     cands = {"polynomial degree": math.log10(math.comb(n + 3**depth, n))}
     if depth == 1:
         cands["depth-1 bilinear (p + 2)"] = math.log10(dim + 2)
     net = LinearSelfAttention(depth=depth, width=width, seq_len=seq_len, residual=True)
-    cands[f"seprank {upper_bound(net)['which']} bound, width {width}"] = upper_bound(net)[
+    cands[f"seprank {theorem_bound(net)['which']} bound, width {width}"] = theorem_bound(net)[
         "log10_upper"
     ]
     which = min(cands, key=cands.get)

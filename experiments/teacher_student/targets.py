@@ -188,11 +188,11 @@ class AttentionTeacher:
         """Measured (seprank.measure on these weights) and proved upper bound."""
         import seprank
         from seprank.engine.options import MeasureOptions
-        from seprank.theory.bounds import upper_bound
+        from seprank.theory.bounds import theorem_bound
 
         m = seprank.measure(self.net, weights=self.weights,
                             options=MeasureOptions(seed=self.seed, use_kernel=use_kernel))
-        up = upper_bound(self.net)["upper"]
+        up = theorem_bound(self.net)["upper"]
         status = labels.rank_label(m.rank, m.saturated, m.budget_hit, up, labels.PROVED)
         return dict(target_rank=m.rank, rank_measured=m.rank, rank_upper=up,
                     rank_how="seprank.measure (exact GF(p) grid rank) vs proved block bound",

@@ -12,7 +12,7 @@ from seprank.nets import ARCHITECTURES, LinearSelfAttention, SoftmaxSelfAttentio
 from seprank.nets.base import KIND_HELP, build, config_of, describe, param_specs
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import resolve
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import bound_of
 
 DEFAULT_ARCH = "attention"
 #: Flags of the attention networks (today's interface), as (flag, field, default).
@@ -146,13 +146,13 @@ def bounds_for(net, name: str, partition) -> dict:
                            net.seq_len)
 
     out = {"arch": name, "config": config_of(net), "partition": list(A)}
-    known = architecture_bound(net, A)
+    known = bound_of(net, A)
     if known is None:
         out.update({"upper": None, "kind": "none", "source": f"no known bound for {name} "
                     "in seprank" + ("" if getattr(net, "polynomial", True) else
                                     " (not a polynomial: measured by the float engine only)")})
         return out
-    out.update({k: v for k, v in known.items() if k != "config"})
+    out.update({k: v for k, v in known.as_dict().items() if k != "config"})
     return out
 
 

@@ -10,7 +10,7 @@ from seprank.errors import TooBigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
 from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.theory import bounds as theory_bounds
-from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, upper_bound
+from seprank.theory.bounds import MAX_DIGITS, matrix_degree, output_degree, theorem_bound
 from seprank.theory.regimes import (
     doubled_transition_depth,
     paper_regime,
@@ -57,8 +57,8 @@ def cmd(args) -> int:
         net = SoftmaxSelfAttention(depth=net.depth, width=net.width, heads=net.heads,
                                    seq_len=net.seq_len, residual=net.residual,
                                    query_position=net.query_position)
-    ub = upper_bound(net, args.partition)  # refuses a network no theorem covers
-    deeper = upper_bound(LinearSelfAttention(
+    ub = theorem_bound(net, args.partition)  # refuses a network no theorem covers
+    deeper = theorem_bound(LinearSelfAttention(
         depth=net.depth + 1, width=net.width, heads=net.heads, seq_len=net.seq_len,
         residual=net.residual, query_position=net.query_position), args.partition)
     ratio = (deeper["log10_upper"] / ub["log10_upper"]) if ub["log10_upper"] > 0 else None

@@ -113,12 +113,11 @@ def print_measurement(m, as_json: bool, summary: dict | None = None) -> None:
     print(f"separation rank (measured, {m.method}): {m.rank}  [{state}]")
     print(f"  certified: {m.certified}")
     print(f"  ground: {m.saturation_reason}")
-    b = m.bound or {}
-    if b.get("upper") is not None:
-        print(f"  upper bound ({b['status']}, compared after measuring): {b['upper']}: "
-              f"{b['source']}")
-    elif b.get("note"):
-        print(f"  upper bound: {b['note']}")
+    b = m.bound
+    if b is not None and b.value is not None:
+        print(f"  upper bound ({b.status}, compared after measuring): {b.value}: {b.source}")
+    elif b is not None:
+        print(f"  upper bound: {b.source}")
     if summary is not None:
         print(f"  confirm: {summary['reason']}")
     extra = f", prime {m.prime}" if m.prime else ""

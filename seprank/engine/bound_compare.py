@@ -16,6 +16,8 @@ checked against); afterwards :func:`seprank.engine.measure.execute` puts beside 
 from __future__ import annotations
 
 from seprank.errors import SeprankError
+from seprank.labels import ARCHITECTURE
+from seprank.nets.bound import Bound
 from seprank.theory.architecture_bounds import block_bounds, bound_of
 
 
@@ -59,9 +61,9 @@ def _with_bound(block: dict, bound) -> dict:
     return out
 
 
-def bound_record(net, partition, method: str) -> dict | None:
-    """The architecture's bound for a modular measurement, as ``Measurement.bound`` records
-    it (None for the other methods, or where there is none).
+def compared_bound(net, partition, method: str) -> Bound | None:
+    """The architecture's bound for a modular measurement, ``Measurement.bound`` (None for
+    the other methods, or where there is none).
 
     Parameters
     ----------
@@ -74,20 +76,18 @@ def bound_record(net, partition, method: str) -> dict | None:
 
     Returns
     -------
-    dict or None
-        ``upper``, ``status``, ``source``, ``kind``; or ``upper`` None and a ``note`` saying
-        why none was compared.
+    Bound or None
+        The architecture's Bound (:func:`~seprank.theory.architecture_bounds.bound_of`); or
+        one of value None whose source says why none was compared (its own
+        ``upper_bound`` is broken).
     """
     if method != "modular":
         return None
     try:
         b = bound_of(net, partition)
     except SeprankError as exc:  # the architecture's own upper_bound is broken: say so
-        return {"upper": None, "note": f"no bound compared: {exc}"}
+        return Bound(None, f"no bound compared: {exc}", ARCHITECTURE)
     except Exception as exc:  # noqa: BLE001 - a user's upper_bound raising: the rank stands
-        return {"upper": None, "note": f"no bound compared: {type(net).__name__}."
-                f"upper_bound raised {type(exc).__name__}: {exc}"}
-    if b is None or b.value is None:
-        return None
-    return {"upper": b.value, "status": b.status, "source": b.source,
-            "kind": b.kind or None}
+        return Bound(None, f"no bound compared: {type(net).__name__}.upper_bound raised "
+                     f"{type(exc).__name__}: {exc}", ARCHITECTURE)
+    return None if b is None or b.value is None else b

@@ -24,12 +24,10 @@ from functools import cached_property
 from typing import Any
 
 from seprank.engine.sample_grid import uses_kernel
-from seprank.errors import ConfigError, SeprankError, TooBigError
+from seprank.errors import ConfigError, TooBigError
 from seprank.nets.base import input_dim
-from seprank.nets.capabilities import homogeneous_by_theorem, structural_form
-from seprank.theory import bounds
-from seprank.theory import sequences as seq
-from seprank.theory.architecture_bounds import architecture_bound, block_bounds
+from seprank.nets.capabilities import structural_form
+from seprank.theory.architecture_bounds import FormBounds, bound_of, form_bounds
 
 #: Runs estimated to take longer than this (worst case) are refused.
 MAX_SECONDS = 12 * 3600
@@ -68,9 +66,13 @@ class Cost:
 
 
 class TheoryFacts:
-    """What the cost models need from theory/ about one network and partition.
+    """What the cost models need about one network and partition.
 
-    Asked once per request (:attr:`seprank.engine.strategies.registry.Request.facts`): each
+    From theory/ (its bounds) and from the network itself (its sizes, degree, kernel and
+    structural form). Asked once per request
+    (:attr:`seprank.engine.strategies.registry.Request.facts`): the planner gathers them
+    all (:meth:`gather`) before it asks any strategy its cost, so a cost model reads
+    figures and never goes back down to theory/ or the network; read on its own, each
     fact is computed on first read and kept.
 
     Parameters
@@ -85,9 +87,19 @@ class TheoryFacts:
         self.net, self.A = net, tuple(A)
 
     @cached_property
+    def bounds(self) -> FormBounds | None:
+        """The proved bounds of the declared structural form on A (None: no form).
+
+        Asked of theory/ at once (:func:`seprank.theory.architecture_bounds.form_bounds`).
+        """
+        return None if self.form is None else form_bounds(self.form, self.A)
+
+    @cached_property
     def log10_expected_rank(self) -> float | None:
         """The log10 of the proved (or the architecture's own) upper bound (None: none)."""
-        return _log10_expected_rank(self.net, self.A)
+        if self.bounds is not None:
+            return self.bounds.log10_upper
+        return _log10_known_upper(self.net, self.A, self.input_dim)
 
     @cached_property
     def graded_blocks(self) -> tuple[int, ...] | None:
@@ -96,27 +108,76 @@ class TheoryFacts:
         Known for the networks whose homogeneity is a theorem (a declared structural form
         without residual); None for any other network (or too many blocks to list).
         """
-        if not homogeneous_by_theorem(self.net):
-            return None
-        net = structural_form(self.net)
-        nq, no = net.sides(self.A)
-        if not _sides_cheap(net.width, nq, no):
-            return None
-        return tuple(bounds.block_terms(net.depth, net.width, nq, no))
+        return None if self.bounds is None else self.bounds.terms
 
     @cached_property
-    def block_bounds(self) -> dict[int, int]:
+    def form(self):
+        """The structural form the network declares (None: none)."""
+        return structural_form(self.net)
+
+    @cached_property
+    def input_dim(self) -> int:
+        """The input dimension per position."""
+        return input_dim(self.net)
+
+    @cached_property
+    def degree(self) -> int | None:
+        """The polynomial degree the network declares (None: none)."""
+        return getattr(self.net, "degree", None)
+
+    @cached_property
+    def param_count(self) -> int:
+        """The weights' count the grid models assume (:func:`param_count`)."""
+        return param_count(self.net)
+
+    @cached_property
+    def cell_ops(self) -> float:
+        """Multiply-adds per grid cell (one network evaluation)."""
+        return _cell_ops(self.net, self.input_dim)
+
+    @cached_property
+    def kernel(self) -> bool:
+        """Whether a modular grid of the network is evaluated by the compiled kernel."""
+        return uses_kernel(self.net, True)
+
+    def cell_seconds(self, fast: bool) -> float:
+        """Return the seconds per grid cell (:func:`cell_seconds`, from the figures).
+
+        Parameters
+        ----------
+        fast : bool
+            A modular run with the kernel allowed.
+
+        Returns
+        -------
+        float
+            The compiled kernel's time where it evaluates the grid, else numpy's.
+        """
+        if fast and self.kernel:
+            return KERNEL_CELL_SECONDS + self.cell_ops / KERNEL_OPS_PER_S
+        return self.cell_ops / GENERIC_OPS_PER_S
+
+    def gather(self) -> TheoryFacts:
+        """Compute every fact now (the planner does, once per request).
+
+        Returns
+        -------
+        TheoryFacts
+            Itself.
+        """
+        for name in ("form", "input_dim", "degree", "param_count", "cell_ops", "kernel",
+                     "bounds", "log10_expected_rank", "graded_blocks", "block_bounds"):
+            getattr(self, name)
+        return self
+
+    @cached_property
+    def block_bounds(self) -> dict:
         """The proved bound of each block of the structural polynomial.
 
-        Keyed by the degree in S of the side without the query (empty: none computed).
+        Keyed by the degree in S of the side without the query (the residual form's one
+        matrix: None); empty where none is computed.
         """
-        form = structural_form(self.net)
-        if form is None:
-            return {}
-        try:
-            return dict(block_bounds(form, self.A))
-        except SeprankError:
-            return {}
+        return {} if self.bounds is None else dict(self.bounds.blocks)
 
 
 def check_architecture(net) -> None:
@@ -133,9 +194,10 @@ def check_architecture(net) -> None:
         )
 
 
-def _cell_ops(net) -> float:
-    """Multiply-adds per grid cell (one network evaluation)."""
-    N, d, L = net.seq_len, max(net.width, _input_dim(net)), getattr(net, "depth", 1)
+def _cell_ops(net, dim: int | None = None) -> float:
+    """Multiply-adds per grid cell (one network evaluation; ``dim``: its input dimension)."""
+    dim = _input_dim(net) if dim is None else dim
+    N, d, L = net.seq_len, max(net.width, dim), getattr(net, "depth", 1)
     return float(L) * (4 * N * d * d + 2 * N * N * d)
 
 
@@ -157,38 +219,20 @@ def param_count(net) -> int:
     return 4 * L * d * d if hasattr(net, "heads") else 0
 
 
-def _sides_cheap(width: int, *sides: int) -> bool:
-    """Whether the block bound's side dimensions are cheap to compute for an estimate
-    (a side with fewer positions than the width needs Schur sums: at most 20,000)."""
-    return all(n >= width or seq.bounded_rank_terms(width, n, 20_000) <= 20_000 for n in sides)
-
-
-def _log10_expected_rank(net, A) -> float | None:
-    form = structural_form(net)  # the paper's family: its proved bounds
-    if form is None:
-        return _log10_known_upper(net, A)
-    net = form
-    nq, no = net.sides(A)
-    args = (net.depth, net.width, nq, no, net.residual)
-    lg = bounds.monomial_bound_log10(*args)
-    if _sides_cheap(net.width, nq, no):
-        lg = min(lg, bounds.block_bound_log10(*args))
-    return lg
-
-
-def _log10_known_upper(net, A) -> float | None:
-    """log10 of an architecture's own known upper bound (``architecture_bound``), or of the
+def _log10_known_upper(net, A, dim: int | None = None) -> float | None:
+    """log10 of an architecture's own known upper bound (``bound_of``), or of the
     complete grid over its alphabet; None when neither exists."""
     ups = []
     try:
-        up = (architecture_bound(net, A) or {}).get("upper")
+        b = bound_of(net, A)
+        up = None if b is None else b.value
     except Exception:  # a bound that cannot be computed here is not an estimate
         up = None
     if up:
         ups.append(math.log10(up))
     if callable(getattr(net, "alphabet", None)):
         k = min(len(A), net.seq_len - len(A))
-        ups.append(k * math.log10(max(input_dim(net), 1)))
+        ups.append(k * math.log10(max(input_dim(net) if dim is None else dim, 1)))
     return min(ups) if ups else None
 
 
@@ -206,22 +250,22 @@ def estimate(net, A, B, *, method: str, max_samples: int, start: int, fast: bool
              facts: TheoryFacts | None = None) -> dict:
     """Cost of measuring ``net`` with sides A, B on one grid matrix (the direct strategy's
     model) before anything is allocated; ``facts``: the request's, else asked here."""
-    item = 8
-    lg = (facts or TheoryFacts(net, A)).log10_expected_rank
+    item, facts = 8, facts or TheoryFacts(net, A)
+    lg = facts.log10_expected_rank
     n_final = max_samples if lg is None or lg >= math.log10(max_samples) else \
         min(max_samples, int(1.25 * 10**lg) + 2)
-    cell = cell_seconds(net, fast)
+    cell, dim = facts.cell_seconds(fast), facts.input_dim
     n0 = min(max(2, start), max_samples)
 
     def seconds(n):
         return n * n * cell + 1.42 * n**3 / RANK_OPS_PER_S
 
     return {
-        "degree": getattr(net, "degree", None),
+        "degree": facts.degree,
         "log10_expected_rank": lg,
-        "param_bytes": param_count(net) * item,
-        "first_grid_bytes": n0 * (len(A) + len(B)) * _input_dim(net) * item + n0 * n0 * item,
-        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * _input_dim(net) * item,
+        "param_bytes": facts.param_count * item,
+        "first_grid_bytes": n0 * (len(A) + len(B)) * dim * item + n0 * n0 * item,
+        "points_bytes_at_budget": max_samples * (len(A) + len(B)) * dim * item,
         "first_grid_seconds": seconds(n0),
         "expected_seconds": seconds(n_final),
         "worst_seconds": seconds(max_samples),

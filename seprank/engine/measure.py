@@ -111,7 +111,7 @@ def compose(mp: MeasurementPlan, raw: Measurement,
                    saturation_threshold=float(threshold), saturation_reason=ground.reason,
                    trusted=staged.trusted if ground.trusted is None else ground.trusted,
                    blocks=staged.blocks if ground.blocks is None else ground.blocks,
-                   bound=bound_compare.bound_record(net, raw.partition, raw.method),
+                   bound=bound_compare.compared_bound(net, raw.partition, raw.method),
                    considered=[[name, why] for name, why in mp.considered])
 
 

@@ -170,8 +170,10 @@ _ROWS = (
          lo=0, hi=MAX_INT, flag="--seed", grid="seeds", certificate="seed"),
     _row("max_samples", "int", None,
          f"largest grid side (default {MAX_SAMPLES_BY['modular']} modular, "
-         f"{MAX_SAMPLES_BY['graded']} per graded block, {MAX_SAMPLES_BY['float']} float); "
-         f"the sample grows x{GROWTH_BY['direct']:g} until the rank stops below the sample "
+         + "".join(f"{v} per {k} block, " for k, v in MAX_SAMPLES_BY.items()
+                   if k not in METHODS)  # a strategy's own budget
+         + f"{MAX_SAMPLES_BY['float']} float); the sample grows "
+         f"x{_strategies.Strategy.growth:g} until the rank stops below the sample "
          "size or this is hit", lo=2, hi=MAX_SIDE, optional=True, by=MAX_SAMPLES_BY,
          flag="--max-samples", grid="max_samples"),
     _row("sampler", "choice", "auto", "auto: alphabet for a network on tokens, i.e. the "

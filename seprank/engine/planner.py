@@ -34,7 +34,7 @@ from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
 from seprank.engine.line_check import needs_check
 from seprank.engine.options import MeasureOptions
-from seprank.engine.strategies import Plan, Request, Strategy, get, ordered
+from seprank.engine.strategies import Request, RunInputs, Strategy, get, ordered
 from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, say
 from seprank.errors import ConfigError
 from seprank.nets.base import config_of, is_polynomial
@@ -66,8 +66,8 @@ class MeasurementPlan:
         The checked given weights (None: drawn from the seed).
     estimate : Cost or None
         The strategy's cost (:class:`seprank.engine.estimate.Cost`; None where it has none).
-    run : Plan or None
-        The grid strategies' inputs (:class:`seprank.engine.strategies.base.Plan`).
+    run : RunInputs or None
+        The grid strategies' inputs (:class:`seprank.engine.strategies.base.RunInputs`).
     homogeneity : Homogeneity or None
         The homogeneity probe's outcome, where the planner asked for one.
     t_start : float
@@ -93,7 +93,7 @@ class MeasurementPlan:
     reason: str
     weights: dict | None = None
     estimate: _estimate.Cost | None = None
-    run: Plan | None = field(default=None, repr=False)
+    run: RunInputs | None = field(default=None, repr=False)
     homogeneity: object = field(default=None, repr=False)
     t_start: float = field(default_factory=time.perf_counter, repr=False)
     considered: list = field(default_factory=list)
@@ -271,7 +271,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
         Progress lines (as :func:`seprank.measure`).
     purpose : {"measure", "certify", "certify-grid"}, default "measure"
         ``"certify"``: auto asks only the strategies that can write a certificate for this
-        network, and the run records what the certificate needs (``Plan.minors``);
+        network, and the run records what the certificate needs (``RunInputs.minors``);
         ``"certify-grid"``: and only grid ones.
     inputs : bool, default True
         Build the run's inputs (``run``: the weights, the grid evaluator); False for a plan
@@ -294,6 +294,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if not isinstance(opts, MeasureOptions):
         raise ConfigError(f"options={opts!r} must be a MeasureOptions")
     req = _request(net, partition, opts, weights)
+    req.facts.gather()  # what the cost models read, asked once, before any strategy's cost
     strategy, cost, considered = _choose(req, progress, purpose)
     req.check_code()  # a class seprank does not ship: after the cost check, once
     modulus, prime_note = strategy.prime(req)
@@ -315,7 +316,7 @@ def plan(net, partition=None, options: MeasureOptions | None = None, *, weights=
     if strategy.needs_run:
         mp.max_samples = _max_samples(strategy, req)
         if inputs:
-            mp.run = _run_plan(mp, req, strategy, modulus, engine, progress,
+            mp.run = _run_inputs(mp, req, strategy, modulus, engine, progress,
                                certify=purpose.startswith("certify"))
     return mp
 
@@ -325,7 +326,7 @@ def _max_samples(strategy: Strategy, req: Request) -> int:
     return _budget(strategy, req) or int(DEFAULT_MAX_SAMPLES[req.method])
 
 
-def _run_plan(mp, req, strategy, modulus, engine, progress, certify: bool = False) -> Plan:
+def _run_inputs(mp, req, strategy, modulus, engine, progress, certify: bool = False) -> RunInputs:
     """The grid strategies' inputs: the domain, the weights in it, the evaluator, budgets,
     built complete (``certify``: the run records what a certificate needs)."""
     opts, net, seed = mp.options, mp.net, int(mp.options.seed)
@@ -339,7 +340,7 @@ def _run_plan(mp, req, strategy, modulus, engine, progress, certify: bool = Fals
     params = req.params_in(domain)
     growth = strategy.growth if opts.growth is None else float(opts.growth)
     fine = strategy.fine_after if opts.growth is None and opts.incremental else None
-    run = Plan(
+    run = RunInputs(
         net=net, params=params, domain=domain, A=mp.A, B=mp.B,
         evaluate=_grid.make_evaluator(net, params, domain, mp.A, mp.B,
                                       use_kernel=opts.use_kernel, chunk=opts.chunk,

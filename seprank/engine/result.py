@@ -9,6 +9,7 @@ import numpy as np
 from seprank import labels
 from seprank.engine import display, tables
 from seprank.engine.detail import Detail, detail_keys
+from seprank.nets.bound import Bound
 
 CERTIFIED = {
     "modular": "lower bound (exact rank over GF(p) of an integer-weight network's grid)",
@@ -112,10 +113,12 @@ class Measurement:
         Whether the network declares itself a polynomial (None: unknown, a torch module
         with an operation seprank's interpreter does not support; a non-polynomial's float rank
         estimates no finite separation rank).
-    bound : dict or None, default None
-        The architecture's upper bound for this partition, compared after measuring (never
-        used to measure): ``upper``, ``status`` (proved, recalled, architecture), ``source``;
-        or ``note`` saying why there is none to compare.
+    bound : Bound or None, default None
+        The architecture's upper bound for this partition
+        (:class:`seprank.nets.bound.Bound`), compared after measuring (never used to
+        measure); its value None where none could be compared (its ``source`` says why).
+        :meth:`to_dict` writes it as ``upper``, ``status``, ``source``, ``kind`` (or
+        ``upper`` None and ``note``: :func:`bound_record`).
     considered : list, default []
         [name, why not] for every registered strategy, in the planner's order (why not is
         None for the one taken).
@@ -154,7 +157,7 @@ class Measurement:
     draws: list = field(default_factory=list, repr=False)
     trusted: bool | None = None
     polynomial: bool | None = True
-    bound: dict | None = None
+    bound: Bound | None = None
     considered: list = field(default_factory=list)
     detail: Detail | None = None
 
@@ -181,12 +184,13 @@ class Measurement:
         return labels.label_of({"method": self.method, "rank": self.rank,
                                 "saturated": self.saturated, "budget_hit": self.budget_hit,
                                 "trusted": self.trusted, "polynomial": self.polynomial,
-                                "bound": self.bound})
+                                "bound": bound_record(self.bound)})
 
     def __repr__(self) -> str:
-        """One short line: rank, label, method, configuration, partition and time."""
+        """One short line: rank, label, method (and the strategy, where it keeps a typed
+        detail of its own), configuration, partition and time."""
         how = self.method + (f" p={self.prime}" if self.prime else "")
-        how += f", {self.strategy}" if self.strategy not in ("direct", "coefficients") else ""
+        how += f", {self.strategy}" if self.detail is not None else ""  # one with its record
         return (f"Measurement(rank={self.rank} [{self.label}], {how}, "
                 f"{display.short_config(self.config)}, A={tuple(self.partition)}, "
                 f"{self.seconds:.2f} s)")
@@ -292,6 +296,7 @@ class Measurement:
             (:attr:`label`).
         """
         d = asdict(self)
+        d["bound"] = bound_record(self.bound)
         d.pop("detail")
         d = _with_detail(d, self.detail)
         if not minors:
@@ -305,6 +310,28 @@ class Measurement:
             None if (self.spectrum is None or not spectrum) else [float(s) for s in self.spectrum]
         )
         return d
+
+
+def bound_record(bound: Bound | None) -> dict | None:
+    """``Measurement.bound`` as JSON and the result store record it.
+
+    Parameters
+    ----------
+    bound : Bound or None
+        The bound compared with (value None: none could be; its source says why).
+
+    Returns
+    -------
+    dict or None
+        ``upper``, ``status``, ``source``, ``kind`` (None for no kind); or ``upper`` None
+        and ``note`` (the source); None without a bound.
+    """
+    if bound is None:
+        return None
+    if bound.value is None:
+        return {"upper": None, "note": bound.source}
+    return {"upper": bound.value, "status": bound.status, "source": bound.source,
+            "kind": bound.kind or None}
 
 
 def _with_detail(d: dict, detail: Detail | None) -> dict:

@@ -8,7 +8,7 @@ from seprank.nets import LinearSelfAttention
 from seprank.theory.bounds import (
     block_terms,
     matrix_degree,
-    upper_bound,
+    theorem_bound,
 )
 
 # --------------------------------------------------------------------------- figure 11
@@ -41,7 +41,7 @@ def block_rows(trows) -> list[dict]:
     rows = []
     for r in trows:
         L, d, H, N = (int(r[c]) for c in ("depth", "width", "heads", "seq_len"))
-        ub = upper_bound(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N))
+        ub = theorem_bound(LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N))
         terms = block_terms(L, d, ub["n_query_side"], ub["n_other_side"])
         D = matrix_degree(L)
         bound = {2 * (D - k) + 1: t for k, t in enumerate(terms)}

@@ -10,7 +10,7 @@ from seprank.figures.common import (
 from seprank.figures.style import SINGLE, new_axes, width_color
 from seprank.nets import LinearSelfAttention, head_counts
 from seprank.theory.bounds import (
-    upper_bound,
+    theorem_bound,
 )
 
 # --------------------------------------------------------------------------- figure 4
@@ -38,7 +38,7 @@ def heads_rows(quick: bool = False, measurer=None) -> list[dict]:
     cases = [(2, 4, 4), (2, 6, 4), (3, 2, 4)] + ([] if quick else [(2, 6, 6), (2, 8, 4)])
     rows = []
     for L, d, N in cases:
-        ub = upper_bound(LinearSelfAttention(depth=L, width=d, heads=1, seq_len=N))["upper"]
+        ub = theorem_bound(LinearSelfAttention(depth=L, width=d, heads=1, seq_len=N))["upper"]
         for H in head_counts(d):
             m = _m(L, d, H, N)
             rows.append({"depth": L, "width": d, "seq_len": N, "heads": H,

@@ -20,8 +20,8 @@ from seprank import labels
 from seprank.figures.csv_rows import read_table, write_rows
 from seprank.nets import LinearSelfAttention
 from seprank.nets.embedded_attention import EmbeddedAttention
-from seprank.theory.architecture_bounds import architecture_bound
-from seprank.theory.bounds import upper_bound
+from seprank.theory.architecture_bounds import bound_of
+from seprank.theory.bounds import theorem_bound
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class RankRule:
 def _attention_n2(row) -> tuple:
     """Figure 5's networks: d_x = 2, N = 2, one head, at the row's depth."""
     net = LinearSelfAttention(depth=int(row["depth"]), width=2, heads=1, seq_len=2)
-    return upper_bound(net)["upper"], labels.PROVED, None
+    return theorem_bound(net)["upper"], labels.PROVED, None
 
 
 def _embedded(row) -> tuple:
@@ -69,8 +69,8 @@ def _embedded(row) -> tuple:
     net = EmbeddedAttention(vocab=int(row["vocab"]), embed_rank=int(row["embed_rank"]),
                             width=int(row["width"]), depth=int(row["depth"]),
                             seq_len=int(row["seq_len"]))
-    b = architecture_bound(net, tuple(range(net.seq_len // 2)))
-    return b["upper"], labels.bound_status(b.get("tag")), b.get("source")
+    b = bound_of(net, tuple(range(net.seq_len // 2)))
+    return b.value, labels.bound_status(b.tag), b.source
 
 
 #: Each figure CSV with a measured rank -> its rule (figures 8 and 12 are written by

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from seprank import labels
 from seprank.errors import ConfigError
+from seprank.registry import deprecated
 
 #: The ``kind`` of a bound given by an architecture's own ``(bound, source)`` method.
 OWN_KIND = "upper bound, the architecture's own upper_bound method"
@@ -33,6 +34,12 @@ LINEAR_ATTENTION = "linear_attention"
 
 #: The bound of the embedded network, resting on those theorems (``bound_theorem``).
 EMBEDDED_ATTENTION = "embedded_attention"
+
+#: The dict that ``seprank.upper_bound`` returned before it returned a :class:`Bound`: its
+#: keys still read on a Bound (``b["upper"]``, ``b.get("source")``), with a warning.
+MAPPING_VIEW = deprecated("Bound[key] (a bound read as the dict seprank.upper_bound returned)",
+                          since="0.2.0", instead="read its fields: .value, .source, .status, "
+                          ".kind, .tag, .fact(name); .as_dict() for the dict")
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,10 @@ class Bound:
     --------
     >>> Bound(4, "Theorem 1", "proved").as_dict()
     {'upper': 4, 'kind': '', 'tag': None, 'source': 'Theorem 1'}
+
+    For old callers a Bound also reads as the dict ``seprank.upper_bound`` returned
+    (``b["upper"]``, ``b.get("source")``, ``dict(b)``: the keys of :meth:`as_dict` and
+    ``status``), with a DeprecationWarning.
     """
 
     value: int | None
@@ -124,6 +135,27 @@ class Bound:
         """
         return {"upper": self.value, "kind": self.kind, "tag": self.tag,
                 "source": self.source, **dict(self.facts)}
+
+    # the mapping view of old callers (deprecated: MAPPING_VIEW)
+    def _view(self) -> dict:
+        MAPPING_VIEW.warn(stacklevel=3)
+        return {**self.as_dict(), "status": self.status}
+
+    def __getitem__(self, key: str):
+        """``b[key]``: the old dict's value (deprecated; read the fields)."""
+        return self._view()[key]
+
+    def get(self, key: str, default=None):
+        """``b.get(key)``: the old dict's value (deprecated; read the fields)."""
+        return self._view().get(key, default)
+
+    def keys(self):
+        """The old dict's keys (deprecated; read the fields)."""
+        return self._view().keys()
+
+    def __contains__(self, key) -> bool:
+        """``key in b``: whether the old dict had it (deprecated; read the fields)."""
+        return key in self._view()
 
 
 #: The keys :meth:`Bound.as_dict` writes itself (no fact may take one).

@@ -19,7 +19,7 @@ V^T u with u = U^T e_t in R^r, so S = sum_j x^j x^j^T = V^T S_u V with S_u an r 
 matrix, and by the structural lemma (proofs/structural_lemma.py: y^{L,i} = P_L(S) x^i)
 f = e^T P_L(V^T S_u V) V^T u_i is a polynomial in (S_u, u_i) of the same shape as the
 width-r network's: the proved block bound at width min(d_x, r) bounds sep for every d_x
-(:func:`seprank.theory.architecture_bounds.architecture_bound`), flat once d_x >= r. That the
+(:func:`seprank.theory.architecture_bounds.bound_of`), flat once d_x >= r. That the
 rank reaches a plateau exactly at d_x = r is measured (paper_figures/fig9).
 """
 

@@ -24,7 +24,7 @@ from seprank.studies.study_result import json_list
 from seprank.sweeps import tasks as sweep_tasks
 from seprank.sweeps.runner import run as sweep_run
 from seprank.sweeps.store import DEFAULT_DB, Store
-from seprank.theory.architecture_bounds import architecture_bound
+from seprank.theory.architecture_bounds import bound_of
 
 #: Degrees searched by interpolation (f's degree, for the degree law).
 MAX_DEGREE = 4096
@@ -89,12 +89,12 @@ def _cell_id(spec: dict) -> str:
 
 def _bound_of(net, partition) -> tuple[int | None, str]:
     try:
-        b = architecture_bound(net, partition)
+        b = bound_of(net, partition)
     except SeprankError:
         return None, ""
-    if not b or b.get("upper") is None:
+    if b is None or b.value is None:
         return None, ""
-    return int(b["upper"]), labels.bound_status(b.get("tag", "")) or b.get("kind", "")
+    return b.value, labels.bound_status(b.tag or "") or b.kind
 
 
 def _row_from_measurement(row: dict, m: dict) -> None:
@@ -131,8 +131,7 @@ def _from_csv_row(row: dict, old: dict) -> bool:
     row["block_ranks"] = json_list(old.get("block_ranks"))
     up, status = row.get("upper"), row.get("upper_status")
     row["label"] = labels.rank_label(rank, saturated, False, up, status or labels.ARCHITECTURE)
-    row["kind"] = (sa.EXACT if row["label"].startswith("exact") else
-                   sa.SATURATED if saturated else sa.LOWER)
+    row["kind"] = sa.rank_kind({"label": row["label"], "saturated": saturated})
     return True
 
 

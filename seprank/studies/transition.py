@@ -35,10 +35,11 @@ from seprank.engine import bars
 from seprank.nets import LinearSelfAttention
 from seprank.nets.base import config_of
 from seprank.paths import atomic_write
+from seprank.registry import deprecated
 from seprank.studies.study import measure_cells
 from seprank.studies.study_cells import Cell
 from seprank.sweeps.store import DEFAULT_DB
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 from seprank.theory.regimes import growth_ratios
 
 #: (width, heads, seq_len, depths): N = 2 d_x, so each side has d_x positions (generic).
@@ -56,12 +57,13 @@ COLUMNS = ["width", "heads", "seq_len", "depth", "measured", "label", "sample_sa
            "seed", "prime", "block_ranks"]
 
 
-def plan(grid: str) -> list[LinearSelfAttention]:
+def networks(grid: str) -> list[LinearSelfAttention]:
     """The grid's networks: one head first (the formula's case), then the others, each
-    cheapest first (by proved bound: a planning estimate only, never a result)."""
+    cheapest first (by proved bound: an ordering only, never a result). Called ``plan``
+    before (still answers, deprecated: a plan is the planner's)."""
     nets = [LinearSelfAttention(depth=L, width=d, heads=H, seq_len=N)
             for d, H, N, depths in GRIDS[grid] for L in depths]
-    return sorted(nets, key=lambda n: (n.heads > 1, upper_bound(n)["upper"]))
+    return sorted(nets, key=lambda n: (n.heads > 1, theorem_bound(n)["upper"]))
 
 
 def row_label(row: dict) -> str:
@@ -92,7 +94,7 @@ def proved_upper(row: dict) -> int | None:
                                   heads=int(row["heads"]), seq_len=int(row["seq_len"]))
     except (KeyError, TypeError, ValueError):
         return None
-    up = upper_bound(net).get("upper")
+    up = theorem_bound(net).get("upper")
     recorded = row.get("upper_proved")
     if up is None or (recorded not in (None, "") and str(recorded) != str(up)):
         return None
@@ -150,7 +152,7 @@ def read(path: Path) -> list[dict]:
 def row_from(net, m: dict, seed: int) -> dict:
     """The CSV row of one configuration from its Measurement (as ``to_dict()``, or as the
     result store holds it)."""
-    ub = upper_bound(net)["upper"]
+    ub = theorem_bound(net)["upper"]
     row = {
         "width": net.width, "heads": net.heads, "seq_len": net.seq_len, "depth": net.depth,
         "measured": m["rank"], "label": "", "sample_saturated": m["sample_saturated"],
@@ -261,8 +263,8 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     path = out / CSV_NAME
     rows = read(path)
     done = {_key(r) for r in rows}
-    todo = [n for n in plan(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done
-            and (max_bound is None or upper_bound(n)["upper"] <= max_bound)]
+    todo = [n for n in networks(grid) if (n.width, n.heads, n.seq_len, n.depth) not in done
+            and (max_bound is None or theorem_bound(n)["upper"] <= max_bound)]
     say = bars.write if progress else (lambda s: None)  # above the sweep's bar
     say(f"transition ({grid}): {len(done)} configurations in {path}, {len(todo)} to measure "
         f"(or read from the store {db})")
@@ -288,3 +290,16 @@ def run(grid: str = "deep", out: Path | str = "paper_figures", seed: int = 0,
     if o.interrupted:
         raise KeyboardInterrupt
     return rows, failed
+
+
+#: ``plan``, :func:`networks`' old name (a plan is the planner's decision for one network).
+PLAN_NAME = deprecated("seprank.studies.transition.plan", since="0.2.0",
+                       instead="use seprank.studies.transition.networks")
+
+
+def __getattr__(name: str):
+    """``plan``, :func:`networks`' old name, with a DeprecationWarning."""
+    if name == "plan":
+        PLAN_NAME.warn(stacklevel=2)
+        return networks
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,7 @@ from seprank.paths import atomic_write, write_text
 from seprank.sweeps import grid_file, runner
 from seprank.sweeps import tasks as sweep_tasks
 from seprank.sweeps.store import Store
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 from seprank.theory.regimes import growth_ratios, step_regime
 
 COLUMNS = [
@@ -55,7 +55,7 @@ def configs(grid: str = "default") -> tuple[list[LinearSelfAttention], int]:
     nets, skipped = [], 0
     for c in grid_file.combos(g):
         net = LinearSelfAttention(**c)
-        upper = upper_bound(net)["upper"]
+        upper = theorem_bound(net)["upper"]
         if upper is None or upper > budget:
             skipped += 1
             continue

@@ -38,6 +38,8 @@ from seprank.sweeps.tasks import build_net, run_guarded, spec_for_net
 
 #: The task kind of one block.
 TASK = "block"
+#: The strategy ``seprank blocks`` splits (the default; any registered one with ``splits``).
+STRATEGY = "catalecticant"
 #: The keys of a block dict in their order: :func:`catalecticant.measure_block` writes them
 #: but ``bound``, which the label step inserts before ``seconds``.
 BLOCK_KEYS = ("degree", "other_s_degree", "rank", "shape", "ranked_shape", "bound", "seconds")
@@ -72,14 +74,14 @@ def measurement_plan(net, partition=None, *, seed: int = 0, prime: int | None = 
     Returns
     -------
     MeasurementPlan
-        Its ``run`` is the strategy's Plan.
+        Its ``run`` is the strategy's RunInputs.
 
     Raises
     ------
     ConfigError
         Where the catalecticant strategy does not apply (its reason), or an option is bad.
     """
-    opts = MeasureOptions(method="modular", strategy="catalecticant", seed=seed, prime=prime,
+    opts = MeasureOptions(method="modular", strategy=STRATEGY, seed=seed, prime=prime,
                           rank_engine=rank_engine, saturation_threshold=saturation_threshold)
     return plan_measurement(net, partition, opts, progress=progress)
 
@@ -114,7 +116,7 @@ def block_specs(mp, partition=None, rank_engine: str = "auto") -> tuple[dict, li
     """
     net = mp.net
     parent = spec_for_net("measure", net, partition=partition, method="modular",
-                          strategy="catalecticant", seed=int(mp.run.seed),
+                          strategy=mp.strategy, seed=int(mp.run.seed),
                           prime=int(mp.run.domain.p))
     split = _split(mp)
     specs = []
@@ -128,7 +130,7 @@ def block_specs(mp, partition=None, rank_engine: str = "auto") -> tuple[dict, li
 
 
 def _prepared(spec: dict):
-    """(Plan, Prepared) of the spec's parent measurement, built once per worker."""
+    """(RunInputs, Prepared) of the spec's parent measurement, built once per worker."""
     with _LOCK:
         hit = _CACHE.get(spec["parent"])
         if hit is None:

@@ -46,7 +46,7 @@ from seprank.nets.registry import name_of, resolve
 from seprank.paths import read_bounded
 from seprank.sweeps import grid_check
 from seprank.sweeps.tasks import KINDS, make_spec
-from seprank.theory.architecture_bounds import architecture_bound, has_architecture_bound
+from seprank.theory.architecture_bounds import bound_of, has_architecture_bound
 
 try:  # Python >= 3.11
     import tomllib
@@ -219,7 +219,8 @@ def proved_bound(net, partition=None) -> int | None:
     """The proved upper bound used to plan (None: none known), never as a measurement."""
     if not has_architecture_bound(net):
         return None
-    return (architecture_bound(net, partition) or {}).get("upper")
+    b = bound_of(net, partition)
+    return None if b is None else b.value
 
 
 def specs(grid: dict, *, seeds=None) -> tuple[list[dict], int]:

@@ -6,7 +6,7 @@ for every architecture, in this order:
 - a class that declares a theorem of theory/ (``bound_theorem``, read by
   :func:`seprank.nets.bound.theorem_of`: in the class's own body, never inherited), from
   :data:`THEOREMS`: ``"linear_attention"`` (:class:`~seprank.nets.attention.LinearSelfAttention`:
-  this package's theorems, :func:`seprank.theory.bounds.upper_bound`, status proved) and
+  this package's theorems, :func:`seprank.theory.bounds.theorem_bound`, status proved) and
   ``"embedded_attention"`` (:class:`~seprank.nets.embedded_attention.EmbeddedAttention`:
   the attention block bound at width min(d_x, r); it rests on those theorems, so it lives
   here: nets/ never imports theory/);
@@ -16,18 +16,18 @@ for every architecture, in this order:
   older ``upper_bound(partition) -> (bound, source)`` of users' classes still works
   (deprecated: :func:`seprank.nets.bound.from_pair`, status architecture).
 
-:func:`architecture_bound` is the same bound as a dict (``upper``, ``kind``, ``tag``,
-``source`` and its facts): ``seprank.upper_bound``, ``seprank bounds`` and
-``seprank certify`` all read it.
+:func:`bound_of` is read by ``seprank.upper_bound`` (:func:`proved_upper_bound`, the same
+Bound), the measurement's label, ``seprank certify``, ``seprank verify --arch`` and the
+studies; :func:`architecture_bound`, the same bound as a dict, is deprecated.
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from seprank import labels
-from seprank.errors import ConfigError
+from seprank.errors import ConfigError, SeprankError
 from seprank.nets.attention import LinearSelfAttention
 from seprank.nets.bound import (
     EMBEDDED_ATTENTION,
@@ -42,17 +42,29 @@ from seprank.nets.capabilities import inherited_past
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import shipped_function
 from seprank.registry import deprecated
-from seprank.theory.bounds import block_bound, block_terms, sides, upper_bound
+from seprank.theory import sequences as _seq
+from seprank.theory.bounds import (
+    block_bound,
+    block_bound_log10,
+    block_terms,
+    monomial_bound_log10,
+    sides,
+    theorem_bound,
+)
 
 #: The older protocols of a user's class, still read (with a DeprecationWarning).
 KNOWN_BOUND_METHOD = deprecated(".known_bound", since="0.2.0",
                                 instead="define upper_bound(partition) -> seprank.nets.bound.Bound")
 PAIR_RETURNED = deprecated(".upper_bound returning (bound, source)", since="0.2.0",
                            instead="return a seprank.nets.bound.Bound")
+#: The dict form of the architecture's bound (:func:`architecture_bound`).
+AS_DICT = deprecated("seprank.theory.architecture_bounds.architecture_bound", since="0.2.0",
+                     instead="use bound_of, a seprank.nets.bound.Bound (.as_dict() for the "
+                     "dict)")
 
 
 def attention_bound(net, partition) -> Bound:
-    """The paper's network: this package's theorems (:func:`seprank.theory.bounds.upper_bound`).
+    """The paper's network: this package's theorems (:func:`seprank.theory.bounds.theorem_bound`).
 
     Parameters
     ----------
@@ -65,9 +77,9 @@ def attention_bound(net, partition) -> Bound:
     -------
     Bound
         Status proved (tag ``P``), ``source`` the theorem's ``why``; the facts are the rest
-        of :func:`~seprank.theory.bounds.upper_bound`'s answer (``log10_upper``, ``which``...).
+        of :func:`~seprank.theory.bounds.theorem_bound`'s answer (``log10_upper``, ``which``...).
     """
-    ub = upper_bound(net, partition)
+    ub = theorem_bound(net, partition)
     facts = {k: v for k, v in ub.items() if k not in ("upper", "kind")}
     return tagged(ub["upper"], ub["why"], "P", "proved upper bound (every weight)", **facts)
 
@@ -75,7 +87,7 @@ def attention_bound(net, partition) -> Bound:
 def _embedded(net, partition) -> Bound:
     k = min(len(set(partition)), net.seq_len - len(set(partition)))
     eff = min(net.width, net.embed_rank)
-    ub = upper_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
+    ub = theorem_bound(LinearSelfAttention(depth=net.depth, width=eff, heads=1,
                                          seq_len=net.seq_len), partition)["upper"]
     return tagged(min(ub, net.vocab**k), f"attention block bound at width min(d_x, r) = "
                   f"{eff} (the embedding has rank r; structural lemma) and the token grid "
@@ -136,6 +148,72 @@ def block_bounds(net, partition) -> dict:
         return {None: int(block_bound(net.depth, net.width, nq, no, residual=True))}
     terms = block_terms(net.depth, net.width, nq, no)
     return {} if terms is None else {k: int(t) for k, t in enumerate(terms)}
+
+
+#: The most Schur-sum terms a side with fewer positions than the width may take for the
+#: block bound to be computed for an estimate (:func:`form_bounds`).
+CHEAP_TERMS = 20_000
+
+
+@dataclass(frozen=True)
+class FormBounds:
+    r"""The proved bounds of a structural form on one partition, as a cost model reads them.
+
+    Parameters
+    ----------
+    log10_upper : float
+        log10 of the best proved bound cheap to compute (the monomial bound, and the block
+        bound where its sides are cheap).
+    terms : tuple of int or None
+        The blocks' proved bounds :math:`\min(b_k, a_{D-k})`, :math:`k = 0, \dots, D`
+        (None: the residual form, or too costly to list).
+    blocks : dict
+        The same by block key (the residual form's one matrix: key None); empty where
+        not computed.
+    """
+
+    log10_upper: float
+    terms: tuple | None = None
+    blocks: dict = field(default_factory=dict)
+
+
+def form_bounds(form, partition) -> FormBounds:
+    r"""Every proved bound a cost model reads for a structural form, computed at once.
+
+    The estimates' one question to theory/ (:class:`seprank.engine.estimate.TheoryFacts`):
+    the bounds are the theorems' on the form's polynomial (proofs/structural_lemma.md),
+    whatever class declares it; never used to measure.
+
+    Parameters
+    ----------
+    form : seprank.nets.capabilities.StructuralForm
+        The form a network declares.
+    partition : iterable of int
+        The positions of side A.
+
+    Returns
+    -------
+    FormBounds
+        The log10 of the bound, and the blocks' bounds where they are cheap to compute.
+    """
+    nq, no = form.sides(partition)
+    args = (form.depth, form.width, nq, no, form.residual)
+    lg = monomial_bound_log10(*args)
+    cheap = all(n >= form.width or _seq.bounded_rank_terms(form.width, n, CHEAP_TERMS)
+                <= CHEAP_TERMS for n in (nq, no))
+    if not cheap:
+        return FormBounds(lg)
+    lg = min(lg, block_bound_log10(*args))
+    try:
+        if form.residual:
+            return FormBounds(lg, None, {None: int(block_bound(*args[:4], residual=True))})
+        terms = block_terms(*args[:4])
+    except SeprankError:  # too costly to compute: the estimate has the log10 only
+        return FormBounds(lg)
+    if terms is None:
+        return FormBounds(lg)
+    terms = tuple(int(t) for t in terms)
+    return FormBounds(lg, terms, dict(enumerate(terms)))
 
 
 #: Tags of bounds recalled from the literature, not proved in seprank: a rank meeting one
@@ -260,7 +338,10 @@ def bound_of(net, partition=None) -> Bound | None:
 
 
 def architecture_bound(net, partition=None) -> dict | None:
-    """The architecture's own upper bound for a partition, as a dict (:func:`bound_of`).
+    """The architecture's own upper bound for a partition, as a dict (deprecated).
+
+    :func:`bound_of`'s Bound as :meth:`seprank.nets.bound.Bound.as_dict` writes it; read
+    the Bound instead (``bound_of(net, partition).value``).
 
     Parameters
     ----------
@@ -273,22 +354,25 @@ def architecture_bound(net, partition=None) -> dict | None:
     -------
     dict or None
         ``upper`` (an int, or None when too large to write or not known), ``kind``,
-        ``tag``, ``source`` and the bound's facts (:meth:`seprank.nets.bound.Bound.as_dict`);
-        None when seprank knows no bound for ``net``.
+        ``tag``, ``source`` and the bound's facts; None when seprank knows no bound for
+        ``net``.
 
     Raises
     ------
     ConfigError
         As :func:`bound_of`.
     """
+    AS_DICT.warn(stacklevel=2)
     b = bound_of(net, partition)
     return None if b is None else b.as_dict()
 
 
-def proved_upper_bound(net, partition=None) -> dict:
-    """The architecture's proved upper bound (``seprank.upper_bound``).
+def proved_upper_bound(net, partition=None) -> Bound:
+    """The architecture's upper bound for a partition (``seprank.upper_bound``).
 
-    :func:`architecture_bound`, but refusing a network without one.
+    :func:`bound_of`, but refusing a network without one. The Bound still reads as the
+    dict this function returned before 0.2.0's Bound (``b["upper"]``: deprecated,
+    :data:`seprank.nets.bound.MAPPING_VIEW`).
 
     Parameters
     ----------
@@ -299,9 +383,10 @@ def proved_upper_bound(net, partition=None) -> dict:
 
     Returns
     -------
-    dict
-        As :func:`architecture_bound`: ``upper``, ``kind``, ``source`` (and ``log10_upper``,
-        ``why`` ... for LinearSelfAttention).
+    Bound
+        Its ``value`` (None when too large to write: then its fact ``log10_upper``),
+        ``source``, ``status`` (proved only for a theorem of theory/), ``kind`` and facts
+        (``log10_upper``, ``which`` ... for LinearSelfAttention).
 
     Raises
     ------
@@ -312,21 +397,22 @@ def proved_upper_bound(net, partition=None) -> dict:
     --------
     >>> import seprank
     >>> net = seprank.LinearSelfAttention(depth=1, width=3, heads=1, seq_len=4)
-    >>> seprank.upper_bound(net)["upper"]
-    4
+    >>> b = seprank.upper_bound(net)
+    >>> b.value, b.status
+    (4, 'proved')
     """
-    out = architecture_bound(net, partition)
-    if out is None or out.get("upper") is None and out.get("log10_upper") is None:
+    b = bound_of(net, partition)
+    if b is None or b.value is None and b.fact("log10_upper") is None:
         raise ConfigError(f"net={type(net).__name__}: no proved upper bound in seprank (give "
                           "the class an upper_bound(partition) -> Bound method, or "
                           "certify(..., upper=U, upper_source=...))")
-    return out
+    return b
 
 
 #: The names of 0.2.0's first layout, kept (deprecated): they answer for every architecture.
 _OLD_NAMES = {"known_bound": (architecture_bound, deprecated(
                   "seprank.theory.architecture_bounds.known_bound", since="0.2.0",
-                  instead="use architecture_bound")),
+                  instead="use bound_of")),
               "has_known_bound": (has_architecture_bound, deprecated(
                   "seprank.theory.architecture_bounds.has_known_bound", since="0.2.0",
                   instead="use has_architecture_bound"))}

@@ -34,6 +34,7 @@ from functools import cache
 from seprank.errors import ConfigError, TooBigError
 from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.nets.partitions import check_partition, default_partition
+from seprank.registry import deprecated
 from seprank.theory import sequences as _seq
 from seprank.theory.combinatorics import log_comb
 
@@ -200,7 +201,7 @@ def _check(depth, width, n_query, n_other):
 #: Exact integers with more decimal digits than this are not computed (log10 only); Python
 #: itself refuses to print an int of more than 4300 digits.
 MAX_DIGITS = 4_000
-#: The deepest network :func:`upper_bound` computes a bound for: its bisection over
+#: The deepest network :func:`theorem_bound` computes a bound for: its bisection over
 #: D = (3^L - 1)/2 on exact L-digit integers takes about 2 s at L = 10,000 and grows as
 #: L^2 (``seprank bounds`` allows one less: it also bounds the next depth).
 MAX_DEPTH = 10_001
@@ -320,8 +321,8 @@ def block_terms(depth: int, width: int, n_query: int, n_other: int,
 
 def _block_digits(b, a, D, r) -> float:
     """log10 of the block bound min_sum(b, a, D, r), or an upper estimate (cheap for every
-    case). Generic sides: the log10 itself, the number upper_bound compares with
-    MAX_DIGITS (an estimate larger than it refused bounds upper_bound asked for)."""
+    case). Generic sides: the log10 itself, the number theorem_bound compares with
+    MAX_DIGITS (an estimate larger than it refused bounds theorem_bound asked for)."""
     if isinstance(b, _seq.Generic) and isinstance(a, _seq.Generic):
         return _seq.min_sum_log10(b, a, D, r)
     # bounded side(s): the bound is at most the sum of the bounded side's terms
@@ -594,8 +595,12 @@ def check_has_theorem(net) -> None:
         )
 
 
-def upper_bound(net, partition=None) -> dict:
+def theorem_bound(net, partition=None) -> dict:
     """Best proved upper bound for a LinearSelfAttention net and partition, with reasons.
+
+    The theorems' own answer, a dict of their figures; ``seprank.upper_bound`` (any
+    architecture's bound, a :class:`~seprank.nets.bound.Bound`) reads it for this network.
+    Called ``upper_bound`` before (that name still answers, deprecated).
 
     When a side with fewer positions than the width is too costly for the block bound, the
     monomial bound is used and ``why`` says so.
@@ -625,7 +630,7 @@ def upper_bound(net, partition=None) -> dict:
     Examples
     --------
     >>> from seprank import LinearSelfAttention
-    >>> upper_bound(LinearSelfAttention(depth=1, width=3, heads=1, seq_len=4))["upper"]
+    >>> theorem_bound(LinearSelfAttention(depth=1, width=3, heads=1, seq_len=4))["upper"]
     4
     """
     check_has_theorem(net)
@@ -678,3 +683,17 @@ def upper_bound(net, partition=None) -> dict:
         "n_other_side": no,
         "kind": "proved",
     }
+
+
+#: The theorems' bound's name before "upper_bound" meant an architecture's Bound only.
+OLD_NAME = deprecated("seprank.theory.bounds.upper_bound", since="0.2.0",
+                      instead="use theorem_bound (the theorems' dict), or seprank.upper_bound "
+                      "(any architecture's Bound)")
+
+
+def __getattr__(name: str):
+    """``upper_bound``, :func:`theorem_bound`'s old name, with a DeprecationWarning."""
+    if name == "upper_bound":
+        OLD_NAME.warn(stacklevel=2)
+        return theorem_bound
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

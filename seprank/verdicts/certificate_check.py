@@ -16,7 +16,7 @@ from seprank.errors import ConfigError, SeprankError
 from seprank.labels import ARCHITECTURE, bound_status
 from seprank.nets.base import input_dim
 from seprank.nets.partitions import check_partition
-from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound
+from seprank.theory.architecture_bounds import RECALLED_TAGS, bound_of
 from seprank.verdicts import certificate_schema, kinds
 from seprank.verdicts.certificate_format import (
     FORMAT,
@@ -179,25 +179,26 @@ def _check_upper(cert, net, A, total: int, recheck: bool) -> CheckResult:
         bad.append(f"claims exact, but upper_bound {up} != rank {total}")
     if given and up is None:
         bad.append("upper_given is true but upper_bound is null")
-    own = {}
+    own = None  # the architecture's Bound, where it is checked against
     if not given and recheck and up is not None and not bad:
-        own = architecture_bound(net, A) or {}
-        if own.get("upper") != up:
+        own = bound_of(net, A)
+        value, src = (None, None) if own is None else (own.value, own.source)
+        if value != up:
             bad.append(f"upper_bound {up} is not the architecture's proved bound "
-                       f"({own.get('upper')}; {own.get('source', 'none known')})")
-        elif "upper_source" in cert and source != own.get("source"):
-            bad.append(f"upper_source {source!r} is not the architecture's: "
-                       f"{own.get('source')!r}")
+                       f"({value}; {'none known' if own is None else src})")
+        elif "upper_source" in cert and source != src:
+            bad.append(f"upper_source {source!r} is not the architecture's: {src!r}")
     meets = up is not None and up == total
     if not bad and bool(cert.get("exact")) != meets:
         bad.append(f"exact={cert.get('exact')!r}, but the rank {total} "
                    f"{'meets' if meets else 'does not meet'} upper_bound {up}")
     if not bad and (given or recheck):  # the claim text, regenerated from verified fields
-        want = claim_text(total, up, bool(given), own.get("tag") in RECALLED_TAGS,
-                          stated=bound_status(own.get("tag")) == ARCHITECTURE)
+        tag = None if own is None else own.tag
+        want = claim_text(total, up, bool(given), tag in RECALLED_TAGS,
+                          stated=bound_status(tag) == ARCHITECTURE)
         if cert.get("claim") != want:
             bad.append(f"claim {cert.get('claim')!r} is not what the verified fields give: "
                        f"{want!r}")
     exact = not bad and meets and bool(cert.get("exact"))
     return CheckResult(not bad, bad, exact=exact, rank=total, given=bool(given),
-                       source=source, tag=own.get("tag"), rechecked=recheck)
+                       source=source, tag=None if own is None else own.tag, rechecked=recheck)

@@ -2,7 +2,8 @@
 
 ``certify(net, partition)`` measures the separation rank over GF(p) and compares the
 result with the architecture's proved upper bound
-(:func:`seprank.theory.architecture_bounds.architecture_bound`: the attention theorems, a
+(:func:`seprank.theory.architecture_bounds.bound_of`, a :class:`~seprank.nets.bound.Bound`
+from the certified-rank comparison to the certificate's fields: the attention theorems, a
 zoo architecture's bound, or a class's own ``upper_bound`` method), or with a bound the
 user states (``upper=U, upper_source=...``). Where they meet, the separation rank is
 *exact, proved* (*exact, given the stated bound* for a stated one): no probability is
@@ -61,10 +62,11 @@ from seprank.engine.result import BOOL_COLUMNS
 from seprank.engine.saturation import DEFAULT_THRESHOLD
 from seprank.errors import ConfigError, SeprankError
 from seprank.labels import ARCHITECTURE, bound_status
+from seprank.nets.bound import Bound
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import label_of
 from seprank.paths import write_text
-from seprank.theory.architecture_bounds import RECALLED_TAGS, architecture_bound, exact_label
+from seprank.theory.architecture_bounds import RECALLED_TAGS, bound_of, exact_label
 from seprank.verdicts import certificate_schema, kinds
 from seprank.verdicts.certificate_check import CheckResult, check_certificate
 from seprank.verdicts.certificate_fields import MAX_STRING as MAX_SOURCE
@@ -113,6 +115,9 @@ class Certification:
     upper_status : str or None, default None
         The upper bound's status (:data:`seprank.labels.BOUND_STATUSES`: proved, recalled,
         architecture, user); None when there is no upper bound.
+    bound : Bound or None, default None
+        The bound compared with, the one the fields ``upper*`` are read from (its value
+        None where none is known: its source says why).
     """
 
     measurement: object
@@ -127,6 +132,7 @@ class Certification:
     upper_source: str | None = None
     upper_given: bool = False
     upper_status: str | None = None
+    bound: Bound | None = field(default=None, repr=False)
 
     @property
     def gap(self) -> int | None:
@@ -258,10 +264,13 @@ class Certification:
         return path
 
 
-def make_certificate(net, m, upper: int | None = None, source: str | None = None,
-                     given: bool = False, tag: str | None = None) -> dict | None:
+def make_certificate(net, m, bound: Bound | None = None) -> dict | None:
     """The certificate of a modular Measurement, written by the kind of its strategy (None
-    without minors, or where no kind certifies it)."""
+    without minors, or where no kind certifies it); ``bound`` the one compared with (None,
+    or its value None: none; status ``user``: stated by the user)."""
+    upper = None if bound is None else bound.value
+    source = None if upper is None else bound.source
+    given, tag = upper is not None and bound.status == labels.USER, _tag(bound)
     kind = kinds.for_strategy(m.strategy)
     if (kind is None or kind.write is None or m.minors is None or m.method != "modular"
             or not kind.certifies(m)):
@@ -303,44 +312,65 @@ def _as_json(v):
     return [_as_json(x) for x in v] if isinstance(v, (tuple, list)) else v
 
 
-def _bound(net, partition, upper, upper_source) -> tuple:
-    """(upper, why, source, given, tag): the user's stated bound, else the architecture's."""
+def _tag(bound: Bound | None):
+    """The tag the certificate's words read (a user's stated bound has none)."""
+    return None if bound is None or bound.status == labels.USER else bound.tag
+
+
+def _status(bound: Bound) -> str:
+    """The status the certificate's words give the bound: ``user`` for one the user
+    states, else its tag's (:func:`seprank.labels.bound_status`, as the checker reads it
+    again: a bound without a tag is the architecture's word)."""
+    return labels.USER if bound.status == labels.USER else labels.bound_status(bound.tag)
+
+
+def _bound(net, partition, upper, upper_source) -> Bound:
+    """The bound to compare with: the user's stated one (status ``user``), else the
+    architecture's (:func:`bound_of`); its value None where there is none (its source
+    then says why)."""
     if upper is not None:
         if isinstance(upper, bool) or not isinstance(upper, numbers.Integral) or upper < 0:
             raise ConfigError(f"upper={upper!r} must be a non-negative integer")
         src = str(upper_source).strip() if upper_source else "stated by the user"
         if len(src) > MAX_SOURCE:  # the checker's limit: certify never writes what it refuses
             raise ConfigError(f"upper_source is {len(src)} characters, at most {MAX_SOURCE}")
-        return int(upper), f"stated: {src}", src, True, "user"
+        return Bound(int(upper), src or "stated by the user", labels.USER)
     if upper_source is not None:
         raise ConfigError("upper_source needs upper=U (the bound it is the source of)")
     try:
-        ub = architecture_bound(net, partition)
+        ub = bound_of(net, partition)
     except SeprankError as exc:  # e.g. a bound too costly to compute: no bound, said why
-        return None, str(exc), None, False, None
-    if ub is None or ub.get("upper") is None:
-        why = (ub or {}).get("source") or (
-            f"no proved upper bound for {type(net).__name__} in seprank (give the class an "
-            "upper_bound(partition) -> seprank.nets.bound.Bound method, or state one: "
-            "upper=U)")
-        return None, why, None, False, None
-    return int(ub["upper"]), ub["source"], ub["source"], False, ub.get("tag")
+        return Bound(None, str(exc), ARCHITECTURE)
+    if ub is None:
+        return Bound(None, f"no proved upper bound for {type(net).__name__} in seprank (give "
+                     "the class an upper_bound(partition) -> seprank.nets.bound.Bound method, "
+                     "or state one: upper=U)", ARCHITECTURE)
+    return ub
 
 
-def _verdict(m, upper, given: bool, source, has_cert: bool, tag=None) -> tuple[bool, str, str]:
-    """(exact, status, ground) of a measurement against the bound."""
-    status_of = labels.USER if given else labels.bound_status(tag)
+def _why(bound: Bound) -> str:
+    """Where the bound comes from, or why there is none (``upper_why``)."""
+    return f"stated: {bound.source}" if bound.status == labels.USER else bound.source
+
+
+def _verdict(m, bound: Bound, has_cert: bool) -> tuple[bool, str, str]:
+    """(exact, status, ground) of a measurement against the bound (the ladder:
+    :func:`seprank.labels.rung`)."""
+    upper, given, tag = bound.value, bound.status == labels.USER, _tag(bound)
+    source = None if upper is None else bound.source
+    status_of = _status(bound)
     what = {labels.USER: "the stated upper bound", labels.RECALLED: "the recalled upper bound",
             labels.ARCHITECTURE: "the architecture's stated upper bound",
             labels.PROVED: "the proved upper bound"}[status_of]
-    if upper is not None and m.rank == upper and has_cert:
+    step = labels.rung(m.rank, m.saturated, upper)
+    if step == labels.MEETS and has_cert:
         status = exact_label(given, source, tag)
         tail = ("a theorem, no probability involved" if status == "exact, proved" else
                 "exact if that bound holds (seprank does not prove it)")
         return True, status, (f"certified lower bound {m.rank} (nonsingular minors over "
                               f"GF({m.prime}), {len(m.minors)} block(s)) meets {what} "
                               f"{upper}: {tail}")
-    if upper is not None and m.rank > upper:
+    if step == labels.ABOVE:
         gap = (f"; {what} {upper} is below it, so it is FALSE" if given else
                f"; it EXCEEDS {what} {upper}: " + ("a bug (the bound is proved)"
                                                      if status_of == labels.PROVED else
@@ -377,7 +407,7 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
             upper_source: str | None = None, grid: bool = False) -> Certification:
     """Measure, compare with an upper bound, and build a certificate.
 
-    The bound is the architecture's own (:func:`architecture_bound`), or ``upper`` with
+    The bound is the architecture's own (:func:`bound_of`), or ``upper`` with
     its ``upper_source`` (a bound the user states). ``status`` is ``"exact, proved"``
     when the certified lower bound meets the architecture's proved bound (no probability
     involved), ``"exact, given the stated bound (SOURCE)"`` when it meets a stated one;
@@ -435,14 +465,15 @@ def certify(net, partition=None, *, seed: int = 0, prime: int | None = None,
     check_architecture(net)  # certify(None): one line, not an AttributeError
     A, _ = check_partition(default_partition(net.seq_len) if partition is None else partition,
                            net.seq_len)
-    upper, why, source, given, tag = _bound(net, partition, upper, upper_source)
+    bound = _bound(net, partition, upper, upper_source)
     m = _measure(net, partition, A, seed=seed, prime=prime, max_samples=max_samples,
                  progress=progress, saturation_threshold=saturation_threshold,
                  grid=grid)
-    cert = make_certificate(net, m, upper, source, given, tag)
-    exact, status, ground = _verdict(m, upper, given, source, cert is not None, tag)
-    return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=why,
+    cert = make_certificate(net, m, bound)
+    exact, status, ground = _verdict(m, bound, cert is not None)
+    upper, given = bound.value, bound.status == labels.USER
+    return Certification(measurement=m, lower=int(m.rank), upper=upper, upper_why=_why(bound),
                          exact=exact, status=status, ground=ground, certificate=cert,
-                         upper_source=source, upper_given=given,
-                         upper_status=None if upper is None else
-                         labels.USER if given else labels.bound_status(tag))
+                         upper_source=None if upper is None else bound.source,
+                         upper_given=given and upper is not None,
+                         upper_status=None if upper is None else _status(bound), bound=bound)

@@ -10,8 +10,8 @@ from seprank import labels
 from seprank.engine.measure import measure
 from seprank.engine.parameters import default
 from seprank.nets.partitions import default_partition
-from seprank.theory.architecture_bounds import architecture_bound
-from seprank.theory.bounds import upper_bound
+from seprank.theory.architecture_bounds import bound_of
+from seprank.theory.bounds import theorem_bound
 from seprank.theory.regimes import paper_regime
 
 #: The verify row's budget: every grid (one per partition) gets the modular default of
@@ -39,7 +39,7 @@ def verify_one(net, *, seed: int = 0, partitions_to_check: int = 2,
     """The verify row of one network (and its Measurement, with ``with_measurement``)."""
     t0 = time.perf_counter()
     m = measure(net, seed=seed, max_samples=max_samples)
-    ub = upper_bound(net)
+    ub = theorem_bound(net)
     rng = random.Random(seed)
     checked, invariant = 0, True
     for p in _other_partitions(net, partitions_to_check, rng):
@@ -75,17 +75,18 @@ def bound_verdict(rank: int, saturated: bool, upper, status: str = labels.PROVED
     """
     if upper is None:
         return "no upper bound known"
-    if rank > upper:
+    step = labels.rung(rank, saturated, upper)
+    if step == labels.ABOVE:
         return "VIOLATION" if status == labels.PROVED else labels.above_label(status, source)
-    if rank == upper:
+    if step == labels.MEETS:
         return labels.exact_label(status, source)
-    return "below bound" if saturated else "not saturated (lower bound only)"
+    return "below bound" if step == labels.BELOW_SATURATED else "not saturated (lower bound only)"
 
 
 def verify_partitions(net, partitions, *, seed: int = 0,
                       max_samples: int = DEFAULT_BUDGET, progress=None) -> list[dict]:
     """Any architecture: its rank measured on each partition (None: the default) beside
-    its own upper bound (:func:`architecture_bound`: proved, recalled or stated by the
+    its own upper bound (:func:`bound_of`: proved, recalled or stated by the
     architecture; ``status`` says which), where one exists. ``label`` is the
     measurement's label against that bound (:mod:`seprank.labels`). ``progress`` is
     measure's (its estimate line first, before each measurement starts)."""
@@ -94,9 +95,9 @@ def verify_partitions(net, partitions, *, seed: int = 0,
         t0 = time.perf_counter()
         A = default_partition(net.seq_len) if part is None else tuple(part)
         m = measure(net, A, seed=seed, max_samples=max_samples, progress=progress)
-        ub = architecture_bound(net, A) or {}
-        upper, source = ub.get("upper"), ub.get("source")
-        status = labels.bound_status(ub.get("tag")) if upper is not None else None
+        ub = bound_of(net, A)
+        upper, source = (None, None) if ub is None else (ub.value, ub.source)
+        status = labels.bound_status(ub.tag) if upper is not None else None
         label = (m.label if m.method != "modular" else
                  labels.rank_label(m.rank, m.saturated, m.budget_hit, upper, status, source))
         rows.append({"partition": list(m.partition), "measured": m.rank,

@@ -179,15 +179,15 @@ def _bounds(capsys, *args):
 
 def test_bounds_json_values_come_from_the_theory(capsys):
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     rc, out, err = _bounds(capsys, "--depth", "2", "--width", "3", "--heads", "3", "--seq-len",
                            "6", "--residual", "--json")
     assert rc == 0 and err == ""
     d = json.loads(out)
     kw = dict(width=3, heads=3, seq_len=6, residual=True)
-    ub = upper_bound(LinearSelfAttention(depth=2, **kw))
-    deeper = upper_bound(LinearSelfAttention(depth=3, **kw))
+    ub = theorem_bound(LinearSelfAttention(depth=2, **kw))
+    deeper = theorem_bound(LinearSelfAttention(depth=3, **kw))
     for key in ("upper", "log10_upper", "which", "why", "block", "monomial"):
         assert d[key] == ub[key], key
     assert d["kind"] == "proved" and d["output_degree"] == 9 and d["matrix_degree_D"] == 4
@@ -205,15 +205,15 @@ def test_bounds_json_values_come_from_the_theory(capsys):
 
 def test_bounds_json_with_a_partition_and_query_position(capsys):
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     rc, out, _ = _bounds(capsys, "--depth", "1", "--width", "2", "--seq-len", "5",
                          "--query-position", "4", "--partition", "0,1,2", "--json")
     assert rc == 0
     d = json.loads(out)
     net = dict(width=2, seq_len=5, query_position=4)
-    ub = upper_bound(LinearSelfAttention(depth=1, **net), [0, 1, 2])
-    deeper = upper_bound(LinearSelfAttention(depth=2, **net), [0, 1, 2])
+    ub = theorem_bound(LinearSelfAttention(depth=1, **net), [0, 1, 2])
+    deeper = theorem_bound(LinearSelfAttention(depth=2, **net), [0, 1, 2])
     assert d["upper"] == ub["upper"]
     assert d["growth_ratio_bound"] == deeper["log10_upper"] / ub["log10_upper"]
 

@@ -94,20 +94,20 @@ def _one_net_grid(monkeypatch, lie_by=0):
     positive value plants a VIOLATION, as a wrong bound or a wrong rank would)."""
     from seprank.nets import LinearSelfAttention
     from seprank.studies import verify
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
     from seprank.verdicts import verdict
 
     net = LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4)
     monkeypatch.setattr(verify, "configs", lambda grid="default": ([net], 0))
 
     def lowered(n, partition=None):
-        ub = dict(upper_bound(n, partition))
+        ub = dict(theorem_bound(n, partition))
         ub["upper"] -= lie_by
         return ub
 
-    monkeypatch.setattr(verify, "upper_bound", lowered)
+    monkeypatch.setattr(verify, "theorem_bound", lowered)
 
-    monkeypatch.setattr(verdict, "upper_bound", lowered)
+    monkeypatch.setattr(verdict, "theorem_bound", lowered)
 
 
 def test_verify_exits_1_on_a_violation(tmp_path, capsys, monkeypatch):

@@ -27,7 +27,7 @@ def test_each_block_carries_its_proved_bound_in_its_place(L, d, N, A):
     terms = bounds.block_terms(L, d, nq, no)
     assert [b["bound"] for b in m.blocks] == [terms[b["other_s_degree"]] for b in m.blocks]
     assert all(list(b) == ORDER for b in m.blocks)
-    assert sum(terms) == bounds.upper_bound(net, A)["block"] == m.bound["upper"]
+    assert sum(terms) == bounds.theorem_bound(net, A)["block"] == m.bound.value
 
 
 def test_the_residual_matrix_carries_the_residual_bound():

@@ -36,7 +36,7 @@ def test_measurement_repr_is_one_short_line_with_rank_label_config_and_time(grad
     assert "\n" not in r and len(r) <= MAX_REPR, r
     # 18 meets the proved block bound, compared after measuring: exact, proved
     assert r.startswith("Measurement(rank=18 [exact, proved]"), r
-    assert graded.bound["upper"] == 18 and graded.bound["status"] == "proved"
+    assert graded.bound.value == 18 and graded.bound.status == "proved"
     assert "modular p=67108859" in r and "graded" in r
     assert "L=2 d=2 H=1 N=4" in r and "A=(0, 1)" in r
     assert re.search(r"\d+\.\d\d s\)$", r)

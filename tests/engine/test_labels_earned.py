@@ -162,7 +162,7 @@ class Claims(Two):
 
 def test_an_architectures_own_bound_is_never_called_proved():
     m = seprank.measure(Claims(), [0])
-    assert m.rank == 2 and m.bound["status"] == "architecture"
+    assert m.rank == 2 and m.bound.status == "architecture"
     assert m.label == "exact, given the architecture's stated bound (my back-of-envelope claim)"
     c = seprank.certify(Claims(), [0])
     assert c.status == m.label and "proved" not in c.status

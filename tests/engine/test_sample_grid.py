@@ -48,10 +48,10 @@ def test_check_partition_rejects(partition, seq_len, text):
 
 def test_position_n_is_rejected_by_measure_and_bounds():
     from seprank import measure
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     net = LinearSelfAttention(depth=1, width=2, heads=1, seq_len=4)
-    for f in (lambda: measure(net, [0, 4]), lambda: upper_bound(net, [0, 4])):
+    for f in (lambda: measure(net, [0, 4]), lambda: theorem_bound(net, [0, 4])):
         with pytest.raises(ConfigError, match="out of range"):
             f()
 

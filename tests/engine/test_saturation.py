@@ -13,7 +13,7 @@ from seprank.cli import main
 from seprank.engine.saturation import entry_degree
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention, SoftmaxSelfAttention
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 
 NET = LinearSelfAttention(depth=3, width=2, seq_len=4)
 
@@ -75,10 +75,10 @@ def test_float_never_says_saturated_or_trusted_unless_trustworthy(capsys):
     assert re.search(rf"rank {m.rank}\b", cap.err)
 
 
-def test_upper_bound_refuses_softmax():
+def test_theorem_bound_refuses_softmax():
     net = SoftmaxSelfAttention(depth=1, width=2, seq_len=4)
     with pytest.raises(ConfigError, match="no proved upper bound"):
-        upper_bound(net)
+        theorem_bound(net)
     assert main(["bounds", "--depth", "1", "--width", "2", "--seq-len", "4", "--softmax"]) == 2
     assert main(["bounds", "--arch", "softmax-attention", "--param", "depth=2",
                  "--param", "width=2", "--param", "seq_len=4"]) == 2

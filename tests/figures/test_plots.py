@@ -32,9 +32,9 @@ def _fake_measurer(depth, width, heads, seq_len, *, method="modular", seed=0,
     from types import SimpleNamespace
 
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
-    r = upper_bound(LinearSelfAttention(depth=depth, width=width, heads=heads,
+    r = theorem_bound(LinearSelfAttention(depth=depth, width=width, heads=heads,
                                         seq_len=seq_len))["upper"]
     if grid is not None:
         return SimpleNamespace(rank=min(r, grid // 2), spectrum=[1.0, 0.5, 1e-20],

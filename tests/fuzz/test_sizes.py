@@ -11,7 +11,7 @@ import pytest
 import seprank
 from seprank import LinearSelfAttention as LSA
 from seprank.errors import SeprankError
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 from tests.fuzz._cli import assert_one_line, run_cli
 
 NET = dict(depth=1, width=2, seq_len=4)
@@ -32,13 +32,13 @@ REFUSED = {
     "seq_len a string": (lambda: LSA(depth=1, width=2, seq_len="4"), "seq_len='4'"),
     "MPS bond 2**40": (lambda: seprank.measure(seprank.nets.MPS(seq_len=4, phys_dim=2,
                                                                 bond=2**40)), "weights of shape"),
-    "upper_bound seq_len 2**62": (lambda: upper_bound(LSA(depth=1, width=2, seq_len=2**62)),
+    "theorem_bound seq_len 2**62": (lambda: theorem_bound(LSA(depth=1, width=2, seq_len=2**62)),
                                   "seq_len=4611686018427387904"),
-    "upper_bound depth 10**6": (lambda: upper_bound(LSA(depth=10**6, width=4, seq_len=8)),
+    "theorem_bound depth 10**6": (lambda: theorem_bound(LSA(depth=10**6, width=4, seq_len=8)),
                                 "too deep for the exact bound"),
-    "upper_bound depth 10**6 residual": (
-        lambda: upper_bound(LSA(depth=10**6, width=4, seq_len=8, residual=True)), "too deep"),
-    "upper_bound a string": (lambda: upper_bound("attention"), "net=str"),
+    "theorem_bound depth 10**6 residual": (
+        lambda: theorem_bound(LSA(depth=10**6, width=4, seq_len=8, residual=True)), "too deep"),
+    "theorem_bound a string": (lambda: theorem_bound("attention"), "net=str"),
     "certify None": (lambda: seprank.certify(None), "net=None is not an architecture"),
     "upper_bound name": (lambda: seprank.upper_bound("attention"),
                          "net='attention' is not an architecture instance"),
@@ -82,7 +82,7 @@ INTEGRAL = [np.int64, np.int32, np.uint16, int]
 def test_any_integral_number_is_a_size(kind):
     net = LSA(depth=kind(2), width=kind(2), seq_len=kind(4), heads=kind(1))
     assert type(net.depth) is int and net == LSA(depth=2, width=2, seq_len=4)
-    assert upper_bound(net)["upper"] == upper_bound(LSA(depth=2, width=2, seq_len=4))["upper"]
+    assert theorem_bound(net)["upper"] == theorem_bound(LSA(depth=2, width=2, seq_len=4))["upper"]
     m = seprank.measure(net, [np.int64(0), np.int64(1)])
     assert m.partition == (0, 1)
 
@@ -110,5 +110,5 @@ def test_cli_sizes_refused_in_one_line(argv, words, capsys):
 @pytest.mark.parametrize("depth", [100, 3000, 10_000])
 def test_bounds_answer_deep_networks_in_bounded_time(depth):
     t = time.perf_counter()
-    ub = upper_bound(LSA(depth=depth, width=4, seq_len=8, residual=True))
+    ub = theorem_bound(LSA(depth=depth, width=4, seq_len=8, residual=True))
     assert ub["log10_upper"] > 0 and time.perf_counter() - t < 20

@@ -170,7 +170,7 @@ def test_each_zoo_upper_bound_is_the_formula_of_its_module(net, A, value, source
     b = net.upper_bound(A)
     assert isinstance(b, Bound)
     assert (b.value, b.source, b.status, dict(b.facts)) == (value, source, status, facts)
-    assert bound_of(net, A) == b and architecture_bound(net, A) == b.as_dict()
+    assert bound_of(net, A) == b
 
 
 def test_gnn_bound_from_its_walk_index():
@@ -202,11 +202,11 @@ def test_the_papers_network_declares_its_theorem_and_theory_owns_the_bound():
     net = LinearSelfAttention(depth=2, width=2, seq_len=4)
     assert theorem_of(net) == "linear_attention" and not hasattr(net, "upper_bound")
     b = bound_of(net, (0, 1))
-    ub = bounds.upper_bound(net, (0, 1))
+    ub = bounds.theorem_bound(net, (0, 1))
     assert (b.value, b.source, b.status, b.tag) == (ub["upper"], ub["why"], "proved", "P")
     assert b.fact("log10_upper") == ub["log10_upper"] and b.fact("which") == "block"
     emb = EmbeddedAttention(depth=1, width=3, seq_len=4, vocab=3, embed_rank=2)
-    at_r = bounds.upper_bound(LinearSelfAttention(depth=1, width=2, seq_len=4), (0, 1))
+    at_r = bounds.theorem_bound(LinearSelfAttention(depth=1, width=2, seq_len=4), (0, 1))
     assert bound_of(emb, (0, 1)).value == min(at_r["upper"], 3**2)
     assert bound_of(emb, (0, 1)).status == "architecture"
 
@@ -215,7 +215,7 @@ def test_softmax_attention_gets_no_proved_bound():
     net = SoftmaxSelfAttention(1, 2, 1, 4)
     assert theorem_of(net) is None and bound_of(net) is None
     with pytest.raises(ConfigError, match="SoftmaxSelfAttention: no proved upper bound"):
-        bounds.upper_bound(net)
+        bounds.theorem_bound(net)
     with pytest.raises(ConfigError, match="no proved upper bound in seprank"):
         seprank.upper_bound(net)
 
@@ -278,7 +278,9 @@ def test_a_users_bound_of_each_status_labels_the_measurement():
                           ("architecture", "exact, given the architecture's stated bound (src)"),
                           ("user", "exact, given the stated bound (src)")]:
         m = seprank.measure(_own(Bound(2, "src", status)), (0, 1))
-        assert (m.rank, m.bound["status"], m.label) == (2, status, words)
+        assert (m.rank, m.bound, m.label) == (2, Bound(2, "src", status), words)
+        assert m.to_dict()["bound"] == {"upper": 2, "status": status, "source": "src",
+                                        "kind": None}
     assert seprank.measure(_own(None), (0, 1)).bound is None
 
 
@@ -287,7 +289,8 @@ def test_a_users_bound_claiming_proved_is_refused():
     with pytest.raises(ConfigError, match="status='proved' is for the theorems of theory/"):
         bound_of(net)
     m = seprank.measure(net, (0, 1))
-    assert m.bound["upper"] is None and "status='proved'" in m.bound["note"]
+    assert m.bound.value is None and "status='proved'" in m.bound.source
+    assert m.to_dict()["bound"] == {"upper": None, "note": m.bound.source}
     assert m.label == "lower bound, saturated"
 
 

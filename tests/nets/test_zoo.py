@@ -469,11 +469,11 @@ def test_committed_figure9_csv_shows_saturation_at_embed_rank():
 def test_embedded_attention_within_its_derived_bound_flat_in_width():
     """[D] sep <= the attention block bound at width min(d_x, r) (and <= V^min(|A|,|B|)):
     the bound itself stops growing at d_x = r; the measured ranks stay below it."""
-    from seprank.theory.architecture_bounds import architecture_bound
+    from seprank.theory.architecture_bounds import bound_of
 
     for d in (1, 2, 3, 4):
         net = EmbeddedAttention(vocab=5, embed_rank=2, width=d, depth=2, seq_len=4)
-        ub = architecture_bound(net, (0, 1))["upper"]
+        ub = bound_of(net, (0, 1)).value
         assert measure(net, (0, 1)).rank <= ub
         at_r = EmbeddedAttention(vocab=5, embed_rank=2, width=2, depth=2, seq_len=4)
-        assert ub == (architecture_bound(at_r, (0, 1))["upper"] if d >= 2 else ub)
+        assert ub == (bound_of(at_r, (0, 1)).value if d >= 2 else ub)

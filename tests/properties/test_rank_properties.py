@@ -18,13 +18,13 @@ from seprank.testing import (
     configs,
     partitions,
 )
-from seprank.theory.bounds import block_bound, upper_bound
+from seprank.theory.bounds import block_bound, theorem_bound
 
 
 @given(net=configs(max_bound=600), data=st.data())
 def test_measured_rank_never_exceeds_proven_bound(net, data):
     part = data.draw(partitions(net.seq_len))
-    ub = upper_bound(net, part)["upper"]
+    ub = theorem_bound(net, part)["upper"]
     assert_rank_within_bounds(net, part, upper=ub)
 
 

@@ -5,7 +5,7 @@ import pytest
 from seprank import measure
 from seprank.cli import main
 from seprank.nets import LinearSelfAttention
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -20,7 +20,7 @@ def test_default_budget_saturates_the_benchmark_targets(cfg):
     m = measure(net)
     assert m.sample_saturated and not m.budget_hit
     assert measure(net, rank_engine="flint").history == m.history
-    assert m.rank == upper_bound(net)["upper"]
+    assert m.rank == theorem_bound(net)["upper"]
 
 
 def test_default_verify_grid_exits_zero(tmp_path, capsys):

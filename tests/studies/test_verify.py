@@ -14,7 +14,7 @@ from seprank import labels
 from seprank.errors import ConfigError
 from seprank.nets import LinearSelfAttention
 from seprank.studies import verify
-from seprank.theory.bounds import upper_bound
+from seprank.theory.bounds import theorem_bound
 from seprank.verdicts import verdict
 
 
@@ -26,13 +26,13 @@ def _shift_bound(monkeypatch, by):
     """verify's proved bound reported ``by`` higher than proved (lower where negative)."""
 
     def shifted(n, partition=None):
-        ub = dict(upper_bound(n, partition))
+        ub = dict(theorem_bound(n, partition))
         ub["upper"] += by
         return ub
 
-    monkeypatch.setattr(verify, "upper_bound", shifted)
+    monkeypatch.setattr(verify, "theorem_bound", shifted)
 
-    monkeypatch.setattr(verdict, "upper_bound", shifted)
+    monkeypatch.setattr(verdict, "theorem_bound", shifted)
 
 
 @pytest.mark.timeout(300)  # the first measurement here compiles the GF(p) kernel (numba):
@@ -75,7 +75,7 @@ def test_configs_keep_bounds_up_to_the_budget(monkeypatch):
 def test_configs_of_the_quick_grid():
     nets, skipped = verify.configs("quick")
     assert len(nets) == 92 and skipped > 0
-    assert all(upper_bound(n)["upper"] <= 1500 for n in nets)
+    assert all(theorem_bound(n)["upper"] <= 1500 for n in nets)
 
 
 # --------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_verify_one_row_fields():
     row, m = verdict.verify_one(_net(), with_measurement=True)
     assert m.rank == row["measured"] == 18 and row["upper"] == 18
     assert list(row) == verify.COLUMNS
-    assert row["log10_upper"] == round(upper_bound(_net())["log10_upper"], 4) == 1.2553
+    assert row["log10_upper"] == round(theorem_bound(_net())["log10_upper"], 4) == 1.2553
     assert row["bound"] == "block" and row["regime_paper"] == "depth-inefficient"
     assert row["regime_growth"] == "" and row["gap"] == 0 and row["exact_proved"] is True
     assert row["label"] == m.label == "exact, proved"

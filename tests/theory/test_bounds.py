@@ -204,22 +204,22 @@ def test_monomial_bound_values():
                                              for t in range(4))
 
 
-def test_upper_bound_dict_and_sides():
+def test_theorem_bound_dict_and_sides():
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import sides, upper_bound
+    from seprank.theory.bounds import sides, theorem_bound
 
     assert sides(6, (0, 1), 0) == (2, 4) and sides(6, (0, 1), 3) == (4, 2)
     net = LinearSelfAttention(depth=2, width=3, heads=1, seq_len=6)
-    ub = upper_bound(net)
+    ub = theorem_bound(net)
     assert ub["upper"] == 49 == ub["block"] and ub["which"] == "block" and ub["kind"] == "proved"
     assert ub["log10_upper"] == pytest.approx(math.log10(49))
     assert ub["n_query_side"] == 3 and ub["n_other_side"] == 3 and "closed form" in ub["why"]
-    small = upper_bound(LinearSelfAttention(depth=1, width=1, heads=1, seq_len=2))
+    small = theorem_bound(LinearSelfAttention(depth=1, width=1, heads=1, seq_len=2))
     assert small["upper"] == min(small["block"], small["monomial"]) == 2
-    q = upper_bound(LinearSelfAttention(depth=2, width=3, heads=1, seq_len=5, query_position=4),
+    q = theorem_bound(LinearSelfAttention(depth=2, width=3, heads=1, seq_len=5, query_position=4),
                     [0, 1])
     assert (q["n_query_side"], q["n_other_side"]) == (3, 2) and "bounded-rank" in q["why"]
-    res = upper_bound(LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4, residual=True))
+    res = theorem_bound(LinearSelfAttention(depth=2, width=2, heads=1, seq_len=4, residual=True))
     assert res["upper"] == 20 and "residual" in res["why"]
 
 
@@ -437,24 +437,24 @@ def test_residual_monomial_log10_matches_the_integer():
         assert monomial_bound_log10(*args, residual=True) == pytest.approx(math.log10(exact))
 
 
-def test_upper_bound_falls_back_to_monomial_when_block_is_too_costly():
+def test_theorem_bound_falls_back_to_monomial_when_block_is_too_costly():
     """Width 100 with 4 positions a side: the bounded-rank block bound needs too many
     Schur dimensions, so the monomial count is the bound, and ``why`` says why."""
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
-    r = upper_bound(LinearSelfAttention(depth=5, width=100, heads=1, seq_len=8))
+    r = theorem_bound(LinearSelfAttention(depth=5, width=100, heads=1, seq_len=8))
     assert r["which"] == "monomial" and r["block"] is None
     assert r["why"].startswith("monomial count per side (block bound not computed: seq_len")
     assert r["upper"] == r["monomial"] == monomial_bound(5, 100, 4, 4)
     assert r["log10_upper"] == pytest.approx(math.log10(r["upper"]))
 
 
-def test_upper_bound_past_max_digits_keeps_its_log10():
+def test_theorem_bound_past_max_digits_keeps_its_log10():
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import MAX_DIGITS, upper_bound
+    from seprank.theory.bounds import MAX_DIGITS, theorem_bound
 
-    r = upper_bound(LinearSelfAttention(depth=30, width=30, heads=1, seq_len=60))
+    r = theorem_bound(LinearSelfAttention(depth=30, width=30, heads=1, seq_len=60))
     assert r["upper"] is None and r["block"] is None and r["which"] == "block"
     assert r["log10_upper"] == pytest.approx(generic_block_bound_log10(30, 30))
     assert r["log10_upper"] > MAX_DIGITS
@@ -538,14 +538,14 @@ def test_lgamma_ratio_full_precision_on_every_branch(a, delta):
 
 def test_residual_generic_bound_near_the_digit_limit_is_computed():
     """Depth 49, width 19, residual: 3987 digits, under MAX_DIGITS. block_bound computes it
-    and upper_bound returns it (an estimate 14 digits loose once refused it, and
-    upper_bound, which had asked for it, let the TooBigError escape)."""
+    and theorem_bound returns it (an estimate 14 digits loose once refused it, and
+    theorem_bound, which had asked for it, let the TooBigError escape)."""
     from seprank.nets import LinearSelfAttention
-    from seprank.theory.bounds import upper_bound
+    from seprank.theory.bounds import theorem_bound
 
     v = block_bound(49, 19, 19, 19, residual=True)
     assert len(str(v)) == 3987
-    r = upper_bound(LinearSelfAttention(depth=49, width=19, heads=1, seq_len=38, residual=True))
+    r = theorem_bound(LinearSelfAttention(depth=49, width=19, heads=1, seq_len=38, residual=True))
     assert r["upper"] == r["block"] == v and r["which"] == "block"
 
 
@@ -593,21 +593,21 @@ def test_digit_limit_is_inclusive_on_every_path(monkeypatch):
 
 
 @pytest.mark.parametrize("residual", [False, True])
-def test_upper_bound_asks_only_for_integers_it_gets(monkeypatch, residual):
-    """upper_bound returns the exact integer exactly when its log10 (the companion's, the
+def test_theorem_bound_asks_only_for_integers_it_gets(monkeypatch, residual):
+    """theorem_bound returns the exact integer exactly when its log10 (the companion's, the
     number the refusal compares) is at most MAX_DIGITS, and never lets block_bound's or
     monomial_bound's refusal escape: the limit on it, a float below it, a float above."""
     from seprank.nets import LinearSelfAttention
     from seprank.theory import bounds
 
     net = LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4, residual=residual)
-    ref = bounds.upper_bound(net)
+    ref = bounds.theorem_bound(net)
     assert ref["which"] == "block"
     lg = bounds.block_bound_log10(3, 2, 2, 2, residual)
     for limit, computed in ((lg, True), (math.nextafter(lg, -math.inf), False),
                             (math.nextafter(lg, math.inf), True)):
         monkeypatch.setattr(bounds, "MAX_DIGITS", limit)
-        r = bounds.upper_bound(net)
+        r = bounds.theorem_bound(net)
         assert (r["upper"] == ref["upper"]) if computed else r["upper"] is None
         assert r["log10_upper"] == pytest.approx(lg, rel=1e-12)
 

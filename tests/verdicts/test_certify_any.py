@@ -192,7 +192,7 @@ def test_check_certificate_takes_the_architecture_itself():
 
 
 def test_a_subclass_that_changes_apply_does_not_inherit_the_bound():
-    from seprank.theory.architecture_bounds import architecture_bound, has_architecture_bound
+    from seprank.theory.architecture_bounds import bound_of, has_architecture_bound
 
     class Squared(MPS):
         def apply(self, params, X, domain):
@@ -202,9 +202,9 @@ def test_a_subclass_that_changes_apply_does_not_inherit_the_bound():
     class Renamed(MPS):
         pass
 
-    assert architecture_bound(Squared(seq_len=4, phys_dim=2, bond=2), (0, 1)) is None
+    assert bound_of(Squared(seq_len=4, phys_dim=2, bond=2), (0, 1)) is None
     assert not has_architecture_bound(Squared(seq_len=4, phys_dim=2, bond=2))
-    assert architecture_bound(Renamed(seq_len=4, phys_dim=2, bond=2), (0, 1))["upper"] == 2
+    assert bound_of(Renamed(seq_len=4, phys_dim=2, bond=2), (0, 1)).value == 2
 
 
 def test_without_a_recheck_the_status_says_so():

@@ -20,13 +20,21 @@ registers an instance (or an entry point in the group ``seprank.strategies``).
 
 from __future__ import annotations
 
-from seprank.engine.strategies import (catalecticant, coefficients, direct, expand, graded,
-                                       sketch)
-from seprank.engine.strategies.base import Plan
+from seprank.engine.strategies import base as _base
+from seprank.engine.strategies import catalecticant, coefficients, direct, expand, graded, sketch
+from seprank.engine.strategies.base import RunInputs
 from seprank.engine.strategies.registry import Request, Strategy, get, names, ordered, register
 
 #: ``"auto"`` and the strategies shipped with seprank (:func:`names` adds plugins).
 STRATEGIES = names(plugins=False)
 
-__all__ = ["STRATEGIES", "Plan", "Request", "Strategy", "catalecticant", "coefficients",
+__all__ = ["STRATEGIES", "Request", "RunInputs", "Strategy", "catalecticant", "coefficients",
            "direct", "expand", "get", "graded", "names", "ordered", "register", "sketch"]
+
+
+def __getattr__(name: str):
+    """``Plan``, the run inputs' old name (deprecated: :class:`RunInputs`)."""
+    if name == "Plan":
+        _base.PLAN_CLASS.warn(stacklevel=2)
+        return RunInputs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

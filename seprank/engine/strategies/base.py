@@ -1,9 +1,12 @@
-"""What every measurement strategy receives (a plan) and shares (the sample points; the
-ranks come from the plan's :class:`~seprank.algebra.rank.RankEngine`).
+"""What every measurement strategy receives (its run inputs) and shares (the sample
+points; the ranks come from the inputs' :class:`~seprank.algebra.rank.RankEngine`).
 
-A strategy is a function ``run(plan) -> Measurement``; the plan holds everything decided
-once (network, weights, domain, sides, the grid evaluator, budgets), so the strategy is
-the adaptive loop only.
+A strategy is a function ``run(inputs) -> Measurement``; its :class:`RunInputs` hold
+everything the planner decided once (network, weights, domain, sides, the grid
+evaluator, budgets), so the strategy is the adaptive loop only. (A *plan* is the
+planner's whole decision, :class:`seprank.engine.planner.MeasurementPlan`; its ``run``
+is a RunInputs. The class was called ``Plan`` before: that name still answers,
+deprecated.)
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
 from seprank.nets.base import input_dim
+from seprank.registry import deprecated
 
 
 def say(progress, msg: str) -> None:
@@ -48,8 +52,9 @@ SAMPLE_BAR = "{desc}: samples {n_fmt} of at most {total_fmt} [{elapsed}{postfix}
 
 
 @dataclass
-class Plan:
-    """Everything a strategy needs, decided before any grid is evaluated."""
+class RunInputs:
+    """Everything a strategy's run needs, decided before any grid is evaluated (a
+    :class:`~seprank.engine.planner.MeasurementPlan`'s ``run``)."""
 
     net: Any
     params: Any
@@ -173,3 +178,17 @@ def params_for(net, domain, seed: int, weights: dict | None):
     if weights is not None:
         return _weights.weights_in(domain, weights)
     return net.init(np.random.default_rng(seed), domain)
+
+
+#: The run inputs' name before "plan" meant the planner's decision only.
+PLAN_CLASS = deprecated("seprank.engine.strategies.Plan", since="0.2.0",
+                        instead="use seprank.engine.strategies.RunInputs (a plan is a "
+                        "MeasurementPlan; its run is a RunInputs)")
+
+
+def __getattr__(name: str):
+    """``Plan``, the run inputs' old name, with a DeprecationWarning."""
+    if name == "Plan":
+        PLAN_CLASS.warn(stacklevel=2)
+        return RunInputs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

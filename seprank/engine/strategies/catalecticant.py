@@ -44,7 +44,7 @@ from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import available_memory
 from seprank.engine.saturation import Ground, GroundContext, given_weights, unstopped
 from seprank.engine.strategies import catalecticant_minors as minors
-from seprank.engine.strategies.base import BASE_BYTES, Plan
+from seprank.engine.strategies.base import BASE_BYTES, RunInputs
 from seprank.engine.strategies.catalecticant_sizes import (  # noqa: F401 (re-exported)
     FAST_FROM,
     FAST_PRIME,
@@ -72,7 +72,7 @@ def _subset(rng, keys, count: int):
 REST_CHUNK = 4096
 
 
-def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
+def rank_block(inputs: RunInputs, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
     """(rank, shape ranked, fill seconds, rank seconds) of the block H[rows, (cols, c)].
 
     The rank is at most s = min(rows, d cols). A block whose long side has more than
@@ -87,11 +87,11 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
     t_fill = t_rank = 0.0
     tries = []
     if nc > small + MARGIN * d:
-        tries.append((rows, _subset(plan.pts_rng, cols, -(-(small + MARGIN) // d))))
+        tries.append((rows, _subset(inputs.pts_rng, cols, -(-(small + MARGIN) // d))))
     elif nr > small + MARGIN:
-        tries.append((_subset(plan.pts_rng, rows, small + MARGIN), cols))
+        tries.append((_subset(inputs.pts_rng, rows, small + MARGIN), cols))
     tries.append((rows, cols))
-    rec = minors.recording(plan)  # certifying: the pivots too (no left-kernel shortcut)
+    rec = minors.recording(inputs)  # certifying: the pivots too (no left-kernel shortcut)
     for r_keys, c_keys in tries:
         check_fits(r_keys.size, c_keys.size * d)
         whole = r_keys is rows and c_keys is cols
@@ -100,13 +100,13 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
         H = sp.catalecticant(keys, values, r_keys, c_keys, transpose=flip)
         t1 = time.perf_counter()
         if rec:
-            r, minor = minors.pivots_of(plan, H, r_keys, c_keys, flip, d)
+            r, minor = minors.pivots_of(inputs, H, r_keys, c_keys, flip, d)
             rest = None
-        elif whole or not plan.engine.has_left_kernel:
-            r = plan.engine.rank(H, overwrite=True)
+        elif whole or not inputs.engine.has_left_kernel:
+            r = inputs.engine.rank(H, overwrite=True)
             rest = None
         else:
-            K = plan.engine.left_kernel(H, overwrite=True)  # H's rows: the short side
+            K = inputs.engine.left_kernel(H, overwrite=True)  # H's rows: the short side
             r = H.shape[0] - K.shape[0]
             rest = None if r == small else (np.setdiff1d(rows, r_keys) if flip
                                             else np.setdiff1d(cols, c_keys))
@@ -114,7 +114,7 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
         if rest is not None:
             del H  # the subset's matrix is not needed past its kernel
             if fits(K.shape[0], rest.size * (1 if flip else d)):  # K X: deficit x rest
-                r2, tf, tr = _rest_through_kernel(plan, keys, values, K, rows, cols, rest,
+                r2, tf, tr = _rest_through_kernel(inputs, keys, values, K, rows, cols, rest,
                                                   flip)
                 return int(r + r2), [nr, nc], t_fill + tf, t_rank + tr
             del K  # a deficit too large for K X: the whole block, as other engines do
@@ -122,12 +122,12 @@ def rank_block(plan: Plan, keys, values, rows, cols) -> tuple[int, list[int], fl
         del H
         if r == small or whole:
             if rec:
-                minors.keep(plan, rows, cols, minor)
+                minors.keep(inputs, rows, cols, minor)
             return int(r), [nr, nc] if whole else [r_keys.size, c_keys.size * d], t_fill, t_rank
     raise AssertionError("the whole block is always tried")  # pragma: no cover
 
 
-def _rest_through_kernel(plan, keys, values, K, rows, cols, rest, flip):
+def _rest_through_kernel(inputs, keys, values, K, rows, cols, rest, flip):
     """(rank added, fill s, rank s) by the entries ``rest`` of the long side that the
     eliminated submatrix H left out: rank [H | X] = rank H + rank(K X), K a basis of H's
     left kernel (exact; the engine's ``left_kernel``). H's rows are the short side
@@ -142,8 +142,8 @@ def _rest_through_kernel(plan, keys, values, K, rows, cols, rest, flip):
         X = sp.catalecticant(keys, values, part, cols, transpose=True) if flip \
             else sp.catalecticant(keys, values, rows, part)
         t_fill += time.perf_counter() - tf
-        parts.append(plan.engine.matmul(K, X))
-    r2 = plan.engine.rank(np.hstack(parts))
+        parts.append(inputs.engine.matmul(K, X))
+    r2 = inputs.engine.rank(np.hstack(parts))
     return r2, t_fill, time.perf_counter() - t0 - t_fill
 
 
@@ -160,19 +160,19 @@ class Prepared:
     build_seconds: float
 
 
-def prepare(plan: Plan) -> Prepared:
+def prepare(inputs: RunInputs) -> Prepared:
     """Build F and its coefficient table (the part of :func:`run` before any block)."""
-    net, p = form_of(plan.net), plan.domain.p
+    net, p = form_of(inputs.net), inputs.domain.p
     d, D = net.width, net.matrix_degree
     m = d * (d + 1) // 2
     t0 = time.perf_counter()
-    _, F = sp.build_F(net, plan.params, p)
-    if capability_check.needed(plan.net):  # a user's declared form: against its apply
-        capability_check.check_form(plan.net, net, plan.params, plan.domain, F, plan.seed)
+    _, F = sp.build_F(net, inputs.params, p)
+    if capability_check.needed(inputs.net):  # a user's declared form: against its apply
+        capability_check.check_form(inputs.net, net, inputs.params, inputs.domain, F, inputs.seed)
     radix = 2 * D + 1 if net.residual else D + 1
     keys, values = sp.coefficient_table(F, m, D, p, radix)
     t_build = time.perf_counter() - t0
-    plan.say(f"  catalecticant: F built in {t_build:.2f}s ({keys.size} monomials)")
+    inputs.say(f"  catalecticant: F built in {t_build:.2f}s ({keys.size} monomials)")
     return Prepared(keys, values, D, m, radix, t_build)
 
 
@@ -182,15 +182,15 @@ def block_count(net) -> int:
     return 1 if net.residual else net.matrix_degree + 1
 
 
-def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, float]:
+def measure_block(inputs: RunInputs, prep: Prepared, k: int) -> tuple[dict, float, float]:
     """(block, fill seconds, rank seconds) of block k (S-degree k on the side without the
-    query; with the residual, k = 0 is the one matrix). A pure function of the plan's
+    query; with the residual, k = 0 is the one matrix). A pure function of the run inputs'
     network, weights and prime and of k: the sub-matrix of a first attempt
     (:func:`rank_block`) is drawn from ``default_rng([seed, 1, k])``, so the blocks can be
     ranked in any order, anywhere, and give the same result."""
-    net = form_of(plan.net)
+    net = form_of(inputs.net)
     d = net.width
-    _, _, query_on_A = _sides(net, plan.A)
+    _, _, query_on_A = _sides(net, inputs.A)
     te = time.perf_counter()
     if net.residual:
         ks = sp.keys_up_to(prep.D, prep.m, prep.radix)
@@ -198,23 +198,23 @@ def measure_block(plan: Plan, prep: Prepared, k: int) -> tuple[dict, float, floa
         H = sp.catalecticant(prep.keys, prep.values, ks, ks)
         tf = time.perf_counter() - te
         tr = time.perf_counter()
-        if minors.recording(plan):
-            r, minor = minors.pivots_of(plan, H, ks, ks, False, d)
-            minors.keep(plan, ks, ks, minor)
+        if minors.recording(inputs):
+            r, minor = minors.pivots_of(inputs, H, ks, ks, False, d)
+            minors.keep(inputs, ks, ks, minor)
         else:
-            r = plan.engine.rank(H, overwrite=True)
+            r = inputs.engine.rank(H, overwrite=True)
         tr = time.perf_counter() - tr
         return {"degree": None, "other_s_degree": None, "rank": int(r), "shape": list(H.shape),
                 "seconds": time.perf_counter() - te}, tf, tr
     D = prep.D
     rows, cols = sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(D - k, prep.m, prep.radix)
-    own = replace(plan, pts_rng=np.random.default_rng([plan.seed, 1, k]))
+    own = replace(inputs, pts_rng=np.random.default_rng([inputs.seed, 1, k]))
     r, ranked, tf, tr = rank_block(own, prep.keys, prep.values, rows, cols)
     a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
     block = {"degree": a_deg, "other_s_degree": k, "rank": r,
              "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
              "seconds": time.perf_counter() - te}
-    plan.say(f"  block A-degree {a_deg}: rank {r} of {block['shape']} "
+    inputs.say(f"  block A-degree {a_deg}: rank {r} of {block['shape']} "
              f"(ranked {ranked}, {block['seconds']:.1f}s)")
     return block, tf, tr
 
@@ -224,11 +224,11 @@ def _sides(net, A):
     return nq, no, net.query_position in set(A)
 
 
-def run(plan: Plan, reason: str = "") -> Measurement:
+def run(inputs: RunInputs, reason: str = "") -> Measurement:
     """Build F, form each block (or the residual's one matrix), rank it."""
-    prep = prepare(plan)
-    results = [measure_block(plan, prep, k) for k in range(block_count(plan.net))]
-    return assemble(plan, int(prep.keys.size), prep.build_seconds, results, reason)
+    prep = prepare(inputs)
+    results = [measure_block(inputs, prep, k) for k in range(block_count(inputs.net))]
+    return assemble(inputs, int(prep.keys.size), prep.build_seconds, results, reason)
 
 
 #: What a catalecticant rank certifies (the Measurement's ``certified``).
@@ -279,13 +279,13 @@ class CatalecticantDetail(Detail):
     residual: bool
 
 
-def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
+def assemble(inputs: RunInputs, monomials: int, build_seconds: float, results: list,
              reason: str = "", seconds: float | None = None) -> Measurement:
     """The Measurement from every block's :func:`measure_block` result, k = 0..D in order
-    (``seconds``: the total to report; default the time since the plan was made)."""
-    net, p = form_of(plan.net), plan.domain.p
+    (``seconds``: the total to report; default the time since the run inputs were made)."""
+    net, p = form_of(inputs.net), inputs.domain.p
     D = net.matrix_degree
-    nq, no, query_on_A = _sides(net, plan.A)
+    nq, no, query_on_A = _sides(net, inputs.A)
     blocks = [dict(b) for b, _, _ in results]
     if not net.residual:
         blocks.sort(key=lambda b: b["degree"])
@@ -298,15 +298,15 @@ def assemble(plan: Plan, monomials: int, build_seconds: float, results: list,
                                query_side="A" if query_on_A else "B", sides=(nq, no),
                                degree=DEGREE_CONVENTION, residual=bool(net.residual))
     if seconds is None:
-        seconds = time.perf_counter() - plan.t_start
+        seconds = time.perf_counter() - inputs.t_start
     return Measurement(
         rank=int(total), saturated=True, certified=CERTIFIED,
-        method=plan.method, prime=p, samples=tuple(big["shape"]),
-        seconds=seconds, seed=plan.seed, config=plan.config,
-        partition=plan.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
+        method=inputs.method, prime=p, samples=tuple(big["shape"]),
+        seconds=seconds, seed=inputs.seed, config=inputs.config,
+        partition=inputs.A, sampler="coefficients", eval_seconds=t_eval, rank_seconds=t_rank,
         history=[(big["shape"][0], big["shape"][1], int(total))], strategy="catalecticant",
         strategy_reason=reason, blocks=blocks, detail=info,
-        minors=minors.collect(plan, blocks, D),
+        minors=minors.collect(inputs, blocks, D),
     )
 
 

@@ -1,5 +1,5 @@
 """Nonsingular minors of the catalecticant strategy's matrices, recorded only when a
-certificate is wanted (``plan.minors`` a dict; None, the default, records nothing).
+certificate is wanted (``inputs.minors`` a dict; None, the default, records nothing).
 
 A block is named by its first row key and first column key: for the homogeneous block k
 these are k and D - k (the smallest key of degree k is k s_0), for the residual's one
@@ -14,15 +14,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def recording(plan) -> bool:
+def recording(inputs) -> bool:
     """Whether this measurement records its minors (a certificate was asked for)."""
-    return getattr(plan, "minors", None) is not None
+    return getattr(inputs, "minors", None) is not None
 
 
-def pivots_of(plan, H, r_keys, c_keys, flip: bool, d: int) -> tuple[int, dict]:
+def pivots_of(inputs, H, r_keys, c_keys, flip: bool, d: int) -> tuple[int, dict]:
     """(rank, minor) of H = catalecticant(keys, values, r_keys, c_keys, transpose=flip),
     its pivots mapped back to keys (H is overwritten)."""
-    rows, cols = plan.engine.pivots(H, overwrite=True)
+    rows, cols = inputs.engine.pivots(H, overwrite=True)
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     if flip:  # H^T: its rows are the block's (delta, c) columns
         rows, cols = cols, rows
@@ -31,20 +31,20 @@ def pivots_of(plan, H, r_keys, c_keys, flip: bool, d: int) -> tuple[int, dict]:
                             "coords": (cols % d).tolist()}
 
 
-def keep(plan, rows, cols, minor: dict) -> None:
+def keep(inputs, rows, cols, minor: dict) -> None:
     """Record the block's minor, under the block's first row and column keys."""
-    plan.minors[(int(rows[0]), int(cols[0]))] = minor
+    inputs.minors[(int(rows[0]), int(cols[0]))] = minor
 
 
-def collect(plan, blocks: list, D: int) -> list | None:
+def collect(inputs, blocks: list, D: int) -> list | None:
     """Each block's minor with its degrees and rank, in the blocks' order (None when not
     recording)."""
-    if not recording(plan):
+    if not recording(inputs):
         return None
     out = []
     for b in blocks:
         k = b["other_s_degree"]
-        minor = plan.minors[(0, 0) if k is None else (k, D - k)]
+        minor = inputs.minors[(0, 0) if k is None else (k, D - k)]
         out.append({"degree": b["degree"], "other_s_degree": k, "rank": int(b["rank"]),
                     **minor})
     return out

@@ -27,78 +27,78 @@ from seprank.engine.saturation import (
     grid_ground,
     uncovered,
 )
-from seprank.engine.strategies.base import Plan
+from seprank.engine.strategies.base import RunInputs
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import MeasurementInterrupted, SamplingError
 
 
-def _grow_random(plan: Plan, n: int, Ap, Bp):
+def _grow_random(inputs: RunInputs, n: int, Ap, Bp):
     """New random points up to n per side and the new cells only: (Ap, Bp, right, bottom),
     right = old rows x new columns, bottom = new rows x all columns."""
     old = 0 if Ap is None else Ap.shape[0]
-    new_A, new_B = plan.new_points(n - old, plan.A), plan.new_points(n - old, plan.B)
+    new_A, new_B = inputs.new_points(n - old, inputs.A), inputs.new_points(n - old, inputs.B)
     if Ap is None:
-        return new_A, new_B, np.zeros((0, n), dtype=new_A.dtype), plan.evaluate(new_A, new_B)
-    right = plan.evaluate(Ap, new_B)
+        return new_A, new_B, np.zeros((0, n), dtype=new_A.dtype), inputs.evaluate(new_A, new_B)
+    right = inputs.evaluate(Ap, new_B)
     Bp = np.concatenate([Bp, new_B])
     Ap = np.concatenate([Ap, new_A])
-    return Ap, Bp, right, plan.evaluate(new_A, Bp)
+    return Ap, Bp, right, inputs.evaluate(new_A, Bp)
 
 
-def _grow_templates(plan: Plan, n: int, templates):
+def _grow_templates(inputs: RunInputs, n: int, templates):
     """The template grid with enough templates for n rows and columns (re-evaluated)."""
-    A, B = plan.A, plan.B
+    A, B = inputs.A, inputs.B
     M = max(_grid.templates_needed(n, len(A)), _grid.templates_needed(n, len(B)))
     have = 0 if templates is None else templates.shape[0]
     M = max(M, have + 1) if templates is not None else M
-    extra = plan.new_points(M - have, (0,))[:, 0]
+    extra = inputs.new_points(M - have, (0,))[:, 0]
     templates = extra if templates is None else np.concatenate([templates, extra])
     Ap = _grid.template_points(templates, len(A))
     Bp = _grid.template_points(templates, len(B))
     _grid.check_matrix_fits(Ap.shape[0], Bp.shape[0])
-    return templates, plan.evaluate(Ap, Bp)
+    return templates, inputs.evaluate(Ap, Bp)
 
 
-def _rank_of(plan: Plan, F: np.ndarray, modular: bool):
+def _rank_of(inputs: RunInputs, F: np.ndarray, modular: bool):
     """(rank, tolerance, spectrum, scaled_rank) of the whole matrix ``F``: exact over GF(p)
     (the float fields None), or the float SVD rank with what its trust verdict reads."""
     if modular:
-        return plan.engine.rank(F), None, None, None
-    fr = rank_float(F, plan.tol)
+        return inputs.engine.rank(F), None, None, None
+    fr = rank_float(F, inputs.tol)
     return fr.rank, fr.tolerance, fr.spectrum, fr.scaled_rank
 
 
-def _alphabet(plan: Plan, reason: str) -> Measurement:
+def _alphabet(inputs: RunInputs, reason: str) -> Measurement:
     """The complete grid over the net's input alphabet: every assignment of its M symbols to
     the A positions (rows) and to the B positions (columns), ranked once. The matrix is the
     exact (A, B) matricisation of the net's tensor over the alphabet, so nothing is sampled:
     its rank over Q is that tensor's separation rank, and the GF(p) rank a lower bound equal
     to it unless p divides every maximal nonzero minor (probability about rank * degree / p
     over the random weights)."""
-    modular = plan.method == "modular"
-    symbols = plan.net.alphabet(plan.domain)
+    modular = inputs.method == "modular"
+    symbols = inputs.net.alphabet(inputs.domain)
     M = symbols.shape[0]
-    rows, cols = M ** len(plan.A), M ** len(plan.B)
-    if max(rows, cols) > plan.max_samples:
+    rows, cols = M ** len(inputs.A), M ** len(inputs.B)
+    if max(rows, cols) > inputs.max_samples:
         raise SamplingError(
-            f"max_samples={plan.max_samples}: the complete grid over the alphabet is "
-            f"{rows}x{cols} ({M} symbols on {len(plan.A)} and {len(plan.B)} positions); raise "
+            f"max_samples={inputs.max_samples}: the complete grid over the alphabet is "
+            f"{rows}x{cols} ({M} symbols on {len(inputs.A)} and {len(inputs.B)} positions); raise "
             f"max_samples or lower seq_len")
     _grid.check_matrix_fits(rows, cols)
     te = time.perf_counter()
-    F = plan.evaluate(_grid.template_points(symbols, len(plan.A)),
-                      _grid.template_points(symbols, len(plan.B)))
+    F = inputs.evaluate(_grid.template_points(symbols, len(inputs.A)),
+                      _grid.template_points(symbols, len(inputs.B)))
     t_eval = time.perf_counter() - te
     tr = time.perf_counter()
-    rank, tolerance, spectrum, scaled = _rank_of(plan, F, modular)
+    rank, tolerance, spectrum, scaled = _rank_of(inputs, F, modular)
     t_rank = time.perf_counter() - tr
-    plan.say(f"  complete alphabet grid {rows}x{cols}: rank {rank}")
+    inputs.say(f"  complete alphabet grid {rows}x{cols}: rank {rank}")
     return Measurement(
-        rank=int(rank), saturated=True, certified=CERTIFIED[plan.method] + "; complete grid "
-        "over the alphabet (nothing sampled)", method=plan.method,
-        prime=plan.domain.p if modular else None, samples=(int(rows), int(cols)),
-        seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
-        partition=plan.A, sampler="alphabet", eval_seconds=t_eval, rank_seconds=t_rank,
+        rank=int(rank), saturated=True, certified=CERTIFIED[inputs.method] + "; complete grid "
+        "over the alphabet (nothing sampled)", method=inputs.method,
+        prime=inputs.domain.p if modular else None, samples=(int(rows), int(cols)),
+        seconds=time.perf_counter() - inputs.t_start, seed=inputs.seed, config=inputs.config,
+        partition=inputs.A, sampler="alphabet", eval_seconds=t_eval, rank_seconds=t_rank,
         tolerance=tolerance, scaled_rank=scaled, history=[(int(rows), int(cols), int(rank))],
         spectrum=spectrum,
         strategy="direct", strategy_reason=reason,
@@ -130,34 +130,34 @@ def templates_saturated(F: np.ndarray, rank: int, history: list) -> bool:
     return len(last) == TEMPLATE_PLATEAU and all(r == rank for r in last)
 
 
-def run(plan: Plan, reason: str = "") -> Measurement:
+def run(inputs: RunInputs, reason: str = "") -> Measurement:
     """The adaptive loop of the direct strategy."""
-    if plan.sampler == "alphabet":
-        return _alphabet(plan, reason)
-    modular = plan.method == "modular"
-    n = min(max(2, plan.start), plan.max_samples)
+    if inputs.sampler == "alphabet":
+        return _alphabet(inputs, reason)
+    modular = inputs.method == "modular"
+    n = min(max(2, inputs.start), inputs.max_samples)
     Ap = Bp = F = templates = None
-    growing = plan.engine.grow(plan.incremental) if (
-        modular and plan.sampler == "random") else None
+    growing = inputs.engine.grow(inputs.incremental) if (
+        modular and inputs.sampler == "random") else None
     t_eval = t_rank = 0.0
     history: list = []
     last = None
     while True:
         try:
             te = time.perf_counter()
-            if plan.sampler == "random":
-                Ap, Bp, right, bottom = _grow_random(plan, n, Ap, Bp)
+            if inputs.sampler == "random":
+                Ap, Bp, right, bottom = _grow_random(inputs, n, Ap, Bp)
                 if growing is None:  # float: keep the whole matrix
                     F = bottom if F is None else np.concatenate(
                         [np.concatenate([F, right], axis=1), bottom])
             else:
-                templates, F = _grow_templates(plan, n, templates)
+                templates, F = _grow_templates(inputs, n, templates)
             t_eval += time.perf_counter() - te
             tr = time.perf_counter()
             if growing is not None:
                 rank, tolerance, spectrum, scaled = growing.add(right, bottom), None, None, None
             else:
-                rank, tolerance, spectrum, scaled = _rank_of(plan, F, modular)
+                rank, tolerance, spectrum, scaled = _rank_of(inputs, F, modular)
             t_rank += time.perf_counter() - tr
         except KeyboardInterrupt:
             raise MeasurementInterrupted(
@@ -165,20 +165,20 @@ def run(plan: Plan, reason: str = "") -> Measurement:
             ) from None
         rows, cols = (n, n) if growing is not None else F.shape
         saturated = 0 <= rank < min(rows, cols)
-        if plan.sampler == "templates":
+        if inputs.sampler == "templates":
             saturated = templates_saturated(F, rank, history)
         history.append((rows, cols, rank))
         stop = " (below the sample size: stop)" if saturated else ""
-        plan.say(f"  samples {rows}x{cols}: rank {rank}{stop}")
-        plan.advance(max(rows, cols), f"rank {rank}")
-        budget_hit = not saturated and max(rows, cols) >= plan.max_samples
+        inputs.say(f"  samples {rows}x{cols}: rank {rank}{stop}")
+        inputs.advance(max(rows, cols), f"rank {rank}")
+        budget_hit = not saturated and max(rows, cols) >= inputs.max_samples
         minor = growing.minor() if growing is not None and (
             saturated or budget_hit or growing.incremental) else None
         last = Measurement(
-            rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[plan.method],
-            method=plan.method, prime=plan.domain.p if modular else None,
-            samples=(int(rows), int(cols)), seconds=time.perf_counter() - plan.t_start,
-            seed=plan.seed, config=plan.config, partition=plan.A, sampler=plan.sampler,
+            rank=int(rank), saturated=bool(saturated), certified=CERTIFIED[inputs.method],
+            method=inputs.method, prime=inputs.domain.p if modular else None,
+            samples=(int(rows), int(cols)), seconds=time.perf_counter() - inputs.t_start,
+            seed=inputs.seed, config=inputs.config, partition=inputs.A, sampler=inputs.sampler,
             eval_seconds=t_eval, rank_seconds=t_rank, budget_hit=budget_hit,
             tolerance=tolerance, scaled_rank=scaled, history=list(history), spectrum=spectrum,
             strategy="direct", strategy_reason=reason,
@@ -186,11 +186,11 @@ def run(plan: Plan, reason: str = "") -> Measurement:
                      "saturated": bool(saturated)}],
             minors=None if minor is None else [
                 {"degree": None, "rank": int(rank), "rows": minor[0], "cols": minor[1]}],
-            draws=[list(d) for d in plan.draws],
+            draws=[list(d) for d in inputs.draws],
         )
         if saturated or budget_hit or rank < 0:
             return last
-        n = plan.next_size(n)
+        n = inputs.next_size(n)
 
 
 class Direct(Strategy):

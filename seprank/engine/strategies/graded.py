@@ -29,14 +29,18 @@ from seprank.algebra.vandermonde import interpolate, vandermonde_inverse
 from seprank.engine import estimate as _estimate
 from seprank.engine import feasibility
 from seprank.engine.detail import Detail
-from seprank.engine.estimate import Cost
+from seprank.engine.estimate import Cost, TheoryFacts
 from seprank.engine.result import Measurement
 from seprank.engine.sample_grid import check_matrix_fits
 from seprank.engine.saturation import Ground, GroundContext, grid_ground, step_sizes
-from seprank.engine.strategies.base import DEFAULT_MAX_SAMPLES, Plan, grid_cost, grid_model_cost
+from seprank.engine.strategies.base import (
+    DEFAULT_MAX_SAMPLES,
+    RunInputs,
+    grid_cost,
+    grid_model_cost,
+)
 from seprank.engine.strategies.registry import Strategy, register
 from seprank.errors import ConfigError, MeasurementInterrupted, SamplingError
-from seprank.nets.base import input_dim
 from seprank.nets.capabilities import homogeneous_by_theorem
 
 #: Probes (random points) used to find which A-degrees occur.
@@ -45,7 +49,7 @@ SUPPORT_PROBES = 3
 CHUNK_CELLS = 1 << 22
 
 
-def degree_support(plan: Plan, T: int) -> tuple[list[int], float]:
+def degree_support(inputs: RunInputs, T: int) -> tuple[list[int], float]:
     """The A-side degrees k with f_k != 0, and a bound on the chance one was missed.
 
     For each probe (random a, b), g(t) = f(t a, b) is interpolated at T+1 points; k is in
@@ -54,21 +58,21 @@ def degree_support(plan: Plan, T: int) -> tuple[list[int], float]:
     missed by every probe with probability <= (T/p)^probes; the union over T+1 degrees
     gives the returned bound.
     """
-    p = plan.domain.p
+    p = inputs.domain.p
     ts = list(range(T + 1))
     support: set[int] = set()
     for _ in range(SUPPORT_PROBES):
-        a = plan.new_points(1, plan.A, tag="probe")
-        b = plan.new_points(1, plan.B, tag="probe")
+        a = inputs.new_points(1, inputs.A, tag="probe")
+        b = inputs.new_points(1, inputs.B, tag="probe")
         rows = np.concatenate([(t * a) % p for t in ts])
-        c = interpolate(ts, plan.evaluate(rows, b)[:, 0], p)
+        c = interpolate(ts, inputs.evaluate(rows, b)[:, 0], p)
         support |= {int(k) for k in np.nonzero(c)[0]}
     return sorted(support), min(1.0, (T + 1) * (T / p) ** SUPPORT_PROBES)
 
 
-def _interpolation(plan: Plan, support: list[int]):
+def _interpolation(inputs: RunInputs, support: list[int]):
     """Points t_1..t_m and the inverse generalised Vandermonde matrix (float64 residues)."""
-    p, m = plan.domain.p, len(support)
+    p, m = inputs.domain.p, len(support)
     ts = list(range(1, m + 1))
     for attempt in range(6):
         try:
@@ -76,17 +80,17 @@ def _interpolation(plan: Plan, support: list[int]):
         except SamplingError:
             if attempt == 5:
                 raise
-            plan.draws.append(["choice", m])
-            ts = [int(v) for v in plan.pts_rng.choice(np.arange(1, p), size=m, replace=False)]
+            inputs.draws.append(["choice", m])
+            ts = [int(v) for v in inputs.pts_rng.choice(np.arange(1, p), size=m, replace=False)]
     raise AssertionError  # pragma: no cover
 
 
 class _Block:
     """One A-degree block: its growing matrix until it saturates, then only its result."""
 
-    def __init__(self, degree: int, index: int, plan: Plan):
+    def __init__(self, degree: int, index: int, inputs: RunInputs):
         self.degree, self.index = degree, index
-        self.matrix = plan.engine.grow(plan.incremental)
+        self.matrix = inputs.engine.grow(inputs.incremental)
         self.rank, self.n, self.saturated = 0, 0, False
         self.minor: tuple[list[int], list[int]] | None = None
 
@@ -95,10 +99,10 @@ class _Block:
                 "saturated": bool(self.saturated)}
 
 
-def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
+def _fill(inputs: RunInputs, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
     """F_k[r, c] = f_k(rows_A[r], cols_B[c]) for every live block k: evaluate f(t a, b) at
     every t, interpolate. Row chunks bound the temporaries."""
-    p = plan.domain.p
+    p = inputs.domain.p
     P, Q = rows_A.shape[0], cols_B.shape[0]
     out = [np.empty((P, Q)) for _ in live]
     if P == 0 or Q == 0 or not live:  # no live block: f has no degree component (f = 0)
@@ -110,8 +114,8 @@ def _fill(plan: Plan, live, ts, Vinv, rows_A, cols_B) -> list[np.ndarray]:
         chunk = rows_A[s0 : s0 + step]
         rc = chunk.shape[0]
         scaled = np.concatenate([(int(t) * chunk) % p for t in ts])
-        G = plan.evaluate(scaled, cols_B).astype(np.float64).reshape(m, rc * Q)
-        Fk = plan.engine.matmul(V, G)  # row i: f_k on this chunk, k = live[i].degree
+        G = inputs.evaluate(scaled, cols_B).astype(np.float64).reshape(m, rc * Q)
+        Fk = inputs.engine.matmul(V, G)  # row i: f_k on this chunk, k = live[i].degree
         for i in range(len(live)):
             out[i][s0 : s0 + rc] = Fk[i].reshape(rc, Q)
     return out
@@ -185,22 +189,22 @@ class GradedDetail(Detail):
         return out
 
 
-def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
+def run(inputs: RunInputs, T: int, homogeneity, reason: str = "") -> Measurement:
     """The adaptive loop of the graded strategy for f homogeneous of total degree T."""
-    p = plan.domain.p
+    p = inputs.domain.p
     if T + 1 >= p:
         raise ConfigError(f"prime={p} is too small for graded measurement of degree {T}: "
                           f"needs prime > {T + 1}")
     te = time.perf_counter()
-    support, miss = degree_support(plan, T)
-    ts, Vinv = _interpolation(plan, support)
-    blocks = [_Block(k, i, plan) for i, k in enumerate(support)]
+    support, miss = degree_support(inputs, T)
+    ts, Vinv = _interpolation(inputs, support)
+    blocks = [_Block(k, i, inputs) for i, k in enumerate(support)]
     info = GradedDetail(total_degree=int(T), support=tuple(support), t_values=len(ts),
                         support_miss_bound=miss, homogeneity=homogeneity.source,
                         homogeneity_false_bound=homogeneity.false_bound)
     t_eval, t_rank = time.perf_counter() - te, 0.0
-    plan.say(f"  graded: total degree {T}, {len(support)} A-degree blocks")
-    n = min(max(2, plan.start), plan.max_samples)
+    inputs.say(f"  graded: total degree {T}, {len(support)} A-degree blocks")
+    n = min(max(2, inputs.start), inputs.max_samples)
     Ap = Bp = None
     history: list = []
     last = None
@@ -210,17 +214,18 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
             _check_memory(len(live), n)
             te = time.perf_counter()
             old = 0 if Ap is None else Ap.shape[0]
-            new_A, new_B = plan.new_points(n - old, plan.A), plan.new_points(n - old, plan.B)
+            new_A = inputs.new_points(n - old, inputs.A)
+            new_B = inputs.new_points(n - old, inputs.B)
             Ap = new_A if Ap is None else np.concatenate([Ap, new_A])
             Bp = new_B if Bp is None else np.concatenate([Bp, new_B])
-            right = _fill(plan, live, ts, Vinv, Ap[:old], Bp[old:])  # new columns
-            bottom = _fill(plan, live, ts, Vinv, Ap[old:], Bp)  # new rows
+            right = _fill(inputs, live, ts, Vinv, Ap[:old], Bp[old:])  # new columns
+            bottom = _fill(inputs, live, ts, Vinv, Ap[old:], Bp)  # new rows
             t_eval += time.perf_counter() - te
             tr = time.perf_counter()
             for b, r_b, b_b in zip(live, right, bottom):
                 b.rank, b.n = b.matrix.add(r_b, b_b), n
                 b.saturated = b.rank < n
-                final = b.saturated or n >= plan.max_samples or b.matrix.incremental
+                final = b.saturated or n >= inputs.max_samples or b.matrix.incremental
                 b.minor = b.matrix.minor() if final else None  # from-scratch pivots cost
                 if b.saturated:
                     b.matrix.drop()
@@ -234,25 +239,26 @@ def run(plan: Plan, T: int, homogeneity, reason: str = "") -> Measurement:
         saturated = all(b.saturated for b in blocks)
         done = sum(b.saturated for b in blocks)
         history.append((n, n, total))
-        plan.say(f"  samples {n}x{n}: rank {total} ({done}/{len(blocks)} blocks below the "
+        inputs.say(f"  samples {n}x{n}: rank {total} ({done}/{len(blocks)} blocks below the "
                  "sample size)")
-        plan.advance(n, f"rank {total}, {done}/{len(blocks)} blocks below their sample")
-        budget_hit = not saturated and n >= plan.max_samples
+        inputs.advance(n, f"rank {total}, {done}/{len(blocks)} blocks below their sample")
+        budget_hit = not saturated and n >= inputs.max_samples
         last = Measurement(
             rank=int(total), saturated=saturated, certified=CERTIFIED,
-            method=plan.method, prime=p, samples=(n, n),
-            seconds=time.perf_counter() - plan.t_start, seed=plan.seed, config=plan.config,
-            partition=plan.A, sampler=plan.sampler, eval_seconds=t_eval, rank_seconds=t_rank,
+            method=inputs.method, prime=p, samples=(n, n),
+            seconds=time.perf_counter() - inputs.t_start, seed=inputs.seed, config=inputs.config,
+            partition=inputs.A, sampler=inputs.sampler, eval_seconds=t_eval, rank_seconds=t_rank,
             budget_hit=budget_hit, history=list(history), strategy="graded",
             strategy_reason=reason, blocks=[b.result() for b in blocks], detail=info,
-            minors=_minors(blocks), draws=[list(d) for d in plan.draws],
+            minors=_minors(blocks), draws=[list(d) for d in inputs.draws],
         )
         if saturated or budget_hit:
             return last
-        n = plan.next_size(n)
+        n = inputs.next_size(n)
 
 
-def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> Cost:
+def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool,
+                facts: TheoryFacts | None = None) -> Cost:
     """The graded run's cost with the proved bounds ``blocks`` of its A-degree blocks
     (:attr:`seprank.engine.estimate.TheoryFacts.graded_blocks`): one grid of f(t a, b) per
     block degree t, each block ranked on its own and grown until it stops (x1.25 overshoots
@@ -272,6 +278,8 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
         The first sample size.
     fast : bool
         Whether the compiled kernel may evaluate the grid.
+    facts : TheoryFacts, optional
+        The request's facts (the network's figures); default asked here.
 
     Returns
     -------
@@ -279,9 +287,10 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
         Its ``model`` holds the grid model's figures, ``blocks`` and ``largest_block``.
     """
     item, m, top = 8, len(blocks), max(blocks)
-    cell = _estimate.cell_seconds(net, fast)
+    facts = facts or TheoryFacts(net, A)
+    cell = facts.cell_seconds(fast)
     n0 = min(max(2, start), max_samples)
-    dim = input_dim(net)
+    dim = facts.input_dim
 
     def final(bound):
         return min(max_samples, int(1.25 * bound) + 2)
@@ -291,9 +300,9 @@ def blocks_cost(net, A, B, blocks, max_samples: int, start: int, fast: bool) -> 
         return m * n * n * cell + ranks / _estimate.RANK_OPS_PER_S
 
     lg = math.log10(max(1, sum(blocks)))
-    est = {"degree": getattr(net, "degree", None), "log10_expected_rank": lg,
+    est = {"degree": facts.degree, "log10_expected_rank": lg,
            "strategy": "graded", "blocks": m, "largest_block": top,
-           "param_bytes": _estimate.param_count(net) * item,
+           "param_bytes": facts.param_count * item,
            "first_grid_bytes": n0 * (len(A) + len(B)) * dim * item + m * n0 * n0 * item,
            "points_bytes_at_budget": max_samples * (len(A) + len(B)) * dim * item,
            "first_grid_seconds": m * n0 * n0 * cell,
@@ -386,7 +395,8 @@ class Graded(Strategy):
             return grid_cost(req, int(req.options.max_samples
                                       or DEFAULT_MAX_SAMPLES[req.method]))
         fast = req.method == "modular" and req.options.use_kernel
-        return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast)
+        return blocks_cost(req.net, req.A, req.B, blocks, budget, req.options.start, fast,
+                           req.facts)
 
     def run(self, mp) -> Measurement:
         return run(mp.run, mp.homogeneity.degree, mp.homogeneity, mp.reason)

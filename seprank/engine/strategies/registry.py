@@ -187,7 +187,7 @@ class Strategy:
     #: planner builds the grid evaluator).
     grid = True
     #: Whether it runs on the planner's grid inputs (domain, weights, evaluator, engine:
-    #: :class:`~seprank.engine.strategies.base.Plan`); False: it builds its own.
+    #: :class:`~seprank.engine.strategies.base.RunInputs`); False: it builds its own.
     needs_run = True
     #: Graded: from this sample size on grow by x1.1 (None: never).
     fine_after: int | None = None

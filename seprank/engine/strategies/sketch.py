@@ -18,10 +18,10 @@ s x s matrix R_k[i, j] = [t^(D-k)] F(y_i + t z_j) u_j is Omega H_k Psi with
 Omega[i, gamma] = y_i^gamma / gamma! and Psi[(delta, c), j] = z_j^delta / delta! u_jc.
 Each entry costs D + 1 evaluations of P_L at a numeric d x d matrix (t = 0..D, then
 interpolation; one evaluation gives the entry of every block at once), and R_k is ranked
-by the plan's GF(p) rank engine, growing (:meth:`RankEngine.grow`). Nothing of size
+by the run inputs' GF(p) rank engine, growing (:meth:`RankEngine.grow`). Nothing of size
 |H_k| is ever formed. p > D (the factorials and the interpolation).
 
-Per block the sketch grows (by the plan's growth factor, nested: the first s rows and
+Per block the sketch grows (by the run inputs' growth factor, nested: the first s rows and
 columns of a larger sketch are the smaller one) until rank R_k < s (stopped), or s
 reaches the block's short side + 1 (then rank R_k <= short side < s: stopped too), or
 the sample budget ``max_samples`` when one is given (then the block is *not* stopped:
@@ -290,22 +290,22 @@ def _draws(rng, n: int, width: int, p: int) -> np.ndarray:
     return rng.integers(0, p, size=(n, width), dtype=np.int64)
 
 
-def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
+def _grow(inputs, K, Vinv, target: list[int], growth: float) -> dict:
     """The growth loop: every live block's sketch grown by ``growth`` (nested draws) until
     its rank is below its size or the size is its target; per block its rank, sizes
     ranked, whether it stopped, and its ranking seconds."""
-    net, p = form_of(plan.net), plan.domain.p
+    net, p = form_of(inputs.net), inputs.domain.p
     d, T = net.width, len(target)
     m = d * (d + 1) // 2
-    rng_y = np.random.default_rng([plan.seed, 3, 0])
-    rng_z = np.random.default_rng([plan.seed, 3, 1])
+    rng_y = np.random.default_rng([inputs.seed, 3, 0])
+    rng_z = np.random.default_rng([inputs.seed, 3, 1])
     Y, Z, U = np.zeros((0, m), np.int64), np.zeros((0, m), np.int64), np.zeros((0, d), np.int64)
-    grow = [plan.engine.grow(plan.incremental) for _ in range(T)]
+    grow = [inputs.engine.grow(inputs.incremental) for _ in range(T)]
     st = {"rank": [0] * T, "steps": [[] for _ in range(T)], "stopped": [False] * T,
           "seconds": [0.0] * T, "history": [], "rank_seconds": 0.0, "size": 0}
     live, s = list(range(T)), 0
     while live:
-        want = max(plan.start or FIRST, FIRST) if s == 0 else max(s + 1, math.ceil(s * growth))
+        want = max(inputs.start or FIRST, FIRST) if s == 0 else max(s + 1, math.ceil(s * growth))
         new = min(want, max(target[k] for k in live))
         Y = np.vstack([Y, _draws(rng_y, new - s, m, p)])
         Z = np.vstack([Z, _draws(rng_z, new - s, m, p)])
@@ -330,7 +330,7 @@ def _grow(plan, K, Vinv, target: list[int], growth: float) -> dict:
         del right, bottom
         s = st["size"] = new
         st["history"].append((s, s, int(sum(st["rank"]))))
-        say(plan.progress, f"  sketch {s}x{s}: {len(live)} block(s) still growing, "
+        say(inputs.progress, f"  sketch {s}x{s}: {len(live)} block(s) still growing, "
                            f"ranks so far {sum(st['rank'])}")
     return st
 
@@ -358,21 +358,22 @@ class SketchDetail(CatalecticantDetail):
     cap: int | None
 
 
-def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
+def run(inputs, cap: int | None = None, reason: str = "") -> Measurement:
     """Grow every block's sketch until its rank stops below the sketch size (module
     docstring); ``cap``: the largest sketch (None: the short side + 1)."""
-    net, p = form_of(plan.net), plan.domain.p
+    net, p = form_of(inputs.net), inputs.domain.p
     d, D = net.width, net.matrix_degree
-    nq, no = net.sides(plan.A)
-    query_on_A = net.query_position in set(plan.A)
+    nq, no = net.sides(inputs.A)
+    query_on_A = net.query_position in set(inputs.A)
     t0 = time.perf_counter()
-    K = layer_maps(net, plan.params, p)
+    K = layer_maps(net, inputs.params, p)
     Vinv = vandermonde_inverse(list(range(D + 1)), list(range(D + 1)), p)
     shapes = block_shapes(net)
     target = [min(r, c) + 1 for r, c in shapes]  # rank <= short side < target: stops
     if cap is not None:
         target = [min(t, int(cap)) for t in target]
-    st = _grow(plan, K, Vinv, target, plan.growth if plan.growth and plan.growth > 1 else 1.5)
+    growth = inputs.growth if inputs.growth and inputs.growth > 1 else 1.5
+    st = _grow(inputs, K, Vinv, target, growth)
     blocks = []
     for k, (r, c) in enumerate(shapes):
         size = st["steps"][k][-1]
@@ -389,9 +390,9 @@ def run(plan, cap: int | None = None, reason: str = "") -> Measurement:
                         degree=DEGREE_CONVENTION, residual=False, sketch=SKETCH, cap=cap)
     done = all(st["stopped"])
     return Measurement(
-        rank=int(sum(st["rank"])), saturated=done, certified=CERTIFIED, method=plan.method,
-        prime=p, samples=(st["size"], st["size"]), seconds=time.perf_counter() - plan.t_start,
-        seed=plan.seed, config=plan.config, partition=plan.A, sampler="sketch",
+        rank=int(sum(st["rank"])), saturated=done, certified=CERTIFIED, method=inputs.method,
+        prime=p, samples=(st["size"], st["size"]), seconds=time.perf_counter() - inputs.t_start,
+        seed=inputs.seed, config=inputs.config, partition=inputs.A, sampler="sketch",
         eval_seconds=time.perf_counter() - t0 - st["rank_seconds"],
         rank_seconds=st["rank_seconds"], history=st["history"], budget_hit=not done,
         strategy="sketch", strategy_reason=reason, blocks=blocks, detail=info)
@@ -426,12 +427,14 @@ def refusal(net, A, method: str, sampler: str, p: int | None) -> str | None:
     return None
 
 
-def rank_guesses(net, A, facts: TheoryFacts | None = None) -> list[int]:
+def rank_guesses(net, A, facts: TheoryFacts | None = None, shapes=None) -> list[int]:
     """Per block the rank the cost model assumes: the proved block bound min(b_k, a_{D-k})
     (an upper bound on the rank for every H; with H > 1 heads the ranks are lower, so
-    the estimate is one from above), else the short side (``facts``: the request's)."""
-    shapes = block_shapes(net)
-    per = (facts or TheoryFacts(net, A)).block_bounds
+    the estimate is one from above), else the short side (``facts``: the request's;
+    ``shapes``: the blocks', :func:`block_shapes`)."""
+    facts = facts or TheoryFacts(net, A)
+    shapes = block_shapes(facts.form) if shapes is None else shapes
+    per = facts.block_bounds
     return [min(min(r, c), per.get(k) or min(r, c)) for k, (r, c) in enumerate(shapes)]
 
 
@@ -440,11 +443,13 @@ def estimate(net, A, cap: int | None = None, growth: float = 1.5,
     """Seconds and peak bytes with every block's rank at :func:`rank_guesses` (capped by
     ``cap``): the evaluation of the largest sketch, the growing eliminations, and every
     block's sketch held at once."""
-    form = form_of(net)
+    facts = facts or TheoryFacts(net, A)
+    form = facts.form
     d, L, D = form.width, form.depth, form.matrix_degree
     m = d * (d + 1) // 2
     sizes = []
-    for (r, c), g in zip(block_shapes(net), rank_guesses(net, A, facts)):
+    shapes = block_shapes(form)
+    for (r, c), g in zip(shapes, rank_guesses(net, A, facts, shapes)):
         s = min(min(r, c) + 1, math.ceil((g + 1) * growth))
         sizes.append(s if cap is None else min(s, int(cap)))
     big = max(sizes)

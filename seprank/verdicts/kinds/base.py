@@ -18,7 +18,7 @@ def _nothing(plan) -> None:
 #: A kind's own ``prepare`` (writing into the plan) is read still, with a warning.
 PREPARE = deprecated("CertificateKind(prepare=...)", since="0.2.0",
                      instead="certify plans with purpose='certify', and the run records "
-                     "what the certificate needs (Plan.minors)")
+                     "what the certificate needs (RunInputs.minors)")
 
 
 def _always(m) -> bool:
