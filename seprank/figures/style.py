@@ -210,16 +210,17 @@ def _png_bytes(rgba, dpi: float, level: int = 1, text: dict | None = None) -> by
     import numpy as np
 
     a = np.asarray(rgba)
-    if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 4:
-        raise ValueError(f"rgba: a (height, width, 4) uint8 array expected, got "
+    if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 4 or 0 in a.shape:
+        raise ValueError(f"rgba: a non-empty (height, width, 4) uint8 array expected, got "
                          f"{a.dtype} {a.shape}")
     h, w = a.shape[:2]
-    if (a[..., 3] == 255).all():
+    if a[..., 3].min() == 255:
         a, color_type = a[..., :3], 2  # truecolour
     else:
         color_type = 6  # truecolour with alpha
-    rows = np.zeros((h, 1 + w * a.shape[2]), dtype=np.uint8)  # each row: filter type 0
-    rows[:, 1:] = a.reshape(h, -1)
+    rows = np.empty((h, 1 + w * a.shape[2]), dtype=np.uint8)
+    rows[:, 0] = 0  # each row's filter type: none
+    rows[:, 1:].reshape(h, w, a.shape[2])[...] = a  # one copy, into place
 
     def chunk(tag: bytes, data: bytes) -> bytes:
         return (struct.pack(">I", len(data)) + tag + data
@@ -231,5 +232,5 @@ def _png_bytes(rgba, dpi: float, level: int = 1, text: dict | None = None) -> by
              chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1))]
     parts += [chunk(b"tEXt", k.encode("latin-1") + b"\0" + v.encode("latin-1"))
               for k, v in (text or {}).items()]
-    parts += [chunk(b"IDAT", zlib.compress(rows.tobytes(), level)), chunk(b"IEND", b"")]
+    parts += [chunk(b"IDAT", zlib.compress(rows, level)), chunk(b"IEND", b"")]
     return b"".join(parts)

@@ -84,8 +84,9 @@ def test_the_fast_png_keeps_alpha_where_a_pixel_is_not_opaque():
             im = Image.open(io.BytesIO(_png_bytes(px, 72, level, text={"k": "v"})))
             assert im.mode == mode and im.info["k"] == "v"
             assert np.array_equal(np.asarray(im.convert("RGBA")), px)
-    with pytest.raises(ValueError, match="rgba"):
-        _png_bytes(px[..., :3], 72)
+    for bad in (px[..., :3], px[:0], px.astype(np.int16)):
+        with pytest.raises(ValueError, match="rgba"):
+            _png_bytes(bad, 72)
 
 
 def test_the_fast_png_is_drawn_once(tmp_path, monkeypatch):
