@@ -9,7 +9,12 @@ study's figure, redrawn after every study, writes a 200-dpi PNG and its PDF only
 
 from __future__ import annotations
 
+import io
+import struct
+import zlib
 from pathlib import Path
+
+import numpy as np
 
 from seprank.paths import atomic_write
 
@@ -160,10 +165,7 @@ def save(fig, out: Path, name: str, *, pdf: bool = True, dpi: int = PNG_DPI,
 def _png_of(fig, dpi: int, level: int) -> bytes:
     """The figure's PNG: one Agg draw (savefig's, to raw RGBA) written by ``_png_bytes``
     with the metadata matplotlib's own writer records."""
-    import io
-
     import matplotlib as mpl
-    import numpy as np
 
     buf = io.BytesIO()
     fig.savefig(buf, format="rgba", dpi=dpi)
@@ -204,11 +206,6 @@ def _png_bytes(rgba, dpi: float, level: int = 1, text: dict | None = None) -> by
     ValueError
         If ``rgba`` is not a ``(height, width, 4)`` uint8 array.
     """
-    import struct
-    import zlib
-
-    import numpy as np
-
     a = np.asarray(rgba)
     if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 4 or 0 in a.shape:
         raise ValueError(f"rgba: a non-empty (height, width, 4) uint8 array expected, got "
