@@ -100,3 +100,17 @@ def test_the_fast_png_is_drawn_once(tmp_path, monkeypatch):
     monkeypatch.setattr(matplotlib.figure.Figure, "draw", counted)
     save(_figure(), tmp_path, "d", pdf=False, compress_level=1)
     assert len(draws) == 1
+
+
+def test_the_fast_png_leaves_a_tight_bbox_to_matplotlibs_writer(tmp_path):
+    """With savefig.bbox: tight (a user's matplotlibrc) the PNG is cropped as savefig crops
+    it, by matplotlib's writer: the same size and pixels as without compress_level."""
+    import numpy as np
+    from PIL import Image
+
+    with matplotlib.rc_context({"savefig.bbox": "tight"}):
+        save(_figure(), tmp_path, "t1", pdf=False, dpi=100, compress_level=1)
+        save(_figure(), tmp_path, "t0", pdf=False, dpi=100)
+    a, b = Image.open(tmp_path / "t0.png"), Image.open(tmp_path / "t1.png")
+    assert a.size == b.size != (round(SINGLE * 100), 200)
+    assert np.array_equal(np.asarray(a), np.asarray(b))
