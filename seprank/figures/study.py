@@ -115,7 +115,9 @@ def plot(study, ax=None):
     else:
         ax.legend(handles=handles, fontsize=5.5, loc="upper left",
                   frameon=False).set_in_layout(False)
-    ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5)
+    # y given: where matplotlib's automatic placement puts it (nothing above the panel),
+    # without measuring the y axis again at every layout and draw to find that out
+    ax.set_title("filled: exact or saturated; hollow: lower bound", fontsize=6.5, y=1.0)
     _ratios(bx, study, groups, marker_of)
     _map(cx, study, groups, marker_of)
     return fig
@@ -173,16 +175,18 @@ def _ratios(bx, study, groups, marker_of) -> None:
     wk = study.width_key
     laws = {}
     off = _offsets(study)
+    points: dict = {}  # (series, filled) -> its markers: one line each (fewer artists)
     for s in study.steps:
         key = tuple(s["series"].items())
-        d = s["series"].get(wk)
-        c = width_color(d) if isinstance(d, int) else "black"
         if s["linear_law"]:
             laws.setdefault(s["to"], (s["degree_law"], s["linear_law"]))
-        if s["ratio"] is None:
-            continue
-        measured = s["ratio_label"] == "measured"
-        bx.plot(s["to"] + off[key], s["ratio"], marker_of.get(key, "o"), color=c,
+        if s["ratio"] is not None:
+            points.setdefault((key, s["ratio_label"] == "measured"), []).append(
+                (s["to"] + off[key], s["ratio"]))
+    for (key, measured), xy in points.items():
+        d = dict(key).get(wk)
+        c = width_color(d) if isinstance(d, int) else "black"
+        bx.plot(*zip(*xy), marker_of.get(key, "o"), ls="none", color=c,
                 mfc=c if measured else "white", mew=1, ms=4, zorder=3)
     if laws:
         xs = sorted(laws)
@@ -203,23 +207,29 @@ def _ratios(bx, study, groups, marker_of) -> None:
 
 
 def _map(cx, study, groups, marker_of) -> None:
+    from matplotlib.lines import Line2D
+
     wk = study.width_key
     others = sorted({tuple((k, v) for k, v in s["series"].items() if k != wk)
                      for s in study.steps}, key=str)
     n = max(1, len(others))
+    points: dict = {}  # (series, colour, filled) -> its markers: one line each
     for s in study.steps:
         d = s["series"].get(wk)
         if not isinstance(d, int):
             continue
         o = tuple((k, v) for k, v in s["series"].items() if k != wk)
         dx = (others.index(o) - (n - 1) / 2) * 0.6 / n if n > 1 else 0.0
-        col = REGIME_COLORS.get(s["regime"], GREY)
-        cx.plot(s["from"] + 0.5 + dx, d, marker_of.get(tuple(s["series"].items()), "o"),
-                color=col, mfc=col if s["ratio_label"] == "measured" else "white", mew=1,
-                ms=5)
-    for reg in ("depth-efficient", "depth-inefficient", "undetermined"):
-        cx.plot([], [], "s", color=REGIME_COLORS[reg], label=reg)
-    cx.legend(fontsize=6, frameon=False, loc="upper left", ncol=1).set_in_layout(False)
+        key = (tuple(s["series"].items()), REGIME_COLORS.get(s["regime"], GREY),
+               s["ratio_label"] == "measured")
+        points.setdefault(key, []).append((s["from"] + 0.5 + dx, d))
+    for (series, col, measured), xy in points.items():
+        cx.plot(*zip(*xy), marker_of.get(series, "o"), ls="none", color=col,
+                mfc=col if measured else "white", mew=1, ms=5)
+    handles = [Line2D([], [], marker="s", ls="none", color=REGIME_COLORS[reg], label=reg)
+               for reg in ("depth-efficient", "depth-inefficient", "undetermined")]
+    cx.legend(handles=handles, fontsize=6, frameon=False, loc="upper left",
+              ncol=1).set_in_layout(False)
     cx.set_xlabel("step $L \\to L+1$")
     cx.set_ylabel("width $d_x$" if wk == "width" else wk)
     froms = sorted({s["from"] for s in study.steps})
@@ -231,4 +241,4 @@ def _map(cx, study, groups, marker_of) -> None:
     if ws:
         cx.set_yticks(ws)
         cx.set_ylim(min(ws) - 0.7, max(ws) + 1.5)
-    cx.set_title("hollow: the ratio is a lower bound", fontsize=6.5)
+    cx.set_title("hollow: the ratio is a lower bound", fontsize=6.5, y=1.0)  # (as ax's)

@@ -14,7 +14,7 @@ import numpy as np
 
 from seprank import labels
 from seprank.algebra.domains import ModP
-from seprank.algebra.vandermonde import interpolate
+from seprank.algebra.vandermonde import vandermonde_inverse, vandermonde_matrix
 from seprank.engine.evaluate import evaluate
 from seprank.errors import SeprankError, TooBigError
 from seprank.nets.base import input_dim
@@ -35,7 +35,9 @@ def f_degree(net, seed: int = 0, prime: int | None = None) -> int | None:
 
     g(t) = f(tX) is interpolated at n + 1 points for n = 4, 8, ... until two further points
     agree with the interpolant, at three random X. The degree found is a lower bound on
-    f's that equals it except with probability at most 3 T / p (Schwartz-Zippel).
+    f's that equals it except with probability at most 3 T / p (Schwartz-Zippel). The
+    three lines are evaluated in one batch, each point once (a doubling of n evaluates
+    only the new points), and one Vandermonde inverse per n serves the three.
 
     Parameters
     ----------
@@ -56,24 +58,24 @@ def f_degree(net, seed: int = 0, prime: int | None = None) -> int | None:
     p, rng = dom.p, np.random.default_rng([seed, 7])
     try:
         params = net.init(rng, dom)
-        probes = [dom.random(rng, (1, net.seq_len, input_dim(net))) for _ in range(3)]
+        probes = np.stack([np.asarray(dom.random(rng, (1, net.seq_len, input_dim(net))),
+                                      dtype=np.int64)[0] for _ in range(3)])
+        vals = np.zeros((0, len(probes)), dtype=object)  # g_X(t) at t = 0, 1, ...: (t, X)
         n = 4
         while n <= min(MAX_DEGREE, p - 4):
-            ts = list(range(n + 3))
-            found, ok = 0, True
-            for X in probes:
-                batch = np.concatenate([(t * np.asarray(X, dtype=np.int64)) % p for t in ts])
-                v = np.asarray(evaluate(net, params, batch, dom), dtype=np.int64) % p
-                c = interpolate(ts[: n + 1], v[: n + 1], p)
-                pred = [sum(int(ci) * pow(t, k, p) for k, ci in enumerate(c)) % p
-                        for t in ts[n + 1:]]
-                if pred != [int(x) for x in v[n + 1:]]:
-                    ok = False
-                    break
-                nz = np.nonzero(c)[0]
-                found = max(found, int(nz[-1]) if nz.size else 0)
-            if ok:
-                return found
+            m = n + 3  # n + 1 points to interpolate, two to check
+            if len(vals) < m:
+                ts = np.arange(len(vals), m, dtype=np.int64)
+                batch = (ts[:, None, None, None] * probes[None]) % p  # (t, X, seq, dim)
+                v = np.asarray(evaluate(net, params, batch.reshape(-1, *probes.shape[1:]),
+                                        dom), dtype=np.int64) % p
+                vals = np.concatenate([vals, v.reshape(len(ts), len(probes)).astype(object)])
+            inv = vandermonde_inverse(range(n + 1), range(n + 1), p).astype(object)
+            c = (inv @ vals[: n + 1]) % p  # (coefficient, X)
+            extra = vandermonde_matrix(range(n + 1, m), range(n + 1), p).astype(object)
+            if np.array_equal((extra @ c) % p, vals[n + 1: m]):
+                nz = np.nonzero(np.any(c != 0, axis=1))[0]
+                return int(nz[-1]) if nz.size else 0
             n *= 2
     except Exception:  # noqa: BLE001 (a network the modular engine cannot evaluate: no law)
         return None

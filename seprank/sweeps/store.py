@@ -198,11 +198,13 @@ class Store:
                 self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
-                self._db.executescript(_SCHEMA)
+                if exists:  # as before: IF NOT EXISTS writes only what an older store lacks
+                    self._db.executescript(_SCHEMA)
+                else:  # a new store: its schema in one transaction (one sync, not six)
+                    self._db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}PRAGMA application_id "
+                                           f"= {APPLICATION_ID};\nCOMMIT;")
                 if "code" not in {r[1] for r in self._db.execute("PRAGMA table_info(tasks)")}:
                     self._db.execute("ALTER TABLE tasks ADD COLUMN code TEXT")  # an older store
-                if not exists:
-                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         except (OSError, sqlite3.Error) as exc:  # read-only told from corrupt by its code
             raise health.open_failure(exc, f"db={str(path)!r}", self.path) from None
         self._db.row_factory = sqlite3.Row

@@ -1,5 +1,5 @@
 """style.save: the PNG at the asked resolution, the PDF only when asked, and one draw of the
-figure for the PNG (the layout's text measures reused, no throwaway draw)."""
+figure for the PNG (the layout's text measures reused, no throwaway draw); its fast PNG writer."""
 
 import struct
 
@@ -8,6 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.figure  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
 
 from seprank.figures.style import SINGLE, save  # noqa: E402
 
@@ -48,3 +49,68 @@ def test_the_png_is_drawn_once(tmp_path, monkeypatch):
     monkeypatch.setattr(matplotlib.figure.Figure, "draw", counted)
     save(_figure(), tmp_path, "c", pdf=False)
     assert len(draws) == 1
+
+
+def test_the_fast_png_has_matplotlibs_pixels_dpi_and_metadata(tmp_path):
+    """save(compress_level=1) writes seprank's PNG (one draw, rows unfiltered, RGB when
+    opaque): decoded, the same pixels, dpi and Software text as matplotlib's own writer."""
+    import numpy as np
+    from PIL import Image
+
+    save(_figure(), tmp_path, "mpl", pdf=False, dpi=150)
+    save(_figure(), tmp_path, "fast", pdf=False, dpi=150, compress_level=1)
+    a, b = Image.open(tmp_path / "mpl.png"), Image.open(tmp_path / "fast.png")
+    assert b.mode == "RGB" and a.size == b.size == (round(SINGLE * 150), 300)
+    assert np.array_equal(np.asarray(a.convert("RGBA")), np.asarray(b.convert("RGBA")))
+    assert b.info["Software"] == a.info["Software"]
+    assert b.info["dpi"] == pytest.approx(a.info["dpi"])
+    assert b.info["dpi"] == pytest.approx((150, 150), rel=1e-3)
+
+
+def test_the_fast_png_keeps_alpha_where_a_pixel_is_not_opaque():
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from seprank.figures.style import _png_bytes
+
+    rng = np.random.default_rng(0)
+    px = rng.integers(0, 256, (5, 7, 4), dtype=np.uint8)
+    for alpha, mode in ((None, "RGBA"), (255, "RGB")):
+        if alpha is not None:
+            px[..., 3] = alpha
+        for level in (0, 1, 9):
+            im = Image.open(io.BytesIO(_png_bytes(px, 72, level, text={"k": "v"})))
+            assert im.mode == mode and im.info["k"] == "v"
+            assert np.array_equal(np.asarray(im.convert("RGBA")), px)
+    for bad in (px[..., :3], px[:0], px.astype(np.int16)):
+        with pytest.raises(ValueError, match="rgba"):
+            _png_bytes(bad, 72)
+
+
+def test_the_fast_png_is_drawn_once(tmp_path, monkeypatch):
+    draws = []
+    draw = matplotlib.figure.Figure.draw
+
+    def counted(self, renderer):
+        draws.append(renderer)
+        return draw(self, renderer)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "draw", counted)
+    save(_figure(), tmp_path, "d", pdf=False, compress_level=1)
+    assert len(draws) == 1
+
+
+def test_the_fast_png_leaves_a_tight_bbox_to_matplotlibs_writer(tmp_path):
+    """With savefig.bbox: tight (a user's matplotlibrc) the PNG is cropped as savefig crops
+    it, by matplotlib's writer: the same size and pixels as without compress_level."""
+    import numpy as np
+    from PIL import Image
+
+    with matplotlib.rc_context({"savefig.bbox": "tight"}):
+        save(_figure(), tmp_path, "t1", pdf=False, dpi=100, compress_level=1)
+        save(_figure(), tmp_path, "t0", pdf=False, dpi=100)
+    a, b = Image.open(tmp_path / "t0.png"), Image.open(tmp_path / "t1.png")
+    assert a.size == b.size != (round(SINGLE * 100), 200)
+    assert np.array_equal(np.asarray(a), np.asarray(b))

@@ -296,3 +296,34 @@ def test_an_empty_file_that_stays_empty_is_refused_after_the_wait(tmp_path, monk
         assert store.check_file(db) is False
     finally:
         timer.join()
+
+
+def test_a_new_stores_schema_is_written_in_one_transaction(tmp_path, monkeypatch):
+    """A new store's tables, indexes and application id come in one commit (a crash leaves
+    no half-made schema; one sync, not six); reopening it writes nothing."""
+    from seprank.sweeps.store import APPLICATION_ID
+
+    words = []  # the first word of every statement the store's connections run
+    real = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        db = real(*args, **kwargs)
+        db.set_trace_callback(lambda sql: words.append(sql.split()[0].strip(";").upper()))
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    path = tmp_path / "new.sqlite"
+    Store(path).close()
+    begin = words.index("BEGIN")
+    assert words[begin:].count("COMMIT") == 1, words
+    assert words[begin:words.index("COMMIT")].count("CREATE") == 5, words
+    assert "CREATE" not in words[:begin] + words[words.index("COMMIT"):], words
+    words.clear()
+    Store(path).close()  # reopened: nothing created, nothing begun
+    assert "BEGIN" not in words and "COMMIT" not in words, words
+    monkeypatch.setattr(sqlite3, "connect", real)
+    db = real(path)
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    assert {"tasks", "claims", "tasks_status", "tasks_grid", "tasks_shape"} <= names
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    db.close()
