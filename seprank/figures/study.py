@@ -203,7 +203,10 @@ def _ratios(bx, study, groups, marker_of) -> None:
     bx.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))  # 0.5 apart, not 0.25
     bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
     bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
-    bx.set_ylim(bottom=1.0)
+    if bx.has_data():
+        bx.set_ylim(bottom=1.0)
+    else:  # no step (every cell refused): the laws' range, not an empty (1, 1)
+        bx.set_ylim(1.0, 3.5)
 
 
 def _map(cx, study, groups, marker_of) -> None:

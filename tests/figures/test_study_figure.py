@@ -118,3 +118,17 @@ def test_the_laid_out_figure_keeps_every_text_inside_and_apart(heads, rows):
             for t in mine:
                 assert not _overlaps(t.get_window_extent(r), other.bbox), t.get_text()
     plt.close(fig)
+
+
+def test_a_study_with_no_step_draws_without_a_singular_axis(heads):
+    import warnings
+
+    from seprank.studies.study_result import Study
+
+    lone = [r for r in heads.rows if r["values"]["depth"] == 1][:1]
+    s = Study(**{**heads.__dict__, "rows": lone, "steps": []})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "identical low and high ylims" before
+        fig = plot_study.plot(s)
+    assert fig.axes[1].get_ylim() == (1.0, 3.5)
+    plt.close(fig)
