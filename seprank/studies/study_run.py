@@ -307,6 +307,9 @@ def _measure(todo: list, db, cell_limit, run_kw: dict,
                 row.update(status=r["status"], error=r.get("error"))
     for row in todo:
         row.pop("spec", None)
+        if row.get("note") and not str(row["status"]).startswith("done"):
+            row["note"] = "not measured: " + row["note"].replace("measured by the fallback",
+                                                                 "planned for the fallback", 1)
     return seconds, outcome
 
 

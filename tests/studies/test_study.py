@@ -214,6 +214,10 @@ def test_a_refused_cell_is_measured_by_the_fallback_and_reused(tmp_path):
                     strategy="sketch", max_samples=250)
     assert row["rank"] == truth.rank and row["label"] == truth.label
     assert row["rank"] < 2441 and "lower bound" in row["label"]  # capped: never exact
+    unrun = study("attention", db=None, fallback="sketch", max_seconds=1e-9,
+                  **dict(kw, out=None))  # planned for the fallback, stopped before it
+    assert unrun.rows[0]["status"] == "not run"
+    assert unrun.rows[0]["note"].startswith("not measured: planned for the fallback")
     again = study("attention", db=None, fallback="sketch", **kw)  # from the CSV, not run
     assert again.measured_now == 0 and again.rows[0]["rank"] == row["rank"]
     with pytest.raises(ConfigError, match="fallback"):
