@@ -41,9 +41,9 @@ def _series_label(key: dict, width_key: str) -> str:
     parts = []
     for k, v in key.items():
         if k == width_key:
-            parts.append(f"$d_x={v}$" if k == "width" else f"{k}={v}")
+            parts.append(f"d\u2093 = {v}" if k == "width" else f"{k}={v}")
         elif k == "heads":
-            parts.append(f"$H={v}$")
+            parts.append(f"H = {v}")
         else:
             parts.append(f"{k}={v}")
     return ", ".join(parts) or "measured"
@@ -101,8 +101,8 @@ def plot(study, ax=None):
               if r.get("upper") and r.get("rank")]  # at the measured depths only
         if ub and marker_of[key] == MARKERS[0]:
             ax.plot(*zip(*ub), "--", color=c, lw=0.7)
-    ax.set_xlabel("depth $L$")
-    ax.set_ylabel(r"$\log_{10}$ measured rank")
+    ax.set_xlabel("depth L")
+    ax.set_ylabel("log\u2081\u2080 measured rank")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     handles = [Line2D([], [], marker=marker_of[k], ls="none", color=width_color(dict(k).get(wk))
                       if isinstance(dict(k).get(wk), int) else "black",
@@ -196,13 +196,13 @@ def _ratios(bx, study, groups, marker_of) -> None:
             bx.plot(xs, deg, "_-", color=GREY, lw=0.8, ms=10, label="degree law")
             bx.plot(xs, [math.sqrt(g * q) for g, q in zip(deg, lin)], "_--", color=GREY,
                     lw=0.6, ms=10, label="midpoint: the regimes' border")
-        bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law $L'/L$")
+        bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law L\u2032/L")
         # a legend inside its panel: the layout need not measure it (the same pixels)
         bx.legend(fontsize=6, frameon=False, loc="lower left").set_in_layout(False)
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
     bx.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))  # 0.5 apart, not 0.25
-    bx.set_xlabel("depth $L'$ of the step $L \\to L'$")
-    bx.set_ylabel(r"$\log r(L') \,/\, \log r(L)$")
+    bx.set_xlabel("depth L\u2032 of the step L \u2192 L\u2032")
+    bx.set_ylabel("log r(L\u2032) / log r(L)")
     if bx.has_data():
         bx.set_ylim(bottom=1.0)
     else:  # no step (every cell refused): the laws' range, not an empty (1, 1)
@@ -233,8 +233,8 @@ def _map(cx, study, groups, marker_of) -> None:
                for reg in ("depth-efficient", "depth-inefficient", "undetermined")]
     cx.legend(handles=handles, fontsize=6, frameon=False, loc="upper left",
               ncol=1).set_in_layout(False)
-    cx.set_xlabel("step $L \\to L+1$")
-    cx.set_ylabel("width $d_x$" if wk == "width" else wk)
+    cx.set_xlabel("step L \u2192 L+1")
+    cx.set_ylabel("width d\u2093" if wk == "width" else wk)
     froms = sorted({s["from"] for s in study.steps})
     cx.set_xticks([L + 0.5 for L in froms], [f"{L}\u2192{L + 1}" for L in froms])
     if froms:
