@@ -73,10 +73,9 @@ def plot(study, ax=None):
 
         apply_style()
         fig = plt.figure(figsize=(DOUBLE, 3.5))
-        gs = fig.add_gridspec(2, 3, height_ratios=[1, 0.2])
-        ax, bx, cx = (fig.add_subplot(gs[0, i]) for i in range(3))
-        lax = fig.add_subplot(gs[1, :])
-        lax.axis("off")
+        gs = fig.add_gridspec(2, 3, height_ratios=[1, 0.2])  # the legend below, in the
+        ax, bx, cx = (fig.add_subplot(gs[0, i]) for i in range(3))  # second row's band
+        lax = fig  # the figure's own legend: no fourth Axes to build and lay out
     else:
         fig, (ax, bx, cx) = new_axes(ax, ncols=3)
     dk, wk = study.depth_key, study.width_key
@@ -111,7 +110,7 @@ def plot(study, ax=None):
         handles.append(Line2D([], [], ls="--", color=GREY, lw=0.7, label="proved bound"))
     if lax is not None:
         lax.legend(handles=handles, fontsize=6, loc="center", frameon=False,
-                   ncol=min(len(handles), 5))
+                   ncol=min(len(handles), 5), bbox_to_anchor=(0.5, 0.2 / 1.2 / 2))
     else:
         ax.legend(handles=handles, fontsize=5.5, loc="upper left",
                   frameon=False).set_in_layout(False)
