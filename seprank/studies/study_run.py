@@ -177,8 +177,7 @@ def measure_cells(cells: list, varied: list, measure_kw: dict, run_kw: dict, *,
         The sweep's counts (``unrun``, ``interrupted``).
     """
     rows, todo = _rows(cells, varied, measure_kw, previous or {}, fallback)
-    seconds, outcome = _measure(todo, db, cell_limit, run_kw, fallback and (fallback,
-                                                                      measure_kw))
+    seconds, outcome = _measure(todo, db, cell_limit, run_kw, fallback, measure_kw)
     return rows, seconds, outcome
 
 
@@ -274,9 +273,10 @@ def _plan(row: dict, cell_limit) -> dict | None:
 
 
 def _measure(todo: list, db, cell_limit, run_kw: dict,
-             fallback: tuple | None = None) -> tuple[float, object]:
+             fallback: str | None = None,
+             measure_kw: dict | None = None) -> tuple[float, object]:
     """Plan and run the rows to measure through the store (a refused row through its
-    ``fallback``, (strategy, measure_kw), where one fits); fill each row from it. Returns the measuring seconds
+    ``fallback`` strategy with ``measure_kw``, where one fits); fill each row from it. Returns the measuring seconds
     of this run and the sweep's outcome."""
     with contextlib.ExitStack() as stack:
         if db is None:  # no store kept: a temporary one
@@ -288,7 +288,7 @@ def _measure(todo: list, db, cell_limit, run_kw: dict,
         if fallback:
             for i, r in enumerate(todo):
                 if ready[i] is None and r["status"] == "refused":
-                    ready[i] = _fallback(r, cell_limit, *fallback)
+                    ready[i] = _fallback(r, cell_limit, fallback, measure_kw)
             before |= {k for k, v in store.status_of([r["key"] for r in todo]).items()
                        if v == "done"}
         outcome = sweep_run([s for s in ready if s is not None], store, order="cheapest",
