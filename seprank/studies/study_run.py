@@ -276,8 +276,8 @@ def _measure(todo: list, db, cell_limit, run_kw: dict,
              fallback: str | None = None,
              measure_kw: dict | None = None) -> tuple[float, object]:
     """Plan and run the rows to measure through the store (a refused row through its
-    ``fallback`` strategy with ``measure_kw``, where one fits); fill each row from it. Returns the measuring seconds
-    of this run and the sweep's outcome."""
+    ``fallback`` strategy with ``measure_kw``, where one fits); fill each row from it.
+    Returns the measuring seconds of this run and the sweep's outcome."""
     with contextlib.ExitStack() as stack:
         if db is None:  # no store kept: a temporary one
             db = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "study.sqlite"

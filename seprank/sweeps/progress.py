@@ -16,7 +16,6 @@ import time
 from seprank.engine import bars
 from seprank.engine.estimate import format_seconds
 
-
 #: The time left is the elapsed time scaled by the estimates of the tasks left over those
 #: of the tasks done, once these are at least this fraction of the elapsed time; before,
 #: the estimates of the tasks left as they are (tasks estimated at almost nothing say
