@@ -321,6 +321,33 @@ class Deprecation:
 DEPRECATIONS: Registry[Deprecation] = Registry("deprecation", Deprecation)
 
 
+def old_names(module: str, names: dict):
+    """A module's ``__getattr__`` for its deprecated names: ``names`` maps an old name to
+    (the object it now is, its :class:`Deprecation`); reading one warns and returns it.
+
+    Parameters
+    ----------
+    module : str
+        The module's ``__name__`` (for the AttributeError of any other name).
+    names : dict
+        Old name -> (object, Deprecation).
+
+    Returns
+    -------
+    callable
+        The module-level ``__getattr__`` (PEP 562).
+    """
+
+    def __getattr__(name: str):
+        if name in names:
+            new, note = names[name]
+            note.warn(stacklevel=2)
+            return new
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
 def deprecated(what: str, *, since: str, instead: str) -> Deprecation:
     """Declare a deprecation once (listed in :data:`DEPRECATIONS`); warn with its ``warn``.
 

@@ -35,7 +35,7 @@ from seprank.engine import bars
 from seprank.nets import LinearSelfAttention
 from seprank.nets.base import config_of
 from seprank.paths import atomic_write
-from seprank.registry import deprecated
+from seprank.registry import deprecated, old_names
 from seprank.studies.study import measure_cells
 from seprank.studies.study_cells import Cell
 from seprank.sweeps.store import DEFAULT_DB
@@ -297,9 +297,5 @@ PLAN_NAME = deprecated("seprank.studies.transition.plan", since="0.2.0",
                        instead="use seprank.studies.transition.networks")
 
 
-def __getattr__(name: str):
-    """``plan``, :func:`networks`' old name, with a DeprecationWarning."""
-    if name == "plan":
-        PLAN_NAME.warn(stacklevel=2)
-        return networks
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: ``plan``, :func:`networks`' old name, with a DeprecationWarning.
+__getattr__ = old_names(__name__, {"plan": (networks, PLAN_NAME)})

@@ -41,7 +41,7 @@ from seprank.nets.bound import (
 from seprank.nets.capabilities import inherited_past
 from seprank.nets.partitions import check_partition, default_partition
 from seprank.nets.registry import shipped_function
-from seprank.registry import deprecated
+from seprank.registry import deprecated, old_names
 from seprank.theory import sequences as _seq
 from seprank.theory.bounds import (
     block_bound,
@@ -418,10 +418,5 @@ _OLD_NAMES = {"known_bound": (architecture_bound, deprecated(
                   instead="use has_architecture_bound"))}
 
 
-def __getattr__(name: str):
-    """The deprecated names of 0.2.0's first layout, with a DeprecationWarning."""
-    if name in _OLD_NAMES:
-        new, note = _OLD_NAMES[name]
-        note.warn(stacklevel=2)
-        return new
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: The deprecated names of 0.2.0's first layout, with a DeprecationWarning.
+__getattr__ = old_names(__name__, _OLD_NAMES)

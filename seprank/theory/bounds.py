@@ -34,7 +34,7 @@ from functools import cache
 from seprank.errors import ConfigError, TooBigError
 from seprank.nets.bound import LINEAR_ATTENTION, theorem_of
 from seprank.nets.partitions import check_partition, default_partition
-from seprank.registry import deprecated
+from seprank.registry import deprecated, old_names
 from seprank.theory import sequences as _seq
 from seprank.theory.combinatorics import log_comb
 
@@ -691,9 +691,5 @@ OLD_NAME = deprecated("seprank.theory.bounds.upper_bound", since="0.2.0",
                       "(any architecture's Bound)")
 
 
-def __getattr__(name: str):
-    """``upper_bound``, :func:`theorem_bound`'s old name, with a DeprecationWarning."""
-    if name == "upper_bound":
-        OLD_NAME.warn(stacklevel=2)
-        return theorem_bound
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: ``upper_bound``, :func:`theorem_bound`'s old name, with a DeprecationWarning.
+__getattr__ = old_names(__name__, {"upper_bound": (theorem_bound, OLD_NAME)})

@@ -24,6 +24,7 @@ from seprank.engine.strategies import base as _base
 from seprank.engine.strategies import catalecticant, coefficients, direct, expand, graded, sketch
 from seprank.engine.strategies.base import RunInputs
 from seprank.engine.strategies.registry import Request, Strategy, get, names, ordered, register
+from seprank.registry import old_names
 
 #: ``"auto"`` and the strategies shipped with seprank (:func:`names` adds plugins).
 STRATEGIES = names(plugins=False)
@@ -32,9 +33,5 @@ __all__ = ["STRATEGIES", "Request", "RunInputs", "Strategy", "catalecticant", "c
            "direct", "expand", "get", "graded", "names", "ordered", "register", "sketch"]
 
 
-def __getattr__(name: str):
-    """``Plan``, the run inputs' old name (deprecated: :class:`RunInputs`)."""
-    if name == "Plan":
-        _base.PLAN_CLASS.warn(stacklevel=2)
-        return RunInputs
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: ``Plan``, the run inputs' old name (deprecated: :class:`RunInputs`).
+__getattr__ = old_names(__name__, {"Plan": (RunInputs, _base.PLAN_CLASS)})

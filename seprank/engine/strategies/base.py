@@ -25,7 +25,7 @@ from seprank.engine import estimate as _estimate
 from seprank.engine import sample_grid as _grid
 from seprank.engine import weights as _weights
 from seprank.nets.base import input_dim
-from seprank.registry import deprecated
+from seprank.registry import deprecated, old_names
 
 
 def say(progress, msg: str) -> None:
@@ -186,9 +186,5 @@ PLAN_CLASS = deprecated("seprank.engine.strategies.Plan", since="0.2.0",
                         "MeasurementPlan; its run is a RunInputs)")
 
 
-def __getattr__(name: str):
-    """``Plan``, the run inputs' old name, with a DeprecationWarning."""
-    if name == "Plan":
-        PLAN_CLASS.warn(stacklevel=2)
-        return RunInputs
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: ``Plan``, the run inputs' old name, with a DeprecationWarning.
+__getattr__ = old_names(__name__, {"Plan": (RunInputs, PLAN_CLASS)})
