@@ -98,11 +98,12 @@ def plot(study, ax=None):
                         mew=1, ms=4, zorder=3)
         ub = [(r["values"][dk], math.log10(r["upper"])) for r in rows
               if r.get("upper") and r.get("rank")]  # at the measured depths only
-        if ub and marker_of[key] == MARKERS[0]:
-            ax.plot(*zip(*ub), "--", color=c, lw=0.7)
+        if ub and marker_of[key] == MARKERS[0]:  # (a lone point: a dash, to be seen)
+            ax.plot(*zip(*ub), "_--" if len(ub) == 1 else "--", color=c, lw=0.7, ms=8)
     ax.set_xlabel("depth L")
     ax.set_ylabel("log\u2081\u2080 measured rank")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))  # few ticks
     handles = [Line2D([], [], marker=marker_of[k], ls="none", color=width_color(dict(k).get(wk))
                       if isinstance(dict(k).get(wk), int) else "black",
                       label=_series_label(dict(k), wk)) for k in groups]
@@ -141,8 +142,77 @@ def write(study, out, *, pdf: bool = False) -> list[Path]:
         every study, it is written fast rather than small), then ``study.pdf`` if asked.
     """
     out = Path(out)
-    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1)
+    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1, layout=layout)
     return [out / f"{NAME}.png"] + ([out / f"{NAME}.pdf"] if pdf else [])
+
+
+def layout(fig) -> None:
+    """Lay out a figure that :func:`plot` made (three panels above the figure's legend) at
+    its dpi, as ``tight_layout(pad=0.4)`` would, from the texts around the panels: each
+    panel's tick labels, axis labels and title, and the legend, measured. The panels are
+    placed with ``set_position``.
+
+    ``tight_layout`` asks every artist of every panel for its extent (the ticks laid out
+    once for the layout and again for the draw); here a few dozen texts are measured, and
+    the draw reuses their measures. ``save(..., layout=layout)`` calls it.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+        A figure from :func:`plot` with ``ax=None``, its dpi set.
+
+    Returns
+    -------
+    None
+    """
+    r = fig.canvas.get_renderer()
+    dpi = fig.dpi
+    W, H = fig.get_size_inches()
+    panels = fig.axes[:3]
+    pad = 0.4 * fig.axes[0].xaxis.label.get_fontsize() / 72  # tight_layout's pad, inches
+
+    def size(texts, dim: str) -> float:  # the largest width or height, inches
+        ext = [t.get_window_extent(r) for t in texts if t.get_visible() and t.get_text()]
+        return max((getattr(e, dim) for e in ext), default=0.0) / dpi
+
+    def ticks_out(axis) -> float:  # tick length outside the panel plus the label's pad
+        return (axis.get_tick_padding() + max((t.get_pad() for t in axis.get_major_ticks()),
+                                              default=0.0)) / 72
+
+    left, right, below, above, title = [], [], 0.0, 0.0, []
+    for ax in panels:
+        xa, ya = ax.xaxis, ax.yaxis
+        half_x = size(xa.get_ticklabels(), "width") / 2  # an end tick's label sticks out
+        left.append(max(half_x, ticks_out(ya) + size(ya.get_ticklabels(), "width")
+                        + (ya.labelpad / 72 + size([ya.label], "width")
+                           if ya.label.get_text() else 0.0)))
+        right.append(half_x)
+        below = max(below, ticks_out(xa) + size(xa.get_ticklabels(), "height")
+                    + (xa.labelpad / 72 + size([xa.label], "height")
+                       if xa.label.get_text() else 0.0))
+        if ax.title.get_text():  # (the title's pad: its offset above the panel, pixels)
+            above = max(above, size([ax.title], "height")
+                        + ax.titleOffsetTrans.get_matrix()[1, 2] / dpi)
+        title.append(size([ax.title], "width"))
+    legend = max((g.get_window_extent(r).height / dpi for g in fig.legends), default=0.0)
+    n = len(panels)
+    for _ in range(2):  # a title wider than its panel widens the margins beside it
+        a = (W - 2 * pad - sum(left) - sum(right) - pad * (n - 1)) / n
+        over = [max(0.0, (t - a) / 2) for t in title]
+        ml = [max(left[0], over[0])] + [max(left[i], over[i] + over[i - 1] - right[i - 1])
+                                        for i in range(1, n)]
+        mr = right[:-1] + [max(right[-1], over[-1])]
+        a = (W - 2 * pad - sum(ml) - sum(mr) - pad * (n - 1)) / n
+        left, right = ml, mr
+    y0 = pad + (legend + pad if legend else 0.0) + below
+    h = H - y0 - pad - above
+    x = pad
+    for ax, lm, rm in zip(panels, left, right):
+        x += lm
+        ax.set_position([x / W, y0 / H, a / W, h / H])
+        x += a + rm + pad
+    for leg in fig.legends:  # centred in its band below the panels
+        leg.set_bbox_to_anchor((0.5, (pad + legend / 2) / H), transform=fig.transFigure)
 
 
 def _offsets(study) -> dict:
@@ -169,6 +239,7 @@ def _markers(groups, wk: str) -> dict:
 
 
 def _ratios(bx, study, groups, marker_of) -> None:
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
     wk = study.width_key
@@ -191,13 +262,18 @@ def _ratios(bx, study, groups, marker_of) -> None:
         xs = sorted(laws)
         deg = [laws[x][0] for x in xs]
         lin = [laws[x][1] for x in xs]
-        if all(v is not None for v in deg):
-            bx.plot(xs, deg, "_-", color=GREY, lw=0.8, ms=10, label="degree law")
-            bx.plot(xs, [math.sqrt(g * q) for g, q in zip(deg, lin)], "_--", color=GREY,
-                    lw=0.6, ms=10, label="midpoint: the regimes' border")
-        bx.plot(xs, lin, "_:", color=GREY, lw=1.0, ms=10, label="linear law L\u2032/L")
+        styles = [("-", 0.8, "degree law", deg),
+                  ("--", 0.6, "midpoint: the regimes' border",
+                   [g and math.sqrt(g * q) for g, q in zip(deg, lin)]),
+                  (":", 1.0, "linear law L\u2032/L", lin)]
+        handles = []  # the legend's lines without the end dashes, which would hide them
+        for ls, lw, label, ys in styles:
+            if all(v is not None for v in ys):
+                bx.plot(xs, ys, "_" + ls, color=GREY, lw=lw, ms=10)
+                handles.append(Line2D([], [], ls=ls, lw=lw, color=GREY, label=label))
         # a legend inside its panel: the layout need not measure it (the same pixels)
-        bx.legend(fontsize=6, frameon=False, loc="lower left").set_in_layout(False)
+        bx.legend(handles=handles, fontsize=6, frameon=False,
+                  loc="lower left").set_in_layout(False)
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
     bx.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))  # 0.5 apart, not 0.25
     bx.set_xlabel("depth L\u2032 of the step L \u2192 L\u2032")
@@ -209,7 +285,6 @@ def _ratios(bx, study, groups, marker_of) -> None:
 
 
 def _map(cx, study, groups, marker_of) -> None:
-    from matplotlib.lines import Line2D
 
     wk = study.width_key
     others = sorted({tuple((k, v) for k, v in s["series"].items() if k != wk)
@@ -228,10 +303,11 @@ def _map(cx, study, groups, marker_of) -> None:
     for (series, col, measured), xy in points.items():
         cx.plot(*zip(*xy), marker_of.get(series, "o"), ls="none", color=col,
                 mfc=col if measured else "white", mew=1, ms=5)
-    handles = [Line2D([], [], marker="s", ls="none", color=REGIME_COLORS[reg], label=reg)
-               for reg in ("depth-efficient", "depth-inefficient", "undetermined")]
-    cx.legend(handles=handles, fontsize=6, frameon=False, loc="upper left",
-              ncol=1).set_in_layout(False)
+    for i, reg in enumerate(("depth-efficient", "depth-inefficient", "undetermined")):
+        # the key: a swatch and a word per regime, in its colour (three texts draw in a
+        # third of a legend's time, and look the same)
+        cx.text(0.05, 0.96 - 0.05 * i, f"\u25a0  {reg}", color=REGIME_COLORS[reg],
+                fontsize=6, transform=cx.transAxes, va="top", in_layout=False)
     cx.set_xlabel("step L \u2192 L+1")
     cx.set_ylabel("width d\u2093" if wk == "width" else wk)
     froms = sorted({s["from"] for s in study.steps})
