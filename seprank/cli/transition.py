@@ -20,6 +20,7 @@ from seprank.figures import transition as plot_transition
 from seprank.figures.common import PAPER_FIGURES
 from seprank.paths import check_out_dir, write_bytes
 from seprank.studies import transition
+from seprank.sweeps import block_data
 from seprank.sweeps.store import DEFAULT_DB, check_file
 
 
@@ -47,6 +48,12 @@ def add_parser(sub) -> None:
                         "--out, else the committed paper_figures/fig8_measured_transition.csv "
                         "of the checkout seprank runs from, so the command works from any "
                         "folder)")
+    t.add_argument("--blocks", type=Path, action="append", default=None,
+                   metavar="FILE.jsonl",
+                   help="block data (seprank blocks --data): each complete measurement it "
+                        "holds becomes the row of its configuration, assembled from the "
+                        "committed blocks (nothing ranked), e.g. "
+                        "proofs/data/l6_d2_blocks.jsonl for depth 6 at width 2; repeatable")
     add_output_args(t, json_help="print one JSON object (rows, csv, figure) instead of the "
                     "lines", quiet_help="no progress bar")
     add_sweep_args(t, "result store (SQLite; default seprank-results/results.sqlite, shared "
@@ -127,6 +134,11 @@ def cmd(args) -> int:
     if args.csv is not None and not args.plot_only:
         raise ConfigError("csv: --csv is read only with --plot-only (a measuring run writes "
                           "its CSV into --out)")
+    for f in args.blocks or []:
+        if not f.is_file():
+            raise ConfigError(f"blocks: {str(f)!r} is not a file (give the block data that "
+                              "seprank blocks --data wrote)")
+        block_data.read(f)  # a broken data file: refused before anything is written
     source = plot_source(Path(folder), args.csv) if args.plot_only else None
     check_csv(source or Path(folder) / transition.CSV_NAME, must_exist=args.plot_only)
     if not args.plot_only:
@@ -148,6 +160,11 @@ def cmd(args) -> int:
                   file=sys.stderr)
             plot_transition.draw(out)
             return 130
+    if args.blocks:
+        say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+        for f in args.blocks:
+            rows = transition.merge(rows, transition.rows_from_blocks(f, say))
+        transition.write(rows, out / transition.CSV_NAME)
     png = plot_transition.draw(out)
     if args.json:
         print(json.dumps({"rows": rows, "csv": str(out / transition.CSV_NAME),

@@ -80,7 +80,7 @@ def plot_block_ranks(rows, ax=None):
     from matplotlib.lines import Line2D
 
     fig, (a1, a2) = new_axes(ax, ncols=2, size=(DOUBLE, 3.0))
-    marks = {1: "o", 2: "s", 3: "^", 4: "D", 5: "v"}
+    marks = {1: "o", 2: "s", 3: "^", 4: "D", 5: "v", 6: "p", 7: "h"}
 
     def key(r):
         return (int(r["width"]), int(r["heads"]), int(r["seq_len"]), int(r["depth"]))
@@ -88,6 +88,7 @@ def plot_block_ranks(rows, ax=None):
     configs = sorted({key(r) for r in rows})
     hi = 1
     ones = [c for c in configs if c[1] == 1]
+    reach = [1] * len(ones)  # the largest A-degree drawn (or annotated) on each row
     for d, H, N, L in configs:
         rs = [r for r in rows if key(r) == (d, H, N, L)]
         x = [int(r["block_bound"]) for r in rs]
@@ -102,10 +103,14 @@ def plot_block_ranks(rows, ax=None):
         at = [int(r["a_degree"]) for r in rs if int(r["block_bound"]) ==
               int(r["measured_block_rank"])]
         a2.plot(at, [row] * len(at), "o", color=c, ms=2.5, ls="none", gid=f"d_x={d}")
+        reach[row] = max([reach[row]] + at)
         for r in rs:
             if int(r["block_bound"]) > int(r["measured_block_rank"]):
                 g = int(r["a_degree"])
                 a2.plot(g, row, "x", color="black", ms=7, mew=1.5, zorder=4)
+                for near in (row - 1, row):  # the label's two lines, above its row
+                    if near >= 0:
+                        reach[near] = float("inf")
                 a2.annotate(f"$A$-degree {g}: measured {r['measured_block_rank']},\n"
                             f"proved bound {r['block_bound']}", (g, row), xytext=(6, 5),
                             textcoords="offset points", fontsize=7, va="bottom")
@@ -130,5 +135,15 @@ def plot_block_ranks(rows, ax=None):
                               label="measured = proved bound"),
                        Line2D([], [], marker="x", color="black", ms=6, mew=1.5, ls="none",
                               label="measured < proved bound")],
-              loc="center right")
+              loc="center right", bbox_to_anchor=(1.0, _free_rows(reach)))
     return fig
+
+
+def _free_rows(reach: list) -> float:
+    """The height (axes fraction) of the two adjacent rows whose dots end furthest left:
+    where the right panel's legend, at its right end, covers no dot."""
+    n = len(reach)
+    if n < 2:
+        return 0.5
+    r = min(range(n - 1), key=lambda i: (max(reach[i], reach[i + 1]), -i))
+    return (n - 1 - r) / n  # rows run downward: row i's centre is at (n - 0.5 - i) / n

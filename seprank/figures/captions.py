@@ -12,7 +12,7 @@ CAPTIONS = {
         r"$\log_{10}$ separation rank against depth $L$, one head, $N = 2 d_x$ positions "
         r"($d_x$ per side), balanced partition. Markers: measured ranks ($\mathrm{GF}(p)$, "
         "seed 0): depths up to a proved bound of 3200 measured by `seprank figures`, deeper "
-        "ones (to $L = 5$ for $d_x = 2$) read from fig8_measured_transition.csv; the CSV's "
+        "ones (to $L = 6$ for $d_x = 2$) read from fig8_measured_transition.csv; the CSV's "
         "`source` says which. Every marker equals the proved bound (`exact_proved`). Solid "
         "lines: the proved block formula. Dotted lines: the shape $3^L$, anchored at the "
         "formula's $L = 1$ value; the y range is cut at the largest formula value drawn."),
@@ -107,8 +107,11 @@ OTHER = {
         "was not measured (`seprank transition` continues where it stopped; `seprank "
         "transition --plot-only` redraws from the CSV, and draws beside it fig8_overview, "
         "the site's front-page figure: the one-head rows only, its text legible in a web "
-        "column).",
-        "seprank transition"),
+        "column). The ($L = 6$, $d_x = 2$, $H = 1$) row, 2,826,912 (exact, proved), is "
+        "assembled from its 365 committed blocks (proofs/data/l6_d2_blocks.jsonl, `seprank "
+        "blocks --data`; 3.6 hours of block ranks), nothing ranked again: `seprank "
+        "transition --plot-only --blocks proofs/data/l6_d2_blocks.jsonl`.",
+        "seprank transition --blocks proofs/data/l6_d2_blocks.jsonl"),
     "fig9_vocab_bottleneck": (
         "The vocabulary bottleneck, measured: linearised self-attention on tokens "
         "(`embedded-attention`: vocabulary $V = 6$ one-hot tokens through a rank-$r$ "

@@ -86,7 +86,8 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
     ax : matplotlib Axes or None
         Where to draw; None makes a single-column figure.
     widths, depths : iterable of int
-        The widths whose proved formula is drawn, and its depths.
+        The widths whose proved formula is drawn, and its depths (for a width measured
+        deeper, to its deepest measured depth too).
 
     Returns
     -------
@@ -95,15 +96,17 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
     """
     fig, ax = new_axes(ax, size=(SINGLE, 2.9))
     depths = list(depths)
-    top = 0.0
+    top, ticks = 0.0, set(depths)
     for d in widths:
         c = width_color(d)
-        form = [generic_block_bound_log10(L, d) for L in depths]
-        top = max(top, max(form))
-        ax.plot(depths, form, "-", color=c, lw=1, gid=f"d_x={d}", label=f"$d_x = {d}$")
-        ax.plot(depths, [form[0] * 3 ** (L - depths[0]) for L in depths], ":", color=c,
-                lw=0.9, gid=f"d_x={d}")
         pts = [r for r in rows if int(r["width"]) == d]
+        ds = sorted(set(depths) | {int(r["depth"]) for r in pts})  # and a measured depth
+        ticks |= set(ds)  # beyond them (the formula drawn to it, for that width only)
+        form = [generic_block_bound_log10(L, d) for L in ds]
+        top = max(top, max(form))
+        ax.plot(ds, form, "-", color=c, lw=1, gid=f"d_x={d}", label=f"$d_x = {d}$")
+        ax.plot(ds, [form[0] * 3 ** (L - ds[0]) for L in ds], ":", color=c,
+                lw=0.9, gid=f"d_x={d}")
         for r in pts:
             top = max(top, math.log10(int(r["measured_rank"])))
         ax.plot([int(r["depth"]) for r in pts], [math.log10(int(r["measured_rank"]))
@@ -122,7 +125,7 @@ def plot_rank_vs_depth(rows, ax=None, widths=range(2, 7), depths=range(1, 6)):
                               label="$3^L$ shape from $L = 1$")],
               loc="upper left", bbox_to_anchor=(0.0, 0.6))
     ax.set_ylim(0, 1.05 * top)
-    ax.set_xticks(depths)
+    ax.set_xticks(sorted(ticks))
     ax.set_xlabel("depth $L$ (layers)")
     ax.set_ylabel(r"$\log_{10}$ separation rank")
     return fig

@@ -167,6 +167,74 @@ def row_from(net, m: dict, seed: int) -> dict:
     return row
 
 
+def rows_from_blocks(path: Path, say=None) -> list[dict]:
+    """The rows of the complete measurements that a block data file holds (``seprank blocks
+    --data``: :mod:`seprank.sweeps.block_data`), each assembled from its committed blocks
+    as ``seprank blocks`` assembles it (in a temporary store; nothing is ranked).
+
+    A measurement is a row only where it is a transition configuration (the attention
+    network with its default query position, output coordinate, no residual, and the default
+    partition); one with a block missing is left out, with a line to ``say``.
+
+    Parameters
+    ----------
+    path : Path
+        The data file.
+    say : callable, optional
+        Receives a line per measurement left out.
+
+    Returns
+    -------
+    list of dict
+        One row per complete measurement (:func:`row_from`).
+
+    Raises
+    ------
+    ConfigError
+        A line that is not a block record (:func:`seprank.sweeps.block_data.read`).
+    """
+    import tempfile
+
+    from seprank.sweeps import block_data
+    from seprank.sweeps.block_tasks import run_blocks
+    from seprank.sweeps.store import Store
+
+    say = say or (lambda msg: None)
+    groups: dict = {}
+    for line in block_data.read(Path(path)).values():
+        key = json.dumps({k: line[k] for k in ("arch", "params", "partition", "seed", "prime")},
+                         sort_keys=True)
+        groups.setdefault(key, line)
+    rows = []
+    for line in groups.values():
+        p = line["params"]
+        try:
+            net = LinearSelfAttention(depth=p["depth"], width=p["width"], heads=p["heads"],
+                                      seq_len=p["seq_len"])
+        except (KeyError, TypeError, ValueError):
+            net = None
+        if (net is None or line["arch"] != "attention" or line["partition"] is not None
+                or {k: v for k, v in config_of(net).items() if k in p} != p):
+            say(f"{path}: {line['arch']} {p}: not a configuration of the transition grid's "
+                "form; left out")
+            continue
+        with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "blocks.sqlite") as st:
+            r = run_blocks(net, st, None, seed=int(line["seed"]), prime=int(line["prime"]),
+                           max_blocks=0, progress=False, data=path)
+        if r.measurement is None:
+            say(f"{path}: depth {net.depth} width {net.width} heads {net.heads}: "
+                f"{r.stored} of {r.blocks} blocks committed; left out until all are")
+            continue
+        rows.append(row_from(net, r.measurement.to_dict(), int(line["seed"])))
+    return rows
+
+
+def merge(rows: list[dict], new: list[dict]) -> list[dict]:
+    """``rows`` with each of ``new`` in place of the row of its configuration (or added)."""
+    keys = {_key(r) for r in new}
+    return [r for r in rows if _key(r) not in keys] + list(new)
+
+
 def settled(row) -> bool:
     """Whether a transition row's measured rank is exact, proved (equal to the proved bound)
     or saturated: the rows whose ranks enter a measured growth ratio.

@@ -14,7 +14,7 @@ from seprank.sweeps import block_data
 DATA = Path(__file__).resolve().parents[2] / "proofs" / "data" / "l6_d2_blocks.jsonl"
 NET = dict(depth=6, width=2, heads=1, seq_len=4)
 #: Blocks with a short side up to this are ranked again by python-flint (slow test).
-SMALL = 400
+SMALL = 2000
 
 
 @pytest.fixture(scope="module")
