@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -15,7 +16,7 @@ from seprank.cli._common import (
     small_count,
 )
 from seprank.cli.archs import add_arch_args, net_from_args
-from seprank.engine.confirm import confirm
+from seprank.engine.confirm import AUTO_MAX, confirm
 from seprank.engine.measure import MeasureOptions, measure
 from seprank.errors import MeasurementInterrupted
 from seprank.labels import SATURATED
@@ -35,7 +36,8 @@ MEASURE_JSON = f"""\
   saturation_bound  Schwartz-Zippel bound on a false saturation (null: none applies);
                 saturated is true only when it is <= --saturation-threshold
   saturation_reason the ground of the label, or why saturation is refused
-  confirm       with --confirm K: runs, max_rank, combined_bound, saturated, reason
+  confirm       with --confirm K or auto: runs, max_rank, combined_bound, saturated,
+                reason, auto
   tolerance     SVD tolerance (float) or null  history    [rows, cols, rank] per step
   spectrum      null (singular values are kept only in the Python API)
   bound         modular: the architecture's upper bound compared after measuring
@@ -62,10 +64,26 @@ def add_parser(sub) -> None:
     for name in ("max_samples", "sampler", "prime", "rank_engine", "device", "strategy",
                  "saturation_threshold"):
         add_param(m, name)
-    m.add_argument("--confirm", type=small_count, default=1, metavar="K",
+    m.add_argument("--confirm", type=confirm_count, default=1, metavar="K|auto",
                    help="measure K times with independent seeds and primes; report the "
-                        "largest rank and the combined bound")
+                        "largest rank and the combined bound. auto: once, then only if "
+                        "the rank is neither exact nor saturated, as many more runs as its "
+                        f"bound needs to reach the threshold (at most {AUTO_MAX}), or none "
+                        "with the reason")
     add_output_args(m, quiet_help="no progress lines")
+
+
+def confirm_count(text: str):
+    """--confirm: a count of runs (1-1000) or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return small_count(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"a count of runs or auto: {exc}") from None
+
+
+confirm_count.__name__ = "count of runs, or auto"
 
 
 def _keywords(args) -> dict:
@@ -84,7 +102,7 @@ def cmd_measure(args) -> int:
     kw = _keywords(args)
     summary = None
     try:
-        if args.confirm > 1:
+        if args.confirm == "auto" or args.confirm > 1:
             m, summary = confirm(net, args.partition, args.confirm, seed=args.seed,
                                  prime=args.prime, progress=_progress(args), **kw)
         else:

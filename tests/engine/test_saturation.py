@@ -115,3 +115,56 @@ def test_bounds_states_the_threshold_free_crossover(capsys):
     assert "two laws" in d["regime_bound_growth_basis"]
     assert "midpoint" in d["regime_bound_growth_basis"]
     assert d["regime_bound_growth"] == "depth-inefficient"  # 2 -> 3 at d = 3: past L = 2.33
+
+
+def test_confirm_auto_runs_only_as_many_as_the_bound_needs(capsys):
+    """--confirm auto: an exact first run is left alone; a run that is neither exact nor
+    saturated gets as many more runs as its bound says the product needs, independent
+    seeds and primes, the combined bound their product."""
+    from seprank.engine.confirm import runs_needed
+
+    assert main(["measure", "--depth", "2", "--width", "2", "--seq-len", "4", "--confirm",
+                 "auto", "--json", "--quiet"]) == 0
+    c = json.loads(capsys.readouterr().out)["confirm"]
+    assert len(c["runs"]) == 1 and "nothing to confirm" in c["reason"] and c["auto"]
+    assert main(["measure", "--depth", "3", "--width", "2", "--heads", "2", "--seq-len", "4",
+                 "--confirm", "auto", "--saturation-threshold", "1e-12", "--json",
+                 "--quiet"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    c, runs = d["confirm"], d["confirm"]["runs"]
+    assert d["label"] == "lower bound, not saturated"  # one run cannot say saturated here
+    first = runs[0]["saturation_bound"]
+    assert len(runs) == runs_needed(first, 1e-12) > 1
+    assert len({r["prime"] for r in runs}) == len({r["seed"] for r in runs}) == len(runs)
+    assert c["saturated"] and c["combined_bound"] == pytest.approx(
+        np.prod([r["saturation_bound"] for r in runs])) and c["combined_bound"] <= 1e-12
+
+
+def test_confirm_auto_says_why_it_makes_no_run_where_none_would_do():
+    """A prime so small that one run's bound is 1: no number of runs brings the product
+    under the threshold, so none is made, and the summary says so (a larger prime)."""
+    from seprank.engine.confirm import confirm
+
+    net = LinearSelfAttention(depth=3, width=2, heads=2, seq_len=4)
+    m, c = confirm(net, k="auto", prime=1009, strategy="graded")
+    assert len(c["runs"]) == 1 and not c["saturated"]
+    assert "no confirmation run made" in c["reason"] and "larger prime" in c["reason"]
+
+
+@pytest.mark.parametrize("bound, thr, k", [(0.5, 0.01, 7), (1e-3, 1e-2, 1), (0.1, 0.02, 2),
+                                           (0.1, 0.01, 3), (1.0, 0.01, None),
+                                           (None, 0.01, None)])
+def test_runs_needed(bound, thr, k):
+    from seprank.engine.confirm import runs_needed
+
+    assert runs_needed(bound, thr) == k
+    if k:
+        assert bound**k <= thr and (k == 1 or bound ** (k - 1) > thr)
+
+
+def test_confirm_refuses_a_bad_count_in_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["measure", "--depth", "2", "--width", "2", "--confirm", "often"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--confirm" in err[0] and "auto" in err[0]

@@ -381,7 +381,8 @@ def _small_prime(p: int) -> str:
         return ""
     return (f"; prime {p} makes each term {DEFAULT_PRIME / p:.0f}x what the default prime "
             f"{DEFAULT_PRIME} would (pass prime= to choose), and --confirm K measures again "
-            "with independent seeds and primes and states the product of their bounds")
+            "with independent seeds and primes and states the product of their bounds "
+            "(--confirm auto: as many runs as that takes, or the reason none would do)")
 
 
 #: Flops per second assumed for a block's elimination (this machine's measured rate,
