@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import tempfile
 from pathlib import Path
 
 from seprank import labels
@@ -38,7 +39,9 @@ from seprank.paths import atomic_write
 from seprank.registry import deprecated, old_names
 from seprank.studies.study import measure_cells
 from seprank.studies.study_cells import Cell
-from seprank.sweeps.store import DEFAULT_DB
+from seprank.sweeps import block_data
+from seprank.sweeps.block_tasks import run_blocks
+from seprank.sweeps.store import DEFAULT_DB, Store
 from seprank.theory.bounds import theorem_bound
 from seprank.theory.regimes import growth_ratios
 
@@ -193,12 +196,6 @@ def rows_from_blocks(path: Path, say=None) -> list[dict]:
     ConfigError
         A line that is not a block record (:func:`seprank.sweeps.block_data.read`).
     """
-    import tempfile
-
-    from seprank.sweeps import block_data
-    from seprank.sweeps.block_tasks import run_blocks
-    from seprank.sweeps.store import Store
-
     say = say or (lambda msg: None)
     groups: dict = {}
     for line in block_data.read(Path(path)).values():

@@ -83,6 +83,25 @@ _TABLES = {"tasks", "claims"}
 
 #: how long an empty file is watched for another sweep's header before it is refused
 CREATING_SECONDS = 2.0
+#: Seconds a store waits for another process's hold on it while it turns on WAL (SQLite
+#: answers "database is locked" at once there, without its busy handler).
+WAL_WAIT_S = 60.0
+
+
+def _wal(db: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode=WAL``, tried again while another process holds the file (two
+    sweeps creating one new store at once: one of them would otherwise fail at once)."""
+    end = time.monotonic() + WAL_WAIT_S
+    pause = 0.005
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > end:
+                raise
+            time.sleep(pause)
+            pause = min(0.2, pause * 2)
 
 
 def _header(path: Path, where: str, wait: float) -> bytes:
@@ -196,7 +215,7 @@ class Store:
                     raise PermissionError(errno.EACCES, why)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-                self._db.execute("PRAGMA journal_mode=WAL")
+                _wal(self._db)
                 self._db.execute("PRAGMA synchronous=FULL")
                 if exists:  # as before: IF NOT EXISTS writes only what an older store lacks
                     self._db.executescript(_SCHEMA)

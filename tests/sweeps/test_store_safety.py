@@ -327,3 +327,34 @@ def test_a_new_stores_schema_is_written_in_one_transaction(tmp_path, monkeypatch
     assert {"tasks", "claims", "tasks_status", "tasks_grid", "tasks_shape"} <= names
     assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     db.close()
+
+
+def _open_at(path: str, start: float, out) -> None:
+    """A forked process: open (create) the store at ``start``, report the error or None."""
+    while time.time() < start:
+        pass
+    try:
+        with Store(path):
+            pass
+        out.put(None)
+    except ConfigError as exc:
+        out.put(str(exc))
+
+
+def test_two_processes_creating_one_new_store_at_once_both_open_it(tmp_path):
+    """Two sweeps that create the same new store at the same instant: before, one of them
+    failed at once half the time ("database is locked" from turning on WAL, which SQLite
+    does not retry); now both open it, in eight tries."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    for i in range(8):
+        path, out = str(tmp_path / f"r{i}.sqlite"), ctx.Queue()
+        start = time.time() + 0.3
+        procs = [ctx.Process(target=_open_at, args=(path, start, out)) for _ in range(2)]
+        for p in procs:
+            p.start()
+        errors = [out.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        assert errors == [None, None], errors
