@@ -57,13 +57,21 @@ def plot(study, ax=None):
     study : Study
         A study (:func:`seprank.study`, or :func:`seprank.studies.study.from_csv`).
     ax : sequence of three matplotlib Axes or None
-        The panels; None makes a double-column figure.
+        The panels; None makes a double-column figure, laid out (:func:`layout`).
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure drawn into.
     """
+    fig = _draw(study, ax)
+    if ax is None:
+        layout(fig)
+    return fig
+
+
+def _draw(study, ax=None):
+    """The figure of :func:`plot`, not laid out (:func:`write` lays it out at its dpi)."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
@@ -142,7 +150,7 @@ def write(study, out, *, pdf: bool = False) -> list[Path]:
         every study, it is written fast rather than small), then ``study.pdf`` if asked.
     """
     out = Path(out)
-    save(plot(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1, layout=layout)
+    save(_draw(study), out, NAME, pdf=pdf, dpi=DPI, compress_level=1, layout=layout)
     return [out / f"{NAME}.png"] + ([out / f"{NAME}.pdf"] if pdf else [])
 
 
