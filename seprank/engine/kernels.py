@@ -10,20 +10,23 @@ then; :func:`compile_count` counts the compilations that actually happened.
 from __future__ import annotations
 
 from seprank.algebra import blas_elimination, lu_rank
+from seprank.engine import structural_poly
 from seprank.nets import attention_kernel
 
 COMPILING = "compiling kernels (first run only; cached for later runs)"
 COMPILING_UNCACHED = "compiling kernels (uncached: compiled again on every run)"
 
 
-def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = None) -> list:
+def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = None,
+                 fill: bool = True) -> list:
     """The numba dispatchers: the attention kernel unless ``grid`` is False (a run that
     evaluates no attention grid: the catalecticant strategy, another network), and the
     BLAS engine's unless ``blas`` is False (a run ranking with another engine): with
     ``blocked`` (a run that grows its elimination or records pivots for a certificate)
     the blocked elimination's, else its rank's (:mod:`seprank.algebra.lu_rank`: the leaf's,
     which every rank calls; the solve's and products' run only past one leaf's width, and
-    which depends on the prime); None: both."""
+    which depends on the prime); None: both. ``fill``: the catalecticant matrices' fill
+    (:mod:`seprank.engine.structural_poly`), which the catalecticant strategy runs."""
     out = []
     if blas and blocked is not False:
         names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products"]
@@ -32,6 +35,8 @@ def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = No
         out += [getattr(lu_rank, n, None) for n in ("_leaf", "_swap_rows")]
     if grid:
         out.append(getattr(attention_kernel, "_kernel", None))
+    if fill:
+        out.append(getattr(structural_poly, "_fill", None))
     return [d for d in out if d is not None and hasattr(d, "_cache")]
 
 
@@ -107,7 +112,8 @@ def compile_count(dispatchers=None) -> int:
     return sum(sum(getattr(d, "_cache_misses", {}).values()) for d in ds)
 
 
-def notice(blas: bool = True, grid: bool = True, blocked: bool | None = None) -> str | None:
+def notice(blas: bool = True, grid: bool = True, blocked: bool | None = None,
+           fill: bool = False) -> str | None:
     """The line to print before a measurement, or None when nothing it runs will compile.
 
     Only the kernels the run uses are looked at: one it never calls is never compiled
@@ -125,12 +131,14 @@ def notice(blas: bool = True, grid: bool = True, blocked: bool | None = None) ->
         Whether the run grows its elimination (the grid strategies) or records pivots
         (certifying): the blocked elimination's kernels, not the recursive LU's (None:
         both).
+    fill : bool
+        Whether the run fills catalecticant matrices (the catalecticant strategy).
 
     Returns
     -------
     str or None
         :func:`compiling_message` when :func:`will_compile` says so, else None.
     """
-    used = _dispatchers(blas=blas, grid=grid, blocked=blocked)
+    used = _dispatchers(blas=blas, grid=grid, blocked=blocked, fill=fill)
     return compiling_message(used) if used and will_compile(used) else None
 

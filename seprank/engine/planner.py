@@ -334,7 +334,8 @@ def _run_inputs(mp, req, strategy, modulus, engine, progress, certify: bool = Fa
                                                       opts.use_kernel)
     if req.method == "modular" and opts.use_kernel and (compiling := kernels.notice(
             blas=getattr(engine, "name", "") == "blas", grid=grid_kernel,
-            blocked=certify or (strategy.grid and opts.incremental))):
+            blocked=certify or (strategy.grid and opts.incremental),
+            fill=getattr(strategy, "fills", False))):
         say(progress, compiling)  # only when the compiler will run the kernels this run uses
     domain = ModP(modulus) if req.method == "modular" else Float64()
     params = req.params_in(domain)

@@ -175,15 +175,86 @@ def keys_up_to(D: int, m: int, radix: int) -> np.ndarray:
     return np.unique(np.concatenate([degree_keys(k, m, radix) for k in range(D + 1)]))
 
 
+def _fill_body(keys, vals, table, row_keys, col_keys, out, transpose, ascending):
+    """out[g, q d + c] = vals[a, c] where keys[a] = row_keys[g] + col_keys[q] (``transpose``:
+    out[q d + c, g]), in one pass; out starts at zero, which stays where no key matches.
+    ``table``: key -> a (len(keys) where none), or empty for a search of the sorted keys:
+    where the inner loop's keys ascend (``ascending``), a galloping search from the last
+    match, else a binary search of all of them."""
+    n, d = keys.shape[0], vals.shape[1]
+    nr, nc = row_keys.shape[0], col_keys.shape[0]
+    top = table.shape[0]
+    outer, inner = (nc, nr) if transpose else (nr, nc)
+    for i in range(outer):
+        start = 0  # with ascending inner keys: every later key is at or after it
+        for j in range(inner):
+            g, q = (j, i) if transpose else (i, j)
+            key = row_keys[g] + col_keys[q]
+            if top > 0:
+                a = table[key] if key < top else n
+            else:
+                lo, hi = 0, n
+                if ascending:
+                    lo, step = start, 1
+                    while lo + step < n and keys[lo + step] < key:
+                        step *= 2
+                    hi = min(n, lo + step + 1)
+                    lo = lo + step // 2 if step > 1 else lo
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if keys[mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                a = lo if lo < n and keys[lo] == key else n
+                start = lo
+            if a < n:
+                for c in range(d):
+                    if transpose:
+                        out[q * d + c, g] = vals[a, c]
+                    else:
+                        out[g, q * d + c] = vals[a, c]
+
+
+try:  # numba is a declared dependency; without it the numpy passes below fill the matrix
+    import numba as _nb
+
+    from seprank.paths import jit
+
+    _fill = jit(_nb, _fill_body)
+except ImportError:  # pragma: no cover
+    _fill = None
+
+
 def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
                   col_keys: np.ndarray, transpose: bool = False) -> np.ndarray:
     """float64 matrix H[g, (q, c)] = values[alpha, c] where key(alpha) = row_keys[g] +
     col_keys[q] (0 where alpha is not a monomial of F): integer residues. The keys may
-    come in any order. ``transpose``: H^T, filled as a C-contiguous array."""
+    come in any order. ``transpose``: H^T, filled as a C-contiguous array.
+
+    One compiled pass (each key looked up in a dense table, or by binary search where the
+    keys' range exceeds :data:`DENSE_TABLE`), written straight into the matrix; the numpy
+    passes it replaced (a key grid, an index grid, a gather, a copy) only where numba is
+    missing."""
     d = values.shape[1]
     nr, nc = row_keys.size, col_keys.size
     out = np.zeros((nc * d, nr) if transpose else (nr, nc * d), dtype=np.float64)
     if nr == 0 or nc == 0 or keys.size == 0:
+        return out
+    if _fill is not None:
+        top = int(row_keys.max() + col_keys.max()) + 1
+        table = np.zeros(0, dtype=np.int64)
+        if top <= DENSE_TABLE:
+            table = np.full(top, keys.size, dtype=np.int64)
+            inside = keys < top
+            table[keys[inside]] = np.nonzero(inside)[0]
+        inner = row_keys if transpose else col_keys
+        ascending = bool(inner.size < 2 or np.all(inner[1:] > inner[:-1]))
+        _fill(np.ascontiguousarray(keys, dtype=np.int64),
+              np.ascontiguousarray(values, dtype=np.float64), table,
+              np.ascontiguousarray(row_keys, dtype=np.int64),
+              np.ascontiguousarray(col_keys, dtype=np.int64), out, bool(transpose),
+              ascending)
         return out
     step = max(1, CHUNK_CELLS // max(1, nc))
     vals = np.vstack([values.astype(np.float64), np.zeros((1, d))])  # last row: absent

@@ -9,7 +9,7 @@ import numpy as np
 
 from seprank.algebra import lu_rank
 from seprank.algebra.domains import DEFAULT_PRIME
-from seprank.engine import kernels
+from seprank.engine import kernels, structural_poly
 from seprank.engine.measure import measure
 from seprank.nets import LinearSelfAttention
 
@@ -44,6 +44,9 @@ def warm_up(say=None) -> bool:
         A = np.random.default_rng(0).integers(0, p, (64, 64))
         lu_rank.rank(A, p)
         lu_rank.left_kernel(A[:, :40], p)
+    # and the catalecticant matrices' fill (one signature: its paths are run-time choices)
+    keys = np.array([0, 1, 3], dtype=np.int64)
+    structural_poly.catalecticant(keys, np.ones((3, 2), dtype=np.int64), keys, keys)
     compiled = kernels.compile_count() > before
     if compiled and say is not None:
         say(f"compiled kernels in {time.perf_counter() - t0:.1f} s")

@@ -402,6 +402,7 @@ class Catalecticant(Strategy):
     order = 20
     budget = None
     grid = False
+    fills = True
     certifies = True
     splits = True
 

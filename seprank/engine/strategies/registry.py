@@ -186,6 +186,9 @@ class Strategy:
     #: Whether it samples a grid (its cost is then checked by the grid cost model, and the
     #: planner builds the grid evaluator).
     grid = True
+    #: Whether it fills catalecticant matrices (the compiled fill of
+    #: :func:`seprank.engine.structural_poly.catalecticant`: the first-run notice counts it).
+    fills = False
     #: Whether it runs on the planner's grid inputs (domain, weights, evaluator, engine:
     #: :class:`~seprank.engine.strategies.base.RunInputs`); False: it builds its own.
     needs_run = True
