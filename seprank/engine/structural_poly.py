@@ -241,13 +241,13 @@ def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
     out = np.zeros((nc * d, nr) if transpose else (nr, nc * d), dtype=np.float64)
     if nr == 0 or nc == 0 or keys.size == 0:
         return out
+    top = int(row_keys.max() + col_keys.max()) + 1
+    table = np.zeros(0, dtype=np.int64)  # empty: keys searched, not looked up
+    if top <= DENSE_TABLE:  # key -> row of values (keys.size: none)
+        table = np.full(top, keys.size, dtype=np.int64)
+        inside = keys < top
+        table[keys[inside]] = np.nonzero(inside)[0]
     if _fill is not None:
-        top = int(row_keys.max() + col_keys.max()) + 1
-        table = np.zeros(0, dtype=np.int64)
-        if top <= DENSE_TABLE:
-            table = np.full(top, keys.size, dtype=np.int64)
-            inside = keys < top
-            table[keys[inside]] = np.nonzero(inside)[0]
         inner = row_keys if transpose else col_keys
         ascending = bool(inner.size < 2 or np.all(inner[1:] > inner[:-1]))
         _fill(np.ascontiguousarray(keys, dtype=np.int64),
@@ -258,15 +258,9 @@ def catalecticant(keys: np.ndarray, values: np.ndarray, row_keys: np.ndarray,
         return out
     step = max(1, CHUNK_CELLS // max(1, nc))
     vals = np.vstack([values.astype(np.float64), np.zeros((1, d))])  # last row: absent
-    top = int(row_keys.max() + col_keys.max()) + 1
-    table = None
-    if top <= DENSE_TABLE:  # key -> row of vals by one gather
-        table = np.full(top, keys.size, dtype=np.int64)
-        inside = keys < top
-        table[keys[inside]] = np.nonzero(inside)[0]
     for r0 in range(0, nr, step):
         grid = row_keys[r0:r0 + step, None] + col_keys[None, :]
-        if table is not None:
+        if table.size:
             idx = table[grid]
         else:
             idx = np.minimum(np.searchsorted(keys, grid), keys.size - 1)
