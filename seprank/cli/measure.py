@@ -83,9 +83,6 @@ def confirm_count(text: str):
         raise argparse.ArgumentTypeError(f"a count of runs or auto: {exc}") from None
 
 
-confirm_count.__name__ = "count of runs, or auto"
-
-
 def _keywords(args) -> dict:
     return dict(method=args.method, max_samples=args.max_samples, sampler=args.sampler,
                 rank_engine=args.rank_engine, strategy=args.strategy, device=args.device,

@@ -204,14 +204,17 @@ def layout(fig) -> None:
         title.append(size([ax.title], "width"))
     legend = max((g.get_window_extent(r).height / dpi for g in fig.legends), default=0.0)
     n = len(panels)
+
+    def width() -> float:  # each panel's width, the margins as they stand
+        return (W - 2 * pad - sum(left) - sum(right) - pad * (n - 1)) / n
+
+    a = width()
     for _ in range(2):  # a title wider than its panel widens the margins beside it
-        a = (W - 2 * pad - sum(left) - sum(right) - pad * (n - 1)) / n
         over = [max(0.0, (t - a) / 2) for t in title]
-        ml = [max(left[0], over[0])] + [max(left[i], over[i] + over[i - 1] - right[i - 1])
-                                        for i in range(1, n)]
-        mr = right[:-1] + [max(right[-1], over[-1])]
-        a = (W - 2 * pad - sum(ml) - sum(mr) - pad * (n - 1)) / n
-        left, right = ml, mr
+        left = [max(left[0], over[0])] + [max(left[i], over[i] + over[i - 1] - right[i - 1])
+                                          for i in range(1, n)]
+        right = right[:-1] + [max(right[-1], over[-1])]
+        a = width()
     y0 = pad + (legend + pad if legend else 0.0) + below
     h = H - y0 - pad - above
     x = pad
