@@ -57,7 +57,8 @@ def single_product(p: int, k: int) -> bool:
 
 
 def _mod(x, p, pinv):
-    """x mod p for an exact float64 0 <= x < 2**53 (one quotient guess, one correction)."""
+    """x mod p in [0, p) for an exact float64 integer x with |x| + p + 2 <= 2**53 (one
+    quotient guess, at most one off, and one correction)."""
     r = x - np.floor(x * pinv) * p
     r = r + p if r < 0 else r  # selects, not branches: loops that inline this vectorise
     return r - p if r >= p else r
@@ -248,8 +249,9 @@ else:  # pragma: no cover
     _panel = None
 
 #: The compiled scalar kernels other eliminations share (:mod:`seprank.algebra.lu_rank`):
-#: x mod p, a residue's inverse, centred copy, residue check, fused subtract-and-reduce.
-mod_p, inverse_p, centred = _mod, _inv, _center
+#: x mod p, a residue's inverse, centred copy, reduction in place, residue check, fused
+#: subtract-and-reduce.
+mod_p, inverse_p, centred, reduce_p = _mod, _inv, _center, _reduce
 all_residues, subtract_reduce = _residues, _subtract_reduce
 
 

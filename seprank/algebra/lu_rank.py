@@ -8,21 +8,33 @@ so the number of pivots is the rank (a PLUQ with the column order fixed). Unlike
 :func:`seprank.algebra.blas_elimination.pivots`, nothing is inverted, no panel is
 eliminated twice, and the products are as large as the matrix allows: at the top level
 they are ``n/2`` square. That is FFLAS-FFPACK's design (recursive PLUQ, products on BLAS,
-reduction delayed while exact) without its Winograd products.
+reduction delayed while exact) without its Winograd products (which do not pay here: with
+at most 512 exact terms per product below 2**23, the extra additions and reductions of a
+Winograd level would cost more passes over memory than the eighth of the products it
+saves: an estimate, not a measurement).
 
 Exactness. Residues are integers in ``[0, p)``, ``p < 2**26``, held exactly in float64.
 
 - Products: a product with inner dimension ``k`` is done by BLAS on the centred residues
-  (one product, exact while ``k ((p-1)/2)**2 + p <= 2**53``:
-  :func:`~seprank.algebra.blas_elimination.single_product`, which gives ``k <= 512`` for
-  ``p < 2**23``) or by two split products
-  (:func:`~seprank.algebra.blas_elimination.split_products`, exact for ``p < 2**26`` and
-  ``k <= 2**13``). A longer inner dimension is cut into chunks of that size, each chunk's
-  result reduced mod p before the next: every float64 that BLAS sums is an integer below
-  ``2**53``, so it is exact.
-- Leaves (at most ``LEAF`` columns) are eliminated by scalar code on a contiguous copy of
-  the panel. An update ``x + (p - l) y`` adds less than ``(p - 1)**2``; a leaf entry gets at
-  most one update per earlier column of the leaf, so while ``p + LEAF (p - 1)**2 < 2**53``
+  (in ``(-p/2, p/2]``, so each term is at most ``h**2``, ``h = (p-1)/2``), in one call
+  that updates the block where it lies (:mod:`seprank.algebra.blas_call`), or by two
+  split products (:func:`~seprank.algebra.blas_elimination.split_products`, exact for
+  ``p < 2**26`` and ``k <= 2**13``) where fewer than 64 terms would fit (``p`` above about
+  ``2**24.5``).
+- Delayed reduction. An entry below ``p`` that absorbs ``t`` such terms stays an integer
+  of absolute value at most ``p + t h**2``; while that plus ``2 p`` is at most ``2**53``
+  (:func:`room`: 512 terms for ``p < 2**23``, 128 for ``p = 2**24 - 3``) every partial sum
+  BLAS forms, in any order, is exact, and so is the reduction (its quotient guess
+  ``floor(x / p)`` may be one off; the multiple of p it subtracts is within ``p + 2`` of
+  ``x``). So an entry is reduced mod p only when the next product would take
+  it past that: the factorisation counts, per column, the terms its active rows hold
+  (every active row of a column has had the same updates), and a product, a leaf or a
+  triangular solve that needs residues reduces first. The operands of every product are
+  residues (leaves and solves end reduced), centred into a copy.
+- Leaves (at most ``LEAF`` columns) are eliminated by scalar code on a transposed copy of
+  the panel (the updates run down contiguous columns). An update ``x - l y`` with residues
+  ``l, y`` changes ``x`` by less than ``(p - 1)**2``; a leaf entry gets at most one update
+  per earlier column of the leaf, so while ``p + LEAF (p - 1)**2 < 2**53``
   (:func:`lazy_leaf`; every p below 2**23 at these widths) the reduction mod p is delayed
   until the entry's column is reached (it is reduced before it is tested for zero or used
   as a multiplier). Otherwise every update is reduced at once. The triangular solve's
@@ -36,11 +48,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from seprank.algebra import blas_call
 from seprank.algebra.blas_elimination import (
     all_residues,
     centred,
     inverse_p,
     mod_p,
+    reduce_p,
     single_product,
     split_exact,
     subtract_products,
@@ -70,47 +84,49 @@ def lazy_leaf(p: int, width: int = LEAF) -> bool:
     return int(p) + int(width) * (int(p) - 1) ** 2 < (1 << 53)
 
 
-def _leaf_body(W, ipiv, cols, p, pinv, lazy):
-    """Eliminate the contiguous leaf panel W in place.
+def _leaf_body(WT, ipiv, cols, p, pinv, lazy):
+    """Eliminate a leaf panel in place, held transposed (``WT[e, s]``: row s, column e),
+    so that every update runs down a whole column, contiguous in memory.
 
-    Pivot rows move to rows 0, 1, ... by swaps (``ipiv[t] = s``: rows t and s of W were
+    Pivot rows move to rows 0, 1, ... by swaps (``ipiv[t] = s``: rows t and s were
     swapped, in order); each pivot's multipliers replace the entries below it; a column
     with no nonzero entry left is skipped. ``cols`` receives each pivot's column. Returns
     the number of pivots. Every entry is a residue in [0, p) at the end.
     """
-    rows, w = W.shape
+    w, rows = WT.shape
     t = 0
     k = 0
     for j in range(w):
         if t == rows:  # every row is a pivot row: their entries are reduced already
             break
+        col = WT[j]
+        for s in range(t, rows):
+            col[s] = mod_p(col[s], p, pinv)
         i = -1
         for s in range(t, rows):
-            x = mod_p(W[s, j], p, pinv)
-            W[s, j] = x
-            if i < 0 and x != 0.0:
+            if col[s] != 0.0:
                 i = s
+                break
         if i < 0:
             continue
         ipiv[t] = i
         if i != t:
             for e in range(w):
-                W[t, e], W[i, e] = W[i, e], W[t, e]
-        inv = inverse_p(W[t, j], p, pinv)
-        for e in range(j + 1, w):
-            W[t, e] = mod_p(W[t, e], p, pinv)
+                WT[e, t], WT[e, i] = WT[e, i], WT[e, t]
+        inv = inverse_p(col[t], p, pinv)
         for s in range(t + 1, rows):
-            f = W[s, j]
-            if f != 0.0:
-                m = mod_p(f * inv, p, pinv)
-                W[s, j] = m
-                g = p - m
+            col[s] = mod_p(col[s] * inv, p, pinv)  # the multipliers
+        for e in range(j + 1, w):
+            row = WT[e]
+            y = mod_p(row[t], p, pinv)
+            row[t] = y
+            if y != 0.0:
                 if lazy:
-                    for e in range(j + 1, w):
-                        W[s, e] += g * W[t, e]
+                    for s in range(t + 1, rows):
+                        row[s] -= col[s] * y
                 else:
-                    for e in range(j + 1, w):
-                        W[s, e] = mod_p(W[s, e] + g * W[t, e], p, pinv)
+                    for s in range(t + 1, rows):
+                        row[s] = mod_p(row[s] - col[s] * y, p, pinv)
         cols[k] = j
         k += 1
         t += 1
@@ -143,6 +159,24 @@ def _gather_body(A, r0, cols, center, p):
     return out
 
 
+def _centre_body(X, p):
+    """A contiguous copy of the residues X, centred in (-p/2, p/2] (the right factor)."""
+    h = (p - 1.0) / 2.0
+    out = np.empty(X.shape)
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            x = X[i, j]
+            out[i, j] = x - p if x > h else x
+    return out
+
+
+def _reduce_body(T, p, pinv):
+    """T <- T mod p in place (exact integers, |T| <= 2**53 - p; T may be a strided view)."""
+    for i in range(T.shape[0]):
+        for j in range(T.shape[1]):
+            T[i, j] = mod_p(T[i, j], p, pinv)
+
+
 def _trsm_leaf_body(L, B, p, pinv, lazy):
     """B <- L^-1 B mod p for a unit lower triangular L (only its entries below the diagonal
     are read): row j, reduced once it has all its updates, is subtracted from the rows below."""
@@ -167,6 +201,8 @@ if _nb is not None:
     _swap_rows = jit(_nb, _swap_rows_body)
     _trsm_leaf = jit(_nb, _trsm_leaf_body)
     _gather = jit(_nb, _gather_body)
+    _centre = jit(_nb, _centre_body)
+    _reduce = jit(_nb, _reduce_body)
 else:  # pragma: no cover
     _leaf = None
 
@@ -186,18 +222,59 @@ def _chunk(p: int) -> int:
     return 1 << 13 if split_exact(p, 1 << 13) else 16
 
 
-def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
-             lcols: np.ndarray | None = None) -> None:
-    """C <- (C - L @ U) mod p in place; C, L and U may be views of larger matrices.
+def room(p: int) -> int:
+    """How many product terms of centred residues an entry below ``p`` absorbs exactly and
+    can still be reduced exactly: the largest ``t`` with ``3 p + t ((p - 1)/2)**2 <= 2**53``
+    (the entry is at most ``p + t h**2``; its reduction forms a multiple of p within
+    ``p + 2`` of it), 512 for ``p = 2**23 - 15``, capped at ``2**20``; below 64 the
+    products are split instead (:func:`_chunk`)."""
+    h = (int(p) - 1) // 2
+    return min(1 << 20, ((1 << 53) - 3 * int(p)) // (h * h)) if h else 1 << 20
 
-    The inner dimension is cut into exact chunks and the output into tiles: each tile's
-    product lands in one buffer and one fused pass subtracts and reduces it. ``lcols``:
-    the factor is ``L[:, lcols]``, gathered one chunk at a time (never copied whole).
+
+def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
+             lcols: np.ndarray | None = None, terms: np.ndarray | None = None) -> None:
+    """C <- C - L @ U mod p in place; C, L and U may be views of larger matrices.
+
+    ``lcols``: the factor is ``L[:, lcols]``, gathered one chunk at a time (never copied
+    whole). Without ``terms`` C ends reduced to residues. ``terms`` (one count per column
+    of C, the same for every row: the product terms its entries hold beyond a residue)
+    delays the reduction: C is reduced only before a product that would take an entry
+    past :func:`room`, and ``terms`` is updated. L and U must be residues.
     """
     rows, cols = C.shape
     inner = L.shape[1] if lcols is None else lcols.size
     if rows == 0 or cols == 0 or inner == 0:
         return
+    pf, pinv = float(p), 1.0 / p
+    most = room(p)
+    if most < 64 or not blas_call.available():
+        _gemm_sub_tiled(C, L, U, p, lcols)
+        return
+    held = 0 if terms is None else int(terms.max())
+    for k0 in range(0, inner, most):
+        k1 = min(inner, k0 + most)
+        if held + (k1 - k0) > most:
+            _reduce(C, pf, pinv)
+            held = 0
+        if lcols is not None:
+            Lk = _gather(L, 0, lcols[k0:k1], True, pf)
+        else:
+            Lk = _centre(L[:, k0:k1], pf)
+        blas_call.subtract_product(C, Lk, _centre(U[k0:k1], pf))
+        held += k1 - k0
+    if terms is None:
+        _reduce(C, pf, pinv)
+    else:
+        terms[:] = held
+
+
+def _gemm_sub_tiled(C, L, U, p, lcols=None) -> None:
+    """:func:`gemm_sub` through numpy: the inner dimension cut into exact chunks (split
+    products where one product is not exact), the output into tiles; each tile's product
+    lands in one buffer and one fused pass subtracts and reduces it."""
+    rows, cols = C.shape
+    inner = L.shape[1] if lcols is None else lcols.size
     pf, pinv = float(p), 1.0 / p
     step = _chunk(p)
     single = single_product(p, min(step, inner))
@@ -234,49 +311,62 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
                     subtract_products(C[i0:i1, c0:c1], T, Lo, pf, pinv)
 
 
-def trsm(L: np.ndarray, B: np.ndarray, p: int) -> None:
+def trsm(L: np.ndarray, B: np.ndarray, p: int, terms: np.ndarray | None = None) -> None:
     """B <- L^-1 B mod p in place, for a unit lower triangular L (k x k, contiguous):
-    halves recursively, the off-diagonal block applied by :func:`gemm_sub`."""
+    halves recursively, the off-diagonal block applied by :func:`gemm_sub`. ``terms``
+    (per column of B, as in :func:`gemm_sub`): B's entries may hold that many product
+    terms beyond a residue. B ends reduced."""
     k = L.shape[0]
+    if terms is None:
+        terms = np.zeros(B.shape[1], dtype=np.int64)
     if k <= TRSM_LEAF:
+        W = np.ascontiguousarray(B)
+        if terms.any():
+            reduce_p(W, float(p), 1.0 / p)
         if k > 1:
-            W = np.ascontiguousarray(B)
             _trsm_leaf(L, W, float(p), 1.0 / p, lazy_leaf(p, TRSM_LEAF))
-            if W is not B:
-                B[...] = W
+        if W is not B:
+            B[...] = W
         return
     h = k // 2
-    trsm(np.ascontiguousarray(L[:h, :h]), B[:h], p)
-    gemm_sub(B[h:], L[h:, :h], B[:h], p)
-    trsm(np.ascontiguousarray(L[h:, h:]), B[h:], p)
+    below = terms.copy()  # rows h.. keep theirs while rows ..h are solved
+    trsm(np.ascontiguousarray(L[:h, :h]), B[:h], p, terms)
+    gemm_sub(B[h:], L[h:, :h], B[:h], p, terms=below)
+    trsm(np.ascontiguousarray(L[h:, h:]), B[h:], p, below)
 
 
 def _factor(A: np.ndarray, t0: int, c0: int, c1: int, p: int, ipiv: np.ndarray,
-            leaf: int, lazy: bool) -> list:
+            leaf: int, lazy: bool, terms: np.ndarray) -> list:
     """Factor columns [c0, c1) of A's rows t0..; returns their pivot columns (the pivot
-    rows are then t0, t0+1, ...)."""
+    rows are then t0, t1, ...). ``terms[j]``: the product terms column j's rows t0..
+    hold beyond a residue (reductions delayed by :func:`gemm_sub`)."""
     n = A.shape[0]
     if t0 >= n or c0 >= c1:
         return []
+    pf, pinv = float(p), 1.0 / p
     if c1 - c0 <= leaf:
-        W = np.array(A[t0:, c0:c1])
+        WT = np.ascontiguousarray(A[t0:, c0:c1].T)
+        if terms[c0:c1].any():
+            reduce_p(WT, pf, pinv)
         cols = np.empty(c1 - c0, dtype=np.int64)
         swaps = np.empty(c1 - c0, dtype=np.int64)
-        k = _leaf(W, swaps, cols, float(p), 1.0 / p, lazy)
-        A[t0:, c0:c1] = W
+        k = _leaf(WT, swaps, cols, pf, pinv, lazy)
+        A[t0:, c0:c1] = WT.T
+        terms[c0:c1] = 0
         ipiv[t0 : t0 + k] = swaps[:k] + t0
         _swap_rows(A, ipiv, t0, t0 + k, c0, c1)
         return list(cols[:k] + c0)
     h = c0 + max(leaf, ((c1 - c0) // 2) // leaf * leaf)
-    left = _factor(A, t0, c0, h, p, ipiv, leaf, lazy)
+    left = _factor(A, t0, c0, h, p, ipiv, leaf, lazy, terms)
     k1 = len(left)
     t1 = t0 + k1
     if k1:
         piv = np.asarray(left, dtype=np.int64)
-        trsm(np.ascontiguousarray(A[t0:t1][:, piv]), A[t0:t1, h:c1], p)
+        # the solve reduces rows t0..t1 of these columns; rows t1.. keep their terms
+        trsm(np.ascontiguousarray(A[t0:t1][:, piv]), A[t0:t1, h:c1], p, terms[h:c1].copy())
         if t1 < n:  # L21 = A[t1:, piv], columns left of h: apart from the updated ones
-            gemm_sub(A[t1:, h:c1], A[t1:], A[t0:t1, h:c1], p, lcols=piv)
-    return left + _factor(A, t1, h, c1, p, ipiv, leaf, lazy)
+            gemm_sub(A[t1:, h:c1], A[t1:], A[t0:t1, h:c1], p, lcols=piv, terms=terms[h:c1])
+    return left + _factor(A, t1, h, c1, p, ipiv, leaf, lazy, terms)
 
 
 def _residues_of(F, p: int, overwrite: bool, leaf: int) -> np.ndarray:
@@ -302,7 +392,8 @@ def _pivots(A: np.ndarray, p: int, leaf: int) -> tuple[np.ndarray, np.ndarray]:
     ipiv = np.arange(A.shape[0], dtype=np.int64)
     if A.size == 0:
         return np.zeros(0, dtype=np.int64), ipiv
-    cols = _factor(A, 0, 0, A.shape[1], p, ipiv, leaf, lazy_leaf(p, leaf))
+    terms = np.zeros(A.shape[1], dtype=np.int64)
+    cols = _factor(A, 0, 0, A.shape[1], p, ipiv, leaf, lazy_leaf(p, leaf), terms)
     return np.asarray(cols, dtype=np.int64), ipiv
 
 

@@ -61,6 +61,72 @@ def test_worst_case_entries_are_exact(p):
     assert lu_rank.rank(F, p) == rank_modp(F, p, engine="flint")
 
 
+@pytest.mark.parametrize("p", [65521, 8388593, 16777213])
+def test_room_is_the_float64_bound(p):
+    h, t = (p - 1) // 2, lu_rank.room(p)
+    assert 3 * p + t * h * h <= 2**53
+    assert t == 1 << 20 or 3 * p + (t + 1) * h * h > 2**53
+
+
+@pytest.mark.parametrize("p", [8388593, 16777213])
+def test_delayed_reduction_reduces_before_the_bound(p):
+    """Two updates whose terms together pass :func:`lu_rank.room`: the first is left
+    unreduced, the second must reduce first. The terms are odd and the total is past 2**53,
+    so a float64 sum without the reduction would round (the assertion would fail)."""
+    t, v = lu_rank.room(p), float((p - 1) // 2 - 1)  # odd: every product (p-1)/2-1 squared
+    C, terms = np.zeros((2, 3)), np.zeros(3, dtype=np.int64)
+    lu_rank.gemm_sub(C, np.full((2, t - 3), v), np.full((t - 3, 3), p - v), p, terms=terms)
+    assert terms.tolist() == [t - 3] * 3 and C[0, 0] == (t - 3) * int(v) ** 2  # delayed
+    lu_rank.gemm_sub(C, np.full((2, 5), v), np.full((5, 3), p - v), p, terms=terms)
+    assert terms.tolist() == [5] * 3
+    assert (t + 2) * int(v) ** 2 > 2**53
+    assert np.mod(C, p).tolist() == [[float((t + 2) * int(v) ** 2 % p)] * 3] * 2
+
+
+@pytest.mark.parametrize("n,m,k", [(700, 450, 300), (640, 640, 639), (300, 900, 290)])
+def test_delayed_reductions_over_many_levels(n, m, k):
+    """p = 2**24 - 3 leaves room for 128 terms: columns past 128 pivots are reduced late,
+    many times over; the rank and the left kernel still equal flint's."""
+    p, rng = 16777213, np.random.default_rng(n * m + k)
+    F = low_rank(rng, n, m, k, p)
+    F[:, : m // 3] = (p - 1) // 2  # large centred entries in the first columns
+    r = rank_modp(F, p, engine="flint")
+    assert lu_rank.rank(F, p) == r
+    K = lu_rank.left_kernel(F, p)
+    assert K.shape == (n - r, n)
+    assert not ((K.astype(np.int64).astype(object) @ F.astype(object)) % p).any()
+
+
+def test_leaf_reduces_entries_that_hold_terms():
+    """A leaf whose entries hold the most terms :func:`gemm_sub` leaves (magnitudes near
+    2**53) is eliminated as its residues are: it reduces them before its own updates."""
+    p, rng = 16777213, np.random.default_rng(5)
+    t, h = lu_rank.room(p), (p - 1) // 2
+    R = rng.integers(0, p, (40, 16)).astype(np.float64)
+    A = R - float(t * h * h // p * p)
+    assert lu_rank.lazy_leaf(p, 16) and np.abs(A).max() > 2**52
+    ipiv_r, ipiv_a = np.arange(40), np.arange(40)
+    zeros, held = np.zeros(16, dtype=np.int64), np.full(16, t, dtype=np.int64)
+    cols_r = lu_rank._factor(R, 0, 0, 16, p, ipiv_r, 16, True, zeros)
+    cols_a = lu_rank._factor(A, 0, 0, 16, p, ipiv_a, 16, True, held)
+    assert cols_a == cols_r and A.tolist() == R.tolist() and (held == 0).all()
+
+
+def test_trsm_with_terms_held_equals_the_reduced_solve(monkeypatch):
+    """B holding 300 terms beyond its residues (as the factorisation leaves it) solves to
+    the same residues as B reduced first."""
+    monkeypatch.setattr(lu_rank, "TRSM_LEAF", 4)
+    p, rng = 16777213, np.random.default_rng(4)
+    k, w = 45, 9
+    L = (np.tril(rng.integers(0, p, (k, k)), -1) + np.eye(k, dtype=np.int64)).astype(float)
+    R = rng.integers(0, p, (k, w)).astype(np.float64)
+    B = R - float(100 * ((p - 1) // 2) ** 2 // p * p)  # 100 terms' worth, the same residues
+    want = R.copy()
+    lu_rank.trsm(L, want, p)
+    lu_rank.trsm(L, B, p, np.full(w, 100, dtype=np.int64))
+    assert B.tolist() == want.tolist()
+
+
 def test_trsm_solves_a_unit_lower_system(monkeypatch):
     monkeypatch.setattr(lu_rank, "TRSM_LEAF", 4)
     p, rng = 8388593, np.random.default_rng(3)
