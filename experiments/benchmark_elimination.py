@@ -13,7 +13,10 @@ chunk, lazy leaves) and at the default prime 67108859 (two split products) for t
 largest size. A rate counts (2/3) n^3 flops (an LU of an n x n matrix) and is given as a
 fraction of dgemm's, beside the goal; a matrix of rank n/2 shows the rate on a
 rank-deficient one (still counted as (2/3) n^3). python-flint's ``nmod_mat.rank`` on the same matrix
-gives the flint ratio. Then the two headline measurements, (L5, d2, H1, N4) and
+gives the flint ratio. Small blocks: 300 random matrices of short side 8..64 ranked in one
+batch (:func:`seprank.algebra.lu_rank.rank_many`) and one engine call each, against the
+compiled eliminations alone: the per-call overhead as a fraction of the arithmetic. Then
+the two headline measurements, (L5, d2, H1, N4) and
 (L3, d4, H1, N8) with the catalecticant strategy: their time, the time in ranks, the time
 outside them (building F's table, filling the blocks, labels), and the floor, the sum over
 the blocks' ranked short sides s of (2/3) s^3 at dgemm's rate. With ``--device cuda`` the
@@ -111,6 +114,32 @@ def flint_ratio(n: int, repeats: int) -> tuple[float, float] | None:
     return t_flint, t_ours
 
 
+def small_blocks(count: int = 300, repeats: int = 3) -> dict:
+    """Times for ``count`` random small matrices of residues (short side 8..64, long side
+    up to four times it) at the fast prime: the compiled eliminations alone on the packed
+    matrices (the arithmetic), :func:`lu_rank.rank_many` (one call), and one
+    ``BlasEngine.rank`` call per matrix."""
+    from seprank.algebra.rank_engines.blas import BlasEngine
+
+    rng = np.random.default_rng(3)
+    mats = []
+    for _ in range(count):
+        s = int(rng.integers(8, 65))
+        mats.append(rng.integers(0, FAST_PRIME, (s, s + int(rng.integers(0, 3 * s + 1))))
+                    .astype(np.float64))
+    flat, shapes, lazy = lu_rank.pack(mats, FAST_PRIME)
+    out = np.zeros(count, dtype=np.int64)
+    pf = float(FAST_PRIME)
+    _, t_copy = best_of(flat.copy, repeats)
+    _, t_kernel = best_of(lambda: lu_rank._rank_many(flat.copy(), shapes, lazy, pf, 1 / pf, out),
+                          repeats)
+    _, t_batch = best_of(lambda: lu_rank.rank_many(mats, FAST_PRIME), repeats)
+    engine = BlasEngine(FAST_PRIME)
+    _, t_each = best_of(lambda: [engine.rank(M) for M in mats], repeats)
+    return {"count": count, "arithmetic": max(t_kernel - t_copy, 1e-9), "batch": t_batch,
+            "each": t_each}
+
+
 def headline(case: tuple, peak: float) -> dict:
     """One catalecticant measurement with its time split and floor."""
     from seprank import measure
@@ -157,6 +186,12 @@ def _report(args) -> None:
     if ratio:
         print(f"\npython-flint nmod_mat.rank at n = {n0}: {ratio[0]:.2f} s, recursive LU "
               f"{ratio[1]:.2f} s: flint / seprank = {ratio[0] / ratio[1]:.1f}")
+    sb = small_blocks()
+    arith = sb["arithmetic"]
+    print(f"\nsmall blocks ({sb['count']} random, short side 8..64): the compiled eliminations "
+          f"{arith * 1e3:.1f} ms; ranked in one batch {sb['batch'] * 1e3:.1f} ms (overhead "
+          f"{(sb['batch'] - arith) / arith:.0%} of the arithmetic); one engine call each "
+          f"{sb['each'] * 1e3:.1f} ms (overhead {(sb['each'] - arith) / arith:.0%})")
     if args.device == "cuda":
         _cuda_row(max(args.sizes), peak)
     if not args.no_headline:

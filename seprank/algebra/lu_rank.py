@@ -133,6 +133,28 @@ def _leaf_body(WT, ipiv, cols, p, pinv, lazy):
     return k
 
 
+def _rank_many_body(flat, shapes, lazy, p, pinv, out):
+    """out[b] = rank of matrix b, packed transposed in ``flat`` (``shapes[b] = (w, rows)``:
+    its w columns, each of ``rows`` entries, one after another), by one leaf elimination
+    each; -1 where an entry is not a residue (an integer in [0, p))."""
+    at = 0
+    for b in range(shapes.shape[0]):
+        w, rows = shapes[b, 0], shapes[b, 1]
+        WT = flat[at:at + w * rows].reshape((w, rows))
+        at += w * rows
+        ok = True
+        for e in range(w):
+            for s in range(rows):
+                x = WT[e, s]
+                if not (0.0 <= x < p) or x != np.floor(x):
+                    ok = False
+        if not ok:
+            out[b] = -1
+            continue
+        out[b] = _leaf(WT, np.empty(w, dtype=np.int64), np.empty(w, dtype=np.int64), p,
+                       pinv, lazy[b])
+
+
 def _swap_rows_body(A, ipiv, t0, t1, c0, c1):
     """Apply the swaps ``ipiv[t0:t1]`` (row t with row ipiv[t], in order) to the columns of A
     outside [c0, c1)."""
@@ -201,6 +223,7 @@ if _nb is not None:
     _swap_rows = jit(_nb, _swap_rows_body)
     _trsm_leaf = jit(_nb, _trsm_leaf_body)
     _gather = jit(_nb, _gather_body)
+    _rank_many = jit(_nb, _rank_many_body)
     _centre = jit(_nb, _centre_body)
     _reduce = jit(_nb, _reduce_body)
 else:  # pragma: no cover
@@ -312,14 +335,15 @@ def _gemm_sub_tiled(C, L, U, p, lcols=None) -> None:
 
 
 def trsm(L: np.ndarray, B: np.ndarray, p: int, terms: np.ndarray | None = None) -> None:
-    """B <- L^-1 B mod p in place, for a unit lower triangular L (k x k, contiguous):
+    """B <- L^-1 B mod p in place, for a unit lower triangular L (k x k; L and B may be
+    views with contiguous rows):
     halves recursively, the off-diagonal block applied by :func:`gemm_sub`. ``terms``
     (per column of B, as in :func:`gemm_sub`): B's entries may hold that many product
     terms beyond a residue. B ends reduced."""
     k = L.shape[0]
     if terms is None:
         terms = np.zeros(B.shape[1], dtype=np.int64)
-    if k <= TRSM_LEAF:
+    if k <= TRSM_LEAF:  # on a contiguous copy of B (the leaf runs faster); L by index
         W = np.ascontiguousarray(B)
         if terms.any():
             reduce_p(W, float(p), 1.0 / p)
@@ -330,9 +354,9 @@ def trsm(L: np.ndarray, B: np.ndarray, p: int, terms: np.ndarray | None = None) 
         return
     h = k // 2
     below = terms.copy()  # rows h.. keep theirs while rows ..h are solved
-    trsm(np.ascontiguousarray(L[:h, :h]), B[:h], p, terms)
+    trsm(L[:h, :h], B[:h], p, terms)
     gemm_sub(B[h:], L[h:, :h], B[:h], p, terms=below)
-    trsm(np.ascontiguousarray(L[h:, h:]), B[h:], p, below)
+    trsm(L[h:, h:], B[h:], p, below)
 
 
 def _factor(A: np.ndarray, t0: int, c0: int, c1: int, p: int, ipiv: np.ndarray,
@@ -397,14 +421,69 @@ def _pivots(A: np.ndarray, p: int, leaf: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(cols, dtype=np.int64), ipiv
 
 
-def rank(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> int:
+#: Blocks up to this short side (and SMALL_ENTRIES entries) go to :func:`rank_many`.
+SMALL_SIDE = 64
+SMALL_ENTRIES = 1 << 20
+
+
+def small(shape: tuple[int, int]) -> bool:
+    """Whether a matrix of this shape is small enough to be ranked in a batch."""
+    return min(shape) <= SMALL_SIDE and shape[0] * shape[1] <= SMALL_ENTRIES
+
+
+def rank(F: np.ndarray, p: int, overwrite: bool = False, leaf: int | None = None) -> int:
     """Exact rank of the integer matrix ``F`` over GF(p), p prime below 2**26.
 
     A float64 ``F`` of residues (integers in [0, p), checked) is copied once, or not at
-    all with ``overwrite`` (then ``F`` is destroyed). ``leaf``: columns per scalar leaf.
+    all with ``overwrite`` (then ``F`` is destroyed). ``leaf``: columns per scalar leaf
+    (default ``LEAF``); given, the recursion runs even on a :func:`small` matrix, which
+    by default is one leaf (:func:`rank_many`).
     """
-    A = _residues_of(F, p, overwrite, leaf)
-    return int(_pivots(A, p, leaf)[0].size)
+    A = _residues_of(F, p, overwrite, LEAF if leaf is None else leaf)
+    if leaf is None and A.size and small(A.shape):
+        return rank_many([A], p, overwrite=True)[0]  # A is F only where F may go
+    return int(_pivots(A, p, LEAF if leaf is None else leaf)[0].size)
+
+
+def pack(mats: list, p: int, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(flat, shapes, lazy): the small float64 matrices ``mats`` packed for one compiled
+    call, each with its short side as the leaf's columns (``shapes[b] = (w, rows)``),
+    column after column; ``lazy[b]``: whether its leaf may delay reductions. With
+    ``overwrite``, one C-ordered matrix with no more rows than columns is not copied:
+    ``flat`` is its memory."""
+    if not 2 <= p < FLOAT64_PRIME_LIMIT:
+        raise ValueError(f"p={p} must be a prime below 2**26")
+    parts, shapes = [], np.zeros((len(mats), 2), dtype=np.int64)
+    for b, M in enumerate(mats):
+        M = np.asarray(M)
+        if M.ndim != 2 or M.dtype != np.float64 or not small(M.shape):
+            raise ValueError(f"mats[{b}] must be a small 2-d float64 matrix (short side "
+                             f"<= {SMALL_SIDE}), not {M.dtype} {M.shape}")
+        T = M if M.shape[1] <= M.shape[0] else M.T  # the short side as the columns
+        shapes[b] = T.shape[1], T.shape[0]
+        parts.append(T.T.ravel())  # column by column
+    lazy = np.array([lazy_leaf(p, max(int(w), 1)) for w in shapes[:, 0]], dtype=np.bool_)
+    if overwrite and len(parts) == 1:
+        return parts[0], shapes, lazy  # ravel: a view where it can be
+    flat = np.concatenate(parts) if parts else np.zeros(0)
+    return flat, shapes, lazy
+
+
+def rank_many(mats: list, p: int, overwrite: bool = False) -> list[int]:
+    """Exact ranks over GF(p) of small float64 matrices of residues (:func:`small`), in
+    one compiled call (:func:`pack`, then one leaf elimination each), so no call is made
+    per matrix. The matrices are not modified, but for ``overwrite`` (:func:`pack`); an
+    entry that is not a residue raises ValueError naming the matrix."""
+    if not available():  # pragma: no cover
+        raise RuntimeError("numba is not available")
+    flat, shapes, lazy = pack(mats, p, overwrite)
+    out = np.zeros(len(mats), dtype=np.int64)
+    if len(mats):
+        _rank_many(flat, shapes, lazy, float(p), 1.0 / p, out)
+    bad = np.flatnonzero(out < 0)
+    if bad.size:
+        raise ValueError(f"mats[{bad[0]}] has an entry that is not a residue mod {p}")
+    return [int(r) for r in out]
 
 
 def left_kernel(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF) -> np.ndarray:

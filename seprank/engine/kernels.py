@@ -24,7 +24,8 @@ def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = No
     BLAS engine's unless ``blas`` is False (a run ranking with another engine): with
     ``blocked`` (a run that grows its elimination or records pivots for a certificate)
     the blocked elimination's, else its rank's (:mod:`seprank.algebra.lu_rank`: the leaf's,
-    which every rank calls; the solve's and products' run only past one leaf's width, and
+    which every rank calls, a small matrix's through the batch kernel; the row swaps',
+    solve's and products' run only past one leaf's width, and
     which depends on the prime); None: both. ``fill``: the catalecticant matrices' fill
     (:mod:`seprank.engine.structural_poly`), which the catalecticant strategy runs."""
     out = []
@@ -32,7 +33,7 @@ def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = No
         names = ["_panel", "_gj_inverse", "_move_rows", "_combine", "subtract_products"]
         out = [getattr(blas_elimination, n, None) for n in names]
     if blas and not blocked:
-        out += [getattr(lu_rank, n, None) for n in ("_leaf", "_swap_rows")]
+        out += [getattr(lu_rank, "_leaf", None)]
     if grid:
         out.append(getattr(attention_kernel, "_kernel", None))
     if fill:

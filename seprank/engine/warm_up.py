@@ -39,10 +39,12 @@ def warm_up(say=None) -> bool:
     measure(LinearSelfAttention(depth=3, width=2, heads=1, seq_len=4), rank_engine="blas",
             strategy="direct")
     # and the recursive LU (the catalecticant strategy and every rank outside a growth),
-    # at both kinds of prime: one product below 2^23, two split products above
+    # at both kinds of prime: one product below 2^23, two split products above; a small
+    # matrix's rank is one leaf (the batch kernel), a given leaf width runs the recursion
     for p in (8388593, DEFAULT_PRIME):
         A = np.random.default_rng(0).integers(0, p, (64, 64))
         lu_rank.rank(A, p)
+        lu_rank.rank(A, p, leaf=lu_rank.LEAF)
         lu_rank.left_kernel(A[:, :40], p)
     # and the catalecticant matrices' fill (one signature: its paths are run-time choices)
     keys = np.array([0, 1, 3], dtype=np.int64)

@@ -162,3 +162,44 @@ def test_left_kernel_is_a_basis(n, m, k, p, seed, leaf):
     prod = (K.astype(np.int64).astype(object) @ F.astype(object)) % p
     assert not prod.any()
     assert rank_modp(K.astype(np.int64), p, engine="flint") == n - r
+
+
+@settings(deadline=None, max_examples=40)
+@given(shapes=st.lists(st.tuples(st.integers(1, 64), st.integers(1, 200), st.integers(0, 64)),
+                       min_size=1, max_size=12),
+       p=st.sampled_from(PRIMES), seed=st.integers(0, 2**16))
+def test_rank_many_equals_flint_one_by_one(shapes, p, seed):
+    """Small matrices ranked in one call (tall and wide: the short side is the leaf's),
+    low rank and full, at five primes (lazy leaves and reduced ones): flint's ranks."""
+    rng = np.random.default_rng(seed)
+    mats = []
+    for s, n, k in shapes:
+        M = low_rank(rng, s, n, min(k, s, n), p).astype(np.float64)
+        mats.append(M if rng.random() < 0.5 else np.ascontiguousarray(M.T))
+    keep = [M.copy() for M in mats]
+    assert lu_rank.rank_many(mats, p) == [rank_modp(M, p, engine="flint") for M in keep]
+    assert all(np.array_equal(M, K) for M, K in zip(mats, keep))  # not modified
+
+
+def test_small_rank_is_one_leaf_and_the_recursion_agrees():
+    p, rng = 8388593, np.random.default_rng(6)
+    F = low_rank(rng, 50, 300, 37, p).astype(np.float64)
+    assert lu_rank.small(F.shape) and not lu_rank.small((65, 65))
+    assert lu_rank.rank(F, p) == lu_rank.rank(F, p, leaf=lu_rank.LEAF) == 37
+    G = F.copy()
+    assert lu_rank.rank(G, p, overwrite=True) == 37 and not np.array_equal(G, F)  # in place
+
+
+def test_rank_many_refusals_name_the_matrix():
+    ok = np.zeros((3, 3))
+    with pytest.raises(ValueError, match=r"mats\[1\] must be a small"):
+        lu_rank.rank_many([ok, np.zeros((65, 65))], 7)
+    with pytest.raises(ValueError, match=r"mats\[1\] must be a small 2-d float64"):
+        lu_rank.rank_many([ok, np.zeros((3, 3), dtype=np.int64)], 7)
+    with pytest.raises(ValueError, match=r"mats\[2\] has an entry that is not a residue"):
+        lu_rank.rank_many([ok, ok, np.array([[1.0, 7.0]])], 7)
+    with pytest.raises(ValueError, match=r"mats\[0\] has an entry"):
+        lu_rank.rank_many([np.array([[0.5]])], 7)
+    with pytest.raises(ValueError, match="p="):
+        lu_rank.rank_many([ok], 1 << 26)
+    assert lu_rank.rank_many([], 7) == []

@@ -156,12 +156,43 @@ def test_deficient_blocks_through_the_left_kernel(L, d, N, monkeypatch):
     real = cat._rest_through_kernel
     monkeypatch.setattr(cat, "MARGIN", 0)
     monkeypatch.setattr(cat, "_rest_through_kernel", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(cat, "measure_small_blocks", lambda *a: {})  # block by block
     blas = measure(net, weights=w, strategy="catalecticant", rank_engine="blas")
     whole = measure(net, weights=w, strategy="catalecticant", rank_engine="flint")
     assert calls, "no block went through the left kernel"
     assert _blocks(blas) == _blocks(whole)
     assert blas.rank == whole.rank == measure(net, weights=w, strategy="graded").rank
     assert any(b["rank"] < min(b["shape"]) for b in blas.blocks)  # deficient blocks indeed
+
+
+@pytest.mark.parametrize("margin", [0, 8])
+@pytest.mark.parametrize("L,d,N", [(2, 2, 4), (3, 2, 4), (2, 3, 6)])
+def test_small_blocks_in_a_batch_equal_block_by_block(L, d, N, margin, monkeypatch):
+    """The small blocks ranked together (one compiled call per try) give the blocks that
+    ranking each alone gives: ranks, shapes and the shape ranked; deficient blocks (whose
+    subset falls short, MARGIN = 0) are ranked whole in the second batch."""
+    from seprank.engine.strategies import catalecticant as cat
+
+    net = LinearSelfAttention(depth=L, width=d, seq_len=N)
+    w = _rank_one_queries(net)
+    monkeypatch.setattr(cat, "MARGIN", margin)
+    batched = []
+    real = cat.measure_small_blocks
+    monkeypatch.setattr(cat, "measure_small_blocks",
+                        lambda *a: batched.append(real(*a)) or batched[-1])
+    together = measure(net, weights=w, strategy="catalecticant", rank_engine="blas")
+    assert len(batched) == 1 and len(batched[0]) == len(together.blocks)  # all small
+    monkeypatch.setattr(cat, "measure_small_blocks", lambda *a: {})
+    alone = measure(net, weights=w, strategy="catalecticant", rank_engine="blas")
+
+    def strip(m):
+        return [{k: v for k, v in b.items() if k != "seconds"} for b in m.blocks]
+
+    assert strip(together) == strip(alone)
+    assert together.rank == alone.rank
+    if margin == 0:  # some subset fell short: the second batch ranked whole blocks
+        assert any(b["rank"] < min(b["shape"]) and b["ranked_shape"] == b["shape"]
+                   for b in together.blocks)
 
 
 def test_auto_takes_catalecticant_and_its_prime_only_for_large_blocks(monkeypatch):

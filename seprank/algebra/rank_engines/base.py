@@ -107,6 +107,11 @@ class RankEngine(ABC):
             return 0
         return int(self._rank(M, overwrite))
 
+    def rank_many(self, mats: list) -> list[int]:
+        """The ranks of several matrices mod p (an engine may rank small ones in one call;
+        here, one by one). The matrices are not modified."""
+        return [self.rank(M) for M in mats]
+
     def pivots(self, M: np.ndarray, overwrite: bool = False) -> tuple[list[int], list[int]]:
         """(rows, cols) of a nonsingular rank x rank minor of ``M`` mod p: the BLAS
         elimination where it applies (``overwrite``: on a float64 ``M`` in place), else

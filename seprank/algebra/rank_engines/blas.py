@@ -33,6 +33,15 @@ class BlasEngine(RankEngine):
     def _rank(self, M: np.ndarray, overwrite: bool) -> int:
         return lu_rank.rank(M, self.p, overwrite=overwrite)
 
+    def rank_many(self, mats: list) -> list[int]:
+        """Small float64 residue matrices (:func:`lu_rank.small`) in one compiled call
+        (:func:`lu_rank.rank_many`), any others one by one."""
+        mats = [np.asarray(M) for M in mats]
+        if all(M.ndim == 2 and M.dtype == np.float64 and lu_rank.small(M.shape)
+               for M in mats):
+            return lu_rank.rank_many(mats, self.p)
+        return super().rank_many(mats)
+
     def left_kernel(self, M: np.ndarray, overwrite: bool = False) -> np.ndarray:
         """A basis of the left kernel of ``M`` mod p from one elimination, (rows - rank) x
         rows float64 residues (``overwrite``: a float64 ``M`` is eliminated in place)."""

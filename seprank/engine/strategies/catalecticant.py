@@ -35,7 +35,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from seprank.algebra import lu_rank
 from seprank.algebra.domains import DEFAULT_PRIME
+from seprank.algebra.rank_engines.base import RankEngine
 from seprank.engine import capability_check
 from seprank.engine import structural_poly as sp
 from seprank.engine.detail import Detail
@@ -72,25 +74,35 @@ def _subset(rng, keys, count: int):
 REST_CHUNK = 4096
 
 
-def rank_block(inputs: RunInputs, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
-    """(rank, shape ranked, fill seconds, rank seconds) of the block H[rows, (cols, c)].
-
-    The rank is at most s = min(rows, d cols). A block whose long side has more than
-    s + MARGIN entries is first ranked on a random subset of s + MARGIN of them (whole
-    deltas on the column side: d columns each): a submatrix's rank is a lower bound, and
-    when it reaches s it is the block's rank, with no probability. When it falls short,
-    an engine with a left kernel (the BLAS one) goes on from that elimination
-    (:func:`_rest_through_kernel`); other engines rank the whole block."""
-    d = values.shape[1]
+def _tries(inputs: RunInputs, rows, cols, d: int) -> list[tuple]:
+    """The (row keys, column keys) a block is ranked on, in order: a random subset of the
+    long side first where it has more than s + MARGIN entries (whole deltas on the column
+    side: d columns each), then the whole block."""
     nr, nc = rows.size, cols.size * d
     small = min(nr, nc)
-    t_fill = t_rank = 0.0
     tries = []
     if nc > small + MARGIN * d:
         tries.append((rows, _subset(inputs.pts_rng, cols, -(-(small + MARGIN) // d))))
     elif nr > small + MARGIN:
         tries.append((_subset(inputs.pts_rng, rows, small + MARGIN), cols))
     tries.append((rows, cols))
+    return tries
+
+
+def rank_block(inputs: RunInputs, keys, values, rows, cols) -> tuple[int, list[int], float, float]:
+    """(rank, shape ranked, fill seconds, rank seconds) of the block H[rows, (cols, c)].
+
+    The rank is at most s = min(rows, d cols). A block whose long side has more than
+    s + MARGIN entries is first ranked on a random subset of s + MARGIN of them
+    (:func:`_tries`): a submatrix's rank is a lower bound, and when it reaches s it is the
+    block's rank, with no probability. When it falls short, an engine with a left kernel
+    (the BLAS one) goes on from that elimination (:func:`_rest_through_kernel`); other
+    engines rank the whole block."""
+    d = values.shape[1]
+    nr, nc = rows.size, cols.size * d
+    small = min(nr, nc)
+    t_fill = t_rank = 0.0
+    tries = _tries(inputs, rows, cols, d)
     rec = minors.recording(inputs)  # certifying: the pivots too (no left-kernel shortcut)
     for r_keys, c_keys in tries:
         check_fits(r_keys.size, c_keys.size * d)
@@ -207,7 +219,7 @@ def measure_block(inputs: RunInputs, prep: Prepared, k: int) -> tuple[dict, floa
         return {"degree": None, "other_s_degree": None, "rank": int(r), "shape": list(H.shape),
                 "seconds": time.perf_counter() - te}, tf, tr
     D = prep.D
-    rows, cols = sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(D - k, prep.m, prep.radix)
+    rows, cols = _block_keys(prep, k)
     own = replace(inputs, pts_rng=np.random.default_rng([inputs.seed, 1, k]))
     r, ranked, tf, tr = rank_block(own, prep.keys, prep.values, rows, cols)
     a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
@@ -225,10 +237,78 @@ def _sides(net, A):
 
 
 def run(inputs: RunInputs, reason: str = "") -> Measurement:
-    """Build F, form each block (or the residual's one matrix), rank it."""
+    """Build F, form each block (or the residual's one matrix), rank it: the small blocks
+    together (:func:`measure_small_blocks`), the others one by one."""
     prep = prepare(inputs)
-    results = [measure_block(inputs, prep, k) for k in range(block_count(inputs.net))]
+    ks = list(range(block_count(inputs.net)))
+    done = measure_small_blocks(inputs, prep, ks)
+    results = [done[k] if k in done else measure_block(inputs, prep, k) for k in ks]
     return assemble(inputs, int(prep.keys.size), prep.build_seconds, results, reason)
+
+
+def _block_keys(prep: Prepared, k: int):
+    """Block k's row keys (S-degree k) and column keys (S-degree D - k)."""
+    return sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(prep.D - k, prep.m, prep.radix)
+
+
+def measure_small_blocks(inputs: RunInputs, prep: Prepared, ks) -> dict:
+    """{k: :func:`measure_block`'s result} for the blocks among ``ks`` that the engine
+    ranks in one call (:meth:`~seprank.algebra.rank_engines.base.RankEngine.rank_many`,
+    small blocks: :func:`seprank.algebra.lu_rank.small`), ranked in batches: the first
+    try of each (:func:`_tries`, the same random subsets), then the whole blocks whose try
+    fell short. The ranks, and the records, are :func:`measure_block`'s; a block's
+    ``seconds`` is its fill time plus its share of the batches' rank time, by entries.
+    Empty with the residual, while certifying (pivots are kept per block), or where the
+    engine has no batched rank (BLAS engine only)."""
+    net = form_of(inputs.net)
+    if net.residual or minors.recording(inputs) or \
+            type(inputs.engine).rank_many is RankEngine.rank_many:
+        return {}
+    d = net.width
+    todo = {}
+    for k in ks:
+        rows, cols = _block_keys(prep, k)
+        if lu_rank.small((rows.size, cols.size * d)):
+            own = replace(inputs, pts_rng=np.random.default_rng([inputs.seed, 1, k]))
+            todo[k] = (rows, cols, _tries(own, rows, cols, d))
+    fill = dict.fromkeys(todo, 0.0)
+    share = dict.fromkeys(todo, 0.0)
+    ranks, ranked = {}, {}
+    for attempt in (0, 1):
+        batch = {k: t[2][attempt] for k, t in todo.items()
+                 if k not in ranks and attempt < len(t[2])}
+        mats = {}
+        for k, (r_keys, c_keys) in batch.items():
+            rows, cols, _ = todo[k]
+            t0 = time.perf_counter()
+            mats[k] = sp.catalecticant(prep.keys, prep.values, r_keys, c_keys,
+                                       transpose=cols.size * d < rows.size)
+            fill[k] += time.perf_counter() - t0
+        if not mats:
+            continue
+        t0 = time.perf_counter()
+        got = inputs.engine.rank_many(list(mats.values()))
+        spent = time.perf_counter() - t0
+        entries = sum(M.size for M in mats.values()) or 1
+        for (k, M), r in zip(mats.items(), got):
+            share[k] += spent * M.size / entries
+            rows, cols, _ = todo[k]
+            r_keys, c_keys = batch[k]
+            if r_keys is rows and c_keys is cols or r == min(rows.size, cols.size * d):
+                ranks[k] = int(r)
+                ranked[k] = [int(r_keys.size), int(c_keys.size * d)]
+    out = {}
+    _, _, query_on_A = _sides(net, inputs.A)
+    for k in todo:
+        rows, cols, _ = todo[k]
+        a_deg = 2 * (prep.D - k) + 1 if query_on_A else 2 * k
+        block = {"degree": a_deg, "other_s_degree": k, "rank": ranks[k],
+                 "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked[k],
+                 "seconds": fill[k] + share[k]}
+        inputs.say(f"  block A-degree {a_deg}: rank {ranks[k]} of {block['shape']} "
+                   f"(ranked {ranked[k]} in a batch, {block['seconds']:.1f}s)")
+        out[k] = (block, fill[k], share[k])
+    return out
 
 
 #: What a catalecticant rank certifies (the Measurement's ``certified``).
