@@ -222,12 +222,15 @@ def _subtract_reduce_body(C, T, p, pinv):
 
 
 def _residues_body(F, p):
-    """Whether every entry of the float64 matrix F is an integer in [0, p)."""
+    """Whether every entry of the float64 matrix F is an integer in [0, p) (row by row,
+    each row's test without a branch, so that it vectorises)."""
     for i in range(F.shape[0]):
+        bad = 0
         for j in range(F.shape[1]):
             x = F[i, j]
-            if not (0.0 <= x < p) or x != np.floor(x):
-                return False
+            bad |= (x < 0.0) | (x >= p) | (x != np.floor(x))
+        if bad:
+            return False
     return True
 
 

@@ -193,10 +193,17 @@ def _centre_body(X, p):
 
 
 def _reduce_body(T, p, pinv):
-    """T <- T mod p in place (exact integers, |T| <= 2**53 - p; T may be a strided view)."""
+    """T <- T mod p in place (exact integers, |T| + p + 2 <= 2**53; T may be a strided
+    view): each row through a contiguous buffer, where the loop vectorises."""
+    buf = np.empty(T.shape[1])
     for i in range(T.shape[0]):
-        for j in range(T.shape[1]):
-            T[i, j] = mod_p(T[i, j], p, pinv)
+        row = T[i]
+        for j in range(buf.shape[0]):
+            buf[j] = row[j]
+        for j in range(buf.shape[0]):
+            buf[j] = mod_p(buf[j], p, pinv)
+        for j in range(buf.shape[0]):
+            row[j] = buf[j]
 
 
 def _trsm_leaf_body(L, B, p, pinv, lazy):
