@@ -515,7 +515,7 @@ def left_kernel(F: np.ndarray, p: int, overwrite: bool = False, leaf: int = LEAF
         order[t], order[s] = order[s], order[t]
     B = np.ascontiguousarray(A[r:][:, piv].T[::-1])  # J L21^T
     if r:
-        trsm(np.ascontiguousarray(A[:r][:, piv].T[::-1, ::-1]), B, p)
+        trsm(A[:r][:, piv].T[::-1, ::-1], B, p)  # a view: the solve reads L by index
     Y = B[::-1].T
     K[:, order[:r]] = np.where(Y > 0, p - Y, 0.0)
     K[np.arange(n - r), order[r:]] = 1.0
