@@ -13,7 +13,8 @@ chunk, lazy leaves) and at the default prime 67108859 (two split products) for t
 largest size. A rate counts (2/3) n^3 flops (an LU of an n x n matrix) and is given as a
 fraction of dgemm's, beside the goal; a matrix of rank n/2 shows the rate on a
 rank-deficient one (still counted as (2/3) n^3). python-flint's ``nmod_mat.rank`` on the same matrix
-gives the flint ratio. Small blocks: 300 random matrices of short side 8..64 ranked in one
+gives the flint ratio. Where the time goes: one rank at the largest size with every BLAS
+product timed, the products' own rate (a ceiling on the rank's) and the rest. Small blocks: 300 random matrices of short side 8..64 ranked in one
 batch (:func:`seprank.algebra.lu_rank.rank_many`) and one engine call each, against the
 compiled eliminations alone: the per-call overhead as a fraction of the arithmetic. Then
 the two headline measurements, (L5, d2, H1, N4) and
@@ -114,7 +115,45 @@ def flint_ratio(n: int, repeats: int) -> tuple[float, float] | None:
     return t_flint, t_ours
 
 
-def small_blocks(count: int = 300, repeats: int = 3) -> dict:
+def product_share(n: int, p: int, peak: float, repeats: int = 2) -> dict:
+    """The rank of a random n x n matrix with every BLAS product timed
+    (:func:`seprank.algebra.blas_call.subtract_product`), the run of least total time of
+    ``repeats``: the products' seconds and flops, and the whole rank's seconds. The
+    products' own rate bounds the fraction of dgemm the rank can reach (the rest, leaves,
+    reductions and copies, only adds time)."""
+    runs = [_product_share_once(n, p, peak) for _ in range(repeats)]
+    best = min(runs, key=lambda r: r["total"])
+    best["peak"] = dgemm_rate()  # the machine's rate drifts: the ratio uses one beside it
+    best["rate"] = best["flops"] / max(best["products"], 1e-9) / best["peak"]
+    return best
+
+
+def _product_share_once(n: int, p: int, peak: float) -> dict:
+    """One run of :func:`product_share`."""
+    from seprank.algebra import blas_call
+
+    real = blas_call.subtract_product
+    spent = [0.0, 0.0]
+
+    def timed(C, A, B):
+        t = time.perf_counter()
+        real(C, A, B)
+        spent[0] += time.perf_counter() - t
+        spent[1] += 2.0 * C.shape[0] * C.shape[1] * A.shape[1]
+
+    F = np.random.default_rng(4).integers(0, p, (n, n)).astype(np.float64)
+    blas_call.subtract_product = timed
+    try:
+        t = time.perf_counter()
+        lu_rank.rank(F, p, overwrite=True)
+        total = time.perf_counter() - t
+    finally:
+        blas_call.subtract_product = real
+    return {"total": total, "products": spent[0], "flops": spent[1],
+            "rate": spent[1] / max(spent[0], 1e-9) / peak}
+
+
+def small_blocks(count: int = 300, repeats: int = 5) -> dict:
     """Times for ``count`` random small matrices of residues (short side 8..64, long side
     up to four times it) at the fast prime: the compiled eliminations alone on the packed
     matrices (the arithmetic), :func:`lu_rank.rank_many` (one call), and one
@@ -186,6 +225,13 @@ def _report(args) -> None:
     if ratio:
         print(f"\npython-flint nmod_mat.rank at n = {n0}: {ratio[0]:.2f} s, recursive LU "
               f"{ratio[1]:.2f} s: flint / seprank = {ratio[0] / ratio[1]:.1f}")
+    n1 = max(args.sizes)
+    ps = product_share(n1, FAST_PRIME, peak, args.repeats)
+    print(f"\nwhere the time goes at n = {n1}, p = {FAST_PRIME} (one rank, every BLAS product "
+          f"timed): {ps['total']:.2f} s, of which the products {ps['products']:.2f} s "
+          f"({ps['flops'] / 1e9:.0f} GFLOP at {ps['rate']:.2f} of dgemm measured right after, "
+          f"{ps['peak'] / 1e9:.1f} GFLOP/s: the rank's fraction cannot pass it) and the rest "
+          f"(leaves, reductions, copies, Python) {ps['total'] - ps['products']:.2f} s")
     sb = small_blocks()
     arith = sb["arithmetic"]
     print(f"\nsmall blocks ({sb['count']} random, short side 8..64): the compiled eliminations "

@@ -460,19 +460,26 @@ def pack(mats: list, p: int, overwrite: bool = False) -> tuple[np.ndarray, np.nd
     ``flat`` is its memory."""
     if not 2 <= p < FLOAT64_PRIME_LIMIT:
         raise ValueError(f"p={p} must be a prime below 2**26")
-    parts, shapes = [], np.zeros((len(mats), 2), dtype=np.int64)
+    views, shapes = [], np.zeros((len(mats), 2), dtype=np.int64)
     for b, M in enumerate(mats):
         M = np.asarray(M)
         if M.ndim != 2 or M.dtype != np.float64 or not small(M.shape):
             raise ValueError(f"mats[{b}] must be a small 2-d float64 matrix (short side "
                              f"<= {SMALL_SIDE}), not {M.dtype} {M.shape}")
-        T = M if M.shape[1] <= M.shape[0] else M.T  # the short side as the columns
-        shapes[b] = T.shape[1], T.shape[0]
-        parts.append(T.T.ravel())  # column by column
-    lazy = np.array([lazy_leaf(p, max(int(w), 1)) for w in shapes[:, 0]], dtype=np.bool_)
-    if overwrite and len(parts) == 1:
-        return parts[0], shapes, lazy  # ravel: a view where it can be
-    flat = np.concatenate(parts) if parts else np.zeros(0)
+        V = M if M.shape[0] <= M.shape[1] else M.T  # the leaf's columns as V's rows
+        shapes[b] = V.shape
+        views.append(V)
+    widths = np.unique(shapes[:, 0])
+    fits = {int(w): lazy_leaf(p, max(int(w), 1)) for w in widths}
+    lazy = np.array([fits[int(w)] for w in shapes[:, 0]], dtype=np.bool_)
+    if overwrite and len(views) == 1 and views[0].flags.c_contiguous:
+        return views[0].reshape(-1), shapes, lazy  # its own memory
+    flat = np.empty(int((shapes[:, 0] * shapes[:, 1]).sum()))
+    at = 0
+    for V in views:  # one copy each, straight into place
+        size = V.size
+        flat[at:at + size].reshape(V.shape)[...] = V
+        at += size
     return flat, shapes, lazy
 
 

@@ -22,8 +22,9 @@ bound; nothing is sampled, so saturation is a Schwartz-Zippel bound on the weigh
 there S_Q or S_O does not fill the symmetric matrices and the reduction can fail (the
 false variant of the proof's check).
 
-:func:`run` is :func:`prepare` (F's table), :func:`measure_block` for each block and
-:func:`assemble`; each block is a pure function of the network, seed, prime and k, so
+:func:`run` is :func:`prepare` (F's table), :func:`measure_block` for each block (the small
+ones together, :func:`measure_small_blocks`, with the same results) and :func:`assemble`;
+each block is a pure function of the network, seed, prime and k, so
 :mod:`seprank.sweeps.block_tasks` runs them as stored, resumable tasks.
 """
 
