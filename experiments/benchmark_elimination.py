@@ -5,24 +5,27 @@ Run: ``python -m experiments.benchmark_elimination [--sizes 2000,6000] [--repeat
 
 Prints, in one process: the load average (before and after: the fractions mean something
 only on a quiet machine); dgemm's rate (float64 4096 x 4096 products, the best of three,
-2 n^3 flops each); then the rank of a random n x n matrix of residues (full rank w.h.p.;
-the rank is printed) by the recursive LU (:mod:`seprank.algebra.lu_rank`, the BLAS
-engine's rank) and by the blocked elimination it replaced
-(:mod:`seprank.algebra.blas_elimination`), at p = 8388593 (below 2^23: one product per
-chunk, lazy leaves) and at the default prime 67108859 (two split products) for the
-largest size. A rate counts (2/3) n^3 flops (an LU of an n x n matrix) and is given as a
-fraction of dgemm's, beside the goal; a matrix of rank n/2 shows the rate on a
-rank-deficient one (still counted as (2/3) n^3). python-flint's ``nmod_mat.rank`` on the same matrix
-gives the flint ratio. Where the time goes: one rank at the largest size with every BLAS
-product timed, the products' own rate (a ceiling on the rank's) and the rest. Small blocks: 300 random matrices of short side 8..64 ranked in one
-batch (:func:`seprank.algebra.lu_rank.rank_many`) and one engine call each, against the
-compiled eliminations alone: the per-call overhead as a fraction of the arithmetic. Then
-the two headline measurements, (L5, d2, H1, N4) and
-(L3, d4, H1, N8) with the catalecticant strategy: their time, the time in ranks, the time
-outside them (building F's table, filling the blocks, labels), and the floor, the sum over
-the blocks' ranked short sides s of (2/3) s^3 at dgemm's rate. With ``--device cuda`` the
-array backend on torch CUDA (:mod:`seprank.algebra.array_elimination`) ranks the largest
-matrix too (a line says why when torch or a device is missing).
+2 n^3 flops each), measured at the start, after the ranks, around the profiled rank and
+at the end: this machine's rate drifts within a run, and every fraction and floor uses the
+largest (so a fraction can only be understated). Then the rank of a random n x n matrix
+of residues (full rank w.h.p.; the rank is printed) by the recursive LU
+(:mod:`seprank.algebra.lu_rank`, the BLAS engine's rank) and by the blocked elimination it
+replaced (:mod:`seprank.algebra.blas_elimination`), at p = 8388593 (below 2^23: one
+product per chunk, lazy leaves) and at the default prime 67108859 (two split products) for
+the largest size. A rate counts (2/3) n^3 flops (an LU of an n x n matrix) and is given as
+a fraction of dgemm's, beside the goal; a matrix of rank n/2 shows the rate on a
+rank-deficient one (still counted as (2/3) n^3). python-flint's ``nmod_mat.rank`` on the
+same matrix gives the flint ratio. Where the time goes: one rank at the largest size with
+every BLAS product timed, the products' own rate (a ceiling on the rank's) and the rest.
+Small blocks: 300 random matrices of short side 8..64 ranked in one batch
+(:func:`seprank.algebra.lu_rank.rank_many`) and one engine call each, against the compiled
+eliminations alone: the per-call overhead as a fraction of the arithmetic. Then the two
+headline measurements, (L5, d2, H1, N4) and (L3, d4, H1, N8) with the catalecticant
+strategy: their time, the time in ranks, the time outside them (building F's table,
+filling the blocks, labels), and the floor, the sum over the blocks' ranked short sides s
+of (2/3) s^3 at dgemm's rate. With ``--device cuda`` the array backend on torch CUDA
+(:mod:`seprank.algebra.array_elimination`) ranks the largest matrix too (a line says why
+when torch or a device is missing).
 """
 
 from __future__ import annotations
@@ -73,8 +76,8 @@ def warm_up() -> None:
         blas_elimination.rank_blocked(F.copy(), p, overwrite=True)
 
 
-def rank_rows(sizes: list[int], repeats: int, peak: float) -> list[tuple]:
-    """One row per (engine, n, p): rank, seconds, GFLOP/s, fraction of dgemm, goal."""
+def rank_rows(sizes: list[int], repeats: int) -> list[tuple]:
+    """One row per (engine, n, p): rank, seconds, flops counted, goal."""
     rows = []
     rng = np.random.default_rng(1)
     for n in sizes:
@@ -87,8 +90,7 @@ def rank_rows(sizes: list[int], repeats: int, peak: float) -> list[tuple]:
                              ("blocked (before)", blas_elimination.rank_blocked)):
                 r, sec = best_of(lambda fn=fn, F=F, p=p: fn(F.copy(), p, overwrite=True),
                                  repeats)
-                rows.append((name, n, p, r, sec, work / sec / 1e9, work / sec / peak,
-                             goal if name == "recursive LU" else None))
+                rows.append((name, n, p, r, sec, work, goal if name == "recursive LU" else None))
     n = max(sizes)
     U = rng.integers(0, FAST_PRIME, (n, n // 2)).astype(np.float64)
     F = np.zeros((n, n))
@@ -96,8 +98,7 @@ def rank_rows(sizes: list[int], repeats: int, peak: float) -> list[tuple]:
                      FAST_PRIME)  # -U V mod p: rank n/2 (w.h.p.)
     r, sec = best_of(lambda: lu_rank.rank(F.copy(), FAST_PRIME, overwrite=True), repeats)
     work = 2.0 / 3.0 * n**3
-    rows.append(("recursive LU, rank n/2", n, FAST_PRIME, r, sec, work / sec / 1e9,
-                 work / sec / peak, None))
+    rows.append(("recursive LU, rank n/2", n, FAST_PRIME, r, sec, work, None))
     return rows
 
 
@@ -115,20 +116,20 @@ def flint_ratio(n: int, repeats: int) -> tuple[float, float] | None:
     return t_flint, t_ours
 
 
-def product_share(n: int, p: int, peak: float, repeats: int = 2) -> dict:
+def product_share(n: int, p: int, repeats: int = 2) -> dict:
     """The rank of a random n x n matrix with every BLAS product timed
     (:func:`seprank.algebra.blas_call.subtract_product`), the run of least total time of
     ``repeats``: the products' seconds and flops, and the whole rank's seconds. The
     products' own rate bounds the fraction of dgemm the rank can reach (the rest, leaves,
     reductions and copies, only adds time)."""
-    runs = [_product_share_once(n, p, peak) for _ in range(repeats)]
+    before = dgemm_rate()
+    runs = [_product_share_once(n, p) for _ in range(repeats)]
     best = min(runs, key=lambda r: r["total"])
-    best["peak"] = dgemm_rate()  # the machine's rate drifts: the ratio uses one beside it
-    best["rate"] = best["flops"] / max(best["products"], 1e-9) / best["peak"]
+    best["peak"] = max(before, dgemm_rate())  # the better rate measured beside it
     return best
 
 
-def _product_share_once(n: int, p: int, peak: float) -> dict:
+def _product_share_once(n: int, p: int) -> dict:
     """One run of :func:`product_share`."""
     from seprank.algebra import blas_call
 
@@ -149,8 +150,7 @@ def _product_share_once(n: int, p: int, peak: float) -> dict:
         total = time.perf_counter() - t
     finally:
         blas_call.subtract_product = real
-    return {"total": total, "products": spent[0], "flops": spent[1],
-            "rate": spent[1] / max(spent[0], 1e-9) / peak}
+    return {"total": total, "products": spent[0], "flops": spent[1]}
 
 
 def small_blocks(count: int = 300, repeats: int = 5) -> dict:
@@ -179,8 +179,8 @@ def small_blocks(count: int = 300, repeats: int = 5) -> dict:
             "each": t_each}
 
 
-def headline(case: tuple, peak: float) -> dict:
-    """One catalecticant measurement with its time split and floor."""
+def headline(case: tuple) -> dict:
+    """One catalecticant measurement with its time split and its floor's flops."""
     from seprank import measure
     from seprank.nets import LinearSelfAttention
 
@@ -190,9 +190,9 @@ def headline(case: tuple, peak: float) -> dict:
                 strategy="catalecticant")
     total = time.perf_counter() - t
     sides = [min(b.get("ranked_shape") or b["shape"]) for b in m.blocks]
-    floor = sum(2.0 / 3.0 * s**3 for s in sides) / peak
     return {"rank": m.rank, "total": total, "rank_s": m.rank_seconds,
-            "outside": total - m.rank_seconds, "floor": floor, "blocks": len(sides)}
+            "outside": total - m.rank_seconds, "work": sum(2.0 / 3.0 * s**3 for s in sides),
+            "blocks": len(sides)}
 
 
 def main(argv=None) -> None:
@@ -210,45 +210,56 @@ def main(argv=None) -> None:
 
 
 def _report(args) -> None:
-    """Time and print everything, in one run."""
+    """Time everything, then print it: this machine's dgemm rate drifts within a run
+    (by up to half between two quiet runs, and within one), so it is measured before and
+    after each part, and every fraction and floor uses the largest rate seen (a fraction
+    can then only be understated)."""
     print(f"load average before: {load()}")
     warm_up()
-    peak = dgemm_rate()
-    print(f"dgemm (float64 4096^3, numpy's BLAS): {peak / 1e9:.1f} GFLOP/s\n")
+    peaks = [dgemm_rate()]
+    rows = rank_rows(args.sizes, args.repeats)
+    peaks.append(dgemm_rate())
+    n0, n1 = min(args.sizes), max(args.sizes)
+    ratio = flint_ratio(n0, args.repeats)
+    ps = product_share(n1, FAST_PRIME, args.repeats)
+    peaks.append(ps["peak"])
+    sb = small_blocks()
+    heads = {} if args.no_headline else {case: headline(case) for case in HEADLINE}
+    peaks.append(dgemm_rate())
+    peak = max(peaks)
+    print("dgemm (float64 4096^3, numpy's BLAS), GFLOP/s, at the start, after the ranks, "
+          "around the profiled rank, at the end: "
+          + ", ".join(f"{x / 1e9:.1f}" for x in peaks)
+          + f". The fractions and floors below use the largest, {peak / 1e9:.1f}.\n")
     print("| engine | n | p | rank | seconds | GFLOP/s | fraction of dgemm | goal |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, n, p, r, sec, rate, frac, goal in rank_rows(args.sizes, args.repeats, peak):
-        print(f"| {name} | {n} | {p} | {r} | {sec:.2f} | {rate:.1f} | {frac:.2f} | "
-              f"{'' if goal is None else f'>= {goal}'} |")
-    n0 = min(args.sizes)
-    ratio = flint_ratio(n0, args.repeats)
+    for name, n, p, r, sec, work, goal in rows:
+        print(f"| {name} | {n} | {p} | {r} | {sec:.2f} | {work / sec / 1e9:.1f} | "
+              f"{work / sec / peak:.2f} | {'' if goal is None else f'>= {goal}'} |")
     if ratio:
         print(f"\npython-flint nmod_mat.rank at n = {n0}: {ratio[0]:.2f} s, recursive LU "
               f"{ratio[1]:.2f} s: flint / seprank = {ratio[0] / ratio[1]:.1f}")
-    n1 = max(args.sizes)
-    ps = product_share(n1, FAST_PRIME, peak, args.repeats)
     print(f"\nwhere the time goes at n = {n1}, p = {FAST_PRIME} (one rank, every BLAS product "
           f"timed): {ps['total']:.2f} s, of which the products {ps['products']:.2f} s "
-          f"({ps['flops'] / 1e9:.0f} GFLOP at {ps['rate']:.2f} of dgemm measured right after, "
-          f"{ps['peak'] / 1e9:.1f} GFLOP/s: the rank's fraction cannot pass it) and the rest "
-          f"(leaves, reductions, copies, Python) {ps['total'] - ps['products']:.2f} s")
-    sb = small_blocks()
+          f"({ps['flops'] / 1e9:.0f} GFLOP at {ps['flops'] / ps['products'] / peak:.2f} of "
+          f"dgemm: the rank's fraction cannot pass it) and the rest (leaves, reductions, "
+          f"copies, Python) {ps['total'] - ps['products']:.2f} s")
     arith = sb["arithmetic"]
     print(f"\nsmall blocks ({sb['count']} random, short side 8..64): the compiled eliminations "
           f"{arith * 1e3:.1f} ms; ranked in one batch {sb['batch'] * 1e3:.1f} ms (overhead "
           f"{(sb['batch'] - arith) / arith:.0%} of the arithmetic); one engine call each "
           f"{sb['each'] * 1e3:.1f} ms (overhead {(sb['each'] - arith) / arith:.0%})")
     if args.device == "cuda":
-        _cuda_row(max(args.sizes), peak)
-    if not args.no_headline:
+        _cuda_row(n1, peak)
+    if heads:
         print("\n| measurement | rank | seconds | in ranks | outside ranks | floor | "
               "time / floor | goal |")
         print("|---|---|---|---|---|---|---|---|")
-        for case, goal in HEADLINE.items():
-            h = headline(case, peak)
+        for case, h in heads.items():
+            floor = h["work"] / peak
             print(f"| (L{case[0]}, d{case[1]}, H{case[2]}, N{case[3]}) | {h['rank']} | "
                   f"{h['total']:.1f} | {h['rank_s']:.1f} | {h['outside']:.1f} | "
-                  f"{h['floor']:.2f} | {h['total'] / h['floor']:.1f} | <= {goal} |")
+                  f"{floor:.2f} | {h['total'] / floor:.1f} | <= {HEADLINE[case]} |")
     print(f"\nload average after: {load()}")
 
 
