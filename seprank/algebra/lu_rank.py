@@ -342,11 +342,10 @@ def _gemm_sub_tiled(C, L, U, p, lcols=None) -> None:
 
 
 def trsm(L: np.ndarray, B: np.ndarray, p: int, terms: np.ndarray | None = None) -> None:
-    """B <- L^-1 B mod p in place, for a unit lower triangular L (k x k; L and B may be
-    views with contiguous rows):
-    halves recursively, the off-diagonal block applied by :func:`gemm_sub`. ``terms``
-    (per column of B, as in :func:`gemm_sub`): B's entries may hold that many product
-    terms beyond a residue. B ends reduced."""
+    """B <- L^-1 B mod p in place, for a unit lower triangular L (k x k; L may be any view,
+    B a view with contiguous rows): halves recursively, the off-diagonal block applied by
+    :func:`gemm_sub`. ``terms`` (per column of B, as in :func:`gemm_sub`): B's entries may
+    hold that many product terms beyond a residue. B ends reduced."""
     k = L.shape[0]
     if terms is None:
         terms = np.zeros(B.shape[1], dtype=np.int64)

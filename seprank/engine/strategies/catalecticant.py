@@ -252,6 +252,24 @@ def _block_keys(prep: Prepared, k: int):
     return sp.degree_keys(k, prep.m, prep.radix), sp.degree_keys(prep.D - k, prep.m, prep.radix)
 
 
+#: Entries of the matrices ranked in one batch, at most (bounds the batch's memory).
+BATCH_ENTRIES = 1 << 23
+
+
+def _groups(batch: dict, d: int) -> list[list]:
+    """The keys of ``batch`` ({k: (row keys, column keys)}) in groups of at most
+    BATCH_ENTRIES entries (a matrix larger than that alone)."""
+    groups, size = [[]], 0
+    for k, (r_keys, c_keys) in batch.items():
+        n = r_keys.size * c_keys.size * d
+        if groups[-1] and size + n > BATCH_ENTRIES:
+            groups.append([])
+            size = 0
+        groups[-1].append(k)
+        size += n
+    return [g for g in groups if g]
+
+
 def measure_small_blocks(inputs: RunInputs, prep: Prepared, ks) -> dict:
     """{k: :func:`measure_block`'s result} for the blocks among ``ks`` that the engine
     ranks in one call (:meth:`~seprank.algebra.rank_engines.base.RankEngine.rank_many`,
@@ -278,26 +296,24 @@ def measure_small_blocks(inputs: RunInputs, prep: Prepared, ks) -> dict:
     for attempt in (0, 1):
         batch = {k: t[2][attempt] for k, t in todo.items()
                  if k not in ranks and attempt < len(t[2])}
-        mats = {}
-        for k, (r_keys, c_keys) in batch.items():
-            rows, cols, _ = todo[k]
+        for group in _groups(batch, d):
+            mats = {}
+            for k in group:
+                (rows, cols, _), (r_keys, c_keys) = todo[k], batch[k]
+                t0 = time.perf_counter()
+                mats[k] = sp.catalecticant(prep.keys, prep.values, r_keys, c_keys,
+                                           transpose=cols.size * d < rows.size)
+                fill[k] += time.perf_counter() - t0
             t0 = time.perf_counter()
-            mats[k] = sp.catalecticant(prep.keys, prep.values, r_keys, c_keys,
-                                       transpose=cols.size * d < rows.size)
-            fill[k] += time.perf_counter() - t0
-        if not mats:
-            continue
-        t0 = time.perf_counter()
-        got = inputs.engine.rank_many(list(mats.values()))
-        spent = time.perf_counter() - t0
-        entries = sum(M.size for M in mats.values()) or 1
-        for (k, M), r in zip(mats.items(), got):
-            share[k] += spent * M.size / entries
-            rows, cols, _ = todo[k]
-            r_keys, c_keys = batch[k]
-            if r_keys is rows and c_keys is cols or r == min(rows.size, cols.size * d):
-                ranks[k] = int(r)
-                ranked[k] = [int(r_keys.size), int(c_keys.size * d)]
+            got = inputs.engine.rank_many(list(mats.values()))
+            spent = time.perf_counter() - t0
+            entries = sum(M.size for M in mats.values()) or 1
+            for (k, M), r in zip(mats.items(), got):
+                share[k] += spent * M.size / entries
+                (rows, cols, _), (r_keys, c_keys) = todo[k], batch[k]
+                if r_keys is rows and c_keys is cols or r == min(rows.size, cols.size * d):
+                    ranks[k] = int(r)
+                    ranked[k] = [int(r_keys.size), int(c_keys.size * d)]
     out = {}
     _, _, query_on_A = _sides(net, inputs.A)
     for k in todo:
