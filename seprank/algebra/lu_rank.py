@@ -181,17 +181,6 @@ def _gather_body(A, r0, cols, center, p):
     return out
 
 
-def _centre_body(X, p):
-    """A contiguous copy of the residues X, centred in (-p/2, p/2] (the right factor)."""
-    h = (p - 1.0) / 2.0
-    out = np.empty(X.shape)
-    for i in range(X.shape[0]):
-        for j in range(X.shape[1]):
-            x = X[i, j]
-            out[i, j] = x - p if x > h else x
-    return out
-
-
 def _reduce_body(T, p, pinv):
     """T <- T mod p in place (exact integers, |T| + p + 2 <= 2**53; T may be a strided
     view): each row through a contiguous buffer, where the loop vectorises."""
@@ -231,7 +220,6 @@ if _nb is not None:
     _trsm_leaf = jit(_nb, _trsm_leaf_body)
     _gather = jit(_nb, _gather_body)
     _rank_many = jit(_nb, _rank_many_body)
-    _centre = jit(_nb, _centre_body)
     _reduce = jit(_nb, _reduce_body)
 else:  # pragma: no cover
     _leaf = None
@@ -290,8 +278,8 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
         if lcols is not None:
             Lk = _gather(L, 0, lcols[k0:k1], True, pf)
         else:
-            Lk = _centre(L[:, k0:k1], pf)
-        blas_call.subtract_product(C, Lk, _centre(U[k0:k1], pf))
+            Lk = centred(L[:, k0:k1], pf)
+        blas_call.subtract_product(C, Lk, centred(U[k0:k1], pf))
         held += k1 - k0
     if terms is None:
         _reduce(C, pf, pinv)
