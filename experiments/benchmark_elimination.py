@@ -36,8 +36,9 @@ import time
 import numpy as np
 
 from experiments.script_args import Parser, guarded, int_list, pos_int
-from seprank.algebra import array_elimination, blas_elimination, lu_rank
+from seprank.algebra import array_elimination, blas_call, blas_elimination, lu_rank
 from seprank.algebra.domains import DEFAULT_PRIME
+from seprank.algebra.rank_engines.blas import BlasEngine
 
 FAST_PRIME = 8388593
 #: Fractions of dgemm's rate the issue asks for: (n, p) -> goal.
@@ -131,8 +132,6 @@ def product_share(n: int, p: int, repeats: int = 2) -> dict:
 
 def _product_share_once(n: int, p: int) -> dict:
     """One run of :func:`product_share`."""
-    from seprank.algebra import blas_call
-
     real = blas_call.subtract_product
     spent = [0.0, 0.0]
 
@@ -158,8 +157,6 @@ def small_blocks(count: int = 300, repeats: int = 5) -> dict:
     up to four times it) at the fast prime: the compiled eliminations alone on the packed
     matrices (the arithmetic), :func:`lu_rank.rank_many` (one call), and one
     ``BlasEngine.rank`` call per matrix."""
-    from seprank.algebra.rank_engines.blas import BlasEngine
-
     rng = np.random.default_rng(3)
     mats = []
     for _ in range(count):

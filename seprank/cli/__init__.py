@@ -35,7 +35,8 @@ def _build_parser() -> argparse.ArgumentParser:
                  epilog="exit codes: 0 done, 1 verify found a proved bound violated, or "
                  "sweep/verify/transition stored a failed or refused task, or the store "
                  "could not be written or no Dask worker was left mid-run (finished tasks "
-                 "kept), or an output could not be written (no partial file left), or check-certificate found a certificate false, 2 bad input or "
+                 "kept), or an output could not be written (no partial file left), or "
+                 "check-certificate found a certificate false, 2 bad input or "
                  "refused (one line on stderr), 130 interrupted")
     ap.add_argument("--version", action="version", version=f"seprank {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)

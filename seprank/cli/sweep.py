@@ -44,9 +44,10 @@ runs: read a grid you were sent before you sweep it). The store (--db) is data, 
 someone sent: its rows are matched by key and read; no architecture it records is imported.
 exit codes: 0 every task done, 1 some failed or were refused (stored, with the reason),
 or some are claimed by another sweep and not finished ("N tasks claimed by HOST:PID, not
-finished"; --wait waits for them instead), or the store could not be written, or no Dask worker was left for --worker-timeout
-(finished tasks are kept), 2 bad input (the grid is refused whole, nothing is stored;
-a file that is not a seprank store is left untouched), 130 interrupted."""
+finished"; --wait waits for them instead), or the store could not be written, or no Dask
+worker was left for --worker-timeout (finished tasks are kept), 2 bad input (the grid is
+refused whole, nothing is stored; a file that is not a seprank store is left untouched),
+130 interrupted."""
 
 
 def add_parser(sub) -> None:

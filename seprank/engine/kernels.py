@@ -25,8 +25,8 @@ def _dispatchers(blas: bool = True, grid: bool = True, blocked: bool | None = No
     ``blocked`` (a run that grows its elimination or records pivots for a certificate)
     the blocked elimination's, else its rank's (:mod:`seprank.algebra.lu_rank`: the leaf's,
     which every rank calls, a small matrix's through the batch kernel; the row swaps',
-    solve's and products' run only past one leaf's width, and
-    which depends on the prime); None: both. ``fill``: the catalecticant matrices' fill
+    solve's and products' run only past one leaf's width, and which depends on the
+    prime); None: both. ``fill``: the catalecticant matrices' fill
     (:mod:`seprank.engine.structural_poly`), which the catalecticant strategy runs."""
     out = []
     if blas and blocked is not False:

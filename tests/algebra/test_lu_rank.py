@@ -203,3 +203,16 @@ def test_rank_many_refusals_name_the_matrix():
     with pytest.raises(ValueError, match="p="):
         lu_rank.rank_many([ok], 1 << 26)
     assert lu_rank.rank_many([], 7) == []
+
+
+def test_engine_rank_many_takes_what_rank_takes():
+    """The BLAS engine batches small residue matrices and ranks anything else (integers,
+    entries outside [0, p), large matrices) one by one, as its rank does."""
+    from seprank.algebra.rank_engines.base import RankEngine
+
+    p, rng = 8388593, np.random.default_rng(7)
+    engine = RankEngine.choose("blas", p)
+    small_ok = [low_rank(rng, 20, 30, 5, p).astype(np.float64) for _ in range(3)]
+    assert engine.rank_many(small_ok) == [5, 5, 5]
+    odd = [small_ok[0], np.array([[-1.0, 2.0], [1.0, -2.0]]), np.eye(70, dtype=np.int64)]
+    assert engine.rank_many(odd) == [5, 1, 70]

@@ -186,8 +186,8 @@ def test_too_big_is_refused_with_its_estimate_and_a_cap_makes_it_fit():
 
 
 def test_auto_never_takes_it():
-    from seprank.engine.planner import plan
     from seprank.engine.options import MeasureOptions
+    from seprank.engine.planner import plan
 
     mp = plan(LinearSelfAttention(depth=2, width=2, heads=2, seq_len=3), options=MeasureOptions(),
               inputs=False)  # catalecticant refused: auto asks the later ones

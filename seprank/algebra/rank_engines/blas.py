@@ -34,12 +34,16 @@ class BlasEngine(RankEngine):
         return lu_rank.rank(M, self.p, overwrite=overwrite)
 
     def rank_many(self, mats: list) -> list[int]:
-        """Small float64 residue matrices (:func:`lu_rank.small`) in one compiled call
-        (:func:`lu_rank.rank_many`), any others one by one."""
+        """Small float64 matrices of residues (:func:`lu_rank.small`) in one compiled call
+        (:func:`lu_rank.rank_many`); anything else (larger, integer, or with entries
+        outside [0, p)) one by one, as :meth:`rank` takes it."""
         mats = [np.asarray(M) for M in mats]
         if all(M.ndim == 2 and M.dtype == np.float64 and lu_rank.small(M.shape)
                for M in mats):
-            return lu_rank.rank_many(mats, self.p)
+            try:
+                return lu_rank.rank_many(mats, self.p)
+            except ValueError:  # an entry that is not a residue: reduced one by one
+                pass
         return super().rank_many(mats)
 
     def left_kernel(self, M: np.ndarray, overwrite: bool = False) -> np.ndarray:
