@@ -208,10 +208,18 @@ def _center_body(X, p):
 
 
 def _reduce_body(T, p, pinv):
-    """T <- T mod p in [0, p), elementwise, in place (|T| < 2**53, exact integers)."""
+    """T <- T mod p in [0, p), elementwise, in place (exact integers, |T| + p + 2 <= 2**53;
+    T may be a strided view): each row through a contiguous buffer, where the loop
+    vectorises."""
+    buf = np.empty(T.shape[1])
     for i in range(T.shape[0]):
-        for j in range(T.shape[1]):
-            T[i, j] = _mod(T[i, j], p, pinv)
+        row = T[i]
+        for j in range(buf.shape[0]):
+            buf[j] = row[j]
+        for j in range(buf.shape[0]):
+            buf[j] = _mod(buf[j], p, pinv)
+        for j in range(buf.shape[0]):
+            row[j] = buf[j]
 
 
 def _subtract_reduce_body(C, T, p, pinv):

@@ -181,20 +181,6 @@ def _gather_body(A, r0, cols, center, p):
     return out
 
 
-def _reduce_body(T, p, pinv):
-    """T <- T mod p in place (exact integers, |T| + p + 2 <= 2**53; T may be a strided
-    view): each row through a contiguous buffer, where the loop vectorises."""
-    buf = np.empty(T.shape[1])
-    for i in range(T.shape[0]):
-        row = T[i]
-        for j in range(buf.shape[0]):
-            buf[j] = row[j]
-        for j in range(buf.shape[0]):
-            buf[j] = mod_p(buf[j], p, pinv)
-        for j in range(buf.shape[0]):
-            row[j] = buf[j]
-
-
 def _trsm_leaf_body(L, B, p, pinv, lazy):
     """B <- L^-1 B mod p for a unit lower triangular L (only its entries below the diagonal
     are read): row j, reduced once it has all its updates, is subtracted from the rows below."""
@@ -220,7 +206,6 @@ if _nb is not None:
     _trsm_leaf = jit(_nb, _trsm_leaf_body)
     _gather = jit(_nb, _gather_body)
     _rank_many = jit(_nb, _rank_many_body)
-    _reduce = jit(_nb, _reduce_body)
 else:  # pragma: no cover
     _leaf = None
 
@@ -273,7 +258,7 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
     for k0 in range(0, inner, most):
         k1 = min(inner, k0 + most)
         if held + (k1 - k0) > most:
-            _reduce(C, pf, pinv)
+            reduce_p(C, pf, pinv)
             held = 0
         if lcols is not None:
             Lk = _gather(L, 0, lcols[k0:k1], True, pf)
@@ -282,7 +267,7 @@ def gemm_sub(C: np.ndarray, L: np.ndarray, U: np.ndarray, p: int,
         blas_call.subtract_product(C, Lk, centred(U[k0:k1], pf))
         held += k1 - k0
     if terms is None:
-        _reduce(C, pf, pinv)
+        reduce_p(C, pf, pinv)
     else:
         terms[:] = held
 
