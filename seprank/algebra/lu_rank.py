@@ -142,13 +142,7 @@ def _rank_many_body(flat, shapes, lazy, p, pinv, out):
         w, rows = shapes[b, 0], shapes[b, 1]
         WT = flat[at:at + w * rows].reshape((w, rows))
         at += w * rows
-        ok = True
-        for e in range(w):
-            for s in range(rows):
-                x = WT[e, s]
-                if not (0.0 <= x < p) or x != np.floor(x):
-                    ok = False
-        if not ok:
+        if not all_residues(WT, p):
             out[b] = -1
             continue
         out[b] = _leaf(WT, np.empty(w, dtype=np.int64), np.empty(w, dtype=np.int64), p,

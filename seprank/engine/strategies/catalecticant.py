@@ -203,7 +203,6 @@ def measure_block(inputs: RunInputs, prep: Prepared, k: int) -> tuple[dict, floa
     ranked in any order, anywhere, and give the same result."""
     net = form_of(inputs.net)
     d = net.width
-    _, _, query_on_A = _sides(net, inputs.A)
     te = time.perf_counter()
     if net.residual:
         ks = sp.keys_up_to(prep.D, prep.m, prep.radix)
@@ -219,17 +218,23 @@ def measure_block(inputs: RunInputs, prep: Prepared, k: int) -> tuple[dict, floa
         tr = time.perf_counter() - tr
         return {"degree": None, "other_s_degree": None, "rank": int(r), "shape": list(H.shape),
                 "seconds": time.perf_counter() - te}, tf, tr
-    D = prep.D
     rows, cols = _block_keys(prep, k)
     own = replace(inputs, pts_rng=np.random.default_rng([inputs.seed, 1, k]))
     r, ranked, tf, tr = rank_block(own, prep.keys, prep.values, rows, cols)
-    a_deg = 2 * (D - k) + 1 if query_on_A else 2 * k
-    block = {"degree": a_deg, "other_s_degree": k, "rank": r,
-             "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked,
-             "seconds": time.perf_counter() - te}
+    shape = [int(rows.size), int(cols.size * d)]
+    return _record(inputs, prep, k, r, shape, ranked, time.perf_counter() - te), tf, tr
+
+
+def _record(inputs: RunInputs, prep: Prepared, k: int, r: int, shape: list, ranked: list,
+            seconds: float, how: str = "") -> dict:
+    """Block k's record (rank ``r`` of a block of ``shape``, ranked on ``ranked``), said on
+    the progress line."""
+    a_deg = 2 * (prep.D - k) + 1 if _sides(form_of(inputs.net), inputs.A)[2] else 2 * k
+    block = {"degree": a_deg, "other_s_degree": k, "rank": int(r), "shape": shape,
+             "ranked_shape": ranked, "seconds": seconds}
     inputs.say(f"  block A-degree {a_deg}: rank {r} of {block['shape']} "
-             f"(ranked {ranked}, {block['seconds']:.1f}s)")
-    return block, tf, tr
+               f"(ranked {ranked}{how}, {seconds:.1f}s)")
+    return block
 
 
 def _sides(net, A):
@@ -315,15 +320,10 @@ def measure_small_blocks(inputs: RunInputs, prep: Prepared, ks) -> dict:
                     ranks[k] = int(r)
                     ranked[k] = [int(r_keys.size), int(c_keys.size * d)]
     out = {}
-    _, _, query_on_A = _sides(net, inputs.A)
-    for k in todo:
-        rows, cols, _ = todo[k]
-        a_deg = 2 * (prep.D - k) + 1 if query_on_A else 2 * k
-        block = {"degree": a_deg, "other_s_degree": k, "rank": ranks[k],
-                 "shape": [int(rows.size), int(cols.size * d)], "ranked_shape": ranked[k],
-                 "seconds": fill[k] + share[k]}
-        inputs.say(f"  block A-degree {a_deg}: rank {ranks[k]} of {block['shape']} "
-                   f"(ranked {ranked[k]} in a batch, {block['seconds']:.1f}s)")
+    for k, (rows, cols, _) in todo.items():
+        shape = [int(rows.size), int(cols.size * d)]
+        block = _record(inputs, prep, k, ranks[k], shape, ranked[k], fill[k] + share[k],
+                        " in a batch")
         out[k] = (block, fill[k], share[k])
     return out
 
